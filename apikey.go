@@ -1,0 +1,127 @@
+package gatehouse
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"hash/crc32"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// An API key is "gk_", 32 random base62 characters and a 6-character base62
+// CRC32 checksum of everything before it: 41 characters in all. The checksum
+// lets a malformed or mistyped key be refused without touching the database,
+// and lets secret scanners match keys with KeyPattern and few false positives.
+const (
+	KeyPrefix       = "gk_"
+	keyRandomLen    = 32
+	keyChecksumLen  = 6
+	KeyLen          = len(KeyPrefix) + keyRandomLen + keyChecksumLen
+	keyDisplayChars = 8
+	// KeyPattern is a regular expression that matches a Gatehouse API key, for secret scanners.
+	KeyPattern = `\bgk_[0-9A-Za-z]{38}\b`
+)
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// ErrMalformedKey: the token does not have the shape or checksum of a Gatehouse key.
+var ErrMalformedKey = errors.New("malformed API key")
+
+// KeyHash is the SHA-256 of a whole raw key: the only form in which a key is stored.
+type KeyHash [sha256.Size]byte
+
+// Equal compares two hashes in constant time.
+func (h KeyHash) Equal(other KeyHash) bool {
+	return subtle.ConstantTimeCompare(h[:], other[:]) == 1
+}
+
+// APIKey is an organization's credential for the consumer API. The raw key
+// is never part of it: only its hash and a display prefix.
+type APIKey struct {
+	ID         uuid.UUID
+	OrgID      uuid.UUID
+	Name       string
+	Prefix     string // "gk_" and the first 8 random characters; not secret
+	Hash       KeyHash
+	Scopes     []Scope
+	RateLimit  *Rate // overrides the server's per-key rate when set
+	CreatedAt  time.Time
+	ExpiresAt  *time.Time
+	RevokedAt  *time.Time
+	LastUsedAt *time.Time
+}
+
+// HasScope reports whether the key carries scope s.
+func (k APIKey) HasScope(s Scope) bool { return slices.Contains(k.Scopes, s) }
+
+// Status is "active", "revoked" or "expired" at time now.
+func (k APIKey) Status(now time.Time) string {
+	switch {
+	case k.RevokedAt != nil && !now.Before(*k.RevokedAt):
+		return "revoked"
+	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
+		return "expired"
+	}
+	return "active"
+}
+
+// GenerateKey returns a new raw key with its display prefix and hash. The raw
+// key must be shown to its owner once and then forgotten.
+func GenerateKey() (raw, prefix string, hash KeyHash) {
+	b := make([]byte, 0, KeyLen)
+	b = append(b, KeyPrefix...)
+	// rand.Text would be base32; draw base62 characters by rejection sampling
+	// so that every character is uniform.
+	var buf [64]byte
+	for len(b) < len(KeyPrefix)+keyRandomLen {
+		rand.Read(buf[:])
+		for _, c := range buf {
+			if c < 248 && len(b) < len(KeyPrefix)+keyRandomLen { // 248 = 4*62
+				b = append(b, base62[c%62])
+			}
+		}
+	}
+	b = appendChecksum(b)
+	raw = string(b)
+	return raw, raw[:len(KeyPrefix)+keyDisplayChars], sha256.Sum256(b)
+}
+
+// ParseKey checks a raw key's shape and checksum and returns its hash. It
+// never touches storage; ErrMalformedKey is its only error.
+func ParseKey(raw string) (KeyHash, error) {
+	if len(raw) != KeyLen || raw[:len(KeyPrefix)] != KeyPrefix {
+		return KeyHash{}, ErrMalformedKey
+	}
+	for i := len(KeyPrefix); i < KeyLen; i++ {
+		if !isBase62(raw[i]) {
+			return KeyHash{}, ErrMalformedKey
+		}
+	}
+	body := raw[:KeyLen-keyChecksumLen]
+	want := appendChecksum(make([]byte, 0, KeyLen), []byte(body)...)
+	if subtle.ConstantTimeCompare(want[len(body):], []byte(raw[len(body):])) != 1 {
+		return KeyHash{}, ErrMalformedKey
+	}
+	return sha256.Sum256([]byte(raw)), nil
+}
+
+// appendChecksum appends body (if any) to dst, then the base62 CRC32 of
+// everything in dst, left-padded with zeros to 6 characters.
+func appendChecksum(dst []byte, body ...byte) []byte {
+	dst = append(dst, body...)
+	sum := crc32.ChecksumIEEE(dst)
+	var c [keyChecksumLen]byte
+	for i := keyChecksumLen - 1; i >= 0; i-- {
+		c[i] = base62[sum%62]
+		sum /= 62
+	}
+	return append(dst, c[:]...)
+}
+
+func isBase62(c byte) bool {
+	return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z'
+}

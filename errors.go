@@ -1,0 +1,89 @@
+package gatehouse
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// The error values every Store method and service wraps. The HTTP layer maps
+// them to status codes in one table; anything else is an internal error.
+var (
+	// ErrNotFound: the record does not exist in the caller's organization.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid: the input broke a rule; a *ValidationError says which.
+	ErrInvalid = errors.New("invalid input")
+	// ErrConflict: the record clashes with one that exists (a duplicate name or email).
+	ErrConflict = errors.New("conflict")
+	// ErrUnavailable: a dependency (the database) cannot answer now; retrying later may work.
+	ErrUnavailable = errors.New("service unavailable")
+)
+
+// ValidationError lists every problem with an input at once, keyed by the
+// field (query parameter, JSON path such as events[3].occurredAt, or flag).
+// It matches ErrInvalid with errors.Is.
+type ValidationError struct {
+	Issues map[string][]string
+}
+
+// Add records one problem with field.
+func (e *ValidationError) Add(field, format string, args ...any) {
+	if e.Issues == nil {
+		e.Issues = make(map[string][]string)
+	}
+	e.Issues[field] = append(e.Issues[field], fmt.Sprintf(format, args...))
+}
+
+// Merge adds every issue of other under the path prefix: field "x" becomes
+// "prefix.x", and field "" (the value itself) becomes "prefix".
+func (e *ValidationError) Merge(prefix string, other *ValidationError) {
+	if other == nil {
+		return
+	}
+	for field, msgs := range other.Issues {
+		path := prefix
+		switch {
+		case prefix == "":
+			path = field
+		case field != "":
+			path = prefix + "." + field
+		}
+		for _, m := range msgs {
+			e.Add(path, "%s", m)
+		}
+	}
+}
+
+// Err returns e when it holds an issue, and nil otherwise.
+func (e *ValidationError) Err() error {
+	if e == nil || len(e.Issues) == 0 {
+		return nil
+	}
+	return e
+}
+
+// Error lists the issues in field order, e.g. "limit: must be between 1 and 500".
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	for i, field := range slices.Sorted(maps.Keys(e.Issues)) {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(field)
+		b.WriteString(": ")
+		b.WriteString(strings.Join(e.Issues[field], ", "))
+	}
+	return b.String()
+}
+
+// Is reports that a ValidationError is an ErrInvalid.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+
+// Invalid returns a *ValidationError holding one issue.
+func Invalid(field, format string, args ...any) error {
+	var e ValidationError
+	e.Add(field, format, args...)
+	return &e
+}

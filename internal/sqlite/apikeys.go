@@ -1,0 +1,134 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+const apiKeyColumns = `k.id, o.id, k.name, k.prefix, k.hash, k.scopes, k.rate_count, k.rate_per_ms,
+	k.created_at, k.expires_at, k.revoked_at, k.last_used_at`
+
+// CreateAPIKey stores k.
+func (db *DB) CreateAPIKey(ctx context.Context, k gatehouse.APIKey) error {
+	if _, err := gatehouse.CheckName("name", k.Name); err != nil {
+		return err
+	}
+	var rateCount, ratePer any
+	if k.RateLimit != nil {
+		rateCount, ratePer = k.RateLimit.Count, k.RateLimit.Per.Milliseconds()
+	}
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, k.OrgID)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO api_keys
+			(id, org, name, prefix, hash, scopes, rate_count, rate_per_ms, created_at, expires_at, revoked_at, last_used_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			k.ID[:], org, strings.TrimSpace(k.Name), k.Prefix, k.Hash[:], gatehouse.JoinScopes(k.Scopes), rateCount, ratePer,
+			millis(k.CreatedAt), optMillis(k.ExpiresAt), optMillis(k.RevokedAt), optMillis(k.LastUsedAt))
+		return err
+	})
+}
+
+// ListAPIKeys returns an organization's keys, newest first.
+func (db *DB) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]gatehouse.APIKey, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+apiKeyColumns+`
+		FROM api_keys k JOIN organizations o ON o.seq = k.org
+		WHERE o.id = ? ORDER BY k.created_at DESC, k.id DESC`, orgID[:])
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	keys := []gatehouse.APIKey{}
+	for rows.Next() {
+		k, err := scanAPIKey(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, wrap(rows.Err())
+}
+
+// FindAPIKeyByHash returns the key with that hash, or ErrNotFound.
+func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gatehouse.APIKey, error) {
+	k, err := scanAPIKey(db.read.QueryRowContext(ctx, `SELECT `+apiKeyColumns+`
+		FROM api_keys k JOIN organizations o ON o.seq = k.org WHERE k.hash = ?`, hash[:]))
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, fmt.Errorf("api key: %w", gatehouse.ErrNotFound)
+	}
+	return k, wrap(err)
+}
+
+// RevokeAPIKey marks a key revoked, unless it already is.
+func (db *DB) RevokeAPIKey(ctx context.Context, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+	var k gatehouse.APIKey
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+			millis(at), id[:]); err != nil {
+			return err
+		}
+		var err error
+		k, err = scanAPIKey(tx.QueryRowContext(ctx, `SELECT `+apiKeyColumns+`
+			FROM api_keys k JOIN organizations o ON o.seq = k.org WHERE k.id = ?`, id[:]))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)
+		}
+		return err
+	})
+	return k, err
+}
+
+// MarkAPIKeysUsed records last-use times in one transaction.
+func (db *DB) MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error {
+	if len(used) == 0 {
+		return nil
+	}
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `UPDATE api_keys SET last_used_at = ?
+			WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for id, at := range used {
+			if _, err := stmt.ExecContext(ctx, millis(at), id[:], millis(at)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func scanAPIKey(s scanner) (gatehouse.APIKey, error) {
+	var (
+		k                          gatehouse.APIKey
+		hash                       []byte
+		scopes                     string
+		rateCount, ratePer         sql.NullInt64
+		created                    int64
+		expires, revoked, lastUsed sql.NullInt64
+	)
+	if err := s.Scan(&k.ID, &k.OrgID, &k.Name, &k.Prefix, &hash, &scopes, &rateCount, &ratePer,
+		&created, &expires, &revoked, &lastUsed); err != nil {
+		return k, err
+	}
+	copy(k.Hash[:], hash)
+	for sc := range strings.SplitSeq(scopes, ",") {
+		k.Scopes = append(k.Scopes, gatehouse.Scope(sc))
+	}
+	if rateCount.Valid && ratePer.Valid {
+		k.RateLimit = &gatehouse.Rate{Count: int(rateCount.Int64), Per: time.Duration(ratePer.Int64) * time.Millisecond}
+	}
+	k.CreatedAt = fromMillis(created)
+	k.ExpiresAt, k.RevokedAt, k.LastUsedAt = fromOptMillis(expires), fromOptMillis(revoked), fromOptMillis(lastUsed)
+	return k, nil
+}

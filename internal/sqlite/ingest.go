@@ -1,0 +1,170 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// IngestEvents stores a batch of events in one transaction, all or nothing.
+func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
+	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
+	received := millis(db.Now())
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		res.Accepted, res.Duplicates = 0, 0
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		places, err := resolvePlaces(ctx, tx, org, events)
+		if err != nil {
+			return err
+		}
+		ins, err := newEventInserter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer ins.close()
+		for i, ev := range events {
+			res.IDs[i] = ev.ID
+			inserted, err := ins.insert(ctx, org, ev, places[ev.AccessPointID], received)
+			if err != nil {
+				return fmt.Errorf("event %d: %w", i, err)
+			}
+			if inserted {
+				res.Accepted++
+			} else {
+				res.Duplicates++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return gatehouse.IngestResult{}, err
+	}
+	return res, nil
+}
+
+// place is where an access point stands, as recorded with each event.
+type place struct {
+	locationID      uuid.UUID
+	locationName    string
+	accessPointName string
+}
+
+// resolvePlaces looks up the access points and requesters of a batch in the
+// organization, and reports every one that is not the organization's.
+func resolvePlaces(ctx context.Context, tx *sql.Tx, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]place, error) {
+	places := make(map[uuid.UUID]place)
+	users := make(map[uuid.UUID]bool)
+	var errs gatehouse.ValidationError
+	for i, ev := range events {
+		p, seen := places[ev.AccessPointID]
+		if !seen {
+			err := tx.QueryRowContext(ctx, `SELECT l.id, l.name, a.name FROM access_points a
+				JOIN locations l ON l.id = a.location_id WHERE a.id = ? AND a.org = ?`, ev.AccessPointID[:], org).
+				Scan(&p.locationID, &p.locationName, &p.accessPointName)
+			if err != nil && err != sql.ErrNoRows {
+				return nil, err
+			}
+			if err == nil {
+				places[ev.AccessPointID] = p
+			}
+		}
+		if _, ok := places[ev.AccessPointID]; !ok {
+			errs.Add(fmt.Sprintf("events[%d].accessPointId", i), "is not an access point of this organization")
+		}
+		if ev.RequestedBy != nil {
+			ok, seen := users[*ev.RequestedBy]
+			if !seen {
+				var n int
+				if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE id = ? AND org = ?", ev.RequestedBy[:], org).Scan(&n); err != nil {
+					return nil, err
+				}
+				ok = n > 0
+				users[*ev.RequestedBy] = ok
+			}
+			if !ok {
+				errs.Add(fmt.Sprintf("events[%d].requestedBy", i), "is not a dashboard user of this organization")
+			}
+		}
+	}
+	return places, errs.Err()
+}
+
+// eventInserter holds the statements of one ingest transaction.
+type eventInserter struct {
+	event, search, command *sql.Stmt
+}
+
+func newEventInserter(ctx context.Context, tx *sql.Tx) (*eventInserter, error) {
+	var ins eventInserter
+	var err error
+	if ins.event, err = tx.PrepareContext(ctx, `INSERT INTO events
+		(org, id, type, occurred_at, received_at, allowed, reason, platform_user_id, server_job_id, scope,
+		 location_id, location_name, access_point_id, access_point_name, requested_by, command_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (org, id) DO NOTHING`); err != nil {
+		return nil, err
+	}
+	if ins.search, err = tx.PrepareContext(ctx, "INSERT INTO events_search (rowid, text) VALUES (?, ?)"); err != nil {
+		ins.close()
+		return nil, err
+	}
+	// A command's status follows the event with the latest occurredAt, so a
+	// replayed old event never moves it backwards.
+	if ins.command, err = tx.PrepareContext(ctx, `INSERT INTO commands
+		(org, id, access_point_id, scope, status, server_job_id, platform_user_id, issued_at, status_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (org, id) DO UPDATE SET status = excluded.status, status_at = excluded.status_at
+		WHERE excluded.status_at >= commands.status_at`); err != nil {
+		ins.close()
+		return nil, err
+	}
+	return &ins, nil
+}
+
+func (ins *eventInserter) close() {
+	for _, s := range []*sql.Stmt{ins.event, ins.search, ins.command} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// insert stores one event unless its id is already stored, and reports
+// whether it did.
+func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.NewEvent, p place, received int64) (bool, error) {
+	var commandID any
+	if ev.Command != nil {
+		commandID = ev.Command.ID[:]
+	}
+	r, err := ins.event.ExecContext(ctx, org, ev.ID[:], string(ev.Type), millis(ev.OccurredAt), received,
+		optString((*string)(ev.Allowed)), optString(ev.Reason), optString(ev.PlatformUserID), optString(ev.ServerJobID),
+		optString((*string)(ev.Scope)), p.locationID[:], p.locationName, ev.AccessPointID[:], p.accessPointName,
+		optUUID(ev.RequestedBy), commandID)
+	if err != nil {
+		return false, err
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	seq, err := r.LastInsertId()
+	if err != nil {
+		return false, err
+	}
+	text := gatehouse.SearchText(ev.ID, ev.PlatformUserID, p.accessPointName, p.locationName, ev.Reason, ev.ServerJobID)
+	if _, err := ins.search.ExecContext(ctx, seq, text); err != nil {
+		return false, err
+	}
+	if c := ev.Command; c != nil {
+		if _, err := ins.command.ExecContext(ctx, org, c.ID[:], ev.AccessPointID[:], string(c.Scope), string(c.Status),
+			optString(c.ServerJobID), optString(c.PlatformUserID), millis(c.IssuedAt), millis(ev.OccurredAt)); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}

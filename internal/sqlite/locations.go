@@ -1,0 +1,200 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// CreateLocation stores a location of an organization.
+func (db *DB) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (gatehouse.Location, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	now := db.Now()
+	l := gatehouse.Location{ID: gatehouse.NewID(), OrgID: orgID, Name: name,
+		CreatedAt: gatehouse.Time(gatehouse.Truncate(now)), AccessPoints: []gatehouse.AccessPoint{}}
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, "INSERT INTO locations (id, org, name, created_at) VALUES (?, ?, ?, ?)",
+			l.ID[:], org, name, millis(now))
+		return err
+	})
+	return l, err
+}
+
+// RenameLocation renames a location of an organization.
+func (db *DB) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name string) (gatehouse.Location, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	var l gatehouse.Location
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, "UPDATE locations SET name = ? WHERE id = ? AND org = ?", name, id[:], org)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
+		}
+		l, err = findLocation(ctx, tx, org, orgID, id)
+		return err
+	})
+	return l, err
+}
+
+// FindLocation returns a location of an organization with its access points.
+func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Location, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	l, err := findLocation(ctx, db.read, org, orgID, id)
+	return l, wrap(err)
+}
+
+func findLocation(ctx context.Context, q querier, org int64, orgID, id uuid.UUID) (gatehouse.Location, error) {
+	rows, err := q.QueryContext(ctx, "SELECT id, name, created_at FROM locations WHERE id = ? AND org = ?", id[:], org)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	locs, err := scanLocations(rows)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	if len(locs) == 0 {
+		return gatehouse.Location{}, fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
+	}
+	locs[0].OrgID = orgID
+	if err := attachAccessPoints(ctx, q, locs); err != nil {
+		return gatehouse.Location{}, err
+	}
+	return locs[0], nil
+}
+
+// CreateAccessPoint stores an access point under a location of the organization.
+func (db *DB) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.AccessPoint{}, err
+	}
+	now := db.Now()
+	ap := gatehouse.AccessPoint{ID: gatehouse.NewID(), LocationID: locationID, Name: name, CreatedAt: gatehouse.Time(gatehouse.Truncate(now))}
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM locations WHERE id = ? AND org = ?", locationID[:], org).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("location %s: %w", locationID, gatehouse.ErrNotFound)
+		}
+		_, err = tx.ExecContext(ctx, "INSERT INTO access_points (id, org, location_id, name, created_at) VALUES (?, ?, ?, ?, ?)",
+			ap.ID[:], org, locationID[:], name, millis(now))
+		return err
+	})
+	return ap, err
+}
+
+// ListLocations returns a page of an organization's locations by name then id.
+func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey) ([]gatehouse.Location, *gatehouse.LocationKey, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return []gatehouse.Location{}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	query := "SELECT id, name, created_at FROM locations WHERE org = ?"
+	args := []any{org}
+	if after != nil {
+		query += " AND (name, id) > (?, ?)"
+		args = append(args, after.Name, after.ID[:])
+	}
+	query += " ORDER BY name, id LIMIT ?"
+	args = append(args, limit+1)
+	rows, err := db.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, nil, wrap(err)
+	}
+	locs, err := scanLocations(rows)
+	if err != nil {
+		return nil, nil, wrap(err)
+	}
+	var next *gatehouse.LocationKey
+	if len(locs) > limit {
+		locs = locs[:limit]
+		last := locs[limit-1]
+		next = &gatehouse.LocationKey{Name: last.Name, ID: last.ID}
+	}
+	for i := range locs {
+		locs[i].OrgID = orgID
+	}
+	return locs, next, wrap(attachAccessPoints(ctx, db.read, locs))
+}
+
+func scanLocations(rows *sql.Rows) ([]gatehouse.Location, error) {
+	defer rows.Close()
+	locs := []gatehouse.Location{}
+	for rows.Next() {
+		var (
+			l  = gatehouse.Location{AccessPoints: []gatehouse.AccessPoint{}}
+			ms int64
+		)
+		if err := rows.Scan(&l.ID, &l.Name, &ms); err != nil {
+			return nil, err
+		}
+		l.CreatedAt = gatehouse.Time(fromMillis(ms))
+		locs = append(locs, l)
+	}
+	return locs, rows.Err()
+}
+
+// attachAccessPoints fills in the access points of locs in one query.
+func attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Location) error {
+	if len(locs) == 0 {
+		return nil
+	}
+	index := make(map[uuid.UUID]int, len(locs))
+	args := make([]any, len(locs))
+	for i, l := range locs {
+		index[l.ID] = i
+		args[i] = l.ID[:]
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, location_id, name, created_at FROM access_points
+		WHERE location_id IN (?`+strings.Repeat(", ?", len(locs)-1)+`) ORDER BY name, id`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			ap gatehouse.AccessPoint
+			ms int64
+		)
+		if err := rows.Scan(&ap.ID, &ap.LocationID, &ap.Name, &ms); err != nil {
+			return err
+		}
+		ap.CreatedAt = gatehouse.Time(fromMillis(ms))
+		i := index[ap.LocationID]
+		locs[i].AccessPoints = append(locs[i].AccessPoints, ap)
+	}
+	return rows.Err()
+}

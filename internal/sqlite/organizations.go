@@ -1,0 +1,66 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// CreateOrganization stores a new organization.
+func (db *DB) CreateOrganization(ctx context.Context, name string) (gatehouse.Organization, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.Organization{}, err
+	}
+	now := db.Now()
+	o := gatehouse.Organization{ID: gatehouse.NewID(), Name: name, CreatedAt: gatehouse.Time(gatehouse.Truncate(now))}
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)",
+			o.ID[:], o.Name, millis(now))
+		return err
+	})
+	return o, err
+}
+
+// ListOrganizations returns every organization, oldest first.
+func (db *DB) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, error) {
+	rows, err := db.read.QueryContext(ctx, "SELECT id, name, created_at FROM organizations ORDER BY seq")
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	orgs := []gatehouse.Organization{}
+	for rows.Next() {
+		o, err := scanOrganization(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		orgs = append(orgs, o)
+	}
+	return orgs, wrap(rows.Err())
+}
+
+// FindOrganization returns one organization, or ErrNotFound.
+func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Organization, error) {
+	o, err := scanOrganization(db.read.QueryRowContext(ctx, "SELECT id, name, created_at FROM organizations WHERE id = ?", id[:]))
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return o, wrap(err)
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanOrganization(s scanner) (gatehouse.Organization, error) {
+	var (
+		o  gatehouse.Organization
+		ms int64
+	)
+	err := s.Scan(&o.ID, &o.Name, &ms)
+	o.CreatedAt = gatehouse.Time(fromMillis(ms))
+	return o, err
+}

@@ -1,0 +1,217 @@
+// Package sqlite implements gatehouse.Store on an embedded SQLite file,
+// through the pure-Go modernc.org/sqlite driver (no cgo).
+//
+// The file is opened in WAL mode with foreign keys on. Writes go through a
+// single connection (SQLite allows one writer at a time, and queueing in Go
+// is cheaper than spinning on SQLITE_BUSY); reads use a small pool that runs
+// beside the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+	sqlitedrv "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// DB is a Gatehouse store in one SQLite file. It implements gatehouse.Store.
+type DB struct {
+	// Now is the clock for created, received and revoked times. It defaults to time.Now.
+	Now func() time.Time
+
+	path  string
+	write *sql.DB // one connection: every transaction that writes
+	read  *sql.DB // several connections: queries
+
+	orgMu   sync.RWMutex
+	orgSeqs map[uuid.UUID]int64 // organization id → seq; organizations are never deleted
+}
+
+var _ gatehouse.Store = (*DB)(nil)
+
+// Open opens (creating if needed) the SQLite database at path. It does not
+// change the schema: call Migrate.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: empty database path")
+	}
+	db := &DB{Now: time.Now, path: path, orgSeqs: make(map[uuid.UUID]int64)}
+	var err error
+	if db.write, err = openPool(path, "immediate", 1); err != nil {
+		return nil, err
+	}
+	if db.read, err = openPool(path, "deferred", max(4, runtime.GOMAXPROCS(0))); err != nil {
+		db.write.Close()
+		return nil, err
+	}
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+func openPool(path, txlock string, conns int) (*sql.DB, error) {
+	q := url.Values{}
+	for _, p := range []string{
+		"journal_mode(WAL)",
+		"foreign_keys(1)",
+		"busy_timeout(10000)",
+		"synchronous(NORMAL)", // durable at checkpoints; WAL keeps the file consistent
+		"cache_size(-32000)",  // 32 MB page cache per connection
+		"temp_store(MEMORY)",
+	} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", txlock)
+	pool, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	pool.SetMaxOpenConns(conns)
+	pool.SetMaxIdleConns(conns)
+	pool.SetConnMaxIdleTime(0)
+	return pool, nil
+}
+
+// Ping reports whether the database file answers a query.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	if err := db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// Close runs PRAGMA optimize (so the planner has statistics next time) and
+// closes the database.
+func (db *DB) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	db.write.ExecContext(ctx, "PRAGMA optimize")
+	return errors.Join(db.read.Close(), db.write.Close())
+}
+
+// Secret returns the service secret, generating it once.
+func (db *DB) Secret(ctx context.Context) ([]byte, error) {
+	var secret []byte
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			"INSERT INTO settings (name, value) VALUES ('secret', randomblob(32)) ON CONFLICT DO NOTHING"); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, "SELECT value FROM settings WHERE name = 'secret'").Scan(&secret)
+	})
+	return secret, err
+}
+
+// withTx runs fn in a write transaction, committing when fn returns nil.
+func (db *DB) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return wrap(err)
+	}
+	return wrap(tx.Commit())
+}
+
+// wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable
+// and leaves domain errors alone.
+func wrap(err error) error {
+	if err == nil || errors.Is(err, gatehouse.ErrInvalid) || errors.Is(err, gatehouse.ErrNotFound) ||
+		errors.Is(err, gatehouse.ErrConflict) || errors.Is(err, gatehouse.ErrUnavailable) {
+		return err
+	}
+	var se *sqlitedrv.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN:
+			return fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, err)
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "database is closed") {
+		return fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, err)
+	}
+	return err
+}
+
+// orgSeq returns the integer key of an organization, or ErrNotFound.
+func (db *DB) orgSeq(ctx context.Context, q querier, id uuid.UUID) (int64, error) {
+	db.orgMu.RLock()
+	seq, ok := db.orgSeqs[id]
+	db.orgMu.RUnlock()
+	if ok {
+		return seq, nil
+	}
+	err := q.QueryRowContext(ctx, "SELECT seq FROM organizations WHERE id = ?", id[:]).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
+	}
+	if err != nil {
+		return 0, wrap(err)
+	}
+	db.orgMu.Lock()
+	db.orgSeqs[id] = seq
+	db.orgMu.Unlock()
+	return seq, nil
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func optMillis(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func fromOptMillis(ms sql.NullInt64) *time.Time {
+	if !ms.Valid {
+		return nil
+	}
+	t := fromMillis(ms.Int64)
+	return &t
+}
+
+func optString(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+func fromOptString(s sql.NullString) *string {
+	if !s.Valid {
+		return nil
+	}
+	return &s.String
+}
+
+func optUUID(u *uuid.UUID) any {
+	if u == nil {
+		return nil
+	}
+	return u[:]
+}

@@ -1,0 +1,63 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gatehouse/gatehouse"
+	sqlitedrv "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// CreateUser stores a dashboard user; the email is kept lower-cased.
+func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User, error) {
+	var errs gatehouse.ValidationError
+	u.Email = strings.ToLower(strings.TrimSpace(u.Email))
+	if at := strings.IndexByte(u.Email, '@'); at < 1 || at == len(u.Email)-1 || len(u.Email) > 254 {
+		errs.Add("email", "must be an email address")
+	}
+	if u.Name = strings.TrimSpace(u.Name); len(u.Name) > gatehouse.MaxNameLen {
+		errs.Add("name", "must be at most %d characters", gatehouse.MaxNameLen)
+	}
+	if u.PasswordHash == "" {
+		errs.Add("password", "is required")
+	}
+	if err := errs.Err(); err != nil {
+		return u, err
+	}
+	u.ID = gatehouse.NewID()
+	u.CreatedAt = gatehouse.Truncate(db.Now())
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, u.OrgID)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, org, email, name, password_hash, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, u.ID[:], org, u.Email, u.Name, u.PasswordHash, millis(u.CreatedAt))
+		var se *sqlitedrv.Error
+		if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+			return fmt.Errorf("email %s is taken: %w", u.Email, gatehouse.ErrConflict)
+		}
+		return err
+	})
+	return u, err
+}
+
+// FindUserByEmail returns the user with that email, or ErrNotFound.
+func (db *DB) FindUserByEmail(ctx context.Context, email string) (gatehouse.User, error) {
+	var (
+		u       gatehouse.User
+		created int64
+	)
+	err := db.read.QueryRowContext(ctx, `SELECT u.id, o.id, u.email, u.name, u.password_hash, u.created_at
+		FROM users u JOIN organizations o ON o.seq = u.org WHERE u.email = ?`,
+		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.PasswordHash, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, fmt.Errorf("user: %w", gatehouse.ErrNotFound)
+	}
+	u.CreatedAt = fromMillis(created)
+	return u, wrap(err)
+}

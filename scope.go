@@ -1,0 +1,52 @@
+package gatehouse
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Scope is a permission an API key carries.
+type Scope string
+
+// The scopes a key may carry.
+const (
+	ScopeEventsRead    Scope = "events:read"
+	ScopeEventsWrite   Scope = "events:write"
+	ScopeLocationsRead Scope = "locations:read"
+	ScopeCommandsWrite Scope = "commands:write"
+)
+
+// Scopes lists every known scope in documentation order.
+var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite}
+
+// ParseScopes reads a comma-separated list of scopes. Duplicates collapse;
+// an unknown or empty list is an error naming the known scopes.
+func ParseScopes(s string) ([]Scope, error) {
+	var out []Scope
+	for part := range strings.SplitSeq(s, ",") {
+		sc := Scope(strings.TrimSpace(part))
+		if sc == "" {
+			continue
+		}
+		if !slices.Contains(Scopes, sc) {
+			return nil, fmt.Errorf("unknown scope %q (known: %s)", sc, JoinScopes(Scopes))
+		}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("at least one scope is required (known: %s)", JoinScopes(Scopes))
+	}
+	return out, nil
+}
+
+// JoinScopes writes scopes comma-separated.
+func JoinScopes(scopes []Scope) string {
+	s := make([]string, len(scopes))
+	for i, sc := range scopes {
+		s[i] = string(sc)
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,104 @@
+package gatehouse
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Store persists Gatehouse's records. Every method that reads or writes an
+// organization's data takes the organization id and applies it before
+// anything else, so no filter or id can reach another organization's rows:
+// a foreign id behaves exactly like an unknown one.
+//
+// Implementations: internal/sqlite (embedded default). Their shared
+// behaviour is specified by internal/storetest.
+type Store interface {
+	// CreateOrganization stores a new organization. ErrInvalid for a bad name.
+	CreateOrganization(ctx context.Context, name string) (Organization, error)
+	// ListOrganizations returns every organization, oldest first.
+	ListOrganizations(ctx context.Context) ([]Organization, error)
+	// FindOrganization returns one organization, or ErrNotFound.
+	FindOrganization(ctx context.Context, id uuid.UUID) (Organization, error)
+
+	// CreateAPIKey stores k, whose ID, OrgID, Name, Prefix, Hash, Scopes and
+	// CreatedAt are set by the caller. ErrNotFound when the organization does
+	// not exist, ErrInvalid for a bad name.
+	CreateAPIKey(ctx context.Context, k APIKey) error
+	// ListAPIKeys returns an organization's keys, newest first.
+	ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]APIKey, error)
+	// FindAPIKeyByHash returns the key with that hash, whatever its status,
+	// or ErrNotFound.
+	FindAPIKeyByHash(ctx context.Context, hash KeyHash) (APIKey, error)
+	// RevokeAPIKey marks a key revoked at time at, unless it already is, and
+	// returns it. ErrNotFound for an unknown key.
+	RevokeAPIKey(ctx context.Context, id uuid.UUID, at time.Time) (APIKey, error)
+	// MarkAPIKeysUsed records last-use times in one write; unknown ids are
+	// ignored and a time never moves backwards.
+	MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error
+
+	// CreateLocation stores a location. ErrNotFound for an unknown
+	// organization, ErrInvalid for a bad name.
+	CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (Location, error)
+	// RenameLocation renames an organization's location; events keep the
+	// name they were recorded with. ErrNotFound, ErrInvalid.
+	RenameLocation(ctx context.Context, orgID, id uuid.UUID, name string) (Location, error)
+	// FindLocation returns an organization's location with its access
+	// points, or ErrNotFound.
+	FindLocation(ctx context.Context, orgID, id uuid.UUID) (Location, error)
+	// CreateAccessPoint stores an access point under an organization's
+	// location. ErrNotFound for a location of another organization.
+	CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (AccessPoint, error)
+	// ListLocations returns a page of an organization's locations ordered by
+	// name then id, each with its access points ordered by name then id.
+	// after, when set, is the last location of the previous page; next is
+	// set when more locations follow.
+	ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *LocationKey) (page []Location, next *LocationKey, err error)
+
+	// CreateUser stores a dashboard user with u's OrgID, Email, Name and
+	// PasswordHash. ErrConflict when the email is taken, ErrNotFound for an
+	// unknown organization.
+	CreateUser(ctx context.Context, u User) (User, error)
+	// FindUserByEmail returns the user with that email (case-insensitive), or ErrNotFound.
+	FindUserByEmail(ctx context.Context, email string) (User, error)
+
+	// IngestEvents stores events for an organization in one transaction:
+	// all or nothing. Events whose id is already stored for the organization
+	// are counted as duplicates and left unchanged. An access point or
+	// requester that is not the organization's is a *ValidationError keyed
+	// "events[i].accessPointId" or "events[i].requestedBy", and nothing is
+	// stored.
+	IngestEvents(ctx context.Context, orgID uuid.UUID, events []NewEvent) (IngestResult, error)
+	// ListEvents returns a page of an organization's events matching f, in
+	// the event order. f.Limit must be set.
+	ListEvents(ctx context.Context, orgID uuid.UUID, f EventFilter) (EventPage, error)
+
+	// Secret returns the service secret that signs cursors and sessions,
+	// generating and storing it on first use so that every instance on the
+	// database shares it.
+	Secret(ctx context.Context) ([]byte, error)
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the database.
+	Close() error
+}
+
+// FindEvents is ListEvents with the exact-id rule of q: when q is a UUID and
+// no cursor is given, the organization's event with that id (if it also
+// matches the other filters) is returned alone; when there is none, the
+// ordinary substring search runs, since a server job id may be a UUID too.
+func FindEvents(ctx context.Context, s Store, orgID uuid.UUID, f EventFilter) (EventPage, error) {
+	if f.After == nil && f.ID == nil {
+		if id, err := ParseUUID(f.Q); err == nil {
+			exact := f
+			exact.ID, exact.Q = &id, ""
+			page, err := s.ListEvents(ctx, orgID, exact)
+			if err != nil || len(page.Events) > 0 {
+				page.Next = nil
+				return page, err
+			}
+		}
+	}
+	return s.ListEvents(ctx, orgID, f)
+}

@@ -6,7 +6,9 @@ import (
 	"crypto/subtle"
 	"errors"
 	"hash/crc32"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -107,6 +109,20 @@ func ParseKey(raw string) (KeyHash, error) {
 		return KeyHash{}, ErrMalformedKey
 	}
 	return sha256.Sum256([]byte(raw)), nil
+}
+
+var keyLike = regexp.MustCompile(`gk_[0-9A-Za-z]{8,}`)
+
+// Redact replaces anything in s that looks like an API key, valid or not,
+// with its non-secret display prefix and an ellipsis, so that text echoed
+// from a request (a path, a parameter name) can be logged or returned.
+func Redact(s string) string {
+	if !strings.Contains(s, KeyPrefix) {
+		return s
+	}
+	return keyLike.ReplaceAllStringFunc(s, func(k string) string {
+		return k[:len(KeyPrefix)+keyDisplayChars] + "…"
+	})
 }
 
 // appendChecksum appends body (if any) to dst, then the base62 CRC32 of

@@ -112,3 +112,16 @@ func TestParseRate(t *testing.T) {
 		}
 	}
 }
+
+func TestRedactKeepsOnlyTheDisplayPrefix(t *testing.T) {
+	raw, prefix, _ := gatehouse.GenerateKey()
+	for _, s := range []string{raw, "/nope/" + raw + "/x", raw[:30], raw[:40] + "!", "a " + raw + " b " + raw} {
+		got := gatehouse.Redact(s)
+		if strings.Contains(got, raw[:20]) || !strings.Contains(got, prefix+"…") {
+			t.Errorf("Redact(%q) = %q", s, got)
+		}
+	}
+	if got := gatehouse.Redact("/api/consumer/v1/events"); got != "/api/consumer/v1/events" {
+		t.Errorf("Redact changed a plain path: %q", got)
+	}
+}

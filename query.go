@@ -63,7 +63,7 @@ func ParseEventQuery(v url.Values) (EventQuery, error) {
 	}
 	for name := range v {
 		if !slices.Contains(EventQueryParams, name) {
-			errs.Add(name, "is not a parameter of this endpoint (known: %s)", strings.Join(EventQueryParams, ", "))
+			errs.Add(Redact(name), "is not a parameter of this endpoint (known: %s)", strings.Join(EventQueryParams, ", "))
 		}
 	}
 	if s, ok := one("accessPointId"); ok {

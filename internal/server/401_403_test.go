@@ -1,0 +1,98 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/auth"
+)
+
+func TestUnauthenticated(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	revoked := e.newKey(o.ID, gatehouse.ScopeEventsRead)
+	expired := e.newKeyWith(o.ID, func(k *gatehouse.APIKey) { k.ExpiresAt = ptr(e.clock.Now().Add(time.Minute)) }, gatehouse.ScopeEventsRead)
+	unknown, _, _ := gatehouse.GenerateKey()
+	// Revoke and expire after a first successful use, so a cached key is tested too.
+	for _, k := range []string{revoked, expired} {
+		if r := e.get("/api/consumer/v1/events", k); r.status != 200 {
+			t.Fatalf("fresh key: %d", r.status)
+		}
+	}
+	keys, _ := e.store.ListAPIKeys(context.Background(), o.ID)
+	for _, k := range keys {
+		if k.Prefix == revoked[:11] {
+			must(t, errOnly(e.store.RevokeAPIKey(context.Background(), k.ID, e.clock.Now())))
+		}
+	}
+	e.clock.Advance(time.Minute + auth.CacheTTL)
+
+	for _, tc := range []struct {
+		name, header, challenge string
+	}{
+		{"missing", "", `Bearer realm="gatehouse"`},
+		{"not bearer", "Basic " + o.readKey, `Bearer realm="gatehouse", error="invalid_token"`},
+		{"malformed", "Bearer gk_short", `Bearer realm="gatehouse", error="invalid_token"`},
+		{"bad checksum", "Bearer " + o.readKey[:40] + "x", `Bearer realm="gatehouse", error="invalid_token"`},
+		{"unknown", "Bearer " + unknown, `Bearer realm="gatehouse", error="invalid_token"`},
+		{"revoked", "Bearer " + revoked, `Bearer realm="gatehouse", error="invalid_token"`},
+		{"expired", "Bearer " + expired, `Bearer realm="gatehouse", error="invalid_token"`},
+	} {
+		r := e.do(http.MethodGet, "/api/consumer/v1/events", "", nil, "Authorization", tc.header)
+		if r.status != http.StatusUnauthorized {
+			t.Errorf("%s: status %d", tc.name, r.status)
+			continue
+		}
+		if got := r.header.Get("WWW-Authenticate"); got != tc.challenge {
+			t.Errorf("%s: WWW-Authenticate %q, want %q", tc.name, got, tc.challenge)
+		}
+		if code := r.apiError(t).Code; code != "unauthenticated" {
+			t.Errorf("%s: code %q", tc.name, code)
+		}
+	}
+	// The scheme is case-insensitive.
+	if r := e.do(http.MethodGet, "/api/consumer/v1/events", "", nil, "Authorization", "bearer "+o.readKey); r.status != 200 {
+		t.Errorf("lower-case scheme: %d", r.status)
+	}
+}
+
+func errOnly[T any](_ T, err error) error { return err }
+
+func TestInsufficientScope(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	for _, tc := range []struct {
+		method, path, body string
+		scope              gatehouse.Scope
+	}{
+		{"GET", "/api/consumer/v1/events", "", gatehouse.ScopeEventsRead},
+		{"POST", "/api/consumer/v1/events", `{"events":[]}`, gatehouse.ScopeEventsWrite},
+		{"GET", "/api/consumer/v1/locations", "", gatehouse.ScopeLocationsRead},
+	} {
+		var others []gatehouse.Scope
+		for _, s := range gatehouse.Scopes {
+			if s != tc.scope {
+				others = append(others, s)
+			}
+		}
+		key := e.newKey(o.ID, others...)
+		r := e.post(tc.path, key, tc.body)
+		if tc.method == "GET" {
+			r = e.get(tc.path, key)
+		}
+		if r.status != http.StatusForbidden {
+			t.Errorf("%s %s: status %d", tc.method, tc.path, r.status)
+			continue
+		}
+		want := `Bearer realm="gatehouse", error="insufficient_scope", scope="` + string(tc.scope) + `"`
+		if got := r.header.Get("WWW-Authenticate"); got != want {
+			t.Errorf("%s %s: WWW-Authenticate %q, want %q", tc.method, tc.path, got, want)
+		}
+		if r.apiError(t).Code != "insufficient_scope" || r.header.Get("RateLimit-Policy") == "" {
+			t.Errorf("%s %s: %s %v", tc.method, tc.path, r.body, r.header)
+		}
+	}
+}

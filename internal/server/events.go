@@ -1,0 +1,92 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// eventList is the body of GET /events.
+type eventList struct {
+	Data       []gatehouse.Event `json:"data"`
+	NextCursor *string           `json:"nextCursor"`
+	Meta       eventMeta         `json:"meta"`
+}
+
+// eventMeta tells the client what the server applied.
+type eventMeta struct {
+	Limit             int                   `json:"limit"`
+	DateFrom          *gatehouse.Time       `json:"dateFrom"`
+	DateTo            *gatehouse.Time       `json:"dateTo"`
+	DateRangeNarrowed bool                  `json:"dateRangeNarrowed"`
+	Types             []gatehouse.EventType `json:"types"`
+	IgnoredTypes      []string              `json:"ignoredTypes"`
+}
+
+// listEvents serves GET /api/consumer/v1/events.
+func (s *server) listEvents() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		orgID := apiKey(r.Context()).OrgID
+		q, err := s.eventQuery(r, orgID)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.QueryTimeout)
+		defer cancel()
+		page, err := gatehouse.FindEvents(ctx, s.Store, orgID, q.Filter)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		f := q.Filter
+		body := eventList{Data: page.Events, Meta: eventMeta{
+			Limit: f.Limit, DateFrom: gatehouse.TimePtr(f.From), DateTo: gatehouse.TimePtr(f.To),
+			DateRangeNarrowed: q.Narrowed, Types: f.Types, IgnoredTypes: q.IgnoredTypes,
+		}}
+		if body.Meta.Types == nil {
+			body.Meta.Types = []gatehouse.EventType{}
+		}
+		if body.Meta.IgnoredTypes == nil {
+			body.Meta.IgnoredTypes = []string{}
+		}
+		if page.Next != nil {
+			c := s.Cursors.Sign(gatehouse.CursorEvents, f.Digest(orgID), gatehouse.EncodeEventKey(*page.Next))
+			body.NextCursor = &c
+		}
+		writeJSON(w, http.StatusOK, body)
+	})
+}
+
+// eventQuery parses the query string and opens the cursor, reporting every
+// problem of both at once.
+func (s *server) eventQuery(r *http.Request, orgID uuid.UUID) (gatehouse.EventQuery, error) {
+	v, err := parseQuery(r)
+	if err != nil {
+		return gatehouse.EventQuery{}, err
+	}
+	q, err := gatehouse.ParseEventQuery(v)
+	var errs gatehouse.ValidationError
+	if ve := (*gatehouse.ValidationError)(nil); errors.As(err, &ve) {
+		errs.Merge("", ve)
+	} else if err != nil {
+		return q, err
+	}
+	if q.Cursor != "" && errs.Issues["cursor"] == nil {
+		b, err := s.Cursors.Open(q.Cursor, gatehouse.CursorEvents, q.Filter.Digest(orgID))
+		if err == nil {
+			var key gatehouse.EventKey
+			key, err = gatehouse.DecodeEventKey(b)
+			q.Filter.After = &key
+		}
+		// With other problems the filters, and so the digest, are not
+		// known; a cursor can still be seen to be forged.
+		if err != nil && (len(errs.Issues) == 0 || errors.Is(err, gatehouse.ErrCursorInvalid)) {
+			errs.Add("cursor", "%s", err.Error())
+		}
+	}
+	return q, errs.Err()
+}

@@ -1,0 +1,136 @@
+package server_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/go-cmp/cmp"
+)
+
+func ingestBody(events ...string) string {
+	return `{"events":[` + strings.Join(events, ",") + `]}`
+}
+
+func attempt(ap gatehouse.AccessPoint, id, at string) string {
+	idField := ""
+	if id != "" {
+		idField = `"id":"` + id + `",`
+	}
+	return fmt.Sprintf(`{%s"type":"ACCESS_DENIED","reason":"OUTSIDE_SCHEDULE","occurredAt":"%s","accessPointId":"%s","platformUserId":"42"}`, idField, at, ap.ID)
+}
+
+type ingestResult struct {
+	Accepted, Duplicates int
+	IDs                  []string
+}
+
+func TestIngestEvents(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	id := gatehouse.NewID().String()
+	body := ingestBody(attempt(o.accessPoints[0], id, "2026-11-20T11:00:00Z"), attempt(o.accessPoints[1], "", "2026-11-20T11:01:00.5+01:00"))
+	r := e.post("/api/consumer/v1/events", o.allKey, body)
+	var res ingestResult
+	r.decode(t, &res)
+	if r.status != 200 || res.Accepted != 2 || res.Duplicates != 0 || len(res.IDs) != 2 || res.IDs[0] != id {
+		t.Fatalf("first ingest: %d %s", r.status, r.body)
+	}
+	// A retry of the same batch stores nothing new.
+	body = ingestBody(attempt(o.accessPoints[0], id, "2026-11-20T11:00:00Z"), attempt(o.accessPoints[1], res.IDs[1], "2026-11-20T11:01:00.5+01:00"))
+	r = e.post("/api/consumer/v1/events", o.allKey, body)
+	var again ingestResult
+	r.decode(t, &again)
+	if again.Accepted != 0 || again.Duplicates != 2 || !cmp.Equal(again.IDs, res.IDs) {
+		t.Fatalf("retry: %s", r.body)
+	}
+	l := e.events(o.readKey, "")
+	if diff := cmp.Diff([]string{id, res.IDs[1]}, l.ids()); diff != "" {
+		t.Error(diff)
+	}
+	if l.Data[1].OccurredAt != "2026-11-20T10:01:00.500Z" {
+		t.Errorf("occurredAt stored as %s", l.Data[1].OccurredAt)
+	}
+}
+
+func TestIngestIsAllOrNothing(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	other := e.newOrg("Other")
+	events := []string{
+		attempt(o.accessPoints[0], "", "2026-11-20T11:00:00Z"),
+		attempt(o.accessPoints[0], "", "2026-11-20T11:00:00Z"),
+		attempt(o.accessPoints[0], "", "2026-11-20T11:00:00Z"),
+		`{"type":"ACCESS_DENIED","occurredAt":"yesterday","accessPointId":"` + o.accessPoints[0].ID.String() + `"}`,
+		`{"type":"WAVE","accessPointId":"x"}`,
+	}
+	r := e.post("/api/consumer/v1/events", o.allKey, ingestBody(events...))
+	if r.status != 400 {
+		t.Fatalf("status %d %s", r.status, r.body)
+	}
+	want := []string{"events[3].occurredAt", "events[4].accessPointId", "events[4].occurredAt", "events[4].type"}
+	if diff := cmp.Diff(want, sortedKeys(r.apiError(t).Issues)); diff != "" {
+		t.Errorf("issues (-want +got)\n%s", diff)
+	}
+	// An access point of another organization is found by the store, still all or nothing.
+	r = e.post("/api/consumer/v1/events", o.allKey, ingestBody(events[0], attempt(other.accessPoints[0], "", "2026-11-20T11:00:00Z")))
+	if r.status != 400 || r.apiError(t).Issues["events[1].accessPointId"] == nil {
+		t.Fatalf("foreign access point: %d %s", r.status, r.body)
+	}
+	if l := e.events(o.readKey, ""); len(l.Data) != 0 {
+		t.Errorf("a rejected batch stored %d events", len(l.Data))
+	}
+}
+
+func TestIngestBodyRules(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	one := attempt(o.accessPoints[0], "", "2026-11-20T11:00:00Z")
+	many := make([]string, 1001)
+	for i := range many {
+		many[i] = one
+	}
+	for _, tc := range []struct {
+		name, body, code, issue string
+	}{
+		{"not JSON", `{"events":[`, "invalid_json", ""},
+		{"two documents", `{"events":[]} {}`, "invalid_json", ""},
+		{"no events", `{"events":[]}`, "validation_failed", "events"},
+		{"null", `null`, "validation_failed", "events"},
+		{"events not an array", `{"events":{}}`, "validation_failed", "events"},
+		{"unknown field", `{"events":[` + one + `],"dryRun":true}`, "validation_failed", "dryRun"},
+		{"1001 events", ingestBody(many...), "validation_failed", "events"},
+		{"element not an object", `{"events":[1]}`, "validation_failed", "events[0]"},
+	} {
+		r := e.post("/api/consumer/v1/events", o.allKey, tc.body)
+		if r.status != http.StatusBadRequest {
+			t.Errorf("%s: status %d %s", tc.name, r.status, r.body)
+			continue
+		}
+		got := r.apiError(t)
+		if got.Code != tc.code || (tc.issue != "" && got.Issues[tc.issue] == nil) {
+			t.Errorf("%s: %s", tc.name, r.body)
+		}
+	}
+}
+
+func TestIngestSizeAndMediaType(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	big := `{"events":[` + attempt(o.accessPoints[0], "", "2026-11-20T11:00:00Z") + `],"pad":"` + strings.Repeat("x", 1<<20) + `"}`
+	r := e.post("/api/consumer/v1/events", o.allKey, big)
+	if r.status != http.StatusRequestEntityTooLarge || r.apiError(t).Code != "request_too_large" {
+		t.Errorf("over 1 MiB: %d %s", r.status, r.body)
+	}
+	r = e.do(http.MethodPost, "/api/consumer/v1/events", o.allKey, strings.NewReader(`{"events":[]}`), "Content-Type", "text/plain")
+	if r.status != http.StatusUnsupportedMediaType || r.apiError(t).Code != "unsupported_media_type" {
+		t.Errorf("text/plain: %d %s", r.status, r.body)
+	}
+	r = e.do(http.MethodPost, "/api/consumer/v1/events", o.allKey,
+		strings.NewReader(ingestBody(attempt(o.accessPoints[0], "", "2026-11-20T11:00:00Z"))), "Content-Type", "application/json; charset=utf-8")
+	if r.status != 200 {
+		t.Errorf("charset parameter: %d %s", r.status, r.body)
+	}
+}

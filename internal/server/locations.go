@@ -1,0 +1,100 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// locationList is the body of GET /locations.
+type locationList struct {
+	Data       []locationBody `json:"data"`
+	NextCursor *string        `json:"nextCursor"`
+}
+
+type locationBody struct {
+	ID           uuid.UUID            `json:"id"`
+	Name         string               `json:"name"`
+	CreatedAt    gatehouse.Time       `json:"createdAt"`
+	AccessPoints []gatehouse.NamedRef `json:"accessPoints"`
+}
+
+var locationParams = []string{"limit", "cursor"}
+
+// listLocations serves GET /api/consumer/v1/locations.
+func (s *server) listLocations() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		orgID := apiKey(r.Context()).OrgID
+		digest := locationsDigest(orgID)
+		limit, after, err := s.locationQuery(r, digest)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.QueryTimeout)
+		defer cancel()
+		locs, next, err := s.Store.ListLocations(ctx, orgID, limit, after)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		body := locationList{Data: make([]locationBody, len(locs))}
+		for i, l := range locs {
+			aps := make([]gatehouse.NamedRef, len(l.AccessPoints))
+			for j, ap := range l.AccessPoints {
+				aps[j] = gatehouse.NamedRef{ID: ap.ID, Name: ap.Name}
+			}
+			body.Data[i] = locationBody{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt, AccessPoints: aps}
+		}
+		if next != nil {
+			c := s.Cursors.Sign(gatehouse.CursorLocations, digest, gatehouse.EncodeLocationKey(*next))
+			body.NextCursor = &c
+		}
+		writeJSON(w, http.StatusOK, body)
+	})
+}
+
+func (s *server) locationQuery(r *http.Request, digest [8]byte) (int, *gatehouse.LocationKey, error) {
+	v, err := parseQuery(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	var errs gatehouse.ValidationError
+	for name := range v {
+		if !slices.Contains(locationParams, name) {
+			errs.Add(gatehouse.Redact(name), "is not a parameter of this endpoint (known: %s)", strings.Join(locationParams, ", "))
+		}
+	}
+	limit, err := gatehouse.ParseLimit(v)
+	if ve := (*gatehouse.ValidationError)(nil); err != nil && errors.As(err, &ve) {
+		errs.Merge("", ve)
+	}
+	var after *gatehouse.LocationKey
+	switch cursors := slices.DeleteFunc(slices.Clone(v["cursor"]), func(s string) bool { return s == "" }); {
+	case len(cursors) > 1:
+		errs.Add("cursor", "must be given at most once")
+	case len(cursors) == 1:
+		b, err := s.Cursors.Open(cursors[0], gatehouse.CursorLocations, digest)
+		if err == nil {
+			var k gatehouse.LocationKey
+			k, err = gatehouse.DecodeLocationKey(b)
+			after = &k
+		}
+		if err != nil {
+			errs.Add("cursor", "%s", err.Error())
+		}
+	}
+	return limit, after, errs.Err()
+}
+
+// locationsDigest binds a locations cursor to its organization.
+func locationsDigest(orgID uuid.UUID) [8]byte {
+	sum := sha256.Sum256(append([]byte("locations\x00"), orgID[:]...))
+	return [8]byte(sum[:8])
+}

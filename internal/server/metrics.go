@@ -1,0 +1,65 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are the service's Prometheus metrics. Route labels are route
+// patterns, never raw paths, so their number stays bounded.
+type Metrics struct {
+	reg          *prometheus.Registry
+	requests     *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	authFailures *prometheus.CounterVec
+	rateLimited  *prometheus.CounterVec
+}
+
+// NewMetrics registers the service's metrics, and the Go runtime and
+// process collectors, on reg.
+func NewMetrics(reg *prometheus.Registry) *Metrics {
+	m := &Metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gatehouse_http_requests_total",
+			Help: "HTTP requests by route pattern and status code.",
+		}, []string{"route", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "gatehouse_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by route pattern.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"route"}),
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gatehouse_auth_failures_total",
+			Help: "Failed authentications by reason: missing, malformed, unknown, revoked, expired.",
+		}, []string{"reason"}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gatehouse_rate_limited_total",
+			Help: "Requests refused with 429, by limit: key (per-key rate) or address (failed authentications).",
+		}, []string{"limit"}),
+	}
+	// Known label values start at zero, so dashboards and alerts see the
+	// series before the first failure.
+	for _, reason := range []string{"missing", "malformed", "unknown", "revoked", "expired"} {
+		m.authFailures.WithLabelValues(reason)
+	}
+	m.rateLimited.WithLabelValues("key")
+	m.rateLimited.WithLabelValues("address")
+	reg.MustRegister(m.requests, m.latency, m.authFailures, m.rateLimited,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *Metrics) observe(route string, status int, elapsed time.Duration) {
+	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route).Observe(elapsed.Seconds())
+}
+
+func (m *Metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}

@@ -1,0 +1,178 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+// requestInfo travels with a request so that the access log, written after
+// the handler, knows who the caller was.
+type requestInfo struct {
+	id        string
+	orgID     string
+	keyPrefix string
+}
+
+type infoKey struct{}
+
+func info(ctx context.Context) *requestInfo {
+	if ri, ok := ctx.Value(infoKey{}).(*requestInfo); ok {
+		return ri
+	}
+	return &requestInfo{}
+}
+
+func requestID(ctx context.Context) string { return info(ctx).id }
+
+var incomingID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// withRequestID gives every request an id, echoed in X-Request-Id and
+// written in every log line and error body. A sane id from a proxy is kept
+// so one id follows a request across systems.
+func (s *server) withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !incomingID.MatchString(id) {
+			var b [12]byte
+			rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			w.Header().Set("Cache-Control", "no-store")
+		}
+		ri := &requestInfo{id: id}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
+	})
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusRecorder) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe writes one access-log line and the request metrics per request.
+// It logs the path but never the query string or any header: a key pasted
+// into the wrong place must not reach the log.
+func (s *server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		elapsed := time.Since(start)
+		route := r.Pattern // set by the mux on this same request
+		if route == "" || route == "/" {
+			route = "unmatched"
+		}
+		ri := info(r.Context())
+		s.Metrics.observe(route, rec.status, elapsed)
+		level := slog.LevelInfo
+		if rec.status >= 500 {
+			level = slog.LevelError
+		}
+		s.Logger.LogAttrs(r.Context(), level, "request",
+			slog.String("requestId", ri.id),
+			slog.String("method", r.Method),
+			slog.String("path", gatehouse.Redact(r.URL.Path)),
+			slog.String("route", route),
+			slog.Int("status", rec.status),
+			slog.Float64("latencyMs", float64(elapsed.Microseconds())/1000),
+			slog.String("orgId", ri.orgID),
+			slog.String("keyPrefix", ri.keyPrefix),
+			slog.String("remoteAddr", clientAddr(r)),
+		)
+	})
+}
+
+// recoverPanics turns a panic in a handler into a JSON 500 and a log line
+// with the stack; the server goes on serving.
+func (s *server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.Logger.LogAttrs(r.Context(), slog.LevelError, "panic",
+				slog.String("requestId", requestID(r.Context())),
+				slog.String("panic", fmt.Sprint(v)),
+				slog.String("stack", string(debug.Stack())))
+			s.writeError(w, r, errors.New("panic"))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// notFound answers every request no route matched: 405 with Allow when the
+// path exists for other methods, 404 otherwise, both as JSON.
+func (s *server) notFound(mux *http.ServeMux) http.Handler {
+	methods := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range methods {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			s.writeError(w, r, errorf(http.StatusMethodNotAllowed, "method_not_allowed",
+				"%s is not allowed on %s; use %s", r.Method, gatehouse.Redact(r.URL.Path), strings.Join(allow, ", ")))
+			return
+		}
+		s.writeError(w, r, errorf(http.StatusNotFound, "not_found", "no route for %s %s", r.Method, gatehouse.Redact(r.URL.Path)))
+	})
+}
+
+// clientAddr is the host of the connection's remote address. Gatehouse
+// does not trust X-Forwarded-For: behind a proxy, limits apply per proxy
+// address unless the proxy is configured to pass the client's address.
+func clientAddr(r *http.Request) string {
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return strings.Trim(host, "[]")
+}
+
+// ceilSeconds rounds d up to whole seconds.
+func ceilSeconds(d time.Duration) string {
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
+}

@@ -1,0 +1,39 @@
+package server
+
+import (
+	"context"
+	_ "embed"
+	"net/http"
+	"time"
+)
+
+//go:embed openapi.json
+var openapiJSON []byte
+
+// serveOpenAPI serves the embedded OpenAPI 3.1 document, without auth.
+func serveOpenAPI() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(openapiJSON)
+	})
+}
+
+// healthz answers while the process runs.
+func (s *server) healthz() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+}
+
+// readyz answers 200 while the database answers within 2 s, and 503 otherwise.
+func (s *server) readyz() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := s.Store.Ping(ctx); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+}

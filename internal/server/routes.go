@@ -1,0 +1,24 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+// addRoutes registers every route of the service: the whole API surface.
+func (s *server) addRoutes(mux *http.ServeMux) {
+	mux.Handle("GET /healthz", s.healthz())
+	mux.Handle("GET /readyz", s.readyz())
+	mux.Handle("GET /metrics", s.Metrics.handler())
+	mux.Handle("GET /api/consumer/v1/openapi.json", serveOpenAPI())
+
+	mux.Handle("GET /api/consumer/v1/events", s.requireScope(gatehouse.ScopeEventsRead, s.listEvents()))
+	mux.Handle("POST /api/consumer/v1/events", s.requireScope(gatehouse.ScopeEventsWrite, s.ingestEvents()))
+	mux.Handle("GET /api/consumer/v1/locations", s.requireScope(gatehouse.ScopeLocationsRead, s.listLocations()))
+
+	if s.extraRoutes != nil {
+		s.extraRoutes(mux)
+	}
+	mux.Handle("/", s.notFound(mux))
+}

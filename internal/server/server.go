@@ -1,0 +1,55 @@
+// Package server is Gatehouse's HTTP API: one route list (routes.go), one
+// table from errors to statuses (errors.go), and the middleware every
+// request passes through.
+package server
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/auth"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
+)
+
+// Config is everything the API needs. Store, Auth, Limiter, Cursors,
+// Logger and Metrics are required.
+type Config struct {
+	Store   gatehouse.Store
+	Auth    *auth.Authenticator
+	Limiter ratelimit.Limiter
+	// KeyLimit is the default per-key limit; a key's own RateLimit replaces its rate.
+	KeyLimit ratelimit.Limit
+	// FailedAuthLimit bounds failed authentications per client address.
+	FailedAuthLimit ratelimit.Limit
+	Cursors         *gatehouse.Cursors
+	Logger          *slog.Logger
+	Metrics         *Metrics
+	// Now is the clock; it defaults to time.Now.
+	Now func() time.Time
+	// QueryTimeout bounds each store call; it defaults to 10 s.
+	QueryTimeout time.Duration
+
+	extraRoutes func(*http.ServeMux) // tests only
+}
+
+// server holds the configuration the handlers share.
+type server struct {
+	Config
+}
+
+// New returns the API as one handler: every route of routes.go wrapped in
+// request ids, recovery, access logging and metrics.
+func New(cfg Config) http.Handler {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.QueryTimeout == 0 {
+		cfg.QueryTimeout = 10 * time.Second
+	}
+	s := &server{Config: cfg}
+	mux := http.NewServeMux()
+	s.addRoutes(mux)
+	return s.withRequestID(s.observe(s.recoverPanics(mux)))
+}

@@ -1,0 +1,29 @@
+// Command gatehouse is the Gatehouse access-control event service: the API
+// server and the operator's command line. Run "gatehouse help".
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/gatehouse/gatehouse/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := cli.Run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err == nil {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "gatehouse:", err)
+	var usage *cli.UsageError
+	if errors.As(err, &usage) {
+		os.Exit(2)
+	}
+	os.Exit(1)
+}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/demo"
+)
+
+// demoOutput is what demo prints with --json before it serves.
+type demoOutput struct {
+	Organization gatehouse.Organization `json:"organization"`
+	Created      bool                   `json:"created"`
+	Key          keyRecord              `json:"key"`
+	Curl         []string               `json:"curl"`
+}
+
+func runDemo(ctx context.Context, e *env) error {
+	f := newFlags(e, "demo")
+	s := addServeFlags(f)
+	if _, err := f.parse(0); err != nil {
+		return err
+	}
+	limit, err := s.keyLimit()
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, *f.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	now := gatehouse.Truncate(e.now())
+	org, created, err := demo.Seed(ctx, store, now, demo.DefaultEvents)
+	if err != nil {
+		return err
+	}
+	raw, prefix, hash := gatehouse.GenerateKey()
+	key := gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: org.ID, Name: "demo", Prefix: prefix, Hash: hash,
+		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead, gatehouse.ScopeLocationsRead}, CreatedAt: now}
+	if err := store.CreateAPIKey(ctx, key); err != nil {
+		return err
+	}
+	out := demoOutput{Organization: org, Created: created, Key: newKeyRecord(key, now)}
+	out.Key.Key = raw
+	out.Curl, err = demoCurls(ctx, store, org, raw, baseURL(*s.addr), now)
+	if err != nil {
+		return err
+	}
+	if *f.json {
+		if err := json.NewEncoder(e.stdout).Encode(out); err != nil {
+			return err
+		}
+	} else {
+		verb := "Created"
+		if !created {
+			verb = "Reusing"
+		}
+		fmt.Fprintf(e.stdout, "%s the organization %q (%s).\n\nAPI key (events:read, locations:read), shown once:\n\n  %s\n\nTry:\n\n", verb, org.Name, org.ID, raw)
+		for _, c := range out.Curl {
+			fmt.Fprintf(e.stdout, "  %s\n\n", c)
+		}
+	}
+	return serve(ctx, e, store, s, limit)
+}
+
+// demoCurls are ready-to-paste requests for the main filters, with ids
+// from the demo data.
+func demoCurls(ctx context.Context, store gatehouse.Store, org gatehouse.Organization, key, base string, now time.Time) ([]string, error) {
+	locs, _, err := store.ListLocations(ctx, org.ID, 10, nil)
+	if err != nil {
+		return nil, err
+	}
+	page, err := store.ListEvents(ctx, org.ID, gatehouse.EventFilter{Limit: 1, Allowed: ptr(gatehouse.Denied)})
+	if err != nil {
+		return nil, err
+	}
+	user := "123456789"
+	if len(page.Events) > 0 && page.Events[0].PlatformUserID != nil {
+		user = *page.Events[0].PlatformUserID
+	}
+	queries := []string{
+		"",
+		"allowed=denied",
+		"reason=OUTSIDE_SCHEDULE",
+		"type=REMOTE_UNLOCK&scope=PLAYER",
+		"platformUserId=" + url.QueryEscape(user),
+		"q=vip",
+		"dateFrom=" + now.AddDate(0, 0, -7).Format("2006-01-02") + "&dateTo=" + now.AddDate(0, 0, 1).Format("2006-01-02"),
+		"limit=2",
+	}
+	if len(locs) > 0 {
+		queries = append(queries, "locationId="+locs[0].ID.String())
+	}
+	var curls []string
+	for _, q := range queries {
+		u := base + "/api/consumer/v1/events"
+		if q != "" {
+			u += "?" + q
+		}
+		curls = append(curls, fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' '%s'", key, u))
+	}
+	curls = append(curls,
+		fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' '%s/api/consumer/v1/events?limit=2&cursor=NEXT_CURSOR_FROM_THE_PREVIOUS_PAGE'", key, base),
+		fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' '%s/api/consumer/v1/locations'", key, base))
+	return curls, nil
+}
+
+func baseURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -71,8 +71,10 @@ func (e *ValidationError) Error() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		b.WriteString(field)
-		b.WriteString(": ")
+		if field != "" {
+			b.WriteString(field)
+			b.WriteString(": ")
+		}
 		b.WriteString(strings.Join(e.Issues[field], ", "))
 	}
 	return b.String()

@@ -122,9 +122,11 @@ func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, erro
 	imp.started = imp.now()
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, tooLong, err := readLine(r)
+		line, read, tooLong, err := readLine(r)
+		if read {
+			imp.lines++ // blank lines count, so numbers match the file
+		}
 		if len(line) > 0 || tooLong {
-			imp.lines++
 			if err := imp.take(ctx, line, tooLong); err != nil {
 				return imp.sum, err
 			}
@@ -143,21 +145,22 @@ func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, erro
 	return imp.sum, nil
 }
 
-// readLine returns the next line without its end, and whether it was over
-// maxLineBytes (then its content is skipped, not kept).
-func readLine(r *bufio.Reader) ([]byte, bool, error) {
-	var line []byte
+// readLine returns the next line, trimmed; read says whether there was a
+// line at all, and tooLong whether it was over maxLineBytes (then its
+// content is skipped, never held).
+func readLine(r *bufio.Reader) (line []byte, read, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
+		read = read || len(chunk) > 0
 		if len(line)+len(chunk) > maxLineBytes {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = r.ReadSlice('\n')
 			}
-			return nil, true, err
+			return nil, true, true, err
 		}
 		line = append(line, chunk...)
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return bytes.TrimSpace(line), false, err
+			return bytes.TrimSpace(line), read, false, err
 		}
 	}
 }

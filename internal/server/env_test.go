@@ -64,17 +64,18 @@ func (b *syncBuffer) String() string {
 
 // env is one running API on a fresh SQLite file.
 type env struct {
-	t      *testing.T
-	store  *sqlite.DB
-	clock  *clock
-	logs   *syncBuffer
-	url    string
-	client *http.Client
+	t       testing.TB
+	handler http.Handler
+	store   *sqlite.DB
+	clock   *clock
+	logs    *syncBuffer
+	url     string
+	client  *http.Client
 }
 
 type envOption func(*server.Config)
 
-func newEnv(t *testing.T, opts ...envOption) *env {
+func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
@@ -106,9 +107,10 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	srv := httptest.NewServer(server.New(cfg))
+	h := server.New(cfg)
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{t: t, store: db, clock: c, logs: logs, url: srv.URL, client: srv.Client()}
+	return &env{t: t, handler: h, store: db, clock: c, logs: logs, url: srv.URL, client: srv.Client()}
 }
 
 // org is an organization with locations, access points, a user and keys.
@@ -191,7 +193,7 @@ type response struct {
 	body   []byte
 }
 
-func (r response) decode(t *testing.T, v any) {
+func (r response) decode(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("decoding %s: %v", r.body, err)
@@ -206,7 +208,7 @@ type apiError struct {
 	Issues    map[string][]string `json:"issues"`
 }
 
-func (r response) apiError(t *testing.T) apiError {
+func (r response) apiError(t testing.TB) apiError {
 	t.Helper()
 	var e apiError
 	r.decode(t, &e)
@@ -319,7 +321,7 @@ func (e *env) ev(ap gatehouse.AccessPoint, typ gatehouse.EventType, minutesAgo i
 	return n
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

@@ -52,3 +52,6 @@ func TimePtr(t *time.Time) *Time {
 	v := Time(*t)
 	return &v
 }
+
+// Equal reports whether t and u are the same instant.
+func (t Time) Equal(u Time) bool { return time.Time(t).Equal(time.Time(u)) }

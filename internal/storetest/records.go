@@ -1,0 +1,197 @@
+package storetest
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+)
+
+func testOrganizations(t *testing.T, f *fixture) {
+	a := f.org("Acme")
+	f.now = f.now.Add(time.Second)
+	b := f.org("  Beta  ")
+	if b.Name != "Beta" || time.Time(a.CreatedAt) != f.now.Add(-time.Second) {
+		t.Errorf("created %+v %+v", a, b)
+	}
+	orgs, err := f.s.ListOrganizations(ctx)
+	must(t, err)
+	if diff := cmp.Diff([]gatehouse.Organization{a, b}, orgs); diff != "" {
+		t.Errorf("ListOrganizations, oldest first (-want +got)\n%s", diff)
+	}
+	got, err := f.s.FindOrganization(ctx, a.ID)
+	if err != nil || got != a {
+		t.Errorf("FindOrganization = %+v, %v", got, err)
+	}
+	_, err = f.s.FindOrganization(ctx, gatehouse.NewID())
+	wantErr(t, "unknown organization", err, gatehouse.ErrNotFound)
+	_, err = f.s.CreateOrganization(ctx, " ")
+	wantErr(t, "empty name", err, gatehouse.ErrInvalid, "name")
+	_, err = f.s.CreateOrganization(ctx, strings.Repeat("x", gatehouse.MaxNameLen+1))
+	wantErr(t, "long name", err, gatehouse.ErrInvalid, "name")
+}
+
+func testAPIKeys(t *testing.T, f *fixture) {
+	a, b := f.org("Acme"), f.org("Beta")
+	mk := func(org gatehouse.Organization, edit func(*gatehouse.APIKey)) gatehouse.APIKey {
+		_, prefix, hash := gatehouse.GenerateKey()
+		k := gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: org.ID, Name: "sync", Prefix: prefix, Hash: hash,
+			Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}, CreatedAt: f.now}
+		if edit != nil {
+			edit(&k)
+		}
+		must(t, f.s.CreateAPIKey(ctx, k))
+		f.now = f.now.Add(time.Millisecond)
+		return k
+	}
+	full := mk(a, func(k *gatehouse.APIKey) {
+		k.Scopes = []gatehouse.Scope{gatehouse.ScopeEventsRead, gatehouse.ScopeLocationsRead}
+		k.RateLimit = &gatehouse.Rate{Count: 5, Per: time.Minute}
+		k.ExpiresAt = ptr(f.now.Add(720 * time.Hour))
+	})
+	plain := mk(a, nil)
+	mk(b, nil)
+
+	got, err := f.s.FindAPIKeyByHash(ctx, full.Hash)
+	must(t, err)
+	if diff := cmp.Diff(full, got); diff != "" {
+		t.Errorf("FindAPIKeyByHash (-stored +found)\n%s", diff)
+	}
+	_, err = f.s.FindAPIKeyByHash(ctx, gatehouse.KeyHash{1})
+	wantErr(t, "unknown hash", err, gatehouse.ErrNotFound)
+
+	list, err := f.s.ListAPIKeys(ctx, a.ID)
+	must(t, err)
+	if len(list) != 2 || list[0].ID != plain.ID || list[1].ID != full.ID {
+		t.Errorf("ListAPIKeys: want the organization's two keys, newest first: %v", list)
+	}
+	err = f.s.CreateAPIKey(ctx, gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: gatehouse.NewID(), Name: "x", Scopes: full.Scopes, CreatedAt: f.now})
+	wantErr(t, "key of an unknown organization", err, gatehouse.ErrNotFound)
+
+	first := f.now
+	revoked, err := f.s.RevokeAPIKey(ctx, plain.ID, first)
+	if err != nil || revoked.RevokedAt == nil || !revoked.RevokedAt.Equal(first) {
+		t.Fatalf("revoke: %v %v", revoked.RevokedAt, err)
+	}
+	again, err := f.s.RevokeAPIKey(ctx, plain.ID, first.Add(time.Hour))
+	if err != nil || !again.RevokedAt.Equal(first) {
+		t.Errorf("a second revoke moved RevokedAt to %v (%v)", again.RevokedAt, err)
+	}
+	_, err = f.s.RevokeAPIKey(ctx, gatehouse.NewID(), first)
+	wantErr(t, "revoke unknown key", err, gatehouse.ErrNotFound)
+
+	t1, t0 := f.now.Add(time.Minute), f.now
+	must(t, f.s.MarkAPIKeysUsed(ctx, map[uuid.UUID]time.Time{full.ID: t1, gatehouse.NewID(): t1}))
+	must(t, f.s.MarkAPIKeysUsed(ctx, map[uuid.UUID]time.Time{full.ID: t0})) // older: ignored
+	got, _ = f.s.FindAPIKeyByHash(ctx, full.Hash)
+	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(t1) {
+		t.Errorf("LastUsedAt = %v, want %v", got.LastUsedAt, t1)
+	}
+}
+
+func testLocations(t *testing.T, f *fixture) {
+	a, b := f.org("Acme"), f.org("Beta")
+	hq := f.location(a.ID, "HQ")
+	door := f.accessPoint(a.ID, hq.ID, "Front door")
+	f.accessPoint(a.ID, hq.ID, "Back door")
+	got, err := f.s.FindLocation(ctx, a.ID, hq.ID)
+	must(t, err)
+	if len(got.AccessPoints) != 2 || got.AccessPoints[0].Name != "Back door" || got.AccessPoints[1].ID != door.ID {
+		t.Errorf("access points not ordered by name: %+v", got.AccessPoints)
+	}
+
+	// Events keep the names they were recorded with.
+	ev := f.attempt(door, gatehouse.EventAccessGranted, 1)
+	f.ingest(a.ID, ev)
+	renamed, err := f.s.RenameLocation(ctx, a.ID, hq.ID, "Headquarters")
+	if err != nil || renamed.Name != "Headquarters" || len(renamed.AccessPoints) != 2 {
+		t.Fatalf("rename: %+v %v", renamed, err)
+	}
+	page, err := f.s.ListEvents(ctx, a.ID, gatehouse.EventFilter{Limit: 10})
+	must(t, err)
+	if page.Events[0].Location.Name != "HQ" {
+		t.Errorf("the recorded event was renamed to %q", page.Events[0].Location.Name)
+	}
+
+	_, err = f.s.FindLocation(ctx, b.ID, hq.ID)
+	wantErr(t, "find another organization's location", err, gatehouse.ErrNotFound)
+	_, err = f.s.RenameLocation(ctx, b.ID, hq.ID, "Mine")
+	wantErr(t, "rename another organization's location", err, gatehouse.ErrNotFound)
+	_, err = f.s.CreateAccessPoint(ctx, b.ID, hq.ID, "Sneaky door")
+	wantErr(t, "access point under another organization's location", err, gatehouse.ErrNotFound)
+	_, err = f.s.CreateLocation(ctx, gatehouse.NewID(), "X")
+	wantErr(t, "location of an unknown organization", err, gatehouse.ErrNotFound)
+	_, err = f.s.CreateLocation(ctx, a.ID, "")
+	wantErr(t, "empty location name", err, gatehouse.ErrInvalid, "name")
+	_, err = f.s.RenameLocation(ctx, a.ID, hq.ID, "")
+	wantErr(t, "empty new name", err, gatehouse.ErrInvalid, "name")
+}
+
+func testListLocationsPages(t *testing.T, f *fixture) {
+	a, b := f.org("Acme"), f.org("Beta")
+	var want []gatehouse.Location
+	for _, name := range []string{"b", "a", "b", "c", "a", "b"} { // ties on name
+		want = append(want, f.location(a.ID, name))
+	}
+	f.location(b.ID, "a")
+	slicesSortLocations(want)
+	for _, limit := range []int{1, 2, 3, 10} {
+		var got []gatehouse.Location
+		var after *gatehouse.LocationKey
+		for {
+			page, next, err := f.s.ListLocations(ctx, a.ID, limit, after)
+			must(t, err)
+			got = append(got, page...)
+			if next == nil {
+				break
+			}
+			after = next
+		}
+		if len(got) != len(want) {
+			t.Fatalf("limit %d: %d locations, want %d", limit, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].ID != want[i].ID {
+				t.Fatalf("limit %d: position %d is %s %q, want %s %q", limit, i, got[i].ID, got[i].Name, want[i].ID, want[i].Name)
+			}
+		}
+	}
+	page, next, err := f.s.ListLocations(ctx, gatehouse.NewID(), 10, nil)
+	if err != nil || len(page) != 0 || next != nil {
+		t.Errorf("unknown organization: %v %v %v", page, next, err)
+	}
+}
+
+func testUsers(t *testing.T, f *fixture) {
+	a, b := f.org("Acme"), f.org("Beta")
+	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: " Ops@Example.COM ", Name: "Ops", PasswordHash: "h"})
+	must(t, err)
+	if u.Email != "ops@example.com" || u.ID == (uuid.UUID{}) {
+		t.Errorf("created %+v", u)
+	}
+	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: b.ID, Email: "OPS@example.com", PasswordHash: "h"})
+	wantErr(t, "duplicate email in another case", err, gatehouse.ErrConflict)
+	got, err := f.s.FindUserByEmail(ctx, "ops@EXAMPLE.com")
+	if err != nil || got.ID != u.ID || got.OrgID != a.ID || got.PasswordHash != "h" {
+		t.Errorf("FindUserByEmail = %+v, %v", got, err)
+	}
+	_, err = f.s.FindUserByEmail(ctx, "nobody@example.com")
+	wantErr(t, "unknown email", err, gatehouse.ErrNotFound)
+	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: gatehouse.NewID(), Email: "x@example.com", PasswordHash: "h"})
+	wantErr(t, "user of an unknown organization", err, gatehouse.ErrNotFound)
+	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "not-an-email", PasswordHash: "h"})
+	wantErr(t, "bad email", err, gatehouse.ErrInvalid, "email")
+}
+
+func testSecret(t *testing.T, f *fixture) {
+	a, err := f.s.Secret(ctx)
+	must(t, err)
+	b, err := f.s.Secret(ctx)
+	must(t, err)
+	if len(a) < 32 || string(a) != string(b) {
+		t.Errorf("secrets %x and %x", a, b)
+	}
+}

@@ -1,0 +1,175 @@
+// Package storetest is the one definition of how a gatehouse.Store
+// behaves. Every implementation runs Run in its tests; a behaviour that is
+// not checked here is not promised.
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// Opener returns a fresh, migrated, empty store for one test, and the
+// address of its clock so the suite can set time.
+type Opener func(t *testing.T) (gatehouse.Store, *func() time.Time)
+
+// Run runs the whole suite, each test on its own store.
+func Run(t *testing.T, open Opener) {
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, *fixture)
+	}{
+		{"Organizations", testOrganizations},
+		{"APIKeys", testAPIKeys},
+		{"Locations", testLocations},
+		{"ListLocationsPages", testListLocationsPages},
+		{"Users", testUsers},
+		{"Ingest", testIngest},
+		{"IngestIsAllOrNothing", testIngestAllOrNothing},
+		{"Commands", testCommands},
+		{"EventFilters", testEventFilters},
+		{"SearchQ", testSearchQ},
+		{"FindEventsExactID", testFindEventsExactID},
+		{"Keyset", testKeyset},
+		{"Isolation", testIsolation},
+		{"Secret", testSecret},
+		{"Oracle", testOracle},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store, clock := open(t)
+			f := &fixture{t: t, s: store, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+			*clock = func() time.Time { return f.now }
+			tc.fn(t, f)
+		})
+	}
+}
+
+// fixture is a store with a settable clock and helpers that fail the test
+// on any error.
+type fixture struct {
+	t   *testing.T
+	s   gatehouse.Store
+	now time.Time
+}
+
+var ctx = context.Background()
+
+func (f *fixture) org(name string) gatehouse.Organization {
+	f.t.Helper()
+	o, err := f.s.CreateOrganization(ctx, name)
+	must(f.t, err)
+	return o
+}
+
+func (f *fixture) location(org uuid.UUID, name string) gatehouse.Location {
+	f.t.Helper()
+	l, err := f.s.CreateLocation(ctx, org, name)
+	must(f.t, err)
+	return l
+}
+
+func (f *fixture) accessPoint(org, loc uuid.UUID, name string) gatehouse.AccessPoint {
+	f.t.Helper()
+	ap, err := f.s.CreateAccessPoint(ctx, org, loc, name)
+	must(f.t, err)
+	return ap
+}
+
+func (f *fixture) ingest(org uuid.UUID, events ...gatehouse.NewEvent) gatehouse.IngestResult {
+	f.t.Helper()
+	res, err := f.s.IngestEvents(ctx, org, events)
+	must(f.t, err)
+	return res
+}
+
+// all walks every page of f's events with page size limit.
+func (f *fixture) all(org uuid.UUID, filter gatehouse.EventFilter, limit int) []gatehouse.Event {
+	f.t.Helper()
+	filter.Limit = limit
+	var out []gatehouse.Event
+	for {
+		page, err := f.s.ListEvents(ctx, org, filter)
+		must(f.t, err)
+		if len(page.Events) > limit {
+			f.t.Fatalf("page of %d events for limit %d", len(page.Events), limit)
+		}
+		out = append(out, page.Events...)
+		if page.Next == nil {
+			return out
+		}
+		if len(page.Events) != limit {
+			f.t.Fatalf("a page of %d events (limit %d) says more follow", len(page.Events), limit)
+		}
+		filter.After = page.Next
+	}
+}
+
+// attempt is an access attempt minutesAgo before the clock.
+func (f *fixture) attempt(ap gatehouse.AccessPoint, typ gatehouse.EventType, minutesAgo int) gatehouse.NewEvent {
+	o := gatehouse.Granted
+	if typ == gatehouse.EventAccessDenied {
+		o = gatehouse.Denied
+	}
+	return gatehouse.NewEvent{ID: gatehouse.NewID(), Type: typ, Allowed: &o, AccessPointID: ap.ID,
+		OccurredAt: f.now.Add(-time.Duration(minutesAgo) * time.Minute)}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantErr checks err against a sentinel and, for ErrInvalid, the exact issue keys.
+func wantErr(t *testing.T, what string, err, target error, issues ...string) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("%s: error %v, want %v", what, err, target)
+	}
+	if len(issues) == 0 {
+		return
+	}
+	var ve *gatehouse.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("%s: %T is not a *ValidationError", what, err)
+	}
+	if got := slices.Sorted(maps.Keys(ve.Issues)); !slices.Equal(got, issues) {
+		t.Fatalf("%s: issues %v, want %v", what, got, issues)
+	}
+}
+
+func ids(events []gatehouse.Event) []uuid.UUID {
+	out := make([]uuid.UUID, len(events))
+	for i, e := range events {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func newIDs(events ...gatehouse.NewEvent) []uuid.UUID {
+	out := make([]uuid.UUID, len(events))
+	for i, e := range events {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func slicesSortLocations(locs []gatehouse.Location) {
+	slices.SortFunc(locs, func(a, b gatehouse.Location) int {
+		if a.Name != b.Name {
+			return strings.Compare(a.Name, b.Name)
+		}
+		return bytes.Compare(a.ID[:], b.ID[:])
+	})
+}

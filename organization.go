@@ -62,3 +62,21 @@ func CheckName(field, name string) (string, error) {
 	}
 	return name, nil
 }
+
+// CheckUser validates a new dashboard user and returns it normalised: the
+// email trimmed and lower-cased, the name trimmed. Its *ValidationError
+// lists every problem.
+func CheckUser(u User) (User, error) {
+	var errs ValidationError
+	u.Email = strings.ToLower(strings.TrimSpace(u.Email))
+	if at := strings.IndexByte(u.Email, '@'); at < 1 || at == len(u.Email)-1 || len(u.Email) > 254 {
+		errs.Add("email", "must be an email address")
+	}
+	if u.Name = strings.TrimSpace(u.Name); utf8.RuneCountInString(u.Name) > MaxNameLen {
+		errs.Add("name", "must be at most %d characters", MaxNameLen)
+	}
+	if u.PasswordHash == "" {
+		errs.Add("password", "is required")
+	}
+	return u, errs.Err()
+}

@@ -14,23 +14,13 @@ import (
 
 // CreateUser stores a dashboard user; the email is kept lower-cased.
 func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User, error) {
-	var errs gatehouse.ValidationError
-	u.Email = strings.ToLower(strings.TrimSpace(u.Email))
-	if at := strings.IndexByte(u.Email, '@'); at < 1 || at == len(u.Email)-1 || len(u.Email) > 254 {
-		errs.Add("email", "must be an email address")
-	}
-	if u.Name = strings.TrimSpace(u.Name); len(u.Name) > gatehouse.MaxNameLen {
-		errs.Add("name", "must be at most %d characters", gatehouse.MaxNameLen)
-	}
-	if u.PasswordHash == "" {
-		errs.Add("password", "is required")
-	}
-	if err := errs.Err(); err != nil {
+	u, err := gatehouse.CheckUser(u)
+	if err != nil {
 		return u, err
 	}
 	u.ID = gatehouse.NewID()
 	u.CreatedAt = gatehouse.Truncate(db.Now())
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, u.OrgID)
 		if err != nil {
 			return err

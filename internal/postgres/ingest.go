@@ -1,0 +1,187 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// IngestEvents stores a batch in one transaction, all or nothing: the rows
+// are copied (COPY) into a temporary table, then inserted with ON CONFLICT
+// DO NOTHING, which counts the duplicates.
+func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
+	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
+	for i, ev := range events {
+		res.IDs[i] = ev.ID
+	}
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return gatehouse.IngestResult{}, err
+	}
+	received := gatehouse.Truncate(db.Now())
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		places, err := resolvePlaces(ctx, tx, org, events)
+		if err != nil {
+			return err
+		}
+		inserted, err := copyEvents(ctx, tx, org, events, places, received)
+		if err != nil {
+			return err
+		}
+		res.Accepted, res.Duplicates = len(inserted), len(events)-len(inserted)
+		return upsertCommands(ctx, tx, org, events, inserted)
+	})
+	if err != nil {
+		return gatehouse.IngestResult{}, err
+	}
+	return res, nil
+}
+
+// place is where an access point stands, as recorded with each event.
+type place struct {
+	locationID                    uuid.UUID
+	locationName, accessPointName string
+}
+
+// resolvePlaces looks up the batch's access points and requesters in the
+// organization, and reports every one that is not the organization's.
+func resolvePlaces(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]place, error) {
+	var apIDs, userIDs []uuid.UUID
+	for _, ev := range events {
+		apIDs = append(apIDs, ev.AccessPointID)
+		if ev.RequestedBy != nil {
+			userIDs = append(userIDs, *ev.RequestedBy)
+		}
+	}
+	places := make(map[uuid.UUID]place)
+	rows, _ := tx.Query(ctx, `SELECT a.id, l.id, l.name, a.name FROM access_points a
+		JOIN locations l ON l.id = a.location_id WHERE a.id = ANY($1) AND a.org = $2`, apIDs, org)
+	var (
+		id uuid.UUID
+		p  place
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&id, &p.locationID, &p.locationName, &p.accessPointName}, func() error {
+		places[id] = p
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	users := make(map[uuid.UUID]bool)
+	if len(userIDs) > 0 {
+		rows, _ := tx.Query(ctx, "SELECT id FROM users WHERE id = ANY($1) AND org = $2", userIDs, org)
+		if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { users[id] = true; return nil }); err != nil {
+			return nil, err
+		}
+	}
+	var errs gatehouse.ValidationError
+	for i, ev := range events {
+		if _, ok := places[ev.AccessPointID]; !ok {
+			errs.Add(fmt.Sprintf("events[%d].accessPointId", i), "is not an access point of this organization")
+		}
+		if ev.RequestedBy != nil && !users[*ev.RequestedBy] {
+			errs.Add(fmt.Sprintf("events[%d].requestedBy", i), "is not a dashboard user of this organization")
+		}
+	}
+	return places, errs.Err()
+}
+
+var copyColumns = []string{"pos", "id", "type", "occurred_at", "allowed", "reason", "platform_user_id", "server_job_id",
+	"scope", "location_id", "location_name", "access_point_id", "access_point_name", "requested_by", "command_id", "search"}
+
+// copyEvents stores the events not yet stored and returns the positions of
+// those it stored (of an id given twice, the first).
+func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]place, received time.Time) (map[int]bool, error) {
+	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE events_in (
+		pos int, id uuid, type text, occurred_at timestamptz, allowed text, reason text, platform_user_id text,
+		server_job_id text, scope text, location_id uuid, location_name text, access_point_id uuid,
+		access_point_name text, requested_by uuid, command_id uuid, search text) ON COMMIT DROP`); err != nil {
+		return nil, err
+	}
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"events_in"}, copyColumns, pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
+		ev, p := events[i], places[events[i].AccessPointID]
+		var command *uuid.UUID
+		if ev.Command != nil {
+			command = &ev.Command.ID
+		}
+		search := strings.ToLower(gatehouse.SearchText(ev.ID, ev.PlatformUserID, p.accessPointName, p.locationName, ev.Reason, ev.ServerJobID))
+		return []any{i, ev.ID, string(ev.Type), ev.OccurredAt, (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID,
+			(*string)(ev.Scope), p.locationID, p.locationName, ev.AccessPointID, p.accessPointName, ev.RequestedBy, command, search}, nil
+	}))
+	if err != nil {
+		return nil, err
+	}
+	rows, _ := tx.Query(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
+			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id, search)
+		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
+			location_name, access_point_id, access_point_name, requested_by, command_id, search
+		FROM events_in ORDER BY pos
+		ON CONFLICT (org, id) DO NOTHING RETURNING id`, org, received)
+	stored := make(map[uuid.UUID]bool)
+	var id uuid.UUID
+	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { stored[id] = true; return nil }); err != nil {
+		return nil, err
+	}
+	inserted := make(map[int]bool, len(stored))
+	for i, ev := range events {
+		if stored[ev.ID] {
+			inserted[i] = true
+			delete(stored, ev.ID) // a later copy of the id is a duplicate
+		}
+	}
+	return inserted, nil
+}
+
+// upsertCommands creates each command on first sight with the fields of
+// its first event in the batch, and moves its status to that of the
+// latest event by occurredAt, never backwards. One statement for the batch.
+func upsertCommands(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, inserted map[int]bool) error {
+	type row struct {
+		c        gatehouse.NewCommand
+		ap       uuid.UUID
+		status   gatehouse.CommandStatus
+		statusAt time.Time
+	}
+	var order []uuid.UUID
+	rows := map[uuid.UUID]*row{}
+	for i, ev := range events {
+		if ev.Command == nil || !inserted[i] {
+			continue
+		}
+		r, seen := rows[ev.Command.ID]
+		if !seen {
+			r = &row{c: *ev.Command, ap: ev.AccessPointID, status: ev.Command.Status, statusAt: ev.OccurredAt}
+			rows[ev.Command.ID] = r
+			order = append(order, ev.Command.ID)
+		} else if !ev.OccurredAt.Before(r.statusAt) {
+			r.status, r.statusAt = ev.Command.Status, ev.OccurredAt
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	var (
+		ids, aps            []uuid.UUID
+		scopes, statuses    []string
+		jobs, users         []*string
+		issued, statusTimes []time.Time
+	)
+	for _, id := range order {
+		r := rows[id]
+		ids, aps = append(ids, id), append(aps, r.ap)
+		scopes, statuses = append(scopes, string(r.c.Scope)), append(statuses, string(r.status))
+		jobs, users = append(jobs, r.c.ServerJobID), append(users, r.c.PlatformUserID)
+		issued, statusTimes = append(issued, r.c.IssuedAt), append(statusTimes, r.statusAt)
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO commands
+			(org, id, access_point_id, scope, status, server_job_id, platform_user_id, issued_at, status_at)
+		SELECT $1, * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[])
+		ON CONFLICT (org, id) DO UPDATE SET status = excluded.status, status_at = excluded.status_at
+		WHERE excluded.status_at >= commands.status_at`,
+		org, ids, aps, scopes, statuses, jobs, users, issued, statusTimes)
+	return err
+}

@@ -1,0 +1,159 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// CreateLocation stores a location of an organization.
+func (db *DB) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (gatehouse.Location, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	now := gatehouse.Truncate(db.Now())
+	l := gatehouse.Location{ID: gatehouse.NewID(), OrgID: orgID, Name: name, CreatedAt: gatehouse.Time(now), AccessPoints: []gatehouse.AccessPoint{}}
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return l, err
+	}
+	_, err = db.pool.Exec(ctx, "INSERT INTO locations (id, org, name, created_at) VALUES ($1, $2, $3, $4)", l.ID, org, name, now)
+	return l, wrap(err)
+}
+
+// RenameLocation renames a location of an organization.
+func (db *DB) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name string) (gatehouse.Location, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	tag, err := db.pool.Exec(ctx, "UPDATE locations SET name = $1 WHERE id = $2 AND org = $3", name, id, org)
+	if err != nil {
+		return gatehouse.Location{}, wrap(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return gatehouse.Location{}, fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return db.FindLocation(ctx, orgID, id)
+}
+
+// FindLocation returns a location of an organization with its access points.
+func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Location, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	rows, _ := db.pool.Query(ctx, "SELECT id, name, created_at FROM locations WHERE id = $1 AND org = $2", id, org)
+	locs, err := pgx.CollectRows(rows, scanLocation)
+	if err != nil {
+		return gatehouse.Location{}, wrap(err)
+	}
+	if len(locs) == 0 {
+		return gatehouse.Location{}, fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
+	}
+	locs[0].OrgID = orgID
+	return locs[0], wrap(db.attachAccessPoints(ctx, locs))
+}
+
+// CreateAccessPoint stores an access point under a location of the organization.
+func (db *DB) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.AccessPoint{}, err
+	}
+	now := gatehouse.Truncate(db.Now())
+	ap := gatehouse.AccessPoint{ID: gatehouse.NewID(), LocationID: locationID, Name: name, CreatedAt: gatehouse.Time(now)}
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return ap, err
+	}
+	// Inserting through a SELECT of the organization's location makes a
+	// foreign location insert nothing.
+	tag, err := db.pool.Exec(ctx, `INSERT INTO access_points (id, org, location_id, name, created_at)
+		SELECT $1, $2, id, $3, $4 FROM locations WHERE id = $5 AND org = $2`, ap.ID, org, name, now, locationID)
+	if err != nil {
+		return ap, wrap(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ap, fmt.Errorf("location %s: %w", locationID, gatehouse.ErrNotFound)
+	}
+	return ap, nil
+}
+
+// ListLocations returns a page of an organization's locations by name then id.
+func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey) ([]gatehouse.Location, *gatehouse.LocationKey, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return []gatehouse.Location{}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	query := `SELECT id, name, created_at FROM locations WHERE org = $1`
+	args := []any{org, limit + 1}
+	if after != nil {
+		query += ` AND (name COLLATE "C", id) > ($3, $4)`
+		args = append(args, after.Name, after.ID)
+	}
+	rows, _ := db.pool.Query(ctx, query+` ORDER BY name COLLATE "C", id LIMIT $2`, args...)
+	locs, err := pgx.CollectRows(rows, scanLocation)
+	if err != nil {
+		return nil, nil, wrap(err)
+	}
+	if locs == nil {
+		locs = []gatehouse.Location{}
+	}
+	var next *gatehouse.LocationKey
+	if len(locs) > limit {
+		locs = locs[:limit]
+		next = &gatehouse.LocationKey{Name: locs[limit-1].Name, ID: locs[limit-1].ID}
+	}
+	for i := range locs {
+		locs[i].OrgID = orgID
+	}
+	return locs, next, wrap(db.attachAccessPoints(ctx, locs))
+}
+
+func scanLocation(row pgx.CollectableRow) (gatehouse.Location, error) {
+	l := gatehouse.Location{AccessPoints: []gatehouse.AccessPoint{}}
+	var at time.Time
+	err := row.Scan(&l.ID, &l.Name, &at)
+	l.CreatedAt = gatehouse.Time(at.UTC())
+	return l, err
+}
+
+// attachAccessPoints fills in the access points of locs in one query.
+func (db *DB) attachAccessPoints(ctx context.Context, locs []gatehouse.Location) error {
+	if len(locs) == 0 {
+		return nil
+	}
+	index := make(map[uuid.UUID]int, len(locs))
+	ids := make([]uuid.UUID, len(locs))
+	for i, l := range locs {
+		index[l.ID], ids[i] = i, l.ID
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT id, location_id, name, created_at FROM access_points
+		WHERE location_id = ANY($1) ORDER BY name COLLATE "C", id`, ids)
+	aps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.AccessPoint, error) {
+		var ap gatehouse.AccessPoint
+		var at time.Time
+		err := row.Scan(&ap.ID, &ap.LocationID, &ap.Name, &at)
+		ap.CreatedAt = gatehouse.Time(at.UTC())
+		return ap, err
+	})
+	for _, ap := range aps {
+		i := index[ap.LocationID]
+		locs[i].AccessPoints = append(locs[i].AccessPoints, ap)
+	}
+	return err
+}

@@ -1,0 +1,170 @@
+// Package postgres implements gatehouse.Store on PostgreSQL through pgx and
+// its connection pool, for several stateless instances on one database.
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DB is a Gatehouse store on PostgreSQL. It implements gatehouse.Store.
+type DB struct {
+	// Now is the clock for created, received and revoked times. It defaults to time.Now.
+	Now func() time.Time
+
+	pool *pgxpool.Pool
+
+	orgMu   sync.RWMutex
+	orgSeqs map[uuid.UUID]int64 // organization id → seq; organizations are never deleted
+}
+
+var _ gatehouse.Store = (*DB)(nil)
+
+// Defaults applied when the DSN does not set them: a slow or unreachable
+// database must make requests fail fast, never hang.
+const (
+	connectTimeout   = 5 * time.Second
+	statementTimeout = "15s"
+)
+
+// Open connects a pool to the database at dsn (postgres:// or
+// postgresql://). Pool settings in the DSN (pool_max_conns, …) are
+// honoured. It does not change the schema: call Migrate.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		cfg.MaxConns = int32(4 * runtime.GOMAXPROCS(0))
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = statementTimeout
+	}
+	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	cfg.HealthCheckPeriod = 5 * time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", wrap(err))
+	}
+	db := &DB{Now: time.Now, pool: pool, orgSeqs: make(map[uuid.UUID]int64)}
+	if err := db.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Ping reports whether the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: %w", wrap(err))
+	}
+	return nil
+}
+
+// Close closes the pool.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// Secret returns the service secret, generating it once for every
+// instance on the database.
+func (db *DB) Secret(ctx context.Context) ([]byte, error) {
+	candidate := make([]byte, 32)
+	rand.Read(candidate)
+	var secret []byte
+	err := db.pool.QueryRow(ctx, `WITH ins AS (
+		INSERT INTO settings (name, value) VALUES ('secret', $1) ON CONFLICT DO NOTHING RETURNING value)
+		SELECT value FROM ins UNION ALL SELECT value FROM settings WHERE name = 'secret' LIMIT 1`, candidate).Scan(&secret)
+	return secret, wrap(err)
+}
+
+// withTx runs fn in a transaction, committing when fn returns nil.
+func (db *DB) withTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	err := pgx.BeginFunc(ctx, db.pool, fn)
+	return wrap(err)
+}
+
+// wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable
+// and leaves domain errors alone.
+func wrap(err error) error {
+	if err == nil || errors.Is(err, gatehouse.ErrInvalid) || errors.Is(err, gatehouse.ErrNotFound) ||
+		errors.Is(err, gatehouse.ErrConflict) || errors.Is(err, gatehouse.ErrUnavailable) {
+		return err
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "57014", // query_canceled: statement_timeout
+			pgErr.Code == "55P03",                // lock_not_available
+			strings.HasPrefix(pgErr.Code, "57P"), // admin shutdown, crash, cannot connect now
+			strings.HasPrefix(pgErr.Code, "08"),  // connection exceptions
+			strings.HasPrefix(pgErr.Code, "53"):  // insufficient resources
+			return fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, err)
+		}
+		return err
+	}
+	var netErr net.Error
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &netErr) || errors.As(err, &connErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
+		errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "closed pool") {
+		return fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, err)
+	}
+	return err
+}
+
+// orgSeq returns the integer key of an organization, or ErrNotFound.
+func (db *DB) orgSeq(ctx context.Context, q querier, id uuid.UUID) (int64, error) {
+	db.orgMu.RLock()
+	seq, ok := db.orgSeqs[id]
+	db.orgMu.RUnlock()
+	if ok {
+		return seq, nil
+	}
+	err := q.QueryRow(ctx, "SELECT seq FROM organizations WHERE id = $1", id).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
+	}
+	if err != nil {
+		return 0, wrap(err)
+	}
+	db.orgMu.Lock()
+	db.orgSeqs[id] = seq
+	db.orgMu.Unlock()
+	return seq, nil
+}
+
+// querier is what the pool and a transaction have in common.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+func utc(t time.Time) time.Time { return t.UTC() }
+
+func optUTC(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,80 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/pgtest"
+	"github.com/gatehouse/gatehouse/internal/postgres"
+	"github.com/gatehouse/gatehouse/internal/storetest"
+)
+
+func open(t *testing.T, dsn string) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) (gatehouse.Store, *func() time.Time) {
+		db := open(t, pgtest.DSN(t))
+		if err := db.Migrate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return db, &db.Now
+	})
+}
+
+func TestConcurrentMigrate(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		db := open(t, dsn)
+		wg.Go(func() { errs[i] = db.Migrate(context.Background()) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent migrate: %v", err)
+		}
+	}
+	if err := open(t, dsn).Migrate(context.Background()); err != nil {
+		t.Fatalf("migrating an up-to-date schema: %v", err)
+	}
+}
+
+func TestUnreachableDatabaseIsUnavailableQuickly(t *testing.T) {
+	pgtest.URL(t) // only where PostgreSQL tests run
+	start := time.Now()
+	_, err := postgres.Open(context.Background(), "postgres://postgres@127.0.0.1:1/test?connect_timeout=2")
+	if !errors.Is(err, gatehouse.ErrUnavailable) {
+		t.Fatalf("Open on a closed port: %v, want ErrUnavailable", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Open took %v to fail", d)
+	}
+}
+
+func TestStatementTimeoutIsUnavailable(t *testing.T) {
+	db := open(t, pgtest.DSN(t)+"&statement_timeout=50")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(db.Migrate(context.Background()))
+	err := db.SleepForTest(context.Background(), time.Second)
+	if !errors.Is(err, gatehouse.ErrUnavailable) {
+		t.Fatalf("a statement over statement_timeout: %v, want ErrUnavailable", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
 )
@@ -159,11 +160,18 @@ func parseID(flagName, value string) (uuid.UUID, error) {
 // openStore opens and migrates the database named by dsn: a postgres:// or
 // postgresql:// URL, or a SQLite file given as sqlite:PATH or a plain path.
 func openStore(ctx context.Context, dsn string) (gatehouse.Store, error) {
-	switch {
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		return nil, errors.New("PostgreSQL support is not in this build yet; use a SQLite path")
+	var (
+		db interface {
+			gatehouse.Store
+			Migrate(context.Context) error
+		}
+		err error
+	)
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		db, err = postgres.Open(ctx, dsn)
+	} else {
+		db, err = sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
 	}
-	db, err := sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
 	if err != nil {
 		return nil, err
 	}

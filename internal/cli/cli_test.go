@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/cli"
+	"github.com/gatehouse/gatehouse/internal/pgtest"
 )
 
 // gh runs one gatehouse command in-process against db and returns stdout.
@@ -68,7 +69,15 @@ type summary struct {
 }
 
 func TestEndToEnd(t *testing.T) {
-	g := newGH(t)
+	t.Run("sqlite", func(t *testing.T) { endToEnd(t, newGH(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		g := newGH(t)
+		g.db = pgtest.DSN(t)
+		endToEnd(t, g)
+	})
+}
+
+func endToEnd(t *testing.T, g *gh) {
 	var org, loc, ap, key record
 	g.json(&org, "org", "create", "--name", "Acme Studio")
 	g.json(&loc, "location", "create", "--org", org.ID, "--name", "HQ")

@@ -79,19 +79,25 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 			return fmt.Errorf("reading the service secret: %w", err)
 		}
 	}
+	reg := prometheus.NewRegistry()
+	var limiter ratelimit.Limiter = ratelimit.NewLocal(time.Now)
 	if *s.redis != "" {
-		logger.Warn("Redis is not supported by this build yet; rate limits are per process")
+		shared, err := ratelimit.NewRedis(*s.redis, ratelimit.NewLocal(time.Now), logger, reg)
+		if err != nil {
+			return usagef("--redis: %v", err)
+		}
+		limiter = shared
 	}
 	authn := auth.New(store, time.Now)
 	handler := server.New(server.Config{
 		Store:           store,
 		Auth:            authn,
-		Limiter:         ratelimit.NewLocal(time.Now),
+		Limiter:         limiter,
 		KeyLimit:        limit,
 		FailedAuthLimit: failedAuthLimit,
 		Cursors:         gatehouse.NewCursors(secret),
 		Logger:          logger,
-		Metrics:         server.NewMetrics(prometheus.NewRegistry()),
+		Metrics:         server.NewMetrics(reg),
 	})
 	srv := &http.Server{
 		Handler:           handler,

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/auth"
+	"github.com/gatehouse/gatehouse/internal/pgtest"
+	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/server"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
@@ -66,7 +69,7 @@ func (b *syncBuffer) String() string {
 type env struct {
 	t       testing.TB
 	handler http.Handler
-	store   *sqlite.DB
+	store   gatehouse.Store
 	clock   *clock
 	logs    *syncBuffer
 	url     string
@@ -78,16 +81,8 @@ type envOption func(*server.Config)
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	c := &clock{now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
-	db.Now = c.Now
+	db := openStore(t, c.Now)
 	secret, err := db.Secret(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -111,6 +106,39 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return &env{t: t, handler: h, store: db, clock: c, logs: logs, url: srv.URL, client: srv.Client()}
+}
+
+// openStore opens a fresh store on the backend named by
+// GATEHOUSE_TEST_BACKEND: sqlite (the default) or postgres. CI runs this
+// package once on each.
+func openStore(t testing.TB, now func() time.Time) gatehouse.Store {
+	t.Helper()
+	ctx := context.Background()
+	var db interface {
+		gatehouse.Store
+		Migrate(context.Context) error
+	}
+	switch backend := os.Getenv("GATEHOUSE_TEST_BACKEND"); backend {
+	case "", "sqlite":
+		s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Now, db = now, s
+	case "postgres":
+		s, err := postgres.Open(ctx, pgtest.DSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Now, db = now, s
+	default:
+		t.Fatalf("GATEHOUSE_TEST_BACKEND=%q: want sqlite or postgres", backend)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 // org is an organization with locations, access points, a user and keys.

@@ -89,7 +89,7 @@ func TestMalformedTokensNeverReachTheStore(t *testing.T) {
 		"basic":          "Basic " + raw,
 		"no token":       "Bearer",
 		"bad prefix":     "Bearer xk_" + raw[3:],
-		"bad checksum":   "Bearer " + raw[:40] + "A",
+		"bad checksum":   "Bearer " + otherLast(raw),
 		"short":          "Bearer " + raw[:20],
 		"trailing words": "Bearer " + raw + " extra",
 	} {
@@ -211,4 +211,12 @@ func BenchmarkAuthenticateCached(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// otherLast changes a key's last checksum character, so the checksum fails.
+func otherLast(raw string) string {
+	if raw[40] == 'A' {
+		return raw[:40] + "B"
+	}
+	return raw[:40] + "A"
 }

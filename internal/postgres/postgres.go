@@ -7,10 +7,12 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -74,7 +76,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // Ping reports whether the database answers.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("postgres: %w", wrap(err))
+		return fmt.Errorf("postgres: %w: %w", gatehouse.ErrUnavailable, err)
 	}
 	return nil
 }
@@ -122,13 +124,26 @@ func wrap(err error) error {
 		}
 		return err
 	}
-	var netErr net.Error
-	var connErr *pgconn.ConnectError
-	if errors.As(err, &netErr) || errors.As(err, &connErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
-		errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "closed pool") {
+	if connectionLost(err) {
 		return fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, err)
 	}
 	return err
+}
+
+// connectionLost reports whether err says the database could not be
+// reached or the connection broke, as opposed to a bug in a query.
+func connectionLost(err error) bool {
+	var netErr net.Error
+	var connErr *pgconn.ConnectError
+	switch {
+	case errors.As(err, &netErr), errors.As(err, &connErr), pgconn.SafeToRetry(err), pgconn.Timeout(err),
+		errors.Is(err, context.DeadlineExceeded), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, net.ErrClosed), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, syscall.ECONNREFUSED):
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "closed pool") || strings.Contains(msg, "conn closed")
 }
 
 // orgSeq returns the integer key of an organization, or ErrNotFound.

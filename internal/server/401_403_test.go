@@ -36,7 +36,7 @@ func TestUnauthenticated(t *testing.T) {
 		{"missing", "", `Bearer realm="gatehouse"`},
 		{"not bearer", "Basic " + o.readKey, `Bearer realm="gatehouse", error="invalid_token"`},
 		{"malformed", "Bearer gk_short", `Bearer realm="gatehouse", error="invalid_token"`},
-		{"bad checksum", "Bearer " + o.readKey[:40] + "x", `Bearer realm="gatehouse", error="invalid_token"`},
+		{"bad checksum", "Bearer " + otherLast(o.readKey), `Bearer realm="gatehouse", error="invalid_token"`},
 		{"unknown", "Bearer " + unknown, `Bearer realm="gatehouse", error="invalid_token"`},
 		{"revoked", "Bearer " + revoked, `Bearer realm="gatehouse", error="invalid_token"`},
 		{"expired", "Bearer " + expired, `Bearer realm="gatehouse", error="invalid_token"`},
@@ -95,4 +95,12 @@ func TestInsufficientScope(t *testing.T) {
 			t.Errorf("%s %s: %s %v", tc.method, tc.path, r.body, r.header)
 		}
 	}
+}
+
+// otherLast changes a key's last checksum character, so the checksum fails.
+func otherLast(raw string) string {
+	if raw[40] == 'x' {
+		return raw[:40] + "y"
+	}
+	return raw[:40] + "x"
 }

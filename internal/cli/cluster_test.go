@@ -1,0 +1,234 @@
+package cli_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/pgtest"
+	"github.com/gatehouse/gatehouse/internal/proxytest"
+	"github.com/gatehouse/gatehouse/internal/redistest"
+)
+
+// instance is one "gatehouse serve" process.
+type instance struct {
+	base string
+	cmd  *exec.Cmd
+}
+
+// startServe runs gatehouse serve with args and waits for it to listen.
+// It is stopped with SIGTERM when t ends.
+func startServe(t *testing.T, args ...string) *instance {
+	t.Helper()
+	cmd := exec.Command(gatehouseBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				addr <- line.Addr
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return &instance{base: "http://" + a, cmd: cmd}
+	case <-time.After(20 * time.Second):
+		t.Fatal("gatehouse serve did not start")
+	}
+	return nil
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (in *instance) get(t *testing.T, path, key string) reply {
+	t.Helper()
+	req, _ := http.NewRequest("GET", in.base+path, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	client := http.Client{Timeout: 10 * time.Second}
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return reply{res.StatusCode, res.Header, string(b)}
+}
+
+// seedCluster creates an organization with events and returns its id,
+// an access point id and a function that creates events:read keys.
+func seedCluster(t *testing.T, g *gh) (org string, newKey func() record) {
+	t.Helper()
+	var o, loc, ap record
+	g.json(&o, "org", "create", "--name", "Cluster")
+	g.json(&loc, "location", "create", "--org", o.ID, "--name", "HQ")
+	g.json(&ap, "access-point", "create", "--location", loc.ID, "--name", "Door")
+	var lines []string
+	for i := range 5 {
+		lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"2026-01-01T00:00:0%dZ","accessPointId":%q}`, i, ap.ID))
+	}
+	var sum summary
+	out, _, err := g.run(strings.NewReader(strings.Join(lines, "\n")), "event", "import", "--org", o.ID, "-", "--json")
+	if err != nil || json.Unmarshal([]byte(out), &sum) != nil || sum.Imported != 5 {
+		t.Fatalf("import: %v %s", err, out)
+	}
+	return o.ID, func() record {
+		var k record
+		g.json(&k, "key", "create", "--org", o.ID, "--name", "k", "--scopes", "events:read")
+		return k
+	}
+}
+
+// TestTwoInstancesActAsOne runs two serve processes on one PostgreSQL and
+// one Redis: a key's rate limit holds across both, a revocation reaches
+// both within a second, and a cursor from one works on the other.
+func TestTwoInstancesActAsOne(t *testing.T) {
+	g := newGH(t)
+	g.db = pgtest.DSN(t)
+	redisURL := redistest.URL(t)
+	_, newKey := seedCluster(t, g)
+	args := []string{"--db", g.db, "--redis", redisURL, "--rate-limit", "1/m", "--rate-burst", "10"}
+	a, b := startServe(t, args...), startServe(t, args...)
+
+	// A cursor issued by one instance is accepted by the other.
+	k := newKey()
+	var page struct {
+		Data       []struct{ ID string }
+		NextCursor string
+	}
+	r := a.get(t, "/api/consumer/v1/events?limit=2", k.Key)
+	json.Unmarshal([]byte(r.body), &page)
+	first := page.Data
+	r = b.get(t, "/api/consumer/v1/events?limit=2&cursor="+url.QueryEscape(page.NextCursor), k.Key)
+	json.Unmarshal([]byte(r.body), &page)
+	if r.status != 200 || len(page.Data) != 2 || page.Data[0].ID == first[1].ID {
+		t.Fatalf("cursor from A on B: %d %s", r.status, r.body)
+	}
+
+	// A burst split between the instances is limited as one.
+	k = newKey()
+	statuses := map[int]int{}
+	for i := range 30 {
+		in := a
+		if i%2 == 1 {
+			in = b
+		}
+		r := in.get(t, "/api/consumer/v1/events?limit=1", k.Key)
+		statuses[r.status]++
+		if r.status == 429 && r.header.Get("Retry-After") == "" {
+			t.Fatal("429 without Retry-After")
+		}
+	}
+	if statuses[200] != 10 || statuses[429] != 20 {
+		t.Fatalf("30 requests over two instances with burst 10: %v", statuses)
+	}
+
+	// A key revoked through the CLI is refused by both within a second.
+	k = newKey()
+	for _, in := range []*instance{a, b} {
+		if r := in.get(t, "/api/consumer/v1/events?limit=1", k.Key); r.status != 200 {
+			t.Fatalf("fresh key: %d", r.status)
+		}
+	}
+	var revoked record
+	g.json(&revoked, "key", "revoke", k.ID)
+	revokedAt := time.Now()
+	for _, in := range []*instance{a, b} {
+		for {
+			r := in.get(t, "/api/consumer/v1/events?limit=1", k.Key)
+			if r.status == 401 {
+				break
+			}
+			if time.Since(revokedAt) > time.Second {
+				t.Fatalf("%s still accepts a key revoked %v ago (%d)", in.base, time.Since(revokedAt), r.status)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// TestRedisDownStillServes points an instance at a Redis that is not
+// there: requests are answered with per-process limits, never a 5xx.
+func TestRedisDownStillServes(t *testing.T) {
+	g := newGH(t)
+	redistest.URL(t) // a Redis-backed test: skip or fail with the others
+	_, newKey := seedCluster(t, g)
+	k := newKey()
+	in := startServe(t, "--db", g.db, "--redis", "redis://127.0.0.1:1/0", "--rate-burst", "5")
+	statuses := map[int]int{}
+	for range 10 {
+		statuses[in.get(t, "/api/consumer/v1/events?limit=1", k.Key).status]++
+	}
+	if statuses[200] != 5 || statuses[429] != 5 {
+		t.Fatalf("with Redis down: %v, want the per-process burst of 5 then 429s", statuses)
+	}
+}
+
+// TestPostgresOutage cuts the database away from a running instance:
+// readiness fails, API calls get a JSON 503 quickly, and service returns
+// by itself when the database is back.
+func TestPostgresOutage(t *testing.T) {
+	g := newGH(t)
+	g.db = pgtest.DSN(t)
+	_, newKey := seedCluster(t, g)
+	k := newKey()
+	u, _ := url.Parse(g.db)
+	proxy := proxytest.New(t, u.Host)
+	u.Host = proxy.Addr()
+	in := startServe(t, "--db", u.String())
+	if r := in.get(t, "/api/consumer/v1/events", k.Key); r.status != 200 {
+		t.Fatalf("before the outage: %d", r.status)
+	}
+
+	proxy.Cut()
+	time.Sleep(600 * time.Millisecond) // past the key cache, so the lookup needs the database
+	start := time.Now()
+	if r := in.get(t, "/readyz", ""); r.status != 503 || !strings.Contains(r.body, `"unavailable"`) {
+		t.Errorf("readyz during the outage: %d %s", r.status, r.body)
+	}
+	r := in.get(t, "/api/consumer/v1/events", k.Key)
+	if r.status != 503 || !strings.Contains(r.body, `"code":"unavailable"`) {
+		t.Errorf("API during the outage: %d %s", r.status, r.body)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("outage answers took %v", d)
+	}
+
+	proxy.Restore(t)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if in.get(t, "/readyz", "").status == 200 && in.get(t, "/api/consumer/v1/events", k.Key).status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the instance did not recover after the database came back")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -53,6 +53,7 @@ const drainTimeout = 30 * time.Second
 func runServe(ctx context.Context, e *env) error {
 	f := newFlags(e, "serve")
 	s := addServeFlags(f)
+	replica := f.setting("db-replica", "GATEHOUSE_DB_REPLICA", "", "PostgreSQL read replica for the event and location lists")
 	if _, err := f.parse(0); err != nil {
 		return err
 	}
@@ -65,6 +66,17 @@ func runServe(ctx context.Context, e *env) error {
 		return err
 	}
 	defer store.Close()
+	if *replica != "" {
+		r, ok := store.(interface {
+			UseReplica(context.Context, string) error
+		})
+		if !ok {
+			return usagef("--db-replica needs a postgres:// --db")
+		}
+		if err := r.UseReplica(ctx, *replica); err != nil {
+			return err
+		}
+	}
 	return serve(ctx, e, store, s, limit)
 }
 

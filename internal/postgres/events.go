@@ -28,7 +28,7 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 		return page, err
 	}
 	query, args := eventQuery(org, f)
-	rows, err := db.pool.Query(ctx, query, args...)
+	rows, err := db.replica.Query(ctx, query, args...)
 	if err != nil {
 		return page, wrap(err)
 	}

@@ -62,7 +62,7 @@ func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.
 		return gatehouse.Location{}, fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
 	}
 	locs[0].OrgID = orgID
-	return locs[0], wrap(db.attachAccessPoints(ctx, locs))
+	return locs[0], wrap(db.attachAccessPoints(ctx, db.pool, locs))
 }
 
 // CreateAccessPoint stores an access point under a location of the organization.
@@ -105,7 +105,7 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 		query += ` AND (name COLLATE "C", id) > ($3, $4)`
 		args = append(args, after.Name, after.ID)
 	}
-	rows, _ := db.pool.Query(ctx, query+` ORDER BY name COLLATE "C", id LIMIT $2`, args...)
+	rows, _ := db.replica.Query(ctx, query+` ORDER BY name COLLATE "C", id LIMIT $2`, args...)
 	locs, err := pgx.CollectRows(rows, scanLocation)
 	if err != nil {
 		return nil, nil, wrap(err)
@@ -121,7 +121,7 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	for i := range locs {
 		locs[i].OrgID = orgID
 	}
-	return locs, next, wrap(db.attachAccessPoints(ctx, locs))
+	return locs, next, wrap(db.attachAccessPoints(ctx, db.replica, locs))
 }
 
 func scanLocation(row pgx.CollectableRow) (gatehouse.Location, error) {
@@ -133,7 +133,7 @@ func scanLocation(row pgx.CollectableRow) (gatehouse.Location, error) {
 }
 
 // attachAccessPoints fills in the access points of locs in one query.
-func (db *DB) attachAccessPoints(ctx context.Context, locs []gatehouse.Location) error {
+func (db *DB) attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Location) error {
 	if len(locs) == 0 {
 		return nil
 	}
@@ -142,7 +142,7 @@ func (db *DB) attachAccessPoints(ctx context.Context, locs []gatehouse.Location)
 	for i, l := range locs {
 		index[l.ID], ids[i] = i, l.ID
 	}
-	rows, _ := db.pool.Query(ctx, `SELECT id, location_id, name, created_at FROM access_points
+	rows, _ := q.Query(ctx, `SELECT id, location_id, name, created_at FROM access_points
 		WHERE location_id = ANY($1) ORDER BY name COLLATE "C", id`, ids)
 	aps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.AccessPoint, error) {
 		var ap gatehouse.AccessPoint

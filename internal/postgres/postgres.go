@@ -27,7 +27,8 @@ type DB struct {
 	// Now is the clock for created, received and revoked times. It defaults to time.Now.
 	Now func() time.Time
 
-	pool *pgxpool.Pool
+	pool    *pgxpool.Pool
+	replica *pgxpool.Pool // serves event and location lists; pool when there is none
 
 	orgMu   sync.RWMutex
 	orgSeqs map[uuid.UUID]int64 // organization id → seq; organizations are never deleted
@@ -46,6 +47,19 @@ const (
 // postgresql://). Pool settings in the DSN (pool_max_conns, …) are
 // honoured. It does not change the schema: call Migrate.
 func Open(ctx context.Context, dsn string) (*DB, error) {
+	pool, err := newPool(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{Now: time.Now, pool: pool, replica: pool, orgSeqs: make(map[uuid.UUID]int64)}
+	if err := db.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func newPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -65,12 +79,24 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", wrap(err))
 	}
-	db := &DB{Now: time.Now, pool: pool, orgSeqs: make(map[uuid.UUID]int64)}
-	if err := db.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, err
+	return pool, nil
+}
+
+// UseReplica sends the event and location lists — the read traffic of the
+// API — to a read replica at dsn. Everything else, key lookups included,
+// stays on the primary, so a revocation never waits for replication. A
+// replica lags: an event just ingested may appear on the next poll.
+func (db *DB) UseReplica(ctx context.Context, dsn string) error {
+	pool, err := newPool(ctx, dsn)
+	if err != nil {
+		return err
 	}
-	return db, nil
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return fmt.Errorf("postgres replica: %w: %w", gatehouse.ErrUnavailable, err)
+	}
+	db.replica = pool
+	return nil
 }
 
 // Ping reports whether the database answers.
@@ -81,8 +107,11 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool.
+// Close closes the pools.
 func (db *DB) Close() error {
+	if db.replica != db.pool {
+		db.replica.Close()
+	}
 	db.pool.Close()
 	return nil
 }

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/pgtest"
 	"github.com/gatehouse/gatehouse/internal/postgres"
+	"github.com/gatehouse/gatehouse/internal/proxytest"
 	"github.com/gatehouse/gatehouse/internal/storetest"
 )
 
@@ -76,5 +78,42 @@ func TestStatementTimeoutIsUnavailable(t *testing.T) {
 	err := db.SleepForTest(context.Background(), time.Second)
 	if !errors.Is(err, gatehouse.ErrUnavailable) {
 		t.Fatalf("a statement over statement_timeout: %v, want ErrUnavailable", err)
+	}
+}
+
+// TestReplicaServesOnlyTheLists cuts the replica: the lists fail with
+// ErrUnavailable while key lookups and writes, on the primary, go on.
+func TestReplicaServesOnlyTheLists(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	db := open(t, dsn)
+	ctx := context.Background()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(dsn)
+	proxy := proxytest.New(t, u.Host)
+	u.Host = proxy.Addr()
+	if err := db.UseReplica(ctx, u.String()); err != nil {
+		t.Fatal(err)
+	}
+	org, err := db.CreateOrganization(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ListEvents(ctx, org.ID, gatehouse.EventFilter{Limit: 10}); err != nil {
+		t.Fatalf("list through the replica: %v", err)
+	}
+	proxy.Cut()
+	if _, err := db.ListEvents(ctx, org.ID, gatehouse.EventFilter{Limit: 10}); !errors.Is(err, gatehouse.ErrUnavailable) {
+		t.Errorf("events with the replica gone: %v, want ErrUnavailable", err)
+	}
+	if _, _, err := db.ListLocations(ctx, org.ID, 10, nil); !errors.Is(err, gatehouse.ErrUnavailable) {
+		t.Errorf("locations with the replica gone: %v, want ErrUnavailable", err)
+	}
+	if _, err := db.FindAPIKeyByHash(ctx, gatehouse.KeyHash{}); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("key lookup with the replica gone: %v, want the primary's ErrNotFound", err)
+	}
+	if _, err := db.CreateLocation(ctx, org.ID, "HQ"); err != nil {
+		t.Errorf("write with the replica gone: %v", err)
 	}
 }

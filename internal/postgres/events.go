@@ -17,17 +17,33 @@ const eventColumns = `e.id, e.type, e.occurred_at, e.received_at, e.allowed, e.r
 	u.id, u.email, u.name,
 	c.id, c.scope, c.status, c.server_job_id, c.platform_user_id, c.issued_at`
 
+// qScanBudget is how many events, in keyset order, a search for q reads
+// before it turns to the trigram index: common terms fill their page
+// within it; rare ones are cheaper through the index, whose cost follows
+// the number of matches rather than of events.
+const qScanBudget = 5000
+
 // ListEvents returns a page of an organization's events matching f.
 func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (gatehouse.EventPage, error) {
-	page := gatehouse.EventPage{Events: []gatehouse.Event{}}
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
-		return page, nil
+		return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
 	}
 	if err != nil {
-		return page, err
+		return gatehouse.EventPage{}, err
 	}
-	query, args := eventQuery(org, f)
+	if f.Q != "" {
+		page, err := db.queryEvents(ctx, f, org, qScanBudget)
+		if err != nil || page.Next != nil {
+			return page, err // a full page: the scan found the first matches in order
+		}
+	}
+	return db.queryEvents(ctx, f, org, 0)
+}
+
+func (db *DB) queryEvents(ctx context.Context, f gatehouse.EventFilter, org int64, scanBudget int) (gatehouse.EventPage, error) {
+	page := gatehouse.EventPage{Events: []gatehouse.Event{}}
+	query, args := eventQuery(org, f, scanBudget)
 	rows, err := db.replica.Query(ctx, query, args...)
 	if err != nil {
 		return page, wrap(err)
@@ -49,13 +65,19 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 
 // eventQuery builds the page query: the organization first, then every
 // filter, then the keyset position, in the event order, one row more than
-// the page so the caller knows whether another follows.
-func eventQuery(org int64, f gatehouse.EventFilter) (string, []any) {
+// the page so the caller knows whether another follows. With a scan
+// budget, q is matched on the first budget events in order instead of
+// through the trigram index.
+func eventQuery(org int64, f gatehouse.EventFilter, scanBudget int) (string, []any) {
 	var b strings.Builder
-	b.WriteString(`SELECT ` + eventColumns + ` FROM events e
+	if scanBudget > 0 {
+		b.WriteString(`SELECT ` + eventColumns + ` FROM (SELECT * FROM events e WHERE e.org = $1`)
+	} else {
+		b.WriteString(`SELECT ` + eventColumns + ` FROM events e
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
 		WHERE e.org = $1`)
+	}
 	args := []any{org}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -96,8 +118,12 @@ func eventQuery(org int64, f gatehouse.EventFilter) (string, []any) {
 	if f.Scope != nil {
 		where("e.scope = " + arg(string(*f.Scope)))
 	}
+	like := ""
 	if f.Q != "" {
-		where(`e.search LIKE ` + arg("%"+escapeLike(strings.ToLower(f.Q))+"%") + ` ESCAPE '\'`)
+		like = `e.search LIKE ` + arg("%"+escapeLike(strings.ToLower(f.Q))+"%") + ` ESCAPE '\'`
+		if scanBudget == 0 {
+			where(like)
+		}
 	}
 	if f.From != nil {
 		where("e.occurred_at >= " + arg(*f.From))
@@ -107,6 +133,12 @@ func eventQuery(org int64, f gatehouse.EventFilter) (string, []any) {
 	}
 	if f.After != nil {
 		where("(e.occurred_at, e.id) < (" + arg(f.After.OccurredAt) + ", " + arg(f.After.ID) + ")")
+	}
+	if scanBudget > 0 {
+		b.WriteString(` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ` + arg(scanBudget) + `) e
+		LEFT JOIN users u ON u.id = e.requested_by
+		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
+		WHERE ` + like)
 	}
 	b.WriteString(" ORDER BY e.occurred_at DESC, e.id DESC LIMIT " + arg(f.Limit+1))
 	return b.String(), args

@@ -18,18 +18,69 @@ const eventColumns = `e.id, e.type, e.occurred_at, e.received_at, e.allowed, e.r
 	u.id, u.email, u.name,
 	c.id, c.scope, c.status, c.server_job_id, c.platform_user_id, c.issued_at`
 
+// qScanBudget is how many events, in keyset order, a search for q reads
+// before it turns to the trigram index. A term on at least one event in
+// qScanBudget/(limit+1) fills its page within the budget, and the scan
+// stops as soon as it does; rarer terms are cheaper through the index,
+// whose cost grows with the number of matches, not of events.
+const qScanBudget = 2000
+
 // ListEvents returns a page of an organization's events matching f.
 func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (gatehouse.EventPage, error) {
-	page := gatehouse.EventPage{Events: []gatehouse.Event{}}
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
-		return page, nil
+		return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
 	}
 	if err != nil {
-		return page, err
+		return gatehouse.EventPage{}, err
 	}
-	query, args := eventQuery(org, f)
-	rows, err := db.read.QueryContext(ctx, query, args...)
+	if f.Q == "" || utf8.RuneCountInString(f.Q) < 3 {
+		return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
+	}
+	// The budget's last candidate, found on an index alone.
+	var (
+		bound gatehouse.EventKey
+		at    int64
+	)
+	q := eventQuery(org, f, queryPlan{q: qIgnore, keysOnly: true, offset: qScanBudget - 1})
+	err = db.read.QueryRowContext(ctx, q.sql, q.args...).Scan(&at, &bound.ID)
+	if errors.Is(err, sql.ErrNoRows) { // fewer candidates than the budget: scan them all
+		return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
+	}
+	if err != nil {
+		return gatehouse.EventPage{}, wrap(err)
+	}
+	bound.OccurredAt = fromMillis(at)
+	page, err := db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan, notBefore: &bound}))
+	if err != nil || page.Next != nil {
+		return page, err // a full page: the scan found the first matches in order
+	}
+	return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qIndex}))
+}
+
+// queryPlan says how eventQuery matches q and what it returns.
+type queryPlan struct {
+	q         int                 // qIgnore, qScan or qIndex
+	keysOnly  bool                // select (occurred_at, id) only
+	offset    int                 // rows to skip
+	notBefore *gatehouse.EventKey // stop the scan at this position (inclusive)
+}
+
+// How q is matched.
+const (
+	qIgnore = iota // not at all
+	qScan          // row by row in keyset order, with the reference function
+	qIndex         // through the trigram index
+)
+
+type builtQuery struct {
+	sql  string
+	args []any
+}
+
+func (db *DB) queryEvents(ctx context.Context, f gatehouse.EventFilter, q builtQuery) (gatehouse.EventPage, error) {
+	page := gatehouse.EventPage{Events: []gatehouse.Event{}}
+	rows, err := db.read.QueryContext(ctx, q.sql, q.args...)
 	if err != nil {
 		return page, wrap(err)
 	}
@@ -55,17 +106,21 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 // eventQuery builds the page query: the organization first, then every
 // filter, then the keyset position, in the event order, one row more than
 // the page so the caller knows whether another page follows.
-func eventQuery(org int64, f gatehouse.EventFilter) (string, []any) {
+func eventQuery(org int64, f gatehouse.EventFilter, plan queryPlan) builtQuery {
 	var b strings.Builder
-	b.WriteString(`SELECT ` + eventColumns + ` FROM events e
-		LEFT JOIN users u ON u.id = e.requested_by
-		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
-		WHERE e.org = ?`)
 	args := []any{org}
 	where := func(cond string, a ...any) {
 		b.WriteString(" AND ")
 		b.WriteString(cond)
 		args = append(args, a...)
+	}
+	if plan.keysOnly {
+		b.WriteString(`SELECT e.occurred_at, e.id FROM events e WHERE e.org = ?`)
+	} else {
+		b.WriteString(`SELECT ` + eventColumns + ` FROM events e
+		LEFT JOIN users u ON u.id = e.requested_by
+		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
+		WHERE e.org = ?`)
 	}
 	if f.ID != nil {
 		where("e.id = ?", f.ID[:])
@@ -99,10 +154,10 @@ func eventQuery(org int64, f gatehouse.EventFilter) (string, []any) {
 		where("e.scope = ?", string(*f.Scope))
 	}
 	if f.Q != "" {
-		if utf8.RuneCountInString(f.Q) >= 3 {
+		switch plan.q {
+		case qIndex:
 			where("e.seq IN (SELECT rowid FROM events_search WHERE events_search MATCH ?)", ftsPhrase(f.Q))
-		} else {
-			// Trigrams need three characters; shorter terms scan.
+		case qScan:
 			where(`gatehouse_match(?, e.id, e.platform_user_id, e.access_point_name, e.location_name,
 				e.reason, e.server_job_id)`, f.Q)
 		}
@@ -116,9 +171,18 @@ func eventQuery(org int64, f gatehouse.EventFilter) (string, []any) {
 	if f.After != nil {
 		where("(e.occurred_at, e.id) < (?, ?)", millis(f.After.OccurredAt), f.After.ID[:])
 	}
-	b.WriteString(" ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?")
-	args = append(args, f.Limit+1)
-	return b.String(), args
+	if plan.notBefore != nil {
+		where("(e.occurred_at, e.id) >= (?, ?)", millis(plan.notBefore.OccurredAt), plan.notBefore.ID[:])
+	}
+	b.WriteString(" ORDER BY e.occurred_at DESC, e.id DESC")
+	if plan.keysOnly {
+		b.WriteString(" LIMIT 1 OFFSET ?")
+		args = append(args, plan.offset)
+	} else {
+		b.WriteString(" LIMIT ?")
+		args = append(args, f.Limit+1)
+	}
+	return builtQuery{b.String(), args}
 }
 
 func typeArgs(types []gatehouse.EventType) []any {

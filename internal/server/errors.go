@@ -44,7 +44,13 @@ var errorTable = []struct {
 	{gatehouse.ErrConflict, http.StatusConflict, "conflict", "the record conflicts with an existing one"},
 	{gatehouse.ErrUnavailable, http.StatusServiceUnavailable, "unavailable", "the service cannot reach its database; retry shortly"},
 	{context.DeadlineExceeded, http.StatusServiceUnavailable, "unavailable", "the request took too long; retry shortly"},
+	// The client went away mid-request; nobody reads this answer, and it is
+	// no server error. 499 is the status proxies log for it.
+	{context.Canceled, statusClientClosed, "client_closed_request", "the client closed the request"},
 }
+
+// statusClientClosed is nginx's status for a request the client abandoned.
+const statusClientClosed = 499
 
 // writeError answers with the JSON error for err. Errors that are not in
 // the table are bugs: the client gets a generic 500 and the log the detail.
@@ -67,7 +73,7 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			}
 		}
 	}
-	if status >= 500 {
+	if status >= 500 && status != statusClientClosed {
 		s.Logger.LogAttrs(r.Context(), slog.LevelError, "request failed",
 			slog.String("requestId", body.RequestID), slog.String("error", err.Error()))
 	}

@@ -8,3 +8,16 @@ func PanicOnPath(c *Config, path string) {
 		mux.HandleFunc("GET "+path, func(http.ResponseWriter, *http.Request) { panic("test panic") })
 	}
 }
+
+// WaitForCancelOnPath adds a route that answers only when its request is
+// cancelled, as a query is when the client disconnects.
+func WaitForCancelOnPath(c *Config, path string, reached chan<- struct{}) {
+	c.extraRoutes = func(mux *http.ServeMux) {
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			reached <- struct{}{}
+			<-r.Context().Done()
+			s := &server{Config: *c}
+			s.writeError(w, r, r.Context().Err())
+		})
+	}
+}

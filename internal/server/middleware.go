@@ -99,7 +99,7 @@ func (s *server) observe(next http.Handler) http.Handler {
 		ri := info(r.Context())
 		s.Metrics.observe(route, rec.status, elapsed)
 		level := slog.LevelInfo
-		if rec.status >= 500 {
+		if rec.status >= 500 && rec.status != statusClientClosed {
 			level = slog.LevelError
 		}
 		s.Logger.LogAttrs(r.Context(), level, "request",

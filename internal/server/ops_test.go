@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/server"
 )
@@ -58,5 +60,27 @@ func TestPanicIsAJSON500(t *testing.T) {
 	}
 	if r := e.get("/healthz", ""); r.status != 200 {
 		t.Error("the server stopped serving after a panic")
+	}
+}
+
+func TestClientDisconnectIsNoServerError(t *testing.T) {
+	reached := make(chan struct{}, 1)
+	e := newEnv(t, func(c *server.Config) { server.WaitForCancelOnPath(c, "/api/consumer/v1/slow", reached) })
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/api/consumer/v1/slow", nil)
+	done := make(chan error, 1)
+	go func() { _, err := e.client.Do(req); done <- err }()
+	<-reached
+	cancel()
+	<-done
+	deadline := time.Now().Add(2 * time.Second)
+	for !strings.Contains(e.logs.String(), `"status":499`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no 499 logged:\n%s", e.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if strings.Contains(e.logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a client disconnect was logged as an error:\n%s", e.logs.String())
 	}
 }

@@ -184,18 +184,8 @@ func (g *gh) serve(extra ...string) (string, func() error) {
 		done <- cli.Run(ctx, append([]string{"serve", "--db", g.db, "--addr", "127.0.0.1:0"}, extra...), g.getenv, strings.NewReader(""), io.Discard, pw)
 		pw.Close()
 	}()
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
-			}
-		}
-	}()
 	select {
-	case a := <-addr:
+	case a := <-listeningAddr(pr):
 		stop := func() error { cancel(); return <-done }
 		g.t.Cleanup(func() { cancel() })
 		return "http://" + a, stop
@@ -272,4 +262,20 @@ func TestFlagBeatsEnvironment(t *testing.T) {
 	if got := run("org", "list", "--db", "sqlite:"+flagDB); !strings.Contains(got, "InFlag") || strings.Contains(got, "InEnv") {
 		t.Errorf("--db database lists %q", got)
 	}
+}
+
+// listeningAddr reads a server's JSON log and sends the address of its
+// "listening" line.
+func listeningAddr(log io.Reader) <-chan string {
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(log)
+		for sc.Scan() {
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				addr <- line.Addr
+			}
+		}
+	}()
+	return addr
 }

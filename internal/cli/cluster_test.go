@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,18 +39,8 @@ func startServe(t *testing.T, args ...string) *instance {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
 	})
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
-			}
-		}
-	}()
 	select {
-	case a := <-addr:
+	case a := <-listeningAddr(stderr):
 		return &instance{base: "http://" + a, cmd: cmd}
 	case <-time.After(20 * time.Second):
 		t.Fatal("gatehouse serve did not start")

@@ -23,14 +23,7 @@ type demoOutput struct {
 func runDemo(ctx context.Context, e *env) error {
 	f := newFlags(e, "demo")
 	s := addServeFlags(f)
-	if _, err := f.parse(0); err != nil {
-		return err
-	}
-	limit, err := s.keyLimit()
-	if err != nil {
-		return err
-	}
-	store, err := openStore(ctx, *f.db)
+	store, limit, err := openServing(ctx, f, s)
 	if err != nil {
 		return err
 	}

@@ -50,18 +50,25 @@ var failedAuthLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.
 // drainTimeout bounds how long SIGTERM waits for in-flight requests.
 const drainTimeout = 30 * time.Second
 
+// openServing parses the flags of serve and demo, checks the rate flags
+// before anything starts, and opens the store.
+func openServing(ctx context.Context, f *flags, s serveSettings) (gatehouse.Store, ratelimit.Limit, error) {
+	if _, err := f.parse(0); err != nil {
+		return nil, ratelimit.Limit{}, err
+	}
+	limit, err := s.keyLimit()
+	if err != nil {
+		return nil, limit, err
+	}
+	store, err := openStore(ctx, *f.db)
+	return store, limit, err
+}
+
 func runServe(ctx context.Context, e *env) error {
 	f := newFlags(e, "serve")
 	s := addServeFlags(f)
 	replica := f.setting("db-replica", "GATEHOUSE_DB_REPLICA", "", "PostgreSQL read replica for the event and location lists")
-	if _, err := f.parse(0); err != nil {
-		return err
-	}
-	limit, err := s.keyLimit()
-	if err != nil {
-		return err
-	}
-	store, err := openStore(ctx, *f.db)
+	store, limit, err := openServing(ctx, f, s)
 	if err != nil {
 		return err
 	}

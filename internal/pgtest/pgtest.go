@@ -4,11 +4,12 @@
 package pgtest
 
 import (
+	"github.com/gatehouse/gatehouse/internal/servicetest"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -67,12 +68,5 @@ func DSN(t testing.TB) string {
 // URL returns the server's URL, or skips t (fails it in CI) when unset.
 func URL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(EnvVar)
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s must be set in CI", EnvVar)
-		}
-		t.Skipf("%s is not set", EnvVar)
-	}
-	return base
+	return servicetest.URL(t, EnvVar)
 }

@@ -11,11 +11,11 @@ import (
 	"net"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/orgcache"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -30,8 +30,7 @@ type DB struct {
 	pool    *pgxpool.Pool
 	replica *pgxpool.Pool // serves event and location lists; pool when there is none
 
-	orgMu   sync.RWMutex
-	orgSeqs map[uuid.UUID]int64 // organization id → seq; organizations are never deleted
+	orgs orgcache.Cache // organization id → seq
 }
 
 var _ gatehouse.Store = (*DB)(nil)
@@ -51,7 +50,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{Now: time.Now, pool: pool, replica: pool, orgSeqs: make(map[uuid.UUID]int64)}
+	db := &DB{Now: time.Now, pool: pool, replica: pool}
 	if err := db.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -177,12 +176,10 @@ func connectionLost(err error) bool {
 
 // orgSeq returns the integer key of an organization, or ErrNotFound.
 func (db *DB) orgSeq(ctx context.Context, q querier, id uuid.UUID) (int64, error) {
-	db.orgMu.RLock()
-	seq, ok := db.orgSeqs[id]
-	db.orgMu.RUnlock()
-	if ok {
+	if seq, ok := db.orgs.Get(id); ok {
 		return seq, nil
 	}
+	var seq int64
 	err := q.QueryRow(ctx, "SELECT seq FROM organizations WHERE id = $1", id).Scan(&seq)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
@@ -190,9 +187,7 @@ func (db *DB) orgSeq(ctx context.Context, q querier, id uuid.UUID) (int64, error
 	if err != nil {
 		return 0, wrap(err)
 	}
-	db.orgMu.Lock()
-	db.orgSeqs[id] = seq
-	db.orgMu.Unlock()
+	db.orgs.Put(id, seq)
 	return seq, nil
 }
 

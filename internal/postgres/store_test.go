@@ -67,14 +67,11 @@ func TestUnreachableDatabaseIsUnavailableQuickly(t *testing.T) {
 }
 
 func TestStatementTimeoutIsUnavailable(t *testing.T) {
-	db := open(t, pgtest.DSN(t)+"&statement_timeout=50")
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+	dsn := pgtest.DSN(t)
+	if err := open(t, dsn).Migrate(context.Background()); err != nil {
+		t.Fatal(err)
 	}
-	must(db.Migrate(context.Background()))
+	db := open(t, dsn+"&statement_timeout=50")
 	err := db.SleepForTest(context.Background(), time.Second)
 	if !errors.Is(err, gatehouse.ErrUnavailable) {
 		t.Fatalf("a statement over statement_timeout: %v, want ErrUnavailable", err)

@@ -5,8 +5,9 @@
 package redistest
 
 import (
+	"github.com/gatehouse/gatehouse/internal/servicetest"
+
 	"net/url"
-	"os"
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/proxytest"
@@ -18,14 +19,7 @@ const EnvVar = "GATEHOUSE_TEST_REDIS"
 // URL returns the server's URL, or skips t (fails it in CI) when unset.
 func URL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv(EnvVar)
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s must be set in CI", EnvVar)
-		}
-		t.Skipf("%s is not set", EnvVar)
-	}
-	return u
+	return servicetest.URL(t, EnvVar)
 }
 
 // NewProxy starts a proxy to the test Redis and returns it with a Redis

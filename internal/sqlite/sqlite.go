@@ -15,10 +15,10 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/orgcache"
 	"github.com/google/uuid"
 	sqlitedrv "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -33,8 +33,7 @@ type DB struct {
 	write *sql.DB // one connection: every transaction that writes
 	read  *sql.DB // several connections: queries
 
-	orgMu   sync.RWMutex
-	orgSeqs map[uuid.UUID]int64 // organization id → seq; organizations are never deleted
+	orgs orgcache.Cache // organization id → seq
 }
 
 var _ gatehouse.Store = (*DB)(nil)
@@ -45,7 +44,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
-	db := &DB{Now: time.Now, path: path, orgSeqs: make(map[uuid.UUID]int64)}
+	db := &DB{Now: time.Now, path: path}
 	var err error
 	if db.write, err = openPool(path, "immediate", 1); err != nil {
 		return nil, err
@@ -150,12 +149,10 @@ func wrap(err error) error {
 
 // orgSeq returns the integer key of an organization, or ErrNotFound.
 func (db *DB) orgSeq(ctx context.Context, q querier, id uuid.UUID) (int64, error) {
-	db.orgMu.RLock()
-	seq, ok := db.orgSeqs[id]
-	db.orgMu.RUnlock()
-	if ok {
+	if seq, ok := db.orgs.Get(id); ok {
 		return seq, nil
 	}
+	var seq int64
 	err := q.QueryRowContext(ctx, "SELECT seq FROM organizations WHERE id = ?", id[:]).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
@@ -163,9 +160,7 @@ func (db *DB) orgSeq(ctx context.Context, q querier, id uuid.UUID) (int64, error
 	if err != nil {
 		return 0, wrap(err)
 	}
-	db.orgMu.Lock()
-	db.orgSeqs[id] = seq
-	db.orgMu.Unlock()
+	db.orgs.Put(id, seq)
 	return seq, nil
 }
 

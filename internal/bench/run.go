@@ -115,11 +115,19 @@ func (d *driver) classes(ctx context.Context) ([]class, error) {
 			counts[*e.PlatformUserID]++
 		}
 	}
-	rare := ""
+	// A typical rare term is the median of the users seen once; the
+	// smallest is the worst case for trigram search (its digits are the
+	// log's most common trigrams) and is measured on its own.
+	var once []string
 	for u, n := range counts {
-		if n == 1 && (rare == "" || u < rare) {
-			rare = u
+		if n == 1 {
+			once = append(once, u)
 		}
+	}
+	slices.Sort(once)
+	rare, worst := "", ""
+	if len(once) > 0 {
+		rare, worst = once[len(once)/2], once[0]
 	}
 	e := s.Data[len(s.Data)/2]
 	d.ap = e.AccessPoint.ID
@@ -137,6 +145,7 @@ func (d *driver) classes(ctx context.Context) ([]class, error) {
 		{name: "three_filters", query: "locationId=" + e.Location.ID + "&allowed=denied&reason=OUTSIDE_SCHEDULE"},
 		{name: "page_50_allowed", query: "allowed=denied", deep: true},
 		{name: "q_rare", query: "q=" + url.QueryEscape(rare)},
+		{name: "q_rare_worst", query: "q=" + url.QueryEscape(worst)},
 		{name: "q_common", query: "q=door"},
 		{name: "q_location", query: "q=" + url.QueryEscape(strings.Fields(e.Location.Name)[0])},
 		{name: "q_event_id", query: "q=" + e.ID},

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -30,8 +31,8 @@ type DB struct {
 	Now func() time.Time
 
 	path  string
-	write *sql.DB // one connection: every transaction that writes
-	read  *sql.DB // several connections: queries
+	write *sql.DB   // one connection: every transaction that writes
+	read  *readPool // several connections: queries
 
 	orgs orgcache.Cache // organization id → seq
 }
@@ -49,10 +50,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if db.write, err = openPool(path, "immediate", 1); err != nil {
 		return nil, err
 	}
-	if db.read, err = openPool(path, "deferred", max(4, runtime.GOMAXPROCS(0))); err != nil {
+	read, err := openPool(path, "deferred", max(4, runtime.GOMAXPROCS(0)))
+	if err != nil {
 		db.write.Close()
 		return nil, err
 	}
+	db.read = &readPool{DB: read}
 	if err := db.Ping(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -81,6 +84,66 @@ func openPool(path, txlock string, conns int) (*sql.DB, error) {
 	pool.SetMaxIdleConns(conns)
 	pool.SetConnMaxIdleTime(0)
 	return pool, nil
+}
+
+// readPool is the read connections, with the statements they have
+// prepared. Queries come in a bounded number of shapes (one per
+// combination of filters, every value a placeholder), and parsing one
+// costs about a fifth of a first page, so each shape is prepared once per
+// connection and kept.
+type readPool struct {
+	*sql.DB
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+// maxStmts bounds the cache; shapes beyond it are parsed on each use.
+const maxStmts = 1000
+
+func (p *readPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := p.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return p.DB.QueryContext(ctx, query, args...)
+}
+
+func (p *readPool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := p.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return p.DB.QueryRowContext(ctx, query, args...)
+}
+
+// stmt returns the prepared statement for query, or nil when it cannot be
+// prepared now (the plain query then reports why) or the cache is full.
+func (p *readPool) stmt(ctx context.Context, query string) *sql.Stmt {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if st, ok := p.stmts[query]; ok {
+		return st
+	}
+	if len(p.stmts) >= maxStmts {
+		return nil
+	}
+	st, err := p.DB.PrepareContext(ctx, query)
+	if err != nil {
+		return nil
+	}
+	if p.stmts == nil {
+		p.stmts = make(map[string]*sql.Stmt)
+	}
+	p.stmts[query] = st
+	return st
+}
+
+func (p *readPool) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, st := range p.stmts {
+		st.Close()
+	}
+	p.stmts = nil
+	return p.DB.Close()
 }
 
 // Ping reports whether the database file answers a query.

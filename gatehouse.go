@@ -30,18 +30,48 @@ const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 
 // FormatTime writes t as TimeFormat in UTC.
 func FormatTime(t time.Time) string {
-	return t.UTC().Format(TimeFormat)
+	return string(AppendTime(make([]byte, 0, len("2006-01-02T15:04:05.000Z")), t))
 }
 
-// Time is an instant that marshals to JSON as TimeFormat.
+// AppendTime appends t as TimeFormat in UTC. Every event carries two or
+// three instants, so a page of events formats a hundred or more: this
+// writes the digits directly, several times faster than AppendFormat.
+func AppendTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, TimeFormat)
+	}
+	hour, min, sec := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = appendDigits(append(b, '-'), int(month), 2)
+	b = appendDigits(append(b, '-'), day, 2)
+	b = appendDigits(append(b, 'T'), hour, 2)
+	b = appendDigits(append(b, ':'), min, 2)
+	b = appendDigits(append(b, ':'), sec, 2)
+	b = appendDigits(append(b, '.'), t.Nanosecond()/int(time.Millisecond), 3)
+	return append(b, 'Z')
+}
+
+// appendDigits appends the n lowest decimal digits of v, zero-padded.
+func appendDigits(b []byte, v, n int) []byte {
+	start := len(b)
+	b = append(b, "0000"[:n]...)
+	for i := start + n - 1; i >= start; i-- {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return b
+}
+
+// Time is an instant that marshals to JSON as a TimeFormat string.
 type Time time.Time
 
-// MarshalJSON writes the instant as a quoted TimeFormat string.
-func (t Time) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(TimeFormat)+2)
-	b = append(b, '"')
-	b = time.Time(t).UTC().AppendFormat(b, TimeFormat)
-	return append(b, '"'), nil
+// MarshalText writes the instant as TimeFormat. (Text, not JSON: the JSON
+// encoder checks and compacts what a MarshalJSON returns, and quotes what a
+// MarshalText returns, which is cheaper.)
+func (t Time) MarshalText() ([]byte, error) {
+	return AppendTime(make([]byte, 0, len("2006-01-02T15:04:05.000Z")), time.Time(t)), nil
 }
 
 // TimePtr converts an optional instant for JSON output.

@@ -85,8 +85,9 @@ func (db *DB) queryEvents(ctx context.Context, f gatehouse.EventFilter, q builtQ
 		return page, wrap(err)
 	}
 	defer rows.Close()
+	row := newEventRow()
 	for rows.Next() {
-		ev, err := scanEvent(rows)
+		ev, err := row.scan(rows)
 		if err != nil {
 			return page, wrap(err)
 		}
@@ -225,46 +226,59 @@ func init() {
 		})
 }
 
-func scanEvent(rows *sql.Rows) (gatehouse.Event, error) {
-	var (
-		ev                                   gatehouse.Event
-		occurred, received                   int64
-		allowed, scope                       sql.NullString
-		reason, user, job                    sql.NullString
-		reqID                                uuid.NullUUID
-		reqEmail, reqName                    sql.NullString
-		cmdID                                uuid.NullUUID
-		cmdScope, cmdStatus, cmdJob, cmdUser sql.NullString
-		cmdIssued                            sql.NullInt64
-	)
-	err := rows.Scan(&ev.ID, &ev.Type, &occurred, &received, &allowed, &reason, &user, &job, &scope,
-		&ev.Location.ID, &ev.Location.Name, &ev.AccessPoint.ID, &ev.AccessPoint.Name,
-		&reqID, &reqEmail, &reqName,
-		&cmdID, &cmdScope, &cmdStatus, &cmdJob, &cmdUser, &cmdIssued)
-	if err != nil {
-		return ev, err
+// eventRow holds the scan destinations of one event row. One per query,
+// reused for every row: handing Scan fresh variables would move some
+// twenty of them to the heap per event.
+type eventRow struct {
+	ev                                   gatehouse.Event
+	occurred, received                   int64
+	allowed, scope                       sql.NullString
+	reason, user, job                    sql.NullString
+	reqID                                uuid.NullUUID
+	reqEmail, reqName                    sql.NullString
+	cmdID                                uuid.NullUUID
+	cmdScope, cmdStatus, cmdJob, cmdUser sql.NullString
+	cmdIssued                            sql.NullInt64
+	dest                                 []any
+}
+
+func newEventRow() *eventRow {
+	r := &eventRow{}
+	r.dest = []any{&r.ev.ID, &r.ev.Type, &r.occurred, &r.received, &r.allowed, &r.reason, &r.user, &r.job, &r.scope,
+		&r.ev.Location.ID, &r.ev.Location.Name, &r.ev.AccessPoint.ID, &r.ev.AccessPoint.Name,
+		&r.reqID, &r.reqEmail, &r.reqName,
+		&r.cmdID, &r.cmdScope, &r.cmdStatus, &r.cmdJob, &r.cmdUser, &r.cmdIssued}
+	return r
+}
+
+// scan reads the current row (eventColumns) as an event.
+func (r *eventRow) scan(rows *sql.Rows) (gatehouse.Event, error) {
+	r.ev = gatehouse.Event{}
+	if err := rows.Scan(r.dest...); err != nil {
+		return gatehouse.Event{}, err
 	}
-	ev.OccurredAt, ev.ReceivedAt = gatehouse.Time(fromMillis(occurred)), gatehouse.Time(fromMillis(received))
-	if allowed.Valid {
-		o := gatehouse.Outcome(allowed.String)
+	ev := r.ev
+	ev.OccurredAt, ev.ReceivedAt = gatehouse.Time(fromMillis(r.occurred)), gatehouse.Time(fromMillis(r.received))
+	if r.allowed.Valid {
+		o := gatehouse.Outcome(r.allowed.String)
 		ev.Allowed = &o
 	}
-	if scope.Valid {
-		s := gatehouse.CommandScope(scope.String)
+	if r.scope.Valid {
+		s := gatehouse.CommandScope(r.scope.String)
 		ev.Scope = &s
 	}
-	ev.Reason, ev.PlatformUserID, ev.ServerJobID = fromOptString(reason), fromOptString(user), fromOptString(job)
-	if reqID.Valid {
-		ev.RequestedBy = &gatehouse.Requester{ID: reqID.UUID, Email: reqEmail.String, Name: reqName.String}
+	ev.Reason, ev.PlatformUserID, ev.ServerJobID = fromOptString(r.reason), fromOptString(r.user), fromOptString(r.job)
+	if r.reqID.Valid {
+		ev.RequestedBy = &gatehouse.Requester{ID: r.reqID.UUID, Email: r.reqEmail.String, Name: r.reqName.String}
 	}
-	if cmdID.Valid {
+	if r.cmdID.Valid {
 		ev.Command = &gatehouse.CommandSummary{
-			ID:             cmdID.UUID,
-			Scope:          gatehouse.CommandScope(cmdScope.String),
-			Status:         gatehouse.CommandStatus(cmdStatus.String),
-			ServerJobID:    fromOptString(cmdJob),
-			PlatformUserID: fromOptString(cmdUser),
-			IssuedAt:       gatehouse.Time(fromMillis(cmdIssued.Int64)),
+			ID:             r.cmdID.UUID,
+			Scope:          gatehouse.CommandScope(r.cmdScope.String),
+			Status:         gatehouse.CommandStatus(r.cmdStatus.String),
+			ServerJobID:    fromOptString(r.cmdJob),
+			PlatformUserID: fromOptString(r.cmdUser),
+			IssuedAt:       gatehouse.Time(fromMillis(r.cmdIssued.Int64)),
 		}
 	}
 	return ev, nil

@@ -1,0 +1,1 @@
+INSERT INTO events_search (events_search, rank) VALUES ('automerge', 8);

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/apitest"
 	"github.com/gatehouse/gatehouse/internal/auth"
 	"github.com/gatehouse/gatehouse/internal/pgtest"
 	"github.com/gatehouse/gatehouse/internal/postgres"
@@ -105,7 +106,10 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	h := server.New(cfg)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{t: t, handler: h, store: db, clock: c, logs: logs, url: srv.URL, client: srv.Client()}
+	// Every exchange of the suite is checked against the OpenAPI document.
+	client := srv.Client()
+	client.Transport = apitest.Document(t).Transport(t, client.Transport)
+	return &env{t: t, handler: h, store: db, clock: c, logs: logs, url: srv.URL, client: client}
 }
 
 // openStore opens a fresh store on the backend named by

@@ -2,9 +2,14 @@ package server_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/apitest"
 )
 
 // TestOpenAPIDescribesEveryRoute checks the served document against the
@@ -39,5 +44,68 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		if r := e.do(method, path, "", nil); r.status == 404 || r.status == 405 {
 			t.Errorf("%s is documented but answers %d", op, r.status)
 		}
+	}
+}
+
+// TestOpenAPICheckCatchesDrift shows that the check every exchange of this
+// suite goes through fails on what the document does not describe: each
+// case changes one real, valid exchange the way a code change would.
+func TestOpenAPICheckCatchesDrift(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	e.ingest(o, gatehouse.NewEvent{Type: gatehouse.EventAccessGranted, OccurredAt: e.clock.Now().Add(-time.Minute),
+		Allowed: ptr(gatehouse.Granted), AccessPointID: o.accessPoints[0].ID, PlatformUserID: ptr("111")})
+	path := "/api/consumer/v1/events?limit=10"
+	r := e.get(path, o.readKey) // checked on the way, and valid
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	req, _ := http.NewRequest("GET", e.url+path, nil)
+	req.Header.Set("Authorization", "Bearer "+o.readKey)
+	check := apitest.Document(t)
+	if err := check.Check(req, nil, r.status, r.header, r.body); err != nil {
+		t.Fatalf("the unchanged exchange fails: %v", err)
+	}
+	withHeader := func(name, value string) http.Header {
+		h := r.header.Clone()
+		h.Set(name, value)
+		return h
+	}
+	without := func(name string) http.Header {
+		h := r.header.Clone()
+		h.Del(name)
+		return h
+	}
+	replace := func(old, new string) []byte {
+		if !strings.Contains(string(r.body), old) {
+			t.Fatalf("the body has no %s", old)
+		}
+		return []byte(strings.Replace(string(r.body), old, new, 1))
+	}
+	for _, tc := range []struct {
+		name   string
+		status int
+		header http.Header
+		body   []byte
+	}{
+		{"a field added to an event", 200, r.header, replace(`"type":`, `"color":"red","type":`)},
+		{"a field added to the envelope", 200, r.header, replace(`"nextCursor":`, `"total":1,"nextCursor":`)},
+		{"a field added to meta", 200, r.header, replace(`"limit":`, `"offset":0,"limit":`)},
+		{"a field removed", 200, r.header, replace(`"receivedAt":`, `"receivedAtX":`)},
+		{"a value outside its enum", 200, r.header, replace(`"ACCESS_GRANTED"`, `"ACCESS_MAYBE"`)},
+		{"a timestamp that is not one", 200, r.header, replace(`"occurredAt":"`, `"occurredAt":"yesterday `)},
+		{"an undocumented status", 418, r.header, r.body},
+		{"an undocumented header", 200, withHeader("X-Powered-By", "Go"), r.body},
+		{"a required header missing", 200, without("X-Request-Id"), r.body},
+	} {
+		if err := check.Check(req, nil, tc.status, tc.header, tc.body); err == nil {
+			t.Errorf("%s: the check passed", tc.name)
+		}
+	}
+	// A request the document rejects, which the server must not accept.
+	bad, _ := http.NewRequest("GET", e.url+"/api/consumer/v1/events?limit=5000", nil)
+	bad.Header.Set("Authorization", "Bearer "+o.readKey)
+	if err := check.Check(bad, nil, 200, r.header, r.body); err == nil {
+		t.Error("a 200 to limit=5000 passed the check")
 	}
 }

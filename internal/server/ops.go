@@ -4,11 +4,16 @@ import (
 	"context"
 	_ "embed"
 	"net/http"
+	"slices"
 	"time"
 )
 
 //go:embed openapi.json
 var openapiJSON []byte
+
+// OpenAPI returns the OpenAPI 3.1 document of the API, the one served at
+// /api/consumer/v1/openapi.json. Tests check every exchange against it.
+func OpenAPI() []byte { return slices.Clone(openapiJSON) }
 
 // serveOpenAPI serves the embedded OpenAPI 3.1 document, without auth.
 func serveOpenAPI() http.Handler {

@@ -1,0 +1,194 @@
+// Package apitest checks HTTP exchanges against the OpenAPI document, so
+// that the document cannot drift from the code: a response with a field,
+// status or header the document does not describe fails the test that saw
+// it, and so does a request the server accepted that the document says is
+// invalid.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/server"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+)
+
+// Checker validates exchanges against one OpenAPI document.
+type Checker struct {
+	doc    *openapi3.T
+	router routers.Router
+}
+
+var (
+	once    sync.Once
+	shared  *Checker
+	loadErr error
+)
+
+// Document returns a Checker for the document the server serves. It is
+// loaded and validated once per test binary.
+func Document(tb testing.TB) *Checker {
+	tb.Helper()
+	once.Do(func() { shared, loadErr = Load(server.OpenAPI()) })
+	if loadErr != nil {
+		tb.Fatal(loadErr)
+	}
+	return shared
+}
+
+// Load parses and validates a document.
+func Load(data []byte) (*Checker, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: load: %w", err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		return nil, fmt.Errorf("openapi: invalid document: %w", err)
+	}
+	// Route by path alone, whatever host and port the test server has.
+	doc.Servers = openapi3.Servers{{URL: "/"}}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: router: %w", err)
+	}
+	return &Checker{doc: doc, router: router}, nil
+}
+
+// Transport returns an http.RoundTripper that sends through base (nil:
+// http.DefaultTransport) and reports, through tb, every exchange the
+// document does not describe.
+func (c *Checker) Transport(tb testing.TB, base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		var reqBody []byte
+		if req.Body != nil {
+			var err error
+			if reqBody, err = io.ReadAll(req.Body); err != nil {
+				return nil, err
+			}
+			req.Body.Close()
+			req.Body = io.NopCloser(bytes.NewReader(reqBody))
+		}
+		res, err := base.RoundTrip(req)
+		if err != nil {
+			return nil, err
+		}
+		body, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		if err != nil {
+			return res, nil // the caller sees the short body
+		}
+		if err := c.Check(req, reqBody, res.StatusCode, res.Header, body); err != nil {
+			tb.Errorf("%s %s → %d does not match the OpenAPI document:\n%v\nresponse body: %.2000s",
+				req.Method, req.URL.RequestURI(), res.StatusCode, err, body)
+		}
+		return res, nil
+	})
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// transportHeaders are set by HTTP itself, not by the API.
+var transportHeaders = []string{"Connection", "Content-Length", "Date", "Transfer-Encoding"}
+
+// ErrNoRoute means the document has no operation for the request; the
+// exchange is not checked (a 404 or 405 for a path or method the API does
+// not have).
+var ErrNoRoute = errors.New("no operation in the document")
+
+// Check validates one exchange: the response always (status, headers and
+// body), the request when the server accepted it (2xx).
+func (c *Checker) Check(req *http.Request, reqBody []byte, status int, header http.Header, body []byte) error {
+	r := req.Clone(context.Background())
+	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	// The document's rule, in prose: an empty parameter value counts as absent.
+	q := r.URL.Query()
+	for name, values := range q {
+		if !slices.ContainsFunc(values, func(v string) bool { return v != "" }) {
+			q.Del(name)
+		}
+	}
+	r.URL.RawQuery = q.Encode()
+	route, params, err := c.router.FindRoute(r)
+	if err != nil {
+		if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
+			return nil
+		}
+		return fmt.Errorf("%w (answered %d)", ErrNoRoute, status)
+	}
+	opts := &openapi3filter.Options{
+		IncludeResponseStatus: true,
+		MultiError:            true,
+		AuthenticationFunc: func(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+			scheme, token, _ := strings.Cut(in.RequestValidationInput.Request.Header.Get("Authorization"), " ")
+			if !strings.EqualFold(scheme, "Bearer") || token == "" {
+				return errors.New("no bearer token")
+			}
+			return nil
+		},
+	}
+	reqInput := &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route, Options: opts}
+	var errs []error
+	if status >= 200 && status < 300 {
+		if err := openapi3filter.ValidateRequest(context.Background(), reqInput); err != nil {
+			errs = append(errs, fmt.Errorf("the server accepted a request the document rejects: %w", err))
+		}
+	}
+	resInput := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: reqInput, Status: status, Header: header, Options: opts,
+	}
+	resInput.SetBodyBytes(body)
+	if err := openapi3filter.ValidateResponse(context.Background(), resInput); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, c.checkHeaders(route.Operation, status, header)...)
+	return errors.Join(errs...)
+}
+
+// checkHeaders reports response headers the document does not declare for
+// this status (kin-openapi checks the declared ones, not the others).
+func (c *Checker) checkHeaders(op *openapi3.Operation, status int, header http.Header) []error {
+	res := op.Responses.Status(status)
+	if res == nil {
+		res = op.Responses.Default()
+	}
+	if res == nil || res.Value == nil {
+		return nil // reported by ValidateResponse
+	}
+	var errs []error
+	for name := range header {
+		if slices.Contains(transportHeaders, name) || name == "Content-Type" {
+			continue
+		}
+		if !declared(res.Value.Headers, name) {
+			errs = append(errs, fmt.Errorf("header %s is not declared for status %d", name, status))
+		}
+	}
+	return errs
+}
+
+func declared(headers openapi3.Headers, name string) bool {
+	for n := range headers {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
+}

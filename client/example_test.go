@@ -1,0 +1,31 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/gatehouse/gatehouse/client"
+)
+
+// Walk every denied attempt of the last week, page by page.
+func ExampleClient_Events() {
+	c, err := client.New("http://localhost:8080", os.Getenv("GATEHOUSE_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	q := client.EventQuery{Allowed: "denied", From: time.Now().AddDate(0, 0, -7), Limit: 500}
+	for ev, err := range c.Events(context.Background(), q) {
+		if err != nil {
+			var apiErr *client.Error
+			if errors.As(err, &apiErr) {
+				log.Fatalf("%s (%s): %v", apiErr.Code, apiErr.RequestID, apiErr.Issues)
+			}
+			log.Fatal(err)
+		}
+		fmt.Println(ev.OccurredAt.Format(time.RFC3339), ev.AccessPoint.Name, *ev.Reason)
+	}
+}

@@ -101,6 +101,47 @@ func (c *Checker) Transport(tb testing.TB, base http.RoundTripper) http.RoundTri
 	})
 }
 
+// Handler wraps h so that every exchange it serves is checked, whoever
+// the client is (a program in another language, say).
+func (c *Checker) Handler(tb testing.TB, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			tb.Errorf("reading the request: %v", err)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(rec, r)
+		if err := c.Check(r, body, rec.status, w.Header(), rec.body.Bytes()); err != nil {
+			tb.Errorf("%s %s → %d does not match the OpenAPI document:\n%v\nresponse body: %.2000s",
+				r.Method, r.URL.RequestURI(), rec.status, err, rec.body.Bytes())
+		}
+	})
+}
+
+// recorder passes a response through and keeps a copy.
+type recorder struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+	body        bytes.Buffer
+}
+
+func (r *recorder) WriteHeader(status int) {
+	if !r.wroteHeader {
+		r.status, r.wroteHeader = status, true
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wroteHeader = true
+	r.body.Write(b)
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

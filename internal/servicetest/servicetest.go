@@ -21,3 +21,13 @@ func URL(t testing.TB, envVar string) string {
 	}
 	return u
 }
+
+// Missing skips t because something it needs is absent — or fails it when
+// CI=true, where .ci/run installs everything.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf(format+" (CI installs it)", args...)
+	}
+	t.Skipf(format, args...)
+}

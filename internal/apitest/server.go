@@ -1,0 +1,116 @@
+package apitest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/auth"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/server"
+	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Clock is a settable time shared by a test API's store, limiter and server.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// API is a real Gatehouse server on a fresh SQLite file, listening on
+// loopback, with one organization, one location, one access point and a
+// key with every scope. It is for tests of clients.
+type API struct {
+	URL           string
+	Key           string // every scope
+	OrgID         uuid.UUID
+	AccessPointID uuid.UUID
+	Store         *sqlite.DB
+	Clock         *Clock
+	// Client sends to the API. The server checks every exchange against
+	// the OpenAPI document, whoever the client is, and fails the test on
+	// any mismatch.
+	Client *http.Client
+	// Requests counts the requests the server received.
+	Requests atomic.Int64
+}
+
+// Start starts an API whose keys are limited by keyLimit.
+func Start(t testing.TB, keyLimit ratelimit.Limit) *API {
+	t.Helper()
+	ctx := context.Background()
+	a := &API{Clock: &Clock{now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}}
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.Now, a.Store = a.Clock.Now, db
+	must(t, db.Migrate(ctx))
+	org, err := db.CreateOrganization(ctx, "Acme")
+	must(t, err)
+	loc, err := db.CreateLocation(ctx, org.ID, "HQ")
+	must(t, err)
+	ap, err := db.CreateAccessPoint(ctx, org.ID, loc.ID, "Front door")
+	must(t, err)
+	a.OrgID, a.AccessPointID = org.ID, ap.ID
+	a.Key = a.NewKey(t, gatehouse.Scopes...)
+	secret, err := db.Secret(ctx)
+	must(t, err)
+	h := server.New(server.Config{
+		Store: db, Auth: auth.New(db, a.Clock.Now), Limiter: ratelimit.NewLocal(a.Clock.Now),
+		KeyLimit:        keyLimit,
+		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
+		Cursors:         gatehouse.NewCursors(secret),
+		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics:         server.NewMetrics(prometheus.NewRegistry()),
+		Now:             a.Clock.Now,
+	})
+	checked := Document(t).Handler(t, h)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.Requests.Add(1)
+		checked.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	a.URL, a.Client = srv.URL, srv.Client()
+	return a
+}
+
+// NewKey stores a key of the organization with scopes and returns it raw.
+func (a *API) NewKey(t testing.TB, scopes ...gatehouse.Scope) string {
+	t.Helper()
+	raw, prefix, hash := gatehouse.GenerateKey()
+	must(t, a.Store.CreateAPIKey(context.Background(), gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: a.OrgID,
+		Name: "test", Prefix: prefix, Hash: hash, Scopes: scopes, CreatedAt: a.Clock.Now()}))
+	return raw
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -47,6 +47,12 @@ func Document(tb testing.TB) *Checker {
 	return shared
 }
 
+func init() {
+	// The reference page and its script are text, as far as checks go.
+	openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("text/javascript", openapi3filter.PlainBodyDecoder)
+}
+
 // Load parses and validates a document.
 func Load(data []byte) (*Checker, error) {
 	loader := openapi3.NewLoader()

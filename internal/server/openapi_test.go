@@ -34,7 +34,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	slices.Sort(documented)
 	served := []string{
 		"GET /api/consumer/v1/events", "GET /api/consumer/v1/locations", "GET /api/consumer/v1/openapi.json",
-		"GET /healthz", "GET /metrics", "GET /readyz", "POST /api/consumer/v1/events",
+		"GET /docs", "GET /docs/assets/redoc.standalone.js", "GET /healthz", "GET /metrics", "GET /readyz", "POST /api/consumer/v1/events",
 	}
 	if !slices.Equal(documented, served) {
 		t.Errorf("documented %v, served %v", documented, served)
@@ -107,5 +107,27 @@ func TestOpenAPICheckCatchesDrift(t *testing.T) {
 	bad.Header.Set("Authorization", "Bearer "+o.readKey)
 	if err := check.Check(bad, nil, 200, r.header, r.body); err == nil {
 		t.Error("a 200 to limit=5000 passed the check")
+	}
+}
+
+// TestReferencePage serves the reference renderer from the binary, and
+// the page points it at the served document.
+func TestReferencePage(t *testing.T) {
+	e := newEnv(t)
+	page := e.get("/docs", "")
+	if page.status != 200 || !strings.HasPrefix(page.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("/docs: %d %s", page.status, page.header.Get("Content-Type"))
+	}
+	for _, want := range []string{`spec-url="/api/consumer/v1/openapi.json"`, `src="/docs/assets/redoc.standalone.js"`} {
+		if !strings.Contains(string(page.body), want) {
+			t.Errorf("/docs lacks %s", want)
+		}
+	}
+	if csp := page.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+		t.Errorf("Content-Security-Policy %q", csp)
+	}
+	script := e.get("/docs/assets/redoc.standalone.js", "")
+	if script.status != 200 || len(script.body) < 500_000 || !strings.Contains(string(script.body[:200]), "license") {
+		t.Errorf("renderer: %d, %d bytes", script.status, len(script.body))
 	}
 }

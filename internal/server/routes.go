@@ -12,6 +12,8 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /readyz", s.readyz())
 	mux.Handle("GET /metrics", s.Metrics.handler())
 	mux.Handle("GET /api/consumer/v1/openapi.json", serveOpenAPI())
+	mux.Handle("GET /docs", serveReferencePage())
+	mux.Handle("GET /docs/assets/redoc.standalone.js", serveReferenceScript())
 
 	mux.Handle("GET /api/consumer/v1/events", s.requireScope(gatehouse.ScopeEventsRead, s.listEvents()))
 	mux.Handle("POST /api/consumer/v1/events", s.requireScope(gatehouse.ScopeEventsWrite, s.ingestEvents()))

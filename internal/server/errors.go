@@ -52,6 +52,9 @@ var errorTable = []struct {
 // statusClientClosed is nginx's status for a request the client abandoned.
 const statusClientClosed = 499
 
+// unavailableRetrySeconds is the Retry-After of a 503.
+const unavailableRetrySeconds = "2"
+
 // writeError answers with the JSON error for err. Errors that are not in
 // the table are bugs: the client gets a generic 500 and the log the detail.
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -72,6 +75,11 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 				break
 			}
 		}
+	}
+	if status == http.StatusServiceUnavailable {
+		// Outages of the database last seconds; clients that honour this
+		// come back without hammering it.
+		w.Header().Set("Retry-After", unavailableRetrySeconds)
 	}
 	if status >= 500 && status != statusClientClosed {
 		s.Logger.LogAttrs(r.Context(), slog.LevelError, "request failed",

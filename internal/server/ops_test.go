@@ -44,8 +44,8 @@ func TestOperationsEndpoints(t *testing.T) {
 	if r := e.get("/readyz", ""); r.status != http.StatusServiceUnavailable || r.apiError(t).Code != "unavailable" {
 		t.Errorf("readyz on a closed store: %d %s", r.status, r.body)
 	}
-	if r := e.get("/api/consumer/v1/events", o.readKey); r.status != http.StatusServiceUnavailable {
-		t.Errorf("events on a closed store: %d %s", r.status, r.body)
+	if r := e.get("/api/consumer/v1/events", o.readKey); r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") != "2" {
+		t.Errorf("events on a closed store: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
 	}
 }
 

@@ -1,0 +1,108 @@
+// Package examples holds the runnable examples of the guide; this test
+// runs them against a live server.
+package examples_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/apitest"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/servicetest"
+)
+
+// TestPollPy runs poll.py twice against a live server: the first poll
+// prints every matching event, the second only those that arrived since,
+// including late ones that occurred before the newest event of the first.
+func TestPollPy(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		servicetest.Missing(t, "python3 is not installed")
+	}
+	a := apitest.Start(t, ratelimit.Limit{Rate: gatehouse.Rate{Count: 1000, Per: time.Second}, Burst: 1000})
+	key := a.NewKey(t, gatehouse.ScopeEventsRead)
+	state := filepath.Join(t.TempDir(), "state.json")
+	now := a.Clock.Now()
+	ingest := func(denied bool, at ...time.Time) (ids []string) {
+		var events []gatehouse.NewEvent
+		for i, t := range at {
+			ev := gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessGranted, Allowed: ptr(gatehouse.Granted),
+				OccurredAt: t, AccessPointID: a.AccessPointID, PlatformUserID: ptr(fmt.Sprint(100 + i))}
+			if denied {
+				ev.Type, ev.Allowed, ev.Reason = gatehouse.EventAccessDenied, ptr(gatehouse.Denied), ptr("OUTSIDE_SCHEDULE")
+			}
+			events = append(events, ev)
+			ids = append(ids, ev.ID.String())
+		}
+		if _, err := a.Store.IngestEvents(context.Background(), a.OrgID, events); err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	poll := func() map[string]bool {
+		t.Helper()
+		cmd := exec.Command(python, "poll.py", "--url", a.URL, "--state", state, "--once",
+			"--overlap", "600", "--filter", "allowed=denied")
+		cmd.Env = append(os.Environ(), "GATEHOUSE_KEY="+key)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("poll.py: %v\n%s", err, stderr.String())
+		}
+		got := map[string]bool{}
+		for sc := bufio.NewScanner(&stdout); sc.Scan(); {
+			var ev struct{ ID, Allowed string }
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil || ev.Allowed != "denied" {
+				t.Fatalf("poll.py printed %s (%v)", sc.Text(), err)
+			}
+			if got[ev.ID] {
+				t.Fatalf("poll.py printed %s twice", ev.ID)
+			}
+			got[ev.ID] = true
+		}
+		return got
+	}
+	same := func(got map[string]bool, want []string) bool {
+		if len(got) != len(want) {
+			return false
+		}
+		for _, id := range want {
+			if !got[id] {
+				return false
+			}
+		}
+		return true
+	}
+
+	// 600 denied events over the last 50 minutes, two per instant, so the
+	// walk crosses pages; granted ones around them.
+	var times []time.Time
+	for i := range 600 {
+		times = append(times, now.Add(-time.Duration(i/2)*10*time.Second))
+	}
+	first := ingest(true, times...)
+	ingest(false, times[:100]...)
+	if got := poll(); !same(got, first) {
+		t.Fatalf("first poll: %d events, want the %d denied", len(got), len(first))
+	}
+	// New events, and two that arrive late: they occurred three minutes
+	// before the newest event of the first poll.
+	later := ingest(true, now.Add(time.Second), now.Add(2*time.Second), now.Add(-3*time.Minute), now.Add(-3*time.Minute))
+	if got := poll(); !same(got, later) {
+		t.Fatalf("second poll: %v, want exactly %v", got, later)
+	}
+	if got := poll(); len(got) != 0 {
+		t.Fatalf("third poll, nothing new: %v", got)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -13,7 +13,9 @@ type recordingTB struct {
 	errs []string
 }
 
-func (r *recordingTB) Errorf(format string, args ...any) { r.errs = append(r.errs, fmt.Sprintf(format, args...)) }
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
 
 // Both ways of checking, server side and client side, report a response
 // the document does not describe, and pass one it does.

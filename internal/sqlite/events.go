@@ -25,6 +25,12 @@ const eventColumns = `e.id, e.type, e.occurred_at, e.received_at, e.allowed, e.r
 // whose cost grows with the number of matches, not of events.
 const qScanBudget = 2000
 
+// qScanMax bounds the second, longer scan for terms that matched in the
+// first budget but too rarely to fill the page: such terms (a frequent
+// platform user id, say) are made of the log's commonest trigrams, whose
+// posting lists cost more to walk than reading on in keyset order.
+const qScanMax = 50_000
+
 // ListEvents returns a page of an organization's events matching f.
 func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (gatehouse.EventPage, error) {
 	org, err := db.orgSeq(ctx, db.read, orgID)
@@ -37,25 +43,42 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 	if f.Q == "" || utf8.RuneCountInString(f.Q) < 3 {
 		return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
 	}
+	page, complete, err := db.scanForQ(ctx, org, f, qScanBudget)
+	if err != nil || complete || page.Next != nil {
+		return page, err // every candidate scanned, or a full page: the first matches in order
+	}
+	// n matches in qScanBudget events: at that density the page fills
+	// within about budget events more; read on if that is cheap enough.
+	if n := len(page.Events); n > 0 {
+		if budget := 2 * qScanBudget * (f.Limit + 1) / n; budget <= qScanMax {
+			if page, complete, err = db.scanForQ(ctx, org, f, budget); err != nil || complete || page.Next != nil {
+				return page, err
+			}
+		}
+	}
+	return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qIndex}))
+}
+
+// scanForQ matches q on the first budget candidates in keyset order.
+// complete says the candidates were fewer, so the page is the answer.
+func (db *DB) scanForQ(ctx context.Context, org int64, f gatehouse.EventFilter, budget int) (page gatehouse.EventPage, complete bool, err error) {
 	// The budget's last candidate, found on an index alone.
 	var (
 		bound gatehouse.EventKey
 		at    int64
 	)
-	q := eventQuery(org, f, queryPlan{q: qIgnore, keysOnly: true, offset: qScanBudget - 1})
+	q := eventQuery(org, f, queryPlan{q: qIgnore, keysOnly: true, offset: budget - 1})
 	err = db.read.QueryRowContext(ctx, q.sql, q.args...).Scan(&at, &bound.ID)
 	if errors.Is(err, sql.ErrNoRows) { // fewer candidates than the budget: scan them all
-		return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
+		page, err = db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
+		return page, true, err
 	}
 	if err != nil {
-		return gatehouse.EventPage{}, wrap(err)
+		return gatehouse.EventPage{}, false, wrap(err)
 	}
 	bound.OccurredAt = fromMillis(at)
-	page, err := db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan, notBefore: &bound}))
-	if err != nil || page.Next != nil {
-		return page, err // a full page: the scan found the first matches in order
-	}
-	return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qIndex}))
+	page, err = db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan, notBefore: &bound}))
+	return page, false, err
 }
 
 // queryPlan says how eventQuery matches q and what it returns.

@@ -102,3 +102,13 @@ func FindEvents(ctx context.Context, s Store, orgID uuid.UUID, f EventFilter) (E
 	}
 	return s.ListEvents(ctx, orgID, f)
 }
+
+// SearchBudgets are the thresholds at which a store's search for q changes
+// strategy. A store first matches q on the First candidates in keyset
+// order (common terms fill their page there); when that finds matches but
+// too few, it reads on for up to Max candidates; otherwise it uses its
+// trigram index. Stores set production values; tests lower them so that
+// small datasets take every path.
+type SearchBudgets struct {
+	First, Max int
+}

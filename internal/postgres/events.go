@@ -36,6 +36,10 @@ const qScanMax = 100_000
 // 10 M-event benchmark).
 const qIndexWorkMem = "64MB"
 
+// SetSearchBudgets changes when a search for q turns from scanning to the
+// trigram index; see gatehouse.SearchBudgets. Call it before serving.
+func (db *DB) SetSearchBudgets(b gatehouse.SearchBudgets) { db.search = b }
+
 // ListEvents returns a page of an organization's events matching f.
 func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (gatehouse.EventPage, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
@@ -48,14 +52,14 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 	if f.Q == "" {
 		return db.queryEvents(ctx, db.replica, f, org, 0)
 	}
-	page, err := db.queryEvents(ctx, db.replica, f, org, qScanBudget)
+	page, err := db.queryEvents(ctx, db.replica, f, org, db.search.First)
 	if err != nil || page.Next != nil {
 		return page, err // a full page: the scan found the first matches in order
 	}
-	// n matches in qScanBudget events: at that density the page fills
+	// n matches in the first budget: at that density the page fills
 	// within about budget events more; read on if that is cheap enough.
 	if n := len(page.Events); n > 0 {
-		if budget := 2 * qScanBudget * (f.Limit + 1) / n; budget <= qScanMax {
+		if budget := 2 * db.search.First * (f.Limit + 1) / n; budget <= db.search.Max {
 			if page, err = db.queryEvents(ctx, db.replica, f, org, budget); err != nil || page.Next != nil {
 				return page, err
 			}

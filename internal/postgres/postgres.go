@@ -30,7 +30,8 @@ type DB struct {
 	pool    *pgxpool.Pool
 	replica *pgxpool.Pool // serves event and location lists; pool when there is none
 
-	orgs orgcache.Cache // organization id → seq
+	orgs   orgcache.Cache // organization id → seq
+	search gatehouse.SearchBudgets
 }
 
 var _ gatehouse.Store = (*DB)(nil)
@@ -50,7 +51,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{Now: time.Now, pool: pool, replica: pool}
+	db := &DB{Now: time.Now, pool: pool, replica: pool, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax}}
 	if err := db.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err

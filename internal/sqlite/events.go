@@ -43,14 +43,14 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 	if f.Q == "" || utf8.RuneCountInString(f.Q) < 3 {
 		return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
 	}
-	page, complete, err := db.scanForQ(ctx, org, f, qScanBudget)
+	page, complete, err := db.scanForQ(ctx, org, f, db.search.First)
 	if err != nil || complete || page.Next != nil {
 		return page, err // every candidate scanned, or a full page: the first matches in order
 	}
-	// n matches in qScanBudget events: at that density the page fills
+	// n matches in the first budget: at that density the page fills
 	// within about budget events more; read on if that is cheap enough.
 	if n := len(page.Events); n > 0 {
-		if budget := 2 * qScanBudget * (f.Limit + 1) / n; budget <= qScanMax {
+		if budget := 2 * db.search.First * (f.Limit + 1) / n; budget <= db.search.Max {
 			if page, complete, err = db.scanForQ(ctx, org, f, budget); err != nil || complete || page.Next != nil {
 				return page, err
 			}

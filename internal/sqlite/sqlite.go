@@ -34,7 +34,8 @@ type DB struct {
 	write *sql.DB   // one connection: every transaction that writes
 	read  *readPool // several connections: queries
 
-	orgs orgcache.Cache // organization id → seq
+	orgs   orgcache.Cache // organization id → seq
+	search gatehouse.SearchBudgets
 }
 
 var _ gatehouse.Store = (*DB)(nil)
@@ -45,7 +46,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
-	db := &DB{Now: time.Now, path: path}
+	db := &DB{Now: time.Now, path: path, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax}}
 	var err error
 	if db.write, err = openPool(path, "immediate", 1); err != nil {
 		return nil, err
@@ -145,6 +146,10 @@ func (p *readPool) Close() error {
 	p.stmts = nil
 	return p.DB.Close()
 }
+
+// SetSearchBudgets changes when a search for q turns from scanning to the
+// trigram index; see gatehouse.SearchBudgets. Call it before serving.
+func (db *DB) SetSearchBudgets(b gatehouse.SearchBudgets) { db.search = b }
 
 // Ping reports whether the database file answers a query.
 func (db *DB) Ping(ctx context.Context) error {

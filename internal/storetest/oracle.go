@@ -3,7 +3,10 @@ package storetest
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/url"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,153 +15,270 @@ import (
 	"github.com/google/uuid"
 )
 
-// testOracle compares the store with a plain in-memory filter on random
-// data and random queries: every field, q in random case, random page
-// sizes, every page walked. The data is seeded, so a failure repeats.
-func testOracle(t *testing.T, f *fixture) {
-	rng := rand.New(rand.NewPCG(2026, 11))
-	words := []string{"Front door", "VIP_area", "50% off", `Gate "B"`, "Café Ñandú", "it's", `back\slash`, "Ünïcode"}
-	type place struct {
-		ap  gatehouse.AccessPoint
-		loc gatehouse.Location
-	}
-	type world struct {
-		org    gatehouse.Organization
-		places []place
-		events []gatehouse.NewEvent
-	}
-	var worlds []world
-	for o := range 2 {
-		w := world{org: f.org(fmt.Sprint("Org ", o))}
-		for l := range 3 {
-			loc := f.location(w.org.ID, words[rng.IntN(len(words))]+fmt.Sprint(" ", l))
-			for a := range 2 {
-				w.places = append(w.places, place{f.accessPoint(w.org.ID, loc.ID, words[rng.IntN(len(words))]+fmt.Sprint(" ", a)), loc})
-			}
-		}
-		for range 150 {
-			p := w.places[rng.IntN(len(w.places))]
-			ev := f.attempt(p.ap, gatehouse.EventTypes[rng.IntN(3)], rng.IntN(20)) // many ties
-			switch ev.Type {
-			case gatehouse.EventAccessGranted:
-				ev.Allowed = ptr(gatehouse.Granted)
-			case gatehouse.EventAccessDenied:
-				ev.Allowed = ptr(gatehouse.Denied)
-				ev.Reason = ptr([]string{"OUTSIDE_SCHEDULE", "NOT_ON_ALLOWLIST"}[rng.IntN(2)])
-			default:
-				ev.Allowed, ev.Scope = nil, ptr(gatehouse.CommandScopes[rng.IntN(3)])
-			}
-			if rng.IntN(3) > 0 {
-				ev.PlatformUserID = ptr(fmt.Sprint(100 + rng.IntN(6)))
-			}
-			if rng.IntN(2) == 0 {
-				ev.ServerJobID = ptr([]string{"job_1", "job%2", "JOB-3"}[rng.IntN(3)])
-			}
-			w.events = append(w.events, ev)
-		}
-		f.ingest(w.org.ID, w.events...)
-		worlds = append(worlds, w)
-	}
+// The oracle compares the store with a plain in-memory filter: random
+// organizations, locations, access points and events (names and ids with
+// %, _, quotes, backslashes and non-ASCII; many events on one instant),
+// then random combinations of every filter, q, window and page size, each
+// walked through every page. It runs in rounds with different search
+// budgets, so that small datasets take every search strategy (scan,
+// longer scan, trigram index, exact id).
+//
+// The seed is random per run and logged; GATEHOUSE_ORACLE_SEED repeats a
+// run and GATEHOUSE_ORACLE_CASES sets the cases per round. A failure is
+// printed as the smallest request that still fails.
 
-	names := map[uuid.UUID]place{}
-	for _, w := range worlds {
-		for _, p := range w.places {
-			names[p.ap.ID] = p
-		}
-	}
-	matches := func(e gatehouse.NewEvent, flt gatehouse.EventFilter) bool {
-		p := names[e.AccessPointID]
-		switch {
-		case flt.AccessPointID != nil && *flt.AccessPointID != e.AccessPointID,
-			flt.LocationID != nil && *flt.LocationID != p.loc.ID,
-			len(flt.Types) > 0 && !slices.Contains(flt.Types, e.Type),
-			flt.Allowed != nil && (e.Allowed == nil || *e.Allowed != *flt.Allowed),
-			flt.PlatformUserID != nil && (e.PlatformUserID == nil || *e.PlatformUserID != *flt.PlatformUserID),
-			flt.Reason != nil && (e.Reason == nil || *e.Reason != *flt.Reason),
-			flt.Scope != nil && (e.Scope == nil || *e.Scope != *flt.Scope),
-			flt.From != nil && e.OccurredAt.Before(*flt.From),
-			flt.To != nil && !e.OccurredAt.Before(*flt.To),
-			flt.Q != "" && !gatehouse.MatchesQ(gatehouse.SearchText(e.ID, e.PlatformUserID, p.ap.Name, p.loc.Name, e.Reason, e.ServerJobID), flt.Q):
-			return false
-		}
-		return true
-	}
-
-	for i := range 200 {
-		w := worlds[rng.IntN(2)]
-		other := worlds[1-slices.IndexFunc(worlds, func(x world) bool { return x.org.ID == w.org.ID })]
-		var flt gatehouse.EventFilter
-		pick := func() bool { return rng.IntN(4) == 0 }
-		if pick() {
-			pl := w.places
-			if rng.IntN(4) == 0 {
-				pl = other.places // a foreign id: must match nothing
-			}
-			flt.AccessPointID = &pl[rng.IntN(len(pl))].ap.ID
-		}
-		if pick() {
-			flt.LocationID = &w.places[rng.IntN(len(w.places))].loc.ID
-		}
-		if pick() {
-			flt.Types = []gatehouse.EventType{gatehouse.EventTypes[rng.IntN(3)], gatehouse.EventTypes[rng.IntN(3)]}
-		}
-		if pick() {
-			flt.Allowed = ptr([]gatehouse.Outcome{gatehouse.Granted, gatehouse.Denied}[rng.IntN(2)])
-		}
-		if pick() {
-			flt.PlatformUserID = ptr(fmt.Sprint(100 + rng.IntN(6)))
-		}
-		if pick() {
-			flt.Reason = ptr([]string{"OUTSIDE_SCHEDULE", "NOT_ON_ALLOWLIST"}[rng.IntN(2)])
-		}
-		if pick() {
-			flt.Scope = &gatehouse.CommandScopes[rng.IntN(3)]
-		}
-		if rng.IntN(2) == 0 {
-			flt.Q = randomTerm(rng, w.events[rng.IntN(len(w.events))], names[w.events[0].AccessPointID].ap.Name, words)
-		}
-		if pick() {
-			from := f.now.Add(-time.Duration(rng.IntN(20)) * time.Minute)
-			flt.From = &from
-		}
-		if pick() {
-			to := f.now.Add(-time.Duration(rng.IntN(20)) * time.Minute)
-			flt.To = &to
-		}
-		var want []uuid.UUID
-		sorted := slices.Clone(w.events)
-		slices.SortFunc(sorted, func(a, b gatehouse.NewEvent) int {
-			if c := b.OccurredAt.Compare(a.OccurredAt); c != 0 {
-				return c
-			}
-			return strings.Compare(string(b.ID[:]), string(a.ID[:]))
-		})
-		for _, e := range sorted {
-			if matches(e, flt) {
-				want = append(want, e.ID)
-			}
-		}
-		limit := 1 + rng.IntN(40)
-		got := ids(f.all(w.org.ID, flt, limit))
-		if !slices.Equal(want, got) {
-			t.Fatalf("case %d, limit %d, filter %s: got %d events, want %d", i, limit, describe(flt), len(got), len(want))
-		}
-	}
+// budgetSetter is a store whose search thresholds can be lowered.
+type budgetSetter interface {
+	SetSearchBudgets(gatehouse.SearchBudgets)
 }
 
-// randomTerm is a substring of one of the event's searched fields, or a
-// word of the vocabulary, in random case.
-func randomTerm(rng *rand.Rand, e gatehouse.NewEvent, apName string, words []string) string {
-	fields := []string{e.ID.String(), apName, words[rng.IntN(len(words))]}
-	if e.PlatformUserID != nil {
-		fields = append(fields, *e.PlatformUserID)
+var oracleRounds = []gatehouse.SearchBudgets{
+	{}, // the store's own
+	{First: 3, Max: 40},
+	{First: 1, Max: 1},
+	{First: 25, Max: 25},
+}
+
+// oracleWorld is one organization's places and events.
+type oracleWorld struct {
+	org    gatehouse.Organization
+	aps    []gatehouse.AccessPoint
+	locOf  map[uuid.UUID]gatehouse.Location
+	events []gatehouse.NewEvent // newest first, as the API orders them
+}
+
+var oracleWords = []string{"Front door", "VIP_area", "50% off", `Gate "B"`, "Café Ñandú", "it's", `back\slash`,
+	"Ünïcode", "_%_", "ＦＵＬＬ", "a'; DROP TABLE events; --", "日本の門"}
+
+func testOracle(t *testing.T, f *fixture) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("GATEHOUSE_ORACLE_SEED"); s != "" {
+		var err error
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("GATEHOUSE_ORACLE_SEED=%q: %v", s, err)
+		}
 	}
-	if e.ServerJobID != nil {
-		fields = append(fields, *e.ServerJobID)
+	cases := 400
+	if s := os.Getenv("GATEHOUSE_ORACLE_CASES"); s != "" {
+		cases, _ = strconv.Atoi(s)
+	}
+	t.Logf("oracle seed %d (GATEHOUSE_ORACLE_SEED=%d repeats this run)", seed, seed)
+	setter, canSet := f.s.(budgetSetter)
+	total := 0
+	for round, budgets := range oracleRounds {
+		if budgets != (gatehouse.SearchBudgets{}) {
+			if !canSet {
+				continue
+			}
+			setter.SetSearchBudgets(budgets)
+		}
+		rng := rand.New(rand.NewPCG(seed, uint64(round)))
+		worlds := make([]oracleWorld, 3)
+		for i := range worlds {
+			worlds[i] = newOracleWorld(rng, f, fmt.Sprintf("Org %d.%d", round, i))
+		}
+		for c := range cases {
+			w := worlds[rng.IntN(len(worlds))]
+			flt, limit := randomFilter(rng, f, w, worlds)
+			if got, want := oracleRun(f, w, flt, limit); !slices.Equal(got, want) {
+				flt = shrink(f, w, flt, limit)
+				got, want = oracleRun(f, w, flt, limit)
+				t.Fatalf("seed %d, round %d (budgets %+v), case %d: GET /api/consumer/v1/events?%s walked with limit=%d:\n got %d events %v\nwant %d events %v",
+					seed, round, budgets, c, describe(flt), limit, len(got), got, len(want), want)
+			}
+			total++
+		}
+	}
+	t.Logf("oracle: %d cases, every page walked, all equal", total)
+}
+
+func newOracleWorld(rng *rand.Rand, f *fixture, name string) oracleWorld {
+	w := oracleWorld{org: f.org(name), locOf: map[uuid.UUID]gatehouse.Location{}}
+	word := func() string { return oracleWords[rng.IntN(len(oracleWords))] }
+	for l := range 1 + rng.IntN(3) {
+		loc := f.location(w.org.ID, fmt.Sprint(word(), " ", l))
+		for a := range 1 + rng.IntN(3) {
+			ap := f.accessPoint(w.org.ID, loc.ID, fmt.Sprint(word(), " ", a))
+			w.aps = append(w.aps, ap)
+			w.locOf[ap.ID] = loc
+		}
+	}
+	users := []string{"100", "101", "1001", "10_0", "5%", `o'brien`, "Ünï"}
+	jobs := []string{"job_1", "job%2", "JOB-3", uuid.NewString(), uuid.NewString()}
+	for range 20 + rng.IntN(280) {
+		ap := w.aps[rng.IntN(len(w.aps))]
+		ev := f.attempt(ap, gatehouse.EventTypes[rng.IntN(3)], rng.IntN(30)) // many ties
+		if rng.IntN(4) == 0 {
+			ev.OccurredAt = ev.OccurredAt.Add(time.Duration(rng.IntN(1000)) * time.Millisecond)
+		}
+		switch ev.Type {
+		case gatehouse.EventAccessDenied:
+			ev.Reason = ptr([]string{"OUTSIDE_SCHEDULE", "NOT_ON_ALLOWLIST", "BANNED"}[rng.IntN(3)])
+		case gatehouse.EventRemoteUnlock:
+			ev.Allowed, ev.Scope = nil, ptr(gatehouse.CommandScopes[rng.IntN(3)])
+		}
+		if rng.IntN(3) > 0 || ev.Scope != nil && *ev.Scope == gatehouse.ScopePlayer {
+			ev.PlatformUserID = ptr(users[rng.IntN(len(users))])
+		}
+		if rng.IntN(2) == 0 || ev.Scope != nil && *ev.Scope == gatehouse.ScopeServer {
+			ev.ServerJobID = ptr(jobs[rng.IntN(len(jobs))])
+		}
+		w.events = append(w.events, ev)
+	}
+	f.ingest(w.org.ID, w.events...)
+	slices.SortFunc(w.events, func(a, b gatehouse.NewEvent) int {
+		if c := b.OccurredAt.Compare(a.OccurredAt); c != 0 {
+			return c
+		}
+		return strings.Compare(string(b.ID[:]), string(a.ID[:]))
+	})
+	return w
+}
+
+func randomFilter(rng *rand.Rand, f *fixture, w oracleWorld, worlds []oracleWorld) (gatehouse.EventFilter, int) {
+	var flt gatehouse.EventFilter
+	pick := func() bool { return rng.IntN(4) == 0 }
+	if pick() {
+		other := worlds[rng.IntN(len(worlds))] // sometimes another organization's: must match nothing
+		flt.AccessPointID = &other.aps[rng.IntN(len(other.aps))].ID
+	}
+	if pick() {
+		loc := w.locOf[w.aps[rng.IntN(len(w.aps))].ID]
+		flt.LocationID = &loc.ID
+	}
+	if pick() {
+		flt.Types = []gatehouse.EventType{gatehouse.EventTypes[rng.IntN(3)], gatehouse.EventTypes[rng.IntN(3)]}[:1+rng.IntN(2)]
+	}
+	if pick() {
+		flt.Allowed = ptr([]gatehouse.Outcome{gatehouse.Granted, gatehouse.Denied}[rng.IntN(2)])
+	}
+	if pick() {
+		flt.PlatformUserID = ptr([]string{"100", "1001", "10_0", "5%", "nobody"}[rng.IntN(5)])
+	}
+	if pick() {
+		flt.Reason = ptr([]string{"OUTSIDE_SCHEDULE", "NOT_ON_ALLOWLIST", "BANNED"}[rng.IntN(3)])
+	}
+	if pick() {
+		flt.Scope = &gatehouse.CommandScopes[rng.IntN(3)]
+	}
+	if rng.IntN(2) == 0 {
+		e := w.events[rng.IntN(len(w.events))]
+		if rng.IntN(8) == 0 {
+			flt.Q = e.ID.String() // the exact-id path
+			if rng.IntN(2) == 0 {
+				flt.Q = strings.ToUpper(flt.Q)
+			}
+		} else {
+			ap := w.aps[slices.IndexFunc(w.aps, func(a gatehouse.AccessPoint) bool { return a.ID == e.AccessPointID })]
+			flt.Q = randomTerm(rng, e, ap.Name, w.locOf[ap.ID].Name)
+		}
+	}
+	if pick() {
+		from := f.now.Add(-time.Duration(rng.IntN(30)) * time.Minute)
+		flt.From = &from
+	}
+	if pick() {
+		to := f.now.Add(-time.Duration(rng.IntN(30))*time.Minute + time.Duration(rng.IntN(1000))*time.Millisecond)
+		flt.To = &to
+	}
+	return flt, []int{1, 2, 3, 7, 50, 500}[rng.IntN(6)]
+}
+
+// oracleRun walks every page from the store, as the API does (exact-id
+// lookup first), and filters in memory; it returns both id lists.
+func oracleRun(f *fixture, w oracleWorld, flt gatehouse.EventFilter, limit int) (got, want []uuid.UUID) {
+	f.t.Helper()
+	flt.Limit = limit
+	for {
+		page, err := gatehouse.FindEvents(ctx, f.s, w.org.ID, flt)
+		must(f.t, err)
+		got = append(got, ids(page.Events)...)
+		if page.Next == nil {
+			break
+		}
+		flt.After = page.Next
+	}
+	flt.After = nil
+	if id, err := gatehouse.ParseUUID(flt.Q); err == nil {
+		exact := flt
+		exact.ID, exact.Q = &id, ""
+		for _, e := range w.events {
+			if e.ID == id && w.matches(e, exact) {
+				return got, []uuid.UUID{id}
+			}
+		}
+	}
+	for _, e := range w.events {
+		if w.matches(e, flt) {
+			want = append(want, e.ID)
+		}
+	}
+	return got, want
+}
+
+// matches is the reference filter: plain Go, one condition per filter.
+func (w oracleWorld) matches(e gatehouse.NewEvent, flt gatehouse.EventFilter) bool {
+	loc := w.locOf[e.AccessPointID]
+	apName := ""
+	for _, ap := range w.aps {
+		if ap.ID == e.AccessPointID {
+			apName = ap.Name
+		}
+	}
+	switch {
+	case flt.ID != nil && *flt.ID != e.ID,
+		flt.AccessPointID != nil && *flt.AccessPointID != e.AccessPointID,
+		flt.LocationID != nil && *flt.LocationID != loc.ID,
+		len(flt.Types) > 0 && !slices.Contains(flt.Types, e.Type),
+		flt.Allowed != nil && (e.Allowed == nil || *e.Allowed != *flt.Allowed),
+		flt.PlatformUserID != nil && (e.PlatformUserID == nil || *e.PlatformUserID != *flt.PlatformUserID),
+		flt.Reason != nil && (e.Reason == nil || *e.Reason != *flt.Reason),
+		flt.Scope != nil && (e.Scope == nil || *e.Scope != *flt.Scope),
+		flt.From != nil && e.OccurredAt.Before(*flt.From),
+		flt.To != nil && !e.OccurredAt.Before(*flt.To),
+		flt.Q != "" && !gatehouse.MatchesQ(gatehouse.SearchText(e.ID, e.PlatformUserID, apName, loc.Name, e.Reason, e.ServerJobID), flt.Q):
+		return false
+	}
+	return true
+}
+
+// shrink drops the filter's conditions one at a time while the store and
+// the oracle still disagree, so the reported request is a small one.
+func shrink(f *fixture, w oracleWorld, flt gatehouse.EventFilter, limit int) gatehouse.EventFilter {
+	drops := []func(*gatehouse.EventFilter){
+		func(x *gatehouse.EventFilter) { x.AccessPointID = nil },
+		func(x *gatehouse.EventFilter) { x.LocationID = nil },
+		func(x *gatehouse.EventFilter) { x.Types = nil },
+		func(x *gatehouse.EventFilter) { x.Allowed = nil },
+		func(x *gatehouse.EventFilter) { x.PlatformUserID = nil },
+		func(x *gatehouse.EventFilter) { x.Reason = nil },
+		func(x *gatehouse.EventFilter) { x.Scope = nil },
+		func(x *gatehouse.EventFilter) { x.Q = "" },
+		func(x *gatehouse.EventFilter) { x.From = nil },
+		func(x *gatehouse.EventFilter) { x.To = nil },
+	}
+	for _, drop := range drops {
+		smaller := flt
+		drop(&smaller)
+		if got, want := oracleRun(f, w, smaller, limit); !slices.Equal(got, want) {
+			flt = smaller
+		}
+	}
+	return flt
+}
+
+// randomTerm is a piece of one of the event's searched fields, or a word
+// of the vocabulary, in random case.
+func randomTerm(rng *rand.Rand, e gatehouse.NewEvent, apName, locName string) string {
+	fields := []string{e.ID.String(), apName, locName, oracleWords[rng.IntN(len(oracleWords))]}
+	for _, p := range []*string{e.PlatformUserID, e.ServerJobID, e.Reason} {
+		if p != nil {
+			fields = append(fields, *p)
+		}
 	}
 	r := []rune(fields[rng.IntN(len(fields))])
 	start := rng.IntN(len(r))
-	term := r[start : start+1+rng.IntN(min(len(r)-start, 6))]
+	term := r[start : start+1+rng.IntN(min(len(r)-start, 8))]
 	for i := range term {
 		if rng.IntN(2) == 0 {
 			term[i] = []rune(strings.ToUpper(string(term[i])))[0]
@@ -167,39 +287,38 @@ func randomTerm(rng *rand.Rand, e gatehouse.NewEvent, apName string, words []str
 	return string(term)
 }
 
-// describe writes a filter as a query string, to reproduce a failure.
+// describe writes a filter as the query string of the request.
 func describe(f gatehouse.EventFilter) string {
-	var parts []string
-	add := func(k, v string) { parts = append(parts, k+"="+v) }
+	v := url.Values{}
 	if f.AccessPointID != nil {
-		add("accessPointId", f.AccessPointID.String())
+		v.Set("accessPointId", f.AccessPointID.String())
 	}
 	if f.LocationID != nil {
-		add("locationId", f.LocationID.String())
+		v.Set("locationId", f.LocationID.String())
 	}
 	for _, t := range f.Types {
-		add("type", string(t))
+		v.Add("type", string(t))
 	}
 	if f.Allowed != nil {
-		add("allowed", string(*f.Allowed))
+		v.Set("allowed", string(*f.Allowed))
 	}
 	if f.PlatformUserID != nil {
-		add("platformUserId", *f.PlatformUserID)
+		v.Set("platformUserId", *f.PlatformUserID)
 	}
 	if f.Reason != nil {
-		add("reason", *f.Reason)
+		v.Set("reason", *f.Reason)
 	}
 	if f.Scope != nil {
-		add("scope", string(*f.Scope))
+		v.Set("scope", string(*f.Scope))
 	}
 	if f.Q != "" {
-		add("q", fmt.Sprintf("%q", f.Q))
+		v.Set("q", f.Q)
 	}
 	if f.From != nil {
-		add("dateFrom", gatehouse.FormatTime(*f.From))
+		v.Set("dateFrom", gatehouse.FormatTime(*f.From))
 	}
 	if f.To != nil {
-		add("dateTo", gatehouse.FormatTime(*f.To))
+		v.Set("dateTo", gatehouse.FormatTime(*f.To))
 	}
-	return strings.Join(parts, "&")
+	return v.Encode()
 }

@@ -118,15 +118,7 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 		Logger:          logger,
 		Metrics:         server.NewMetrics(reg),
 	})
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := httpServer(handler, logger)
 	ln, err := net.Listen("tcp", *s.addr)
 	if err != nil {
 		return err
@@ -157,4 +149,19 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 	}
 	logger.Info("stopped")
 	return err
+}
+
+// httpServer bounds what a client can hold: a slow client (slow-loris)
+// gets 5 s for its headers and 30 s for the whole request, an idle
+// connection 2 minutes, and headers 64 KiB.
+func httpServer(handler http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/google/uuid"
 	"io"
 	"net/http"
 	"net/url"
@@ -56,9 +57,17 @@ type reply struct {
 
 func (in *instance) get(t *testing.T, path, key string) reply {
 	t.Helper()
-	req, _ := http.NewRequest("GET", in.base+path, nil)
+	return in.do(t, "GET", path, key, "")
+}
+
+func (in *instance) do(t *testing.T, method, path, key, body string) reply {
+	t.Helper()
+	req, _ := http.NewRequest(method, in.base+path, strings.NewReader(body))
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	client := http.Client{Timeout: 10 * time.Second}
 	res, err := client.Do(req)
@@ -220,4 +229,86 @@ func TestPostgresOutage(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// TestIngestSurvivesAnOutage cuts the database while a batch of 1,000
+// events is being stored: the batch is then stored whole or not at all,
+// the service recovers by itself, and retrying the batch (its events have
+// ids) never stores an event twice.
+func TestIngestSurvivesAnOutage(t *testing.T) {
+	g := newGH(t)
+	g.db = pgtest.DSN(t)
+	var o, loc, ap, k record
+	g.json(&o, "org", "create", "--name", "Outage")
+	g.json(&loc, "location", "create", "--org", o.ID, "--name", "HQ")
+	g.json(&ap, "access-point", "create", "--location", loc.ID, "--name", "Door")
+	g.json(&k, "key", "create", "--org", o.ID, "--name", "k", "--scopes", "events:read,events:write")
+	u, _ := url.Parse(g.db)
+	proxy := proxytest.New(t, u.Host)
+	u.Host = proxy.Addr()
+	in := startServe(t, "--db", u.String(), "--rate-burst", "1000")
+
+	var events []string
+	for i := range 1000 {
+		events = append(events, fmt.Sprintf(`{"id":%q,"type":"ACCESS_DENIED","reason":"OUTSIDE_SCHEDULE","occurredAt":"2026-01-01T00:%02d:%02dZ","accessPointId":%q,"platformUserId":"%d"}`,
+			uuid.NewString(), i/60, i%60, ap.ID, i))
+	}
+	batch := `{"events":[` + strings.Join(events, ",") + `]}`
+	type result struct{ Accepted, Duplicates int }
+	post := func() (reply, result) {
+		r := in.do(t, "POST", "/api/consumer/v1/events", k.Key, batch)
+		var res result
+		if r.status == 200 {
+			json.Unmarshal([]byte(r.body), &res)
+		}
+		return r, res
+	}
+
+	done := make(chan reply, 1)
+	go func() { r, _ := post(); done <- r }()
+	time.Sleep(5 * time.Millisecond) // the batch is on its way to the database
+	proxy.Cut()
+	first := <-done
+	if first.status != 200 && first.status != 503 {
+		t.Fatalf("the batch cut off: %d %s", first.status, first.body)
+	}
+	proxy.Restore(t)
+
+	var retry result
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		r, res := post()
+		if r.status == 200 {
+			retry = res
+			break
+		}
+		if r.status != 503 || time.Now().After(deadline) {
+			t.Fatalf("retrying after the outage: %d %s", r.status, r.body)
+		}
+	}
+	if retry.Accepted+retry.Duplicates != 1000 || (retry.Accepted != 0 && retry.Accepted != 1000) {
+		t.Fatalf("first attempt %d, retry %+v: a batch is stored whole or not at all", first.status, retry)
+	}
+	if _, again := post(); again != (result{Accepted: 0, Duplicates: 1000}) {
+		t.Errorf("a second retry: %+v", again)
+	}
+	stored := 0
+	for cursor := ""; ; {
+		r := in.get(t, "/api/consumer/v1/events?limit=500&cursor="+url.QueryEscape(cursor), k.Key)
+		var page struct {
+			Data       []json.RawMessage
+			NextCursor *string
+		}
+		if r.status != 200 || json.Unmarshal([]byte(r.body), &page) != nil {
+			t.Fatalf("listing: %d %s", r.status, r.body)
+		}
+		stored += len(page.Data)
+		if page.NextCursor == nil {
+			break
+		}
+		cursor = *page.NextCursor
+	}
+	if stored != 1000 {
+		t.Errorf("%d events stored, want exactly the batch's 1000", stored)
+	}
+	t.Logf("first attempt answered %d; the retry stored %d and counted %d duplicates", first.status, retry.Accepted, retry.Duplicates)
 }

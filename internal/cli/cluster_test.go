@@ -1,9 +1,11 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"io"
 	"net/http"
 	"net/url"
@@ -311,4 +313,56 @@ func TestIngestSurvivesAnOutage(t *testing.T) {
 		t.Errorf("%d events stored, want exactly the batch's 1000", stored)
 	}
 	t.Logf("first attempt answered %d; the retry stored %d and counted %d duplicates", first.status, retry.Accepted, retry.Duplicates)
+}
+
+// TestSlowDatabaseTimesOut holds a lock on the events table, so every
+// query on it waits: requests answer 503 within the statement timeout
+// instead of hanging, a write waiting on it stores nothing, and the
+// service is whole again as soon as the lock goes.
+func TestSlowDatabaseTimesOut(t *testing.T) {
+	g := newGH(t)
+	g.db = pgtest.DSN(t)
+	var o, loc, ap, k record
+	g.json(&o, "org", "create", "--name", "Slow")
+	g.json(&loc, "location", "create", "--org", o.ID, "--name", "HQ")
+	g.json(&ap, "access-point", "create", "--location", loc.ID, "--name", "Door")
+	g.json(&k, "key", "create", "--org", o.ID, "--name", "k", "--scopes", "events:read,events:write")
+	u, _ := url.Parse(g.db)
+	q := u.Query()
+	q.Set("statement_timeout", "500")
+	u.RawQuery = q.Encode()
+	in := startServe(t, "--db", u.String())
+	event := fmt.Sprintf(`{"events":[{"id":%q,"type":"ACCESS_GRANTED","occurredAt":"2026-01-01T00:00:00Z","accessPointId":%q}]}`, uuid.NewString(), ap.ID)
+	if r := in.get(t, "/api/consumer/v1/events", k.Key); r.status != 200 {
+		t.Fatalf("before: %d %s", r.status, r.body)
+	}
+
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, g.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE events IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ method, body string }{{"GET", ""}, {"POST", event}} {
+		start := time.Now()
+		r := in.do(t, c.method, "/api/consumer/v1/events", k.Key, c.body)
+		if took := time.Since(start); r.status != 503 || r.header.Get("Retry-After") == "" || took > 5*time.Second {
+			t.Errorf("%s while the table is locked: %d after %v, Retry-After %q: %s", c.method, r.status, took, r.header.Get("Retry-After"), r.body)
+		}
+	}
+	tx.Rollback(ctx)
+
+	if r := in.get(t, "/api/consumer/v1/events", k.Key); r.status != 200 || strings.Contains(r.body, "ACCESS_GRANTED") {
+		t.Errorf("after the lock: %d %s (the timed-out write must not be stored)", r.status, r.body)
+	}
+	if r := in.do(t, "POST", "/api/consumer/v1/events", k.Key, event); r.status != 200 || !strings.Contains(r.body, `"accepted":1`) {
+		t.Errorf("the write again: %d %s", r.status, r.body)
+	}
 }

@@ -41,13 +41,17 @@ func NewLocal(now func() time.Time) *Local {
 
 // Allow spends n requests from bucket key. It never returns an error.
 func (l *Local) Allow(_ context.Context, key string, limit Limit, n int) (Result, error) {
-	now := l.now()
 	h := fnv.New32a()
 	h.Write([]byte(key))
 	sh := &l.shards[h.Sum32()%localShards]
 
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	// The time is read under the lock: a request that read it earlier and
+	// then waited for the lock would be judged at a moment before the
+	// decisions already made, as if it had jumped the queue, and at high
+	// rates be refused.
+	now := l.now()
 	tat, ok := sh.tat[key]
 	res := Decide(limit, now, tat, n)
 	if res.Allowed && n > 0 {

@@ -58,7 +58,7 @@ func testOracle(t *testing.T, f *fixture) {
 			t.Fatalf("GATEHOUSE_ORACLE_SEED=%q: %v", s, err)
 		}
 	}
-	cases := 400
+	cases := 500
 	if s := os.Getenv("GATEHOUSE_ORACLE_CASES"); s != "" {
 		cases, _ = strconv.Atoi(s)
 	}

@@ -14,6 +14,15 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// MigrationFiles lists the embedded migrations by file name, in order.
+func MigrationFiles() []string {
+	files, _ := fs.Glob(migrations, "migrations/*.sql")
+	for i, f := range files {
+		files[i] = path.Base(f)
+	}
+	return files
+}
+
 // Migrate applies the embedded migrations not yet applied, in order, each in
 // its own transaction. Migrations are forward-only; running Migrate on an
 // up-to-date database does nothing, and processes racing to migrate are

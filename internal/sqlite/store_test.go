@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,4 +25,17 @@ func TestStore(t *testing.T) {
 		}
 		return db, &db.Now
 	})
+}
+
+// Each migration has its own number: Migrate records numbers, so a second
+// file with a number already applied would be skipped without a word.
+func TestMigrationNumbersAreUnique(t *testing.T) {
+	seen := map[string]string{}
+	for _, f := range sqlite.MigrationFiles() {
+		n := strings.SplitN(f, "_", 2)[0]
+		if other, ok := seen[n]; ok {
+			t.Errorf("%s and %s share the number %s", other, f, n)
+		}
+		seen[n] = f
+	}
 }

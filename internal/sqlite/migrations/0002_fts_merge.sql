@@ -1,1 +1,0 @@
-INSERT INTO events_search (events_search, rank) VALUES ('automerge', 8);

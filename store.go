@@ -63,6 +63,15 @@ type Store interface {
 	// FindUserByEmail returns the user with that email (case-insensitive), or ErrNotFound.
 	FindUserByEmail(ctx context.Context, email string) (User, error)
 
+	// CreateSession stores a dashboard session.
+	CreateSession(ctx context.Context, s Session) error
+	// FindSession returns the unexpired session with that token hash and
+	// its user, or ErrNotFound.
+	FindSession(ctx context.Context, tokenHash [32]byte, now time.Time) (Session, User, error)
+	// DeleteSession ends a session; ending one that does not exist is no error.
+	// It also deletes every session that has expired.
+	DeleteSession(ctx context.Context, tokenHash [32]byte, now time.Time) error
+
 	// IngestEvents stores events for an organization in one transaction:
 	// all or nothing. Events whose id is already stored for the organization
 	// are counted as duplicates and left unchanged. An access point or

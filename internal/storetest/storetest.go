@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 		{"Keyset", testKeyset},
 		{"Isolation", testIsolation},
 		{"Secret", testSecret},
+		{"Sessions", testSessions},
 		{"Oracle", testOracle},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,46 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/jackc/pgx/v5"
+)
+
+// CreateSession stores a dashboard session.
+func (db *DB) CreateSession(ctx context.Context, s gatehouse.Session) error {
+	_, err := db.pool.Exec(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5)`, s.TokenHash[:], s.UserID, s.CSRF, s.CreatedAt, s.ExpiresAt)
+	return wrap(err)
+}
+
+// FindSession returns the unexpired session with that token hash and its user.
+func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time) (gatehouse.Session, gatehouse.User, error) {
+	var (
+		s gatehouse.Session
+		u gatehouse.User
+	)
+	err := db.pool.QueryRow(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
+			o.id, u.email, u.name, u.password_hash, u.created_at
+		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
+		WHERE s.token_hash = $1 AND s.expires_at > $2`, tokenHash[:], now).
+		Scan(&s.UserID, &s.CSRF, &s.CreatedAt, &s.ExpiresAt, &u.OrgID, &u.Email, &u.Name, &u.PasswordHash, &u.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
+	}
+	if err != nil {
+		return s, u, wrap(err)
+	}
+	s.TokenHash, u.ID = tokenHash, s.UserID
+	s.CreatedAt, s.ExpiresAt, u.CreatedAt = utc(s.CreatedAt), utc(s.ExpiresAt), utc(u.CreatedAt)
+	return s, u, nil
+}
+
+// DeleteSession ends a session and sweeps the expired ones.
+func (db *DB) DeleteSession(ctx context.Context, tokenHash [32]byte, now time.Time) error {
+	_, err := db.pool.Exec(ctx, "DELETE FROM sessions WHERE token_hash = $1 OR expires_at <= $2", tokenHash[:], now)
+	return wrap(err)
+}

@@ -1,0 +1,51 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+// CreateSession stores a dashboard session.
+func (db *DB) CreateSession(ctx context.Context, s gatehouse.Session) error {
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
+			VALUES (?, ?, ?, ?, ?)`, s.TokenHash[:], s.UserID[:], s.CSRF, millis(s.CreatedAt), millis(s.ExpiresAt))
+		return err
+	})
+}
+
+// FindSession returns the unexpired session with that token hash and its user.
+func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time) (gatehouse.Session, gatehouse.User, error) {
+	var (
+		s                          gatehouse.Session
+		u                          gatehouse.User
+		created, expires, uCreated int64
+	)
+	err := db.read.QueryRowContext(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
+			o.id, u.email, u.name, u.password_hash, u.created_at
+		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
+		WHERE s.token_hash = ? AND s.expires_at > ?`, tokenHash[:], millis(now)).
+		Scan(&s.UserID, &s.CSRF, &created, &expires, &u.OrgID, &u.Email, &u.Name, &u.PasswordHash, &uCreated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
+	}
+	if err != nil {
+		return s, u, wrap(err)
+	}
+	s.TokenHash, u.ID = tokenHash, s.UserID
+	s.CreatedAt, s.ExpiresAt, u.CreatedAt = fromMillis(created), fromMillis(expires), fromMillis(uCreated)
+	return s, u, nil
+}
+
+// DeleteSession ends a session and sweeps the expired ones.
+func (db *DB) DeleteSession(ctx context.Context, tokenHash [32]byte, now time.Time) error {
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE token_hash = ? OR expires_at <= ?", tokenHash[:], millis(now))
+		return err
+	})
+}

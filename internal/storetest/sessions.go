@@ -1,0 +1,40 @@
+package storetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+func testSessions(t *testing.T, f *fixture) {
+	o := f.org("Acme")
+	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: o.ID, Email: "Ops@Acme.test", Name: "Ops", PasswordHash: "x"})
+	must(t, err)
+	s, token := gatehouse.NewSession(u.ID, f.now)
+	must(t, f.s.CreateSession(ctx, s))
+
+	got, user, err := f.s.FindSession(ctx, gatehouse.SessionHash(token), f.now.Add(time.Hour))
+	must(t, err)
+	if got.CSRF != s.CSRF || !got.ExpiresAt.Equal(s.ExpiresAt) || user.ID != u.ID || user.OrgID != o.ID || user.Email != "ops@acme.test" {
+		t.Fatalf("found %+v %+v", got, user)
+	}
+	if _, _, err := f.s.FindSession(ctx, gatehouse.SessionHash(token+"x"), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("another token: %v", err)
+	}
+	if _, _, err := f.s.FindSession(ctx, gatehouse.SessionHash(token), s.ExpiresAt); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("at expiry: %v", err)
+	}
+
+	other, otherToken := gatehouse.NewSession(u.ID, f.now.Add(-gatehouse.SessionLifetime-time.Minute)) // already expired
+	must(t, f.s.CreateSession(ctx, other))
+	must(t, f.s.DeleteSession(ctx, gatehouse.SessionHash(token), f.now))
+	if _, _, err := f.s.FindSession(ctx, gatehouse.SessionHash(token), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("after sign-out: %v", err)
+	}
+	if _, _, err := f.s.FindSession(ctx, gatehouse.SessionHash(otherToken), other.CreatedAt); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("an expired session survived the sweep: %v", err)
+	}
+	must(t, f.s.DeleteSession(ctx, gatehouse.SessionHash("never issued"), f.now))
+}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/gatehouse/gatehouse"
@@ -54,7 +53,7 @@ func (s *server) listEvents() http.Handler {
 			body.Meta.IgnoredTypes = []string{}
 		}
 		if page.Next != nil {
-			c := s.Cursors.Sign(gatehouse.CursorEvents, f.Digest(orgID), gatehouse.EncodeEventKey(*page.Next))
+			c := s.Cursors.EventCursor(orgID, f, *page.Next)
 			body.NextCursor = &c
 		}
 		writeJSON(w, http.StatusOK, body)
@@ -68,25 +67,5 @@ func (s *server) eventQuery(r *http.Request, orgID uuid.UUID) (gatehouse.EventQu
 	if err != nil {
 		return gatehouse.EventQuery{}, err
 	}
-	q, err := gatehouse.ParseEventQuery(v)
-	var errs gatehouse.ValidationError
-	if ve := (*gatehouse.ValidationError)(nil); errors.As(err, &ve) {
-		errs.Merge("", ve)
-	} else if err != nil {
-		return q, err
-	}
-	if q.Cursor != "" && errs.Issues["cursor"] == nil {
-		b, err := s.Cursors.Open(q.Cursor, gatehouse.CursorEvents, q.Filter.Digest(orgID))
-		if err == nil {
-			var key gatehouse.EventKey
-			key, err = gatehouse.DecodeEventKey(b)
-			q.Filter.After = &key
-		}
-		// With other problems the filters, and so the digest, are not
-		// known; a cursor can still be seen to be forged.
-		if err != nil && (len(errs.Issues) == 0 || errors.Is(err, gatehouse.ErrCursorInvalid)) {
-			errs.Add("cursor", "%s", err.Error())
-		}
-	}
-	return q, errs.Err()
+	return gatehouse.ReadEventQuery(v, s.Cursors, orgID)
 }

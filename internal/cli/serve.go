@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/auth"
+	"github.com/gatehouse/gatehouse/internal/dashboard"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/server"
 	"github.com/prometheus/client_golang/prometheus"
@@ -108,16 +109,25 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 		limiter = shared
 	}
 	authn := auth.New(store, time.Now)
-	handler := server.New(server.Config{
+	cursors := gatehouse.NewCursors(secret)
+	api := server.New(server.Config{
 		Store:           store,
 		Auth:            authn,
 		Limiter:         limiter,
 		KeyLimit:        limit,
 		FailedAuthLimit: failedAuthLimit,
-		Cursors:         gatehouse.NewCursors(secret),
+		Cursors:         cursors,
 		Logger:          logger,
 		Metrics:         server.NewMetrics(reg),
 	})
+	dash := dashboard.New(dashboard.Config{
+		Store: store, Cursors: cursors, Limiter: limiter, Logger: logger,
+		SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 10},
+	})
+	handler := http.NewServeMux()
+	handler.Handle(dashboard.Prefix+"/", dash)
+	handler.Handle("GET "+dashboard.Prefix, http.RedirectHandler(dashboard.Prefix+"/", http.StatusMovedPermanently))
+	handler.Handle("/", api)
 	srv := httpServer(handler, logger)
 	ln, err := net.Listen("tcp", *s.addr)
 	if err != nil {

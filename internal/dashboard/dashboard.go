@@ -1,0 +1,323 @@
+// Package dashboard is the operators' web interface: sign-in, the Event
+// Log, and its event detail. Pages are rendered on the server from
+// html/template and work without JavaScript; a few lines of script only
+// show times in the browser's zone.
+//
+// Sessions are server-side (the store keeps a hash of the cookie's
+// token). Every state-changing request must pass Go's cross-origin
+// protection and carry the session's CSRF token; sign-in failures are
+// limited per email and per address.
+package dashboard
+
+import (
+	"context"
+	"crypto/subtle"
+	"embed"
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
+)
+
+// Prefix is where the dashboard is served.
+const Prefix = "/dashboard"
+
+const (
+	sessionCookie = "gatehouse_session"
+	loginCookie   = "gatehouse_login" // the sign-in form's CSRF token, before there is a session
+)
+
+// Config is what the dashboard needs.
+type Config struct {
+	Store   gatehouse.Store
+	Cursors *gatehouse.Cursors
+	Limiter ratelimit.Limiter
+	// SignInLimit bounds failed sign-ins, per email and per client address.
+	SignInLimit ratelimit.Limit
+	Logger      *slog.Logger
+	// Now is the clock; it defaults to time.Now.
+	Now func() time.Time
+}
+
+type dashboard struct {
+	Config
+	pages map[string]*template.Template
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// New returns the dashboard as one handler for the paths under Prefix.
+func New(cfg Config) http.Handler {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	d := &dashboard{Config: cfg, pages: map[string]*template.Template{}}
+	funcs := template.FuncMap{"time": formatTime, "deref": deref, "hasValue": hasValue, "tp": timePtr,
+		"list": func(s ...string) []string { return s }}
+	for _, page := range []string{"login", "events", "event", "error"} {
+		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
+			ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET "+Prefix+"/assets/", http.StripPrefix(Prefix, http.FileServerFS(assetFS)))
+	mux.HandleFunc("GET "+Prefix+"/{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, Prefix+"/events", http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET "+Prefix+"/login", d.loginForm)
+	mux.HandleFunc("POST "+Prefix+"/login", d.login)
+	mux.Handle("POST "+Prefix+"/logout", d.signedIn(d.logout))
+	mux.Handle("GET "+Prefix+"/events", d.signedIn(d.eventLog))
+	mux.Handle("GET "+Prefix+"/events/{id}", d.signedIn(d.eventDetail))
+	mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		d.errorPage(w, r, http.StatusNotFound, "There is no such page.")
+	})
+	return securityHeaders(http.NewCrossOriginProtection().Handler(mux))
+}
+
+// securityHeaders keeps pages out of frames and caches, and scripts to
+// the dashboard's own.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		if !strings.HasPrefix(r.URL.Path, Prefix+"/assets/") {
+			h.Set("Cache-Control", "no-store")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// viewer is the signed-in user of a request.
+type viewer struct {
+	session gatehouse.Session
+	user    gatehouse.User
+}
+
+type viewerKey struct{}
+
+func viewerOf(r *http.Request) viewer {
+	v, _ := r.Context().Value(viewerKey{}).(viewer)
+	return v
+}
+
+// signedIn lets only signed-in users through: a page request without a
+// session goes to the sign-in form, anything else gets 403. A POST must
+// carry the session's CSRF token.
+func (d *dashboard) signedIn(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var v viewer
+		var err error = gatehouse.ErrNotFound
+		if c, cerr := r.Cookie(sessionCookie); cerr == nil {
+			v.session, v.user, err = d.Store.FindSession(r.Context(), gatehouse.SessionHash(c.Value), d.Now())
+		}
+		switch {
+		case errors.Is(err, gatehouse.ErrNotFound) && r.Method == http.MethodGet:
+			http.Redirect(w, r, Prefix+"/login?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		case errors.Is(err, gatehouse.ErrNotFound):
+			d.errorPage(w, r, http.StatusForbidden, "Your session has ended; sign in again.")
+			return
+		case err != nil:
+			d.fail(w, r, err)
+			return
+		}
+		if r.Method == http.MethodPost && !sameToken(r.PostFormValue("csrf"), v.session.CSRF) {
+			d.errorPage(w, r, http.StatusForbidden, "This form has expired or did not come from this dashboard; go back, reload it and try again.")
+			return
+		}
+		next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+	})
+}
+
+func sameToken(got, want string) bool {
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+type loginPage struct {
+	CSRF, Email, Next, Error string
+}
+
+func (d *dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
+	d.renderLogin(w, r, http.StatusOK, loginPage{Next: safeNext(r.URL.Query().Get("next"))})
+}
+
+// renderLogin issues a fresh sign-in CSRF token, in a cookie and in the form.
+func (d *dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status int, p loginPage) {
+	_, p.CSRF = gatehouse.NewSession([16]byte{}, d.Now())
+	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: p.CSRF, Path: Prefix + "/login", HttpOnly: true,
+		Secure: secure(r), SameSite: http.SameSiteStrictMode, MaxAge: 3600})
+	d.render(w, r, status, "login", p)
+}
+
+// dummyHash is verified against when the email is unknown, so that a
+// wrong email takes as long as a wrong password.
+var dummyHash, _ = password.Hash("gatehouse: no such user")
+
+func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
+	email := strings.ToLower(strings.TrimSpace(r.PostFormValue("email")))
+	p := loginPage{Email: email, Next: safeNext(r.PostFormValue("next"))}
+	if c, err := r.Cookie(loginCookie); err != nil || !sameToken(r.PostFormValue("csrf"), c.Value) {
+		p.Error = "The sign-in form expired; please try again."
+		d.renderLogin(w, r, http.StatusForbidden, p)
+		return
+	}
+	buckets := []string{"signin-email:" + email, "signin-addr:" + clientAddr(r)}
+	for _, b := range buckets {
+		if res, err := d.Limiter.Allow(r.Context(), b, d.SignInLimit, 0); err == nil && res.Remaining < 1 {
+			wait := max(res.ResetAfter-time.Duration(d.SignInLimit.Burst-1)*d.SignInLimit.Rate.Interval(), time.Second)
+			w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
+			p.Error = "Too many failed sign-ins. Wait a minute and try again."
+			d.renderLogin(w, r, http.StatusTooManyRequests, p)
+			return
+		}
+	}
+	user, err := d.Store.FindUserByEmail(r.Context(), email)
+	hash := user.PasswordHash
+	if err != nil {
+		hash = dummyHash
+	}
+	ok, verr := password.Verify(r.PostFormValue("password"), hash)
+	if err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
+		d.fail(w, r, err)
+		return
+	}
+	if err != nil || verr != nil || !ok {
+		for _, b := range buckets {
+			d.Limiter.Allow(r.Context(), b, d.SignInLimit, 1)
+		}
+		d.Logger.LogAttrs(r.Context(), slog.LevelWarn, "dashboard sign-in failed", slog.String("remoteAddr", clientAddr(r)))
+		p.Error = "That email and password do not match."
+		d.renderLogin(w, r, http.StatusUnauthorized, p)
+		return
+	}
+	session, token := gatehouse.NewSession(user.ID, d.Now())
+	if err := d.Store.CreateSession(r.Context(), session); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: Prefix + "/login", MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: Prefix, HttpOnly: true, Secure: secure(r),
+		SameSite: http.SameSiteLaxMode, MaxAge: int(session.ExpiresAt.Sub(session.CreatedAt).Seconds())})
+	d.Logger.LogAttrs(r.Context(), slog.LevelInfo, "dashboard sign-in", slog.String("userId", user.ID.String()),
+		slog.String("orgId", user.OrgID.String()))
+	next := p.Next
+	if next == "" {
+		next = Prefix + "/events"
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (d *dashboard) logout(w http.ResponseWriter, r *http.Request) {
+	v := viewerOf(r)
+	if err := d.Store.DeleteSession(r.Context(), v.session.TokenHash, d.Now()); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Path: Prefix, MaxAge: -1, HttpOnly: true, Secure: secure(r)})
+	http.Redirect(w, r, Prefix+"/login", http.StatusSeeOther)
+}
+
+// safeNext keeps a post-sign-in destination only if it is a dashboard page
+// of this site, so the form cannot redirect elsewhere.
+func safeNext(next string) string {
+	if strings.HasPrefix(next, Prefix+"/") && !strings.HasPrefix(next, "//") && !strings.ContainsAny(next, "\\\r\n") {
+		return next
+	}
+	return ""
+}
+
+// secure says whether the request came over TLS, directly or through a
+// proxy that says so: cookies are then Secure.
+func secure(r *http.Request) bool {
+	return r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"
+}
+
+func clientAddr(r *http.Request) string {
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return strings.Trim(host, "[]")
+}
+
+// page is what every template gets.
+type page struct {
+	User  gatehouse.User
+	CSRF  string
+	Title string
+	Data  any
+}
+
+func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	v := viewerOf(r)
+	p := page{User: v.user, CSRF: v.session.CSRF, Data: data}
+	var b strings.Builder
+	if err := d.pages[name].Execute(&b, p); err != nil {
+		d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard template", slog.String("page", name), slog.String("error", err.Error()))
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write([]byte(b.String()))
+}
+
+func (d *dashboard) errorPage(w http.ResponseWriter, r *http.Request, status int, message string) {
+	d.render(w, r, status, "error", struct {
+		Status  int
+		Message string
+	}{status, message})
+}
+
+// fail answers a store error: 503 when the database is away, else 500.
+func (d *dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, gatehouse.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		w.Header().Set("Retry-After", "2")
+		d.errorPage(w, r, http.StatusServiceUnavailable, "The database does not answer right now; try again in a moment.")
+		return
+	}
+	d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard request failed", slog.String("error", err.Error()))
+	d.errorPage(w, r, http.StatusInternalServerError, "Something went wrong on our side.")
+}
+
+func formatTime(t gatehouse.Time) string { return gatehouse.FormatTime(time.Time(t)) }
+
+// hasValue says whether the form has value for name, in a repeated or a
+// comma-separated field.
+func hasValue(v url.Values, name, value string) bool {
+	for _, s := range v[name] {
+		if slices.Contains(strings.Split(s, ","), value) {
+			return true
+		}
+	}
+	return false
+}
+
+func timePtr(t *time.Time) gatehouse.Time {
+	if t == nil {
+		return gatehouse.Time{}
+	}
+	return gatehouse.Time(*t)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -81,6 +81,8 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/logout", d.signedIn(d.logout))
 	mux.Handle("GET "+Prefix+"/events", d.signedIn(d.eventLog))
 	mux.Handle("GET "+Prefix+"/events/{id}", d.signedIn(d.eventDetail))
+	mux.Handle("GET "+Prefix+"/events/export.csv", d.signedIn(d.exportEvents("csv")))
+	mux.Handle("GET "+Prefix+"/events/export.ndjson", d.signedIn(d.exportEvents("ndjson")))
 	mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		d.errorPage(w, r, http.StatusNotFound, "There is no such page.")
 	})

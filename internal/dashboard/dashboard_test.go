@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"encoding/csv"
 	"io"
 	"log/slog"
 	"net/http"
@@ -307,5 +308,45 @@ func TestSessionsExpire(t *testing.T) {
 	s.now = s.now.Add(gatehouse.SessionLifetime + time.Minute)
 	if r := b.do("GET", "/dashboard/events", nil); r.status != http.StatusSeeOther {
 		t.Errorf("an expired session: %d", r.status)
+	}
+}
+
+func TestExportStreamsTheFilter(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	ctx := context.Background()
+	// More than one page of 500, and a name a spreadsheet would run.
+	ap, _ := s.store.CreateAccessPoint(ctx, acme.org.ID, acme.loc.ID, "=HYPERLINK(\"http://evil\")")
+	var events []gatehouse.NewEvent
+	for i := range 1200 {
+		denied := gatehouse.Denied
+		events = append(events, gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessDenied, Allowed: &denied,
+			OccurredAt: s.now.Add(-time.Duration(i) * time.Second), AccessPointID: ap.ID})
+	}
+	if _, err := s.store.IngestEvents(ctx, acme.org.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	b := s.browser()
+	b.signIn(acme.email, testPassword)
+	log := b.do("GET", "/dashboard/events?allowed=denied&limit=25", nil)
+	link := regexp.MustCompile(`href="(/dashboard/events/export\.csv\?[^"]+)"`).FindStringSubmatch(log.body)
+	if link == nil {
+		t.Fatal("no CSV link")
+	}
+	r := b.do("GET", strings.ReplaceAll(link[1], "&amp;", "&"), nil)
+	rows, err := csv.NewReader(strings.NewReader(r.body)).ReadAll()
+	if r.status != 200 || err != nil || !strings.HasPrefix(r.header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("csv: %d %v %v", r.status, err, r.header)
+	}
+	if len(rows) != 1+1201 { // the header, the 1,200 events and the tenant's own denied event
+		t.Fatalf("%d rows, want 1,202", len(rows))
+	}
+	if rows[1][8] != `'=HYPERLINK("http://evil")` {
+		t.Errorf("a formula-like name is exported as %q", rows[1][8])
+	}
+	nd := b.do("GET", "/dashboard/events/export.ndjson?allowed=granted", nil)
+	lines := strings.Split(strings.TrimSpace(nd.body), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], acme.granted.ID.String()) {
+		t.Errorf("ndjson: %q", nd.body)
 	}
 }

@@ -2,10 +2,15 @@ package dashboard
 
 import (
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -25,6 +30,8 @@ type eventLogPage struct {
 	Query       gatehouse.EventQuery
 	Older       string // the URL of the next (older) page, if any
 	Newest      string // the URL of the first page of this filter
+	ExportCSV   string // the filter's exports
+	ExportJSON  string
 	MaxRangeDay int
 }
 
@@ -63,6 +70,9 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 		p.Query, p.Events = q, page.Events
 		newest := withoutCursor(form)
 		p.Newest = Prefix + "/events?" + newest.Encode()
+		newest.Del("limit")
+		p.ExportCSV = Prefix + "/events/export.csv?" + newest.Encode()
+		p.ExportJSON = Prefix + "/events/export.ndjson?" + newest.Encode()
 		if page.Next != nil {
 			older := withoutCursor(form)
 			older.Set("cursor", d.Cursors.EventCursor(orgID, q.Filter, *page.Next))
@@ -119,4 +129,101 @@ func (d *dashboard) eventDetail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.render(w, r, http.StatusOK, "event", page.Events[0])
+}
+
+// exportEvents streams every event of the Event Log's filter, page by
+// page, as CSV or NDJSON (one API event object per line).
+func (d *dashboard) exportEvents(format string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		orgID := viewerOf(r).user.OrgID
+		form := withoutCursor(r.URL.Query())
+		form.Set("limit", strconv.Itoa(gatehouse.MaxLimit))
+		q, err := gatehouse.ReadEventQuery(form, d.Cursors, orgID)
+		var ve *gatehouse.ValidationError
+		if errors.As(err, &ve) {
+			d.errorPage(w, r, http.StatusBadRequest, "These filters cannot be exported: "+ve.Error())
+			return
+		}
+		if err != nil {
+			d.fail(w, r, err)
+			return
+		}
+		name := "gatehouse-events-" + d.Now().UTC().Format("2006-01-02T150405Z") + "." + format
+		h := w.Header()
+		h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
+		var write func(gatehouse.Event) error
+		var flush func()
+		switch format {
+		case "csv":
+			h.Set("Content-Type", "text/csv; charset=utf-8")
+			cw := csv.NewWriter(w)
+			cw.Write(csvHeader)
+			write = func(e gatehouse.Event) error { return cw.Write(csvRow(e)) }
+			flush = cw.Flush
+		default:
+			h.Set("Content-Type", "application/x-ndjson")
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			write = func(e gatehouse.Event) error { return enc.Encode(e) }
+			flush = func() {}
+		}
+		f := q.Filter
+		for {
+			page, err := gatehouse.FindEvents(r.Context(), d.Store, orgID, f)
+			if err != nil { // the status is sent: end the file short, and say so in the log
+				d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard export failed", slog.String("error", err.Error()))
+				return
+			}
+			for _, e := range page.Events {
+				if write(e) != nil {
+					return // the browser went away
+				}
+			}
+			flush()
+			if fl, ok := w.(http.Flusher); ok {
+				fl.Flush()
+			}
+			if page.Next == nil {
+				return
+			}
+			f.After = page.Next
+		}
+	}
+}
+
+var csvHeader = []string{"id", "occurredAt", "receivedAt", "type", "allowed", "reason", "platformUserId",
+	"accessPointId", "accessPoint", "locationId", "location", "serverJobId", "scope",
+	"requestedBy", "commandId", "commandStatus"}
+
+func csvRow(e gatehouse.Event) []string {
+	var requester, commandID, commandStatus, allowed, scope string
+	if e.RequestedBy != nil {
+		requester = e.RequestedBy.Email
+	}
+	if e.Command != nil {
+		commandID, commandStatus = e.Command.ID.String(), string(e.Command.Status)
+	}
+	if e.Allowed != nil {
+		allowed = string(*e.Allowed)
+	}
+	if e.Scope != nil {
+		scope = string(*e.Scope)
+	}
+	row := []string{e.ID.String(), formatTime(e.OccurredAt), formatTime(e.ReceivedAt), string(e.Type), allowed,
+		deref(e.Reason), deref(e.PlatformUserID), e.AccessPoint.ID.String(), e.AccessPoint.Name,
+		e.Location.ID.String(), e.Location.Name, deref(e.ServerJobID), scope, requester, commandID, commandStatus}
+	for i, v := range row {
+		row[i] = defuseFormula(v)
+	}
+	return row
+}
+
+// defuseFormula keeps a spreadsheet from running a cell as a formula: text
+// that starts like one (an access point named "=HYPERLINK(…)", say) gets a
+// leading apostrophe, as OWASP advises for CSV exports.
+func defuseFormula(v string) string {
+	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return "'" + v
+	}
+	return v
 }

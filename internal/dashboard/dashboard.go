@@ -66,8 +66,9 @@ func New(cfg Config) http.Handler {
 	}
 	d := &dashboard{Config: cfg, pages: map[string]*template.Template{}}
 	funcs := template.FuncMap{"time": formatTime, "deref": deref, "hasValue": hasValue, "tp": timePtr,
+		"timeT": gatehouse.FormatTime, "contains": slices.Contains[[]string],
 		"list": func(s ...string) []string { return s }}
-	for _, page := range []string{"login", "events", "event", "error"} {
+	for _, page := range []string{"login", "events", "event", "error", "keys", "revoke"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
@@ -81,6 +82,10 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/logout", d.signedIn(d.logout))
 	mux.Handle("GET "+Prefix+"/events", d.signedIn(d.eventLog))
 	mux.Handle("GET "+Prefix+"/events/{id}", d.signedIn(d.eventDetail))
+	mux.Handle("GET "+Prefix+"/keys", d.signedIn(d.keysPage))
+	mux.Handle("POST "+Prefix+"/keys", d.signedIn(d.createKey))
+	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.signedIn(d.confirmRevoke))
+	mux.Handle("POST "+Prefix+"/keys/{id}/revoke", d.signedIn(d.revokeKey))
 	mux.Handle("GET "+Prefix+"/events/export.csv", d.signedIn(d.exportEvents("csv")))
 	mux.Handle("GET "+Prefix+"/events/export.ndjson", d.signedIn(d.exportEvents("ndjson")))
 	mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {

@@ -16,10 +16,13 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/auth"
 	"github.com/gatehouse/gatehouse/internal/dashboard"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/server"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 type site struct {
@@ -54,12 +57,26 @@ func newSite(t *testing.T) *site {
 	s := &site{t: t, store: db, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
 	db.Now = func() time.Time { return s.now }
 	secret, _ := db.Secret(ctx)
-	h := dashboard.New(dashboard.Config{
-		Store: db, Cursors: gatehouse.NewCursors(secret), Limiter: ratelimit.NewLocal(func() time.Time { return s.now }),
+	clock := func() time.Time { return s.now }
+	limiter := ratelimit.NewLocal(clock)
+	api := server.New(server.Config{
+		Store: db, Auth: auth.New(db, clock), Limiter: limiter,
+		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
+		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
+		Cursors:         gatehouse.NewCursors(secret),
+		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics:         server.NewMetrics(prometheus.NewRegistry()),
+		Now:             clock,
+	})
+	dash := dashboard.New(dashboard.Config{
+		Store: db, Cursors: gatehouse.NewCursors(secret), Limiter: limiter,
 		SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
 		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Now:         func() time.Time { return s.now },
 	})
+	h := http.NewServeMux() // as gatehouse serve mounts them
+	h.Handle(dashboard.Prefix+"/", dash)
+	h.Handle("/", api)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s.url = srv.URL
@@ -105,6 +122,7 @@ type browser struct {
 	t      *testing.T
 	site   *site
 	client *http.Client
+	seen   []string // every response body, in order
 }
 
 func (s *site) browser() *browser {
@@ -138,6 +156,7 @@ func (b *browser) do(method, path string, form url.Values, header ...string) ans
 	}
 	defer res.Body.Close()
 	data, _ := io.ReadAll(res.Body)
+	b.seen = append(b.seen, string(data))
 	return answer{res.StatusCode, res.Header, string(data)}
 }
 
@@ -348,5 +367,102 @@ func TestExportStreamsTheFilter(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(nd.body), "\n")
 	if len(lines) != 1 || !strings.Contains(lines[0], acme.granted.ID.String()) {
 		t.Errorf("ndjson: %q", nd.body)
+	}
+}
+
+func TestAPIKeysCreateUseRevoke(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	b := s.browser()
+	b.signIn(acme.email, testPassword)
+	page := b.do("GET", "/dashboard/keys", nil)
+	csrf := csrfOf(t, page.body)
+
+	bad := b.do("POST", "/dashboard/keys", url.Values{"csrf": {csrf}, "name": {" "}, "expires": {"7"}})
+	if bad.status != http.StatusBadRequest || !strings.Contains(bad.body, "choose at least one scope") {
+		t.Errorf("a bad form: %d", bad.status)
+	}
+	created := b.do("POST", "/dashboard/keys", url.Values{"csrf": {csrf}, "name": {"warehouse"},
+		"scope": {"events:read", "locations:read"}, "expires": {"30"}})
+	raw := regexp.MustCompile(`gk_[0-9A-Za-z]{38}`).FindString(created.body)
+	if created.status != http.StatusCreated || raw == "" {
+		t.Fatalf("create: %d", created.status)
+	}
+	if !strings.Contains(created.body, "only time") {
+		t.Error("no warning that the key is shown once")
+	}
+
+	api := func(key string) int {
+		req, _ := http.NewRequest("GET", s.url+"/api/consumer/v1/events", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if got := api(raw); got != 200 {
+		t.Fatalf("the new key against the API: %d", got)
+	}
+
+	list := b.do("GET", "/dashboard/keys", nil)
+	if !strings.Contains(list.body, raw[:11]+"…") || !strings.Contains(list.body, "events:read, locations:read") {
+		t.Errorf("the list lacks the key's prefix or scopes")
+	}
+	id := regexp.MustCompile(`/dashboard/keys/([0-9a-f-]{36})/revoke`).FindStringSubmatch(list.body)
+	if id == nil {
+		t.Fatal("no revoke link")
+	}
+	confirm := b.do("GET", "/dashboard/keys/"+id[1]+"/revoke", nil)
+	if confirm.status != 200 || !strings.Contains(confirm.body, "cannot be undone") {
+		t.Fatalf("confirmation: %d", confirm.status)
+	}
+	if r := b.do("POST", "/dashboard/keys/"+id[1]+"/revoke", url.Values{"csrf": {csrf}}); r.status != http.StatusSeeOther {
+		t.Fatalf("revoke: %d", r.status)
+	}
+	s.now = s.now.Add(auth.CacheTTL + time.Millisecond)
+	if got := api(raw); got != http.StatusUnauthorized {
+		t.Errorf("the revoked key against the API: %d", got)
+	}
+	if after := b.do("GET", "/dashboard/keys", nil); !strings.Contains(after.body, "revoked") {
+		t.Error("the list does not show the key revoked")
+	}
+
+	shown := 0
+	for _, body := range b.seen {
+		shown += strings.Count(body, raw)
+	}
+	if shown != 1 {
+		t.Errorf("the raw key appears %d times across the session's responses, want exactly once", shown)
+	}
+}
+
+func TestKeysOfAnotherOrganizationAreOutOfReach(t *testing.T) {
+	s := newSite(t)
+	acme, rival := s.tenant("Acme"), s.tenant("Rival")
+	rb := s.browser()
+	rb.signIn(rival.email, testPassword)
+	rp := rb.do("GET", "/dashboard/keys", nil)
+	rb.do("POST", "/dashboard/keys", url.Values{"csrf": {csrfOf(t, rp.body)}, "name": {"rival-key"}, "scope": {"events:read"}})
+	keys, _ := s.store.ListAPIKeys(context.Background(), rival.org.ID)
+	if len(keys) != 1 {
+		t.Fatalf("rival keys: %d", len(keys))
+	}
+	b := s.browser()
+	b.signIn(acme.email, testPassword)
+	page := b.do("GET", "/dashboard/keys", nil)
+	if strings.Contains(page.body, "rival-key") || strings.Contains(page.body, keys[0].Prefix) {
+		t.Error("the key list shows another organization's key")
+	}
+	csrf := csrfOf(t, page.body)
+	if r := b.do("GET", "/dashboard/keys/"+keys[0].ID.String()+"/revoke", nil); r.status != http.StatusNotFound {
+		t.Errorf("confirming another organization's key: %d", r.status)
+	}
+	if r := b.do("POST", "/dashboard/keys/"+keys[0].ID.String()+"/revoke", url.Values{"csrf": {csrf}}); r.status != http.StatusNotFound {
+		t.Errorf("revoking another organization's key: %d", r.status)
+	}
+	if keys, _ := s.store.ListAPIKeys(context.Background(), rival.org.ID); keys[0].RevokedAt != nil {
+		t.Error("another organization's key was revoked")
 	}
 }

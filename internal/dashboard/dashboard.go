@@ -68,7 +68,7 @@ func New(cfg Config) http.Handler {
 	funcs := template.FuncMap{"time": formatTime, "deref": deref, "hasValue": hasValue, "tp": timePtr,
 		"timeT": gatehouse.FormatTime, "contains": slices.Contains[[]string],
 		"list": func(s ...string) []string { return s }}
-	for _, page := range []string{"login", "events", "event", "error", "keys", "revoke"} {
+	for _, page := range []string{"login", "events", "event", "error", "keys", "revoke", "locations"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
@@ -82,6 +82,10 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/logout", d.signedIn(d.logout))
 	mux.Handle("GET "+Prefix+"/events", d.signedIn(d.eventLog))
 	mux.Handle("GET "+Prefix+"/events/{id}", d.signedIn(d.eventDetail))
+	mux.Handle("GET "+Prefix+"/locations", d.signedIn(d.locationsPage))
+	mux.Handle("POST "+Prefix+"/locations", d.signedIn(d.createLocation))
+	mux.Handle("POST "+Prefix+"/locations/{id}/rename", d.signedIn(d.renameLocation))
+	mux.Handle("POST "+Prefix+"/locations/{id}/access-points", d.signedIn(d.createAccessPoint))
 	mux.Handle("GET "+Prefix+"/keys", d.signedIn(d.keysPage))
 	mux.Handle("POST "+Prefix+"/keys", d.signedIn(d.createKey))
 	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.signedIn(d.confirmRevoke))

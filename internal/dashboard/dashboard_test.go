@@ -466,3 +466,44 @@ func TestKeysOfAnotherOrganizationAreOutOfReach(t *testing.T) {
 		t.Error("another organization's key was revoked")
 	}
 }
+
+func TestLocationsCreateRenameAndIsolation(t *testing.T) {
+	s := newSite(t)
+	acme, rival := s.tenant("Acme"), s.tenant("Rival")
+	b := s.browser()
+	b.signIn(acme.email, testPassword)
+	page := b.do("GET", "/dashboard/locations", nil)
+	if !strings.Contains(page.body, "Acme HQ") || !strings.Contains(page.body, "Acme door") || strings.Contains(page.body, "Rival") {
+		t.Fatalf("locations page: %.300s", page.body)
+	}
+	csrf := csrfOf(t, page.body)
+	if r := b.do("POST", "/dashboard/locations", url.Values{"csrf": {csrf}, "name": {"Nightclub"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("create: %d %.300s", r.status, r.body)
+	}
+	if r := b.do("POST", "/dashboard/locations", url.Values{"csrf": {csrf}, "name": {"  "}}); r.status != http.StatusBadRequest {
+		t.Errorf("an empty name: %d", r.status)
+	}
+	if r := b.do("POST", "/dashboard/locations/"+acme.loc.ID.String()+"/rename", url.Values{"csrf": {csrf}, "name": {"Head office"}}); r.status != http.StatusSeeOther {
+		t.Errorf("rename: %d", r.status)
+	}
+	if r := b.do("POST", "/dashboard/locations/"+acme.loc.ID.String()+"/access-points", url.Values{"csrf": {csrf}, "name": {"Roof"}}); r.status != http.StatusSeeOther {
+		t.Errorf("add an access point: %d", r.status)
+	}
+	after := b.do("GET", "/dashboard/locations", nil)
+	for _, want := range []string{"Nightclub", "Head office", "Roof"} {
+		if !strings.Contains(after.body, want) {
+			t.Errorf("the list lacks %s", want)
+		}
+	}
+	// Another organization's location cannot be renamed or extended.
+	for _, path := range []string{"/rename", "/access-points"} {
+		r := b.do("POST", "/dashboard/locations/"+rival.loc.ID.String()+path, url.Values{"csrf": {csrf}, "name": {"Taken"}})
+		if r.status != http.StatusNotFound && r.status != http.StatusBadRequest {
+			t.Errorf("%s on another organization's location: %d", path, r.status)
+		}
+	}
+	locs, _, _ := s.store.ListLocations(context.Background(), rival.org.ID, 10, nil)
+	if locs[0].Name != "Rival HQ" || len(locs[0].AccessPoints) != 1 {
+		t.Errorf("another organization's location changed: %+v", locs[0])
+	}
+}

@@ -1,0 +1,75 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// locationsPage lists the organization's locations with their access
+// points, with forms to add and rename.
+type locationsPage struct {
+	Locations []gatehouse.Location
+	Issues    map[string][]string
+	Name      string // the create form's value, after an error
+}
+
+func (d *dashboard) locationsPage(w http.ResponseWriter, r *http.Request) {
+	d.renderLocations(w, r, http.StatusOK, locationsPage{})
+}
+
+func (d *dashboard) renderLocations(w http.ResponseWriter, r *http.Request, status int, p locationsPage) {
+	locs, err := d.allLocations(r.Context(), viewerOf(r).user.OrgID)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	p.Locations = locs
+	d.render(w, r, status, "locations", p)
+}
+
+// saved answers a location form: back to the list, or the list with the
+// problems when the store refused the input.
+func (d *dashboard) saved(w http.ResponseWriter, r *http.Request, err error, name string) {
+	var ve *gatehouse.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		d.renderLocations(w, r, http.StatusBadRequest, locationsPage{Issues: ve.Issues, Name: name})
+	case errors.Is(err, gatehouse.ErrNotFound):
+		d.errorPage(w, r, http.StatusNotFound, "There is no such location.")
+	case err != nil:
+		d.fail(w, r, err)
+	default:
+		http.Redirect(w, r, Prefix+"/locations", http.StatusSeeOther)
+	}
+}
+
+func (d *dashboard) createLocation(w http.ResponseWriter, r *http.Request) {
+	name := r.PostFormValue("name")
+	_, err := d.Store.CreateLocation(r.Context(), viewerOf(r).user.OrgID, name)
+	d.saved(w, r, err, name)
+}
+
+// renameLocation renames a location of the viewer's organization; the
+// store matches the id within the organization, so another's is unknown.
+func (d *dashboard) renameLocation(w http.ResponseWriter, r *http.Request) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		d.errorPage(w, r, http.StatusNotFound, "There is no such location.")
+		return
+	}
+	_, err = d.Store.RenameLocation(r.Context(), viewerOf(r).user.OrgID, id, r.PostFormValue("name"))
+	d.saved(w, r, err, "")
+}
+
+func (d *dashboard) createAccessPoint(w http.ResponseWriter, r *http.Request) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		d.errorPage(w, r, http.StatusNotFound, "There is no such location.")
+		return
+	}
+	_, err = d.Store.CreateAccessPoint(r.Context(), viewerOf(r).user.OrgID, id, r.PostFormValue("name"))
+	d.saved(w, r, err, "")
+}

@@ -129,3 +129,32 @@ func SearchText(id uuid.UUID, platformUserID *string, accessPoint, location stri
 func MatchesQ(searchText, q string) bool {
 	return strings.Contains(strings.ToLower(searchText), strings.ToLower(q))
 }
+
+// EventCount is how many events of a filter fall in one bucket of time.
+type EventCount struct {
+	Start   time.Time
+	Granted int
+	Denied  int
+	Other   int // remote unlocks, which have no outcome
+}
+
+// Add counts n events of an outcome ("" for none).
+func (c *EventCount) Add(o Outcome, n int) {
+	switch o {
+	case Granted:
+		c.Granted += n
+	case Denied:
+		c.Denied += n
+	default:
+		c.Other += n
+	}
+}
+
+// NewEventCounts returns the empty buckets of step covering [from, to).
+func NewEventCounts(from, to time.Time, step time.Duration) []EventCount {
+	var counts []EventCount
+	for t := from; t.Before(to); t = t.Add(step) {
+		counts = append(counts, EventCount{Start: t})
+	}
+	return counts
+}

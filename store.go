@@ -83,6 +83,11 @@ type Store interface {
 	// the event order. f.Limit must be set.
 	ListEvents(ctx context.Context, orgID uuid.UUID, f EventFilter) (EventPage, error)
 
+	// CountEvents counts the organization's events matching f in buckets
+	// of step from f.From to f.To (both must be set), by outcome: the
+	// dashboard's chart.
+	CountEvents(ctx context.Context, orgID uuid.UUID, f EventFilter, step time.Duration) ([]EventCount, error)
+
 	// Secret returns the service secret that signs cursors and sessions,
 	// generating and storing it on first use so that every instance on the
 	// database shares it.

@@ -90,6 +90,7 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/keys", d.signedIn(d.createKey))
 	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.signedIn(d.confirmRevoke))
 	mux.Handle("POST "+Prefix+"/keys/{id}/revoke", d.signedIn(d.revokeKey))
+	mux.Handle("GET "+Prefix+"/events/chart.svg", d.signedIn(d.eventChart))
 	mux.Handle("GET "+Prefix+"/events/export.csv", d.signedIn(d.exportEvents("csv")))
 	mux.Handle("GET "+Prefix+"/events/export.ndjson", d.signedIn(d.exportEvents("ndjson")))
 	mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {

@@ -507,3 +507,27 @@ func TestLocationsCreateRenameAndIsolation(t *testing.T) {
 		t.Errorf("another organization's location changed: %+v", locs[0])
 	}
 }
+
+func TestChartCountsTheFilter(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme") // one denied an hour ago, one granted two hours ago
+	b := s.browser()
+	b.signIn(acme.email, testPassword)
+	log := b.do("GET", "/dashboard/events?allowed=denied", nil)
+	src := regexp.MustCompile(`<img src="(/dashboard/events/chart\.svg\?[^"]*)"`).FindStringSubmatch(log.body)
+	if src == nil {
+		t.Fatal("no chart on the Event Log")
+	}
+	r := b.do("GET", strings.ReplaceAll(src[1], "&amp;", "&"), nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "image/svg+xml" {
+		t.Fatalf("chart: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+	if !strings.Contains(r.body, "0 granted, 1 denied in all") || !strings.Contains(r.body, "per day") {
+		t.Errorf("the chart does not count the filter: %.300s", r.body)
+	}
+	day := b.do("GET", "/dashboard/events/chart.svg?dateFrom=2026-11-20&dateTo=2026-11-21", nil)
+	if !strings.Contains(day.body, "per hour") || !strings.Contains(day.body, "1 granted, 1 denied in all") ||
+		!strings.Contains(day.body, "2026-11-20 11:00: 0 granted, 1 denied") {
+		t.Errorf("an hourly chart: %.400s", day.body)
+	}
+}

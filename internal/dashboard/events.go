@@ -32,6 +32,7 @@ type eventLogPage struct {
 	Newest      string // the URL of the first page of this filter
 	ExportCSV   string // the filter's exports
 	ExportJSON  string
+	Chart       string // the chart image of this filter
 	MaxRangeDay int
 }
 
@@ -73,6 +74,7 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 		newest.Del("limit")
 		p.ExportCSV = Prefix + "/events/export.csv?" + newest.Encode()
 		p.ExportJSON = Prefix + "/events/export.ndjson?" + newest.Encode()
+		p.Chart = Prefix + "/events/chart.svg?" + newest.Encode()
 		if page.Next != nil {
 			older := withoutCursor(form)
 			older.Set("cursor", d.Cursors.EventCursor(orgID, q.Filter, *page.Next))

@@ -117,7 +117,28 @@ func eventQuery(org int64, f gatehouse.EventFilter, scanBudget int) (string, []a
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	where := func(cond string) { b.WriteString(" AND " + cond) }
+	conds, like := filterConditions(f, arg)
+	for _, c := range conds {
+		b.WriteString(" AND " + c)
+	}
+	if like != "" && scanBudget == 0 {
+		b.WriteString(" AND " + like)
+	}
+	if scanBudget > 0 {
+		b.WriteString(` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ` + arg(scanBudget) + `) e
+		LEFT JOIN users u ON u.id = e.requested_by
+		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
+		WHERE ` + like)
+	}
+	b.WriteString(" ORDER BY e.occurred_at DESC, e.id DESC LIMIT " + arg(f.Limit+1))
+	return b.String(), args
+}
+
+// filterConditions writes f's conditions (but the organization's) with
+// arg making placeholders, in the order of the indexes; like is the q
+// condition, which the caller places, since a scan applies it outside.
+func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []string, like string) {
+	where := func(cond string) { conds = append(conds, cond) }
 	if f.ID != nil {
 		where("e.id = " + arg(*f.ID))
 	}
@@ -152,12 +173,8 @@ func eventQuery(org int64, f gatehouse.EventFilter, scanBudget int) (string, []a
 	if f.Scope != nil {
 		where("e.scope = " + arg(string(*f.Scope)))
 	}
-	like := ""
 	if f.Q != "" {
 		like = `e.search LIKE ` + arg("%"+escapeLike(strings.ToLower(f.Q))+"%") + ` ESCAPE '\'`
-		if scanBudget == 0 {
-			where(like)
-		}
 	}
 	if f.From != nil {
 		where("e.occurred_at >= " + arg(*f.From))
@@ -168,14 +185,7 @@ func eventQuery(org int64, f gatehouse.EventFilter, scanBudget int) (string, []a
 	if f.After != nil {
 		where("(e.occurred_at, e.id) < (" + arg(f.After.OccurredAt) + ", " + arg(f.After.ID) + ")")
 	}
-	if scanBudget > 0 {
-		b.WriteString(` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ` + arg(scanBudget) + `) e
-		LEFT JOIN users u ON u.id = e.requested_by
-		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
-		WHERE ` + like)
-	}
-	b.WriteString(" ORDER BY e.occurred_at DESC, e.id DESC LIMIT " + arg(f.Limit+1))
-	return b.String(), args
+	return conds, like
 }
 
 // escapeLike makes %, _ and \ literal in a LIKE pattern.
@@ -216,4 +226,60 @@ func scanEvent(row pgx.CollectableRow) (gatehouse.Event, error) {
 			IssuedAt: gatehouse.Time(cmdIssued.UTC())}
 	}
 	return ev, nil
+}
+
+// CountEvents counts the organization's events matching f (whose From and
+// To must be set) in buckets of step from f.From, by outcome.
+func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, step time.Duration) ([]gatehouse.EventCount, error) {
+	counts := gatehouse.NewEventCounts(*f.From, *f.To, step)
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return counts, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.After = nil
+	args := []any{org}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	from, width := arg(*f.From), arg(step.Seconds())
+	conds, like := filterConditions(f, arg)
+	if like != "" {
+		conds = append(conds, like)
+	}
+	query := `SELECT floor(extract(epoch FROM e.occurred_at - ` + from + `) / ` + width + `)::int AS bucket, e.allowed, count(*)
+		FROM events e WHERE e.org = $1`
+	for _, c := range conds {
+		query += " AND " + c
+	}
+	query += " GROUP BY 1, 2"
+	var (
+		bucket  int
+		allowed *string
+		n       int
+	)
+	err = pgx.BeginFunc(ctx, db.replica, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '"+qIndexWorkMem+"'"); err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, query, args...)
+		_, err := pgx.ForEachRow(rows, []any{&bucket, &allowed, &n}, func() error {
+			if bucket >= 0 && bucket < len(counts) {
+				counts[bucket].Add(gatehouse.Outcome(deref(allowed)), n)
+			}
+			return nil
+		})
+		return err
+	})
+	return counts, wrap(err)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

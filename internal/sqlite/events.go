@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
@@ -85,6 +86,7 @@ func (db *DB) scanForQ(ctx context.Context, org int64, f gatehouse.EventFilter, 
 type queryPlan struct {
 	q         int                 // qIgnore, qScan or qIndex
 	keysOnly  bool                // select (occurred_at, id) only
+	count     int64               // > 0: count matches in buckets of this many ms, from f.From
 	offset    int                 // rows to skip
 	notBefore *gatehouse.EventKey // stop the scan at this position (inclusive)
 }
@@ -138,7 +140,10 @@ func eventQuery(org int64, f gatehouse.EventFilter, plan queryPlan) builtQuery {
 		b.WriteString(cond)
 		args = append(args, a...)
 	}
-	if plan.keysOnly {
+	if plan.count > 0 {
+		b.WriteString(`SELECT (e.occurred_at - ?) / ? AS bucket, e.allowed, count(*) FROM events e WHERE e.org = ?`)
+		args = []any{millis(*f.From), plan.count, org}
+	} else if plan.keysOnly {
 		b.WriteString(`SELECT e.occurred_at, e.id FROM events e WHERE e.org = ?`)
 	} else {
 		b.WriteString(`SELECT ` + eventColumns + ` FROM events e
@@ -197,6 +202,10 @@ func eventQuery(org int64, f gatehouse.EventFilter, plan queryPlan) builtQuery {
 	}
 	if plan.notBefore != nil {
 		where("(e.occurred_at, e.id) >= (?, ?)", millis(plan.notBefore.OccurredAt), plan.notBefore.ID[:])
+	}
+	if plan.count > 0 {
+		b.WriteString(" GROUP BY bucket, e.allowed")
+		return builtQuery{b.String(), args}
 	}
 	b.WriteString(" ORDER BY e.occurred_at DESC, e.id DESC")
 	if plan.keysOnly {
@@ -305,4 +314,42 @@ func (r *eventRow) scan(rows *sql.Rows) (gatehouse.Event, error) {
 		}
 	}
 	return ev, nil
+}
+
+// CountEvents counts the organization's events matching f (whose From and
+// To must be set) in buckets of step from f.From, by outcome.
+func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, step time.Duration) ([]gatehouse.EventCount, error) {
+	counts := gatehouse.NewEventCounts(*f.From, *f.To, step)
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return counts, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	plan := queryPlan{q: qIndex, count: step.Milliseconds()}
+	if utf8.RuneCountInString(f.Q) < 3 {
+		plan.q = qScan // too short for trigrams
+	}
+	f.After = nil
+	q := eventQuery(org, f, plan)
+	rows, err := db.read.QueryContext(ctx, q.sql, q.args...)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			bucket  int64
+			allowed sql.NullString
+			n       int
+		)
+		if err := rows.Scan(&bucket, &allowed, &n); err != nil {
+			return nil, wrap(err)
+		}
+		if bucket >= 0 && bucket < int64(len(counts)) {
+			counts[bucket].Add(gatehouse.Outcome(allowed.String), n)
+		}
+	}
+	return counts, wrap(rows.Err())
 }

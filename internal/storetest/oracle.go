@@ -64,7 +64,7 @@ func testOracle(t *testing.T, f *fixture) {
 	}
 	t.Logf("oracle seed %d (GATEHOUSE_ORACLE_SEED=%d repeats this run)", seed, seed)
 	setter, canSet := f.s.(budgetSetter)
-	total := 0
+	total, counted := 0, 0
 	for round, budgets := range oracleRounds {
 		if budgets != (gatehouse.SearchBudgets{}) {
 			if !canSet {
@@ -86,10 +86,14 @@ func testOracle(t *testing.T, f *fixture) {
 				t.Fatalf("seed %d, round %d (budgets %+v), case %d: GET /api/consumer/v1/events?%s walked with limit=%d:\n got %d events %v\nwant %d events %v",
 					seed, round, budgets, c, describe(flt), limit, len(got), got, len(want), want)
 			}
+			if c%4 == 0 {
+				checkCounts(t, f, w, flt, rng)
+				counted++
+			}
 			total++
 		}
 	}
-	t.Logf("oracle: %d cases, every page walked, all equal", total)
+	t.Logf("oracle: %d cases, every page walked, all equal; %d of them counted in buckets too", total, counted)
 }
 
 func newOracleWorld(rng *rand.Rand, f *fixture, name string) oracleWorld {
@@ -240,6 +244,34 @@ func (w oracleWorld) matches(e gatehouse.NewEvent, flt gatehouse.EventFilter) bo
 		return false
 	}
 	return true
+}
+
+// checkCounts compares the store's bucketed counts of the filter (over a
+// window, which counting needs) with the reference filter's.
+func checkCounts(t *testing.T, f *fixture, w oracleWorld, flt gatehouse.EventFilter, rng *rand.Rand) {
+	t.Helper()
+	if flt.From == nil {
+		flt.From = ptr(f.now.Add(-40 * time.Minute))
+	}
+	if flt.To == nil {
+		flt.To = ptr(f.now.Add(time.Minute))
+	}
+	step := []time.Duration{time.Minute, 7 * time.Minute, time.Hour}[rng.IntN(3)]
+	want := gatehouse.NewEventCounts(*flt.From, *flt.To, step)
+	for _, e := range w.events {
+		if w.matches(e, flt) {
+			o := gatehouse.Outcome("")
+			if e.Allowed != nil {
+				o = *e.Allowed
+			}
+			want[int(e.OccurredAt.Sub(*flt.From)/step)].Add(o, 1)
+		}
+	}
+	got, err := f.s.CountEvents(ctx, w.org.ID, flt, step)
+	must(t, err)
+	if !slices.EqualFunc(got, want, func(a, b gatehouse.EventCount) bool { return a.Start.Equal(b.Start) && a.Granted == b.Granted && a.Denied == b.Denied && a.Other == b.Other }) {
+		t.Fatalf("counts of %s by %v:\n got %+v\nwant %+v", describe(flt), step, got, want)
+	}
 }
 
 // shrink drops the filter's conditions one at a time while the store and

@@ -269,7 +269,9 @@ func checkCounts(t *testing.T, f *fixture, w oracleWorld, flt gatehouse.EventFil
 	}
 	got, err := f.s.CountEvents(ctx, w.org.ID, flt, step)
 	must(t, err)
-	if !slices.EqualFunc(got, want, func(a, b gatehouse.EventCount) bool { return a.Start.Equal(b.Start) && a.Granted == b.Granted && a.Denied == b.Denied && a.Other == b.Other }) {
+	if !slices.EqualFunc(got, want, func(a, b gatehouse.EventCount) bool {
+		return a.Start.Equal(b.Start) && a.Granted == b.Granted && a.Denied == b.Denied && a.Other == b.Other
+	}) {
 		t.Fatalf("counts of %s by %v:\n got %+v\nwant %+v", describe(flt), step, got, want)
 	}
 }

@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"encoding/csv"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -529,5 +530,64 @@ func TestChartCountsTheFilter(t *testing.T) {
 	if !strings.Contains(day.body, "per hour") || !strings.Contains(day.body, "1 granted, 1 denied in all") ||
 		!strings.Contains(day.body, "2026-11-20 11:00: 0 granted, 1 denied") {
 		t.Errorf("an hourly chart: %.400s", day.body)
+	}
+}
+
+// TestPagingOlderAndNewer walks seven pages older and all the way back.
+func TestPagingOlderAndNewer(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	var events []gatehouse.NewEvent
+	for i := range 19 {
+		granted := gatehouse.Granted
+		events = append(events, gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessGranted, Allowed: &granted,
+			OccurredAt: s.now.Add(-time.Duration(i/2) * time.Minute), AccessPointID: acme.ap.ID})
+	}
+	if _, err := s.store.IngestEvents(context.Background(), acme.org.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	b := s.browser()
+	b.signIn(acme.email, testPassword)
+	link := func(body, rel string) string {
+		m := regexp.MustCompile(`href="([^"]+)" rel="` + rel + `"`).FindStringSubmatch(body)
+		if m == nil {
+			return ""
+		}
+		return html.UnescapeString(m[1])
+	}
+	ids := regexp.MustCompile(`/dashboard/events/([0-9a-f-]{36})"`)
+	var pages [][]string
+	body := b.do("GET", "/dashboard/events?allowed=granted&limit=3", nil).body
+	for {
+		var page []string
+		for _, m := range ids.FindAllStringSubmatch(body, -1) {
+			page = append(page, m[1])
+		}
+		pages = append(pages, page)
+		next := link(body, "next")
+		if next == "" {
+			break
+		}
+		body = b.do("GET", next, nil).body
+	}
+	if len(pages) != 7 { // 20 granted events, 3 a page
+		t.Fatalf("%d pages", len(pages))
+	}
+	for i := len(pages) - 2; i >= 0; i-- {
+		newer := link(body, "prev")
+		if newer == "" {
+			t.Fatalf("no Newer link on page %d", i+2)
+		}
+		body = b.do("GET", newer, nil).body
+		var page []string
+		for _, m := range ids.FindAllStringSubmatch(body, -1) {
+			page = append(page, m[1])
+		}
+		if strings.Join(page, ",") != strings.Join(pages[i], ",") {
+			t.Fatalf("Newer from page %d shows %v, want page %d's %v", i+2, page, i+1, pages[i])
+		}
+	}
+	if link(body, "prev") != "" {
+		t.Error("the first page has a Newer link")
 	}
 }

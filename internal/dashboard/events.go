@@ -18,6 +18,11 @@ import (
 
 var urlQueryEscape = url.QueryEscape
 
+// maxPrev bounds how many pages back the Newer link remembers (each a
+// cursor in the URL); past that, Newer leads towards the newest page by
+// the pages it still knows.
+const maxPrev = 40
+
 // eventLogPage is the Event Log: the filter form as sent, its problems,
 // and a page of events.
 type eventLogPage struct {
@@ -29,6 +34,7 @@ type eventLogPage struct {
 	Scopes      []gatehouse.CommandScope
 	Query       gatehouse.EventQuery
 	Older       string // the URL of the next (older) page, if any
+	Newer       string // the URL of the previous (newer) page, if any
 	Newest      string // the URL of the first page of this filter
 	ExportCSV   string // the filter's exports
 	ExportJSON  string
@@ -46,6 +52,13 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 			form.Del(name)
 		}
 	}
+	// prev is the way back: the cursors of the newer pages walked to get
+	// here, newest first, the first page's being empty. It is not a filter.
+	prev := strings.Split(form.Get("prev"), " ")
+	if form.Get("prev") == "" {
+		prev = nil
+	}
+	form.Del("prev")
 	p := eventLogPage{Form: form, Types: gatehouse.EventTypes, Scopes: gatehouse.CommandScopes, MaxRangeDay: 366}
 	locs, err := d.allLocations(r.Context(), orgID)
 	if err != nil {
@@ -78,7 +91,21 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 		if page.Next != nil {
 			older := withoutCursor(form)
 			older.Set("cursor", d.Cursors.EventCursor(orgID, q.Filter, *page.Next))
+			if q.Cursor != "" {
+				back := append([]string{q.Cursor}, prev...)
+				older.Set("prev", strings.Join(back[:min(len(back), maxPrev)], " "))
+			}
 			p.Older = Prefix + "/events?" + older.Encode()
+		}
+		if q.Cursor != "" {
+			newer := withoutCursor(form)
+			if len(prev) > 0 {
+				newer.Set("cursor", prev[0])
+				if len(prev) > 1 {
+					newer.Set("prev", strings.Join(prev[1:], " "))
+				}
+			}
+			p.Newer = Prefix + "/events?" + newer.Encode()
 		}
 	}
 	d.render(w, r, status, "events", p)

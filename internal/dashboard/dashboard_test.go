@@ -31,6 +31,7 @@ type site struct {
 	url   string
 	store *sqlite.DB
 	now   time.Time
+	clock func() time.Time // s.now, unless the test runs in real time
 }
 
 type tenant struct {
@@ -44,7 +45,11 @@ type tenant struct {
 
 const testPassword = "correct horse battery staple"
 
-func newSite(t *testing.T) *site {
+func newSite(t *testing.T) *site { return newSiteWithClock(t, nil) }
+
+// newSiteWithClock serves the dashboard and the API on one fresh store;
+// clock nil means the settable s.now.
+func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dash.db"))
@@ -55,10 +60,12 @@ func newSite(t *testing.T) *site {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s := &site{t: t, store: db, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
-	db.Now = func() time.Time { return s.now }
+	s := &site{t: t, store: db, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC), clock: clock}
+	if clock == nil {
+		clock = func() time.Time { return s.now }
+	}
+	db.Now = clock
 	secret, _ := db.Secret(ctx)
-	clock := func() time.Time { return s.now }
 	limiter := ratelimit.NewLocal(clock)
 	api := server.New(server.Config{
 		Store: db, Auth: auth.New(db, clock), Limiter: limiter,
@@ -73,7 +80,7 @@ func newSite(t *testing.T) *site {
 		Store: db, Cursors: gatehouse.NewCursors(secret), Limiter: limiter,
 		SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
 		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Now:         func() time.Time { return s.now },
+		Now:         clock,
 	})
 	h := http.NewServeMux() // as gatehouse serve mounts them
 	h.Handle(dashboard.Prefix+"/", dash)

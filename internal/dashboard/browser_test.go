@@ -1,0 +1,71 @@
+package dashboard_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/demo"
+	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/servicetest"
+)
+
+// TestBrowser drives the dashboard in Debian's chromium, headless, with
+// playwright-core (browsertest/run.mjs): the operator's whole round from
+// sign-in to sign-out, on the demo data, in real time. Screenshots of each
+// page go to $GATEHOUSE_ARTIFACTS/dashboard (a temporary directory when
+// unset; the test logs where). .ci/run installs chromium and the npm
+// package; without them the test skips.
+func TestBrowser(t *testing.T) {
+	chromium := os.Getenv("GATEHOUSE_CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		servicetest.Missing(t, "node is not installed")
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		servicetest.Missing(t, "chromium is not installed at %s (apt-get install chromium)", chromium)
+	}
+	if _, err := os.Stat("browsertest/node_modules/playwright-core"); err != nil {
+		servicetest.Missing(t, "playwright-core is not installed: npm ci --prefix internal/dashboard/browsertest")
+	}
+	shots := filepath.Join(os.Getenv("GATEHOUSE_ARTIFACTS"), "dashboard")
+	if os.Getenv("GATEHOUSE_ARTIFACTS") == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	s := newSiteWithClock(t, time.Now)
+	ctx := context.Background()
+	org, _, err := demo.Seed(ctx, s.store, time.Now(), 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, _ := password.Hash(testPassword)
+	if _, err := s.store.CreateUser(ctx, gatehouse.User{OrgID: org.ID, Email: "operator@demo.test", Name: "Operator", PasswordHash: hash}); err != nil {
+		t.Fatal(err)
+	}
+
+	run := exec.CommandContext(ctx, node, "run.mjs")
+	run.Dir = "browsertest"
+	run.Env = append(os.Environ(), "BASE="+s.url, "EMAIL=operator@demo.test", "PASSWORD="+testPassword,
+		"CHROMIUM="+chromium, "SHOTS="+shots)
+	var out, stderr bytes.Buffer
+	run.Stdout, run.Stderr = &out, &stderr
+	err = run.Run()
+	t.Logf("run.mjs: %s", strings.TrimSpace(out.String()))
+	t.Logf("screenshots in %s", shots)
+	if err != nil {
+		t.Fatalf("run.mjs: %v\n%s", err, stderr.String())
+	}
+}

@@ -62,6 +62,9 @@ type Store interface {
 	CreateUser(ctx context.Context, u User) (User, error)
 	// FindUserByEmail returns the user with that email (case-insensitive), or ErrNotFound.
 	FindUserByEmail(ctx context.Context, email string) (User, error)
+	// SetUserPassword replaces the password hash of the user with that
+	// email and ends the user's sessions; ErrNotFound when there is none.
+	SetUserPassword(ctx context.Context, email, passwordHash string) (User, error)
 
 	// CreateSession stores a dashboard session.
 	CreateSession(ctx context.Context, s Session) error

@@ -58,6 +58,7 @@ func commands() []command {
 		{"access-point create", "create an access point: --location ID --name NAME", runAccessPointCreate},
 		{"event import", "import NDJSON events: --org ID [FILE|-]", runEventImport},
 		{"user create", "create a dashboard user: --org ID --email EMAIL [--name NAME]", runUserCreate},
+		{"user set-password", "set a dashboard user's password and end their sessions: --email EMAIL", runUserSetPassword},
 		{"bench seed", "write a synthetic log: --events N --orgs M --seed S", runBenchSeed},
 		{"bench run", "measure a running server: --url URL --key KEY [--concurrency C --duration D --org ORG]", runBenchRun},
 	}

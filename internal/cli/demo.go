@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/demo"
+	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/google/uuid"
 )
 
 // demoOutput is what demo prints with --json before it serves.
@@ -18,6 +22,34 @@ type demoOutput struct {
 	Created      bool                   `json:"created"`
 	Key          keyRecord              `json:"key"`
 	Curl         []string               `json:"curl"`
+	Dashboard    demoSignIn             `json:"dashboard"`
+}
+
+// demoSignIn is the dashboard account of the demo, with a password that
+// is new on every run (like the key, it cannot be shown again).
+type demoSignIn struct {
+	URL      string `json:"url"`
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+const demoEmail = "demo@gatehouse.test"
+
+// demoAccount creates the demo's dashboard user once and gives it a fresh
+// password on every run.
+func demoAccount(ctx context.Context, store gatehouse.Store, org uuid.UUID) (string, error) {
+	pw := rand.Text()[:20] // 100 random bits
+	hash, err := password.Hash(pw)
+	if err != nil {
+		return "", err
+	}
+	if _, err := store.SetUserPassword(ctx, demoEmail, hash); errors.Is(err, gatehouse.ErrNotFound) {
+		_, err = store.CreateUser(ctx, gatehouse.User{OrgID: org, Email: demoEmail, Name: "Demo operator", PasswordHash: hash})
+		return pw, err
+	} else if err != nil {
+		return "", err
+	}
+	return pw, nil
 }
 
 func runDemo(ctx context.Context, e *env) error {
@@ -46,6 +78,10 @@ func runDemo(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
+	out.Dashboard = demoSignIn{URL: baseURL(*s.addr) + "/dashboard/", Email: demoEmail}
+	if out.Dashboard.Password, err = demoAccount(ctx, store, org.ID); err != nil {
+		return err
+	}
 	if *f.json {
 		if err := json.NewEncoder(e.stdout).Encode(out); err != nil {
 			return err
@@ -59,6 +95,8 @@ func runDemo(ctx context.Context, e *env) error {
 		for _, c := range out.Curl {
 			fmt.Fprintf(e.stdout, "  %s\n\n", c)
 		}
+		fmt.Fprintf(e.stdout, "Dashboard: %s\n  sign in as %s with the password %s (new on every run)\n\n",
+			out.Dashboard.URL, out.Dashboard.Email, out.Dashboard.Password)
 	}
 	return serve(ctx, e, store, s, limit)
 }

@@ -164,6 +164,32 @@ func runUserCreate(ctx context.Context, e *env) error {
 	})
 }
 
+func runUserSetPassword(ctx context.Context, e *env) error {
+	f := newFlags(e, "user set-password")
+	email := f.String("email", "", "the user's sign-in email")
+	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+		if err := required("email", *email); err != nil {
+			return err
+		}
+		pw, err := readPassword(e)
+		if err != nil {
+			return err
+		}
+		hash, err := password.Hash(pw)
+		if err != nil {
+			return err
+		}
+		u, err := store.SetUserPassword(ctx, *email, hash)
+		if err != nil {
+			return err
+		}
+		return f.print(struct {
+			ID    string `json:"id"`
+			Email string `json:"email"`
+		}{u.ID.String(), u.Email}, "set the password of %s; their sessions have ended", u.Email)
+	})
+}
+
 const minPasswordLen = 12
 
 // readPassword takes the password from GATEHOUSE_PASSWORD or, on a

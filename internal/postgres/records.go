@@ -192,3 +192,20 @@ func (db *DB) FindUserByEmail(ctx context.Context, email string) (gatehouse.User
 	u.CreatedAt = utc(u.CreatedAt)
 	return u, wrap(err)
 }
+
+// SetUserPassword replaces a user's password hash and ends their sessions.
+func (db *DB) SetUserPassword(ctx context.Context, email, passwordHash string) (gatehouse.User, error) {
+	u, err := db.FindUserByEmail(ctx, email)
+	if err != nil {
+		return u, err
+	}
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1 WHERE id = $2", passwordHash, u.ID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID)
+		return err
+	})
+	u.PasswordHash = passwordHash
+	return u, wrap(err)
+}

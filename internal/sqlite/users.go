@@ -51,3 +51,20 @@ func (db *DB) FindUserByEmail(ctx context.Context, email string) (gatehouse.User
 	u.CreatedAt = fromMillis(created)
 	return u, wrap(err)
 }
+
+// SetUserPassword replaces a user's password hash and ends their sessions.
+func (db *DB) SetUserPassword(ctx context.Context, email, passwordHash string) (gatehouse.User, error) {
+	u, err := db.FindUserByEmail(ctx, email)
+	if err != nil {
+		return u, err
+	}
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ? WHERE id = ?", passwordHash, u.ID[:]); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:])
+		return err
+	})
+	u.PasswordHash = passwordHash
+	return u, err
+}

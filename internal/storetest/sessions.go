@@ -38,3 +38,25 @@ func testSessions(t *testing.T, f *fixture) {
 	}
 	must(t, f.s.DeleteSession(ctx, gatehouse.SessionHash("never issued"), f.now))
 }
+
+func testSetUserPassword(t *testing.T, f *fixture) {
+	o := f.org("Acme")
+	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "old"})
+	must(t, err)
+	s, token := gatehouse.NewSession(u.ID, f.now)
+	must(t, f.s.CreateSession(ctx, s))
+	got, err := f.s.SetUserPassword(ctx, "OPS@acme.test", "new")
+	must(t, err)
+	if got.ID != u.ID || got.PasswordHash != "new" {
+		t.Errorf("set: %+v", got)
+	}
+	if found, _ := f.s.FindUserByEmail(ctx, "ops@acme.test"); found.PasswordHash != "new" {
+		t.Errorf("stored hash %q", found.PasswordHash)
+	}
+	if _, _, err := f.s.FindSession(ctx, gatehouse.SessionHash(token), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("a session survived the password change: %v", err)
+	}
+	if _, err := f.s.SetUserPassword(ctx, "nobody@acme.test", "x"); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("an unknown email: %v", err)
+	}
+}

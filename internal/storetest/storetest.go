@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 		{"Isolation", testIsolation},
 		{"Secret", testSecret},
 		{"Sessions", testSessions},
+		{"SetUserPassword", testSetUserPassword},
 		{"Oracle", testOracle},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -102,7 +102,6 @@ func TestDemoPrintsADashboardSignIn(t *testing.T) {
 	}
 	second.stop()
 
-
 	// An operator's own account, and a password reset.
 	g := &gh{t: t, db: db, env: map[string]string{"GATEHOUSE_PASSWORD": "the first passphrase"}}
 	var orgs []record

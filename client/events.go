@@ -126,23 +126,37 @@ func (c *Client) ListEvents(ctx context.Context, q EventQuery, cursor string) (*
 // Events walks every page of the query, newest first, each event exactly
 // once. It stops at the first error, which it yields.
 func (c *Client) Events(ctx context.Context, q EventQuery) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
+	return walk(func(cursor string) ([]Event, *string, error) {
+		page, err := c.ListEvents(ctx, q, cursor)
+		if err != nil {
+			return nil, nil, err
+		}
+		return page.Data, page.NextCursor, nil
+	})
+}
+
+// walk yields every item of the pages that fetch returns, following their
+// cursors from the first page, and stops at the first error, which it
+// yields.
+func walk[T any](fetch func(cursor string) ([]T, *string, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
 		cursor := ""
 		for {
-			page, err := c.ListEvents(ctx, q, cursor)
+			items, next, err := fetch(cursor)
 			if err != nil {
-				yield(Event{}, err)
+				var zero T
+				yield(zero, err)
 				return
 			}
-			for _, ev := range page.Data {
-				if !yield(ev, nil) {
+			for _, item := range items {
+				if !yield(item, nil) {
 					return
 				}
 			}
-			if page.NextCursor == nil {
+			if next == nil {
 				return
 			}
-			cursor = *page.NextCursor
+			cursor = *next
 		}
 	}
 }

@@ -46,23 +46,11 @@ func (c *Client) ListLocations(ctx context.Context, limit int, cursor string) (*
 
 // Locations walks every location with its access points, by name.
 func (c *Client) Locations(ctx context.Context) iter.Seq2[Location, error] {
-	return func(yield func(Location, error) bool) {
-		cursor := ""
-		for {
-			page, err := c.ListLocations(ctx, 0, cursor)
-			if err != nil {
-				yield(Location{}, err)
-				return
-			}
-			for _, l := range page.Data {
-				if !yield(l, nil) {
-					return
-				}
-			}
-			if page.NextCursor == nil {
-				return
-			}
-			cursor = *page.NextCursor
+	return walk(func(cursor string) ([]Location, *string, error) {
+		page, err := c.ListLocations(ctx, 0, cursor)
+		if err != nil {
+			return nil, nil, err
 		}
-	}
+		return page.Data, page.NextCursor, nil
+	})
 }

@@ -27,6 +27,9 @@ type Clock struct {
 	now time.Time
 }
 
+// NewClock returns a clock that reads t until advanced.
+func NewClock(t time.Time) *Clock { return &Clock{now: t} }
+
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -62,7 +65,7 @@ type API struct {
 func Start(t testing.TB, keyLimit ratelimit.Limit) *API {
 	t.Helper()
 	ctx := context.Background()
-	a := &API{Clock: &Clock{now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}}
+	a := &API{Clock: NewClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))}
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -233,18 +233,26 @@ func TestPostgresOutage(t *testing.T) {
 	}
 }
 
+// writerOnPostgres makes an organization with one access point on a
+// fresh PostgreSQL database, and a key that reads and writes events.
+func writerOnPostgres(t *testing.T) (g *gh, ap, key record) {
+	t.Helper()
+	g = newGH(t)
+	g.db = pgtest.DSN(t)
+	var o, loc record
+	g.json(&o, "org", "create", "--name", "Writer")
+	g.json(&loc, "location", "create", "--org", o.ID, "--name", "HQ")
+	g.json(&ap, "access-point", "create", "--location", loc.ID, "--name", "Door")
+	g.json(&key, "key", "create", "--org", o.ID, "--name", "k", "--scopes", "events:read,events:write")
+	return g, ap, key
+}
+
 // TestIngestSurvivesAnOutage cuts the database while a batch of 1,000
 // events is being stored: the batch is then stored whole or not at all,
 // the service recovers by itself, and retrying the batch (its events have
 // ids) never stores an event twice.
 func TestIngestSurvivesAnOutage(t *testing.T) {
-	g := newGH(t)
-	g.db = pgtest.DSN(t)
-	var o, loc, ap, k record
-	g.json(&o, "org", "create", "--name", "Outage")
-	g.json(&loc, "location", "create", "--org", o.ID, "--name", "HQ")
-	g.json(&ap, "access-point", "create", "--location", loc.ID, "--name", "Door")
-	g.json(&k, "key", "create", "--org", o.ID, "--name", "k", "--scopes", "events:read,events:write")
+	g, ap, k := writerOnPostgres(t)
 	u, _ := url.Parse(g.db)
 	proxy := proxytest.New(t, u.Host)
 	u.Host = proxy.Addr()
@@ -320,13 +328,7 @@ func TestIngestSurvivesAnOutage(t *testing.T) {
 // instead of hanging, a write waiting on it stores nothing, and the
 // service is whole again as soon as the lock goes.
 func TestSlowDatabaseTimesOut(t *testing.T) {
-	g := newGH(t)
-	g.db = pgtest.DSN(t)
-	var o, loc, ap, k record
-	g.json(&o, "org", "create", "--name", "Slow")
-	g.json(&loc, "location", "create", "--org", o.ID, "--name", "HQ")
-	g.json(&ap, "access-point", "create", "--location", loc.ID, "--name", "Door")
-	g.json(&k, "key", "create", "--org", o.ID, "--name", "k", "--scopes", "events:read,events:write")
+	g, ap, k := writerOnPostgres(t)
 	u, _ := url.Parse(g.db)
 	q := u.Query()
 	q.Set("statement_timeout", "500")

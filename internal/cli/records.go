@@ -143,11 +143,7 @@ func runUserCreate(ctx context.Context, e *env) error {
 		if err := required("email", *email); err != nil {
 			return err
 		}
-		pw, err := readPassword(e)
-		if err != nil {
-			return err
-		}
-		hash, err := password.Hash(pw)
+		hash, err := readPasswordHash(e)
 		if err != nil {
 			return err
 		}
@@ -171,11 +167,7 @@ func runUserSetPassword(ctx context.Context, e *env) error {
 		if err := required("email", *email); err != nil {
 			return err
 		}
-		pw, err := readPassword(e)
-		if err != nil {
-			return err
-		}
-		hash, err := password.Hash(pw)
+		hash, err := readPasswordHash(e)
 		if err != nil {
 			return err
 		}
@@ -191,6 +183,15 @@ func runUserSetPassword(ctx context.Context, e *env) error {
 }
 
 const minPasswordLen = 12
+
+// readPasswordHash reads a new password (see readPassword) and hashes it.
+func readPasswordHash(e *env) (string, error) {
+	pw, err := readPassword(e)
+	if err != nil {
+		return "", err
+	}
+	return password.Hash(pw)
+}
 
 // readPassword takes the password from GATEHOUSE_PASSWORD or, on a
 // terminal, from a prompt without echo, asked twice.

@@ -179,7 +179,17 @@ func csrfOf(t *testing.T, page string) string {
 	return m[1]
 }
 
-// signIn signs in and returns the session's CSRF token.
+// signedIn is a browser signed in as the tenant's user.
+func (s *site) signedIn(tn tenant) *browser {
+	s.t.Helper()
+	b := s.browser()
+	if r := b.signIn(tn.email, testPassword); r.status != http.StatusSeeOther {
+		s.t.Fatalf("sign in as %s: %d", tn.email, r.status)
+	}
+	return b
+}
+
+// signIn submits the sign-in form as a user would.
 func (b *browser) signIn(email, pw string) answer {
 	b.t.Helper()
 	form := b.do("GET", "/dashboard/login", nil)
@@ -252,8 +262,7 @@ func TestSignInEventLogAndSignOut(t *testing.T) {
 func TestAUserSeesOnlyTheirOrganization(t *testing.T) {
 	s := newSite(t)
 	acme, rival := s.tenant("Acme"), s.tenant("Rival")
-	b := s.browser()
-	b.signIn(acme.email, testPassword)
+	b := s.signedIn(acme)
 	log := b.do("GET", "/dashboard/events", nil)
 	for _, id := range []string{rival.denied.ID.String(), rival.granted.ID.String(), rival.ap.ID.String(), rival.loc.ID.String(), "Rival"} {
 		if strings.Contains(log.body, id) {
@@ -330,8 +339,7 @@ func TestFailedSignInsAreLimited(t *testing.T) {
 func TestSessionsExpire(t *testing.T) {
 	s := newSite(t)
 	acme := s.tenant("Acme")
-	b := s.browser()
-	b.signIn(acme.email, testPassword)
+	b := s.signedIn(acme)
 	s.now = s.now.Add(gatehouse.SessionLifetime + time.Minute)
 	if r := b.do("GET", "/dashboard/events", nil); r.status != http.StatusSeeOther {
 		t.Errorf("an expired session: %d", r.status)
@@ -353,8 +361,7 @@ func TestExportStreamsTheFilter(t *testing.T) {
 	if _, err := s.store.IngestEvents(ctx, acme.org.ID, events); err != nil {
 		t.Fatal(err)
 	}
-	b := s.browser()
-	b.signIn(acme.email, testPassword)
+	b := s.signedIn(acme)
 	log := b.do("GET", "/dashboard/events?allowed=denied&limit=25", nil)
 	link := regexp.MustCompile(`href="(/dashboard/events/export\.csv\?[^"]+)"`).FindStringSubmatch(log.body)
 	if link == nil {
@@ -381,8 +388,7 @@ func TestExportStreamsTheFilter(t *testing.T) {
 func TestAPIKeysCreateUseRevoke(t *testing.T) {
 	s := newSite(t)
 	acme := s.tenant("Acme")
-	b := s.browser()
-	b.signIn(acme.email, testPassword)
+	b := s.signedIn(acme)
 	page := b.do("GET", "/dashboard/keys", nil)
 	csrf := csrfOf(t, page.body)
 
@@ -457,8 +463,7 @@ func TestKeysOfAnotherOrganizationAreOutOfReach(t *testing.T) {
 	if len(keys) != 1 {
 		t.Fatalf("rival keys: %d", len(keys))
 	}
-	b := s.browser()
-	b.signIn(acme.email, testPassword)
+	b := s.signedIn(acme)
 	page := b.do("GET", "/dashboard/keys", nil)
 	if strings.Contains(page.body, "rival-key") || strings.Contains(page.body, keys[0].Prefix) {
 		t.Error("the key list shows another organization's key")
@@ -478,8 +483,7 @@ func TestKeysOfAnotherOrganizationAreOutOfReach(t *testing.T) {
 func TestLocationsCreateRenameAndIsolation(t *testing.T) {
 	s := newSite(t)
 	acme, rival := s.tenant("Acme"), s.tenant("Rival")
-	b := s.browser()
-	b.signIn(acme.email, testPassword)
+	b := s.signedIn(acme)
 	page := b.do("GET", "/dashboard/locations", nil)
 	if !strings.Contains(page.body, "Acme HQ") || !strings.Contains(page.body, "Acme door") || strings.Contains(page.body, "Rival") {
 		t.Fatalf("locations page: %.300s", page.body)
@@ -519,8 +523,7 @@ func TestLocationsCreateRenameAndIsolation(t *testing.T) {
 func TestChartCountsTheFilter(t *testing.T) {
 	s := newSite(t)
 	acme := s.tenant("Acme") // one denied an hour ago, one granted two hours ago
-	b := s.browser()
-	b.signIn(acme.email, testPassword)
+	b := s.signedIn(acme)
 	log := b.do("GET", "/dashboard/events?allowed=denied", nil)
 	src := regexp.MustCompile(`<img src="(/dashboard/events/chart\.svg\?[^"]*)"`).FindStringSubmatch(log.body)
 	if src == nil {
@@ -553,8 +556,7 @@ func TestPagingOlderAndNewer(t *testing.T) {
 	if _, err := s.store.IngestEvents(context.Background(), acme.org.ID, events); err != nil {
 		t.Fatal(err)
 	}
-	b := s.browser()
-	b.signIn(acme.email, testPassword)
+	b := s.signedIn(acme)
 	link := func(body, rel string) string {
 		m := regexp.MustCompile(`href="([^"]+)" rel="` + rel + `"`).FindStringSubmatch(body)
 		if m == nil {

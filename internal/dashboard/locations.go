@@ -55,21 +55,18 @@ func (d *dashboard) createLocation(w http.ResponseWriter, r *http.Request) {
 // renameLocation renames a location of the viewer's organization; the
 // store matches the id within the organization, so another's is unknown.
 func (d *dashboard) renameLocation(w http.ResponseWriter, r *http.Request) {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		d.errorPage(w, r, http.StatusNotFound, "There is no such location.")
-		return
-	}
-	_, err = d.Store.RenameLocation(r.Context(), viewerOf(r).user.OrgID, id, r.PostFormValue("name"))
+	_, err := d.Store.RenameLocation(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
 	d.saved(w, r, err, "")
 }
 
 func (d *dashboard) createAccessPoint(w http.ResponseWriter, r *http.Request) {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		d.errorPage(w, r, http.StatusNotFound, "There is no such location.")
-		return
-	}
-	_, err = d.Store.CreateAccessPoint(r.Context(), viewerOf(r).user.OrgID, id, r.PostFormValue("name"))
+	_, err := d.Store.CreateAccessPoint(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
 	d.saved(w, r, err, "")
+}
+
+// pathID is the path's {id}; one that is not a UUID is the nil UUID, which
+// no location has, so it reads as unknown.
+func pathID(r *http.Request) uuid.UUID {
+	id, _ := uuid.Parse(r.PathValue("id"))
+	return id
 }

@@ -31,22 +31,7 @@ import (
 
 // clock is a settable time shared by the store, the authenticator, the
 // limiter and the server of one test.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
+type clock = apitest.Clock
 
 // syncBuffer collects log output from concurrent handlers.
 type syncBuffer struct {
@@ -82,7 +67,7 @@ type envOption func(*server.Config)
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
-	c := &clock{now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
+	c := apitest.NewClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 	db := openStore(t, c.Now)
 	secret, err := db.Secret(ctx)
 	if err != nil {

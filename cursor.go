@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -118,33 +117,6 @@ func DecodeLocationKey(b []byte) (LocationKey, error) {
 	copy(k.ID[:], b[:16])
 	k.Name = string(b[16:])
 	return k, nil
-}
-
-// ReadEventQuery parses the query of an event list and opens its cursor
-// for orgID, reporting every problem of both at once. GET /events and the
-// dashboard's Event Log both read their queries with it.
-func ReadEventQuery(v url.Values, cursors *Cursors, orgID uuid.UUID) (EventQuery, error) {
-	q, err := ParseEventQuery(v)
-	var errs ValidationError
-	if ve := (*ValidationError)(nil); errors.As(err, &ve) {
-		errs.Merge("", ve)
-	} else if err != nil {
-		return q, err
-	}
-	if q.Cursor != "" && errs.Issues["cursor"] == nil {
-		b, err := cursors.Open(q.Cursor, CursorEvents, q.Filter.Digest(orgID))
-		if err == nil {
-			var key EventKey
-			key, err = DecodeEventKey(b)
-			q.Filter.After = &key
-		}
-		// With other problems the filters, and so the digest, are not
-		// known; a cursor can still be seen to be forged.
-		if err != nil && (len(errs.Issues) == 0 || errors.Is(err, ErrCursorInvalid)) {
-			errs.Add("cursor", "%s", err.Error())
-		}
-	}
-	return q, errs.Err()
 }
 
 // EventCursor signs the position next for the filters f of orgID.

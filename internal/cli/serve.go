@@ -110,7 +110,7 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 	}
 	authn := auth.New(store, time.Now)
 	cursors := gatehouse.NewCursors(secret)
-	api := server.New(server.Config{
+	handler := server.New(server.Config{
 		Store:           store,
 		Auth:            authn,
 		Limiter:         limiter,
@@ -119,15 +119,11 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 		Cursors:         cursors,
 		Logger:          logger,
 		Metrics:         server.NewMetrics(reg),
+		Dashboard: dashboard.New(dashboard.Config{
+			Store: store, Cursors: cursors, Sessions: gatehouse.NewSessions(secret), Limiter: limiter, Logger: logger,
+			SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 10},
+		}),
 	})
-	dash := dashboard.New(dashboard.Config{
-		Store: store, Cursors: cursors, Limiter: limiter, Logger: logger,
-		SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 10},
-	})
-	handler := http.NewServeMux()
-	handler.Handle(dashboard.Prefix+"/", dash)
-	handler.Handle("GET "+dashboard.Prefix, http.RedirectHandler(dashboard.Prefix+"/", http.StatusMovedPermanently))
-	handler.Handle("/", api)
 	srv := httpServer(handler, logger)
 	ln, err := net.Listen("tcp", *s.addr)
 	if err != nil {

@@ -62,7 +62,9 @@ func TestBrowser(t *testing.T) {
 		"CHROMIUM="+chromium, "SHOTS="+shots)
 	var out, stderr bytes.Buffer
 	run.Stdout, run.Stderr = &out, &stderr
+	started := time.Now()
 	err = run.Run()
+	t.Logf("run.mjs took %v", time.Since(started))
 	t.Logf("run.mjs: %s", strings.TrimSpace(out.String()))
 	t.Logf("screenshots in %s", shots)
 	if err != nil {

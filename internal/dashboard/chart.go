@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -17,20 +16,10 @@ const chartDefaultSpan = 30 * 24 * time.Hour
 // hour for windows of two days or less — over the Event Log's filter, as
 // an SVG image the page embeds, so the page itself never waits for it.
 func (d *dashboard) eventChart(w http.ResponseWriter, r *http.Request) {
-	orgID := viewerOf(r).user.OrgID
-	form := withoutCursor(r.URL.Query())
-	form.Del("limit")
-	q, err := gatehouse.ReadEventQuery(form, d.Cursors, orgID)
-	var ve *gatehouse.ValidationError
-	if errors.As(err, &ve) {
-		http.Error(w, ve.Error(), http.StatusBadRequest)
+	f, ok := d.wholeFilter(w, r)
+	if !ok {
 		return
 	}
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	f := q.Filter
 	to := d.Now().UTC()
 	if f.To != nil {
 		to = *f.To
@@ -45,7 +34,7 @@ func (d *dashboard) eventChart(w http.ResponseWriter, r *http.Request) {
 	}
 	from = from.UTC().Truncate(step)
 	f.From, f.To = &from, &to
-	counts, err := d.Store.CountEvents(r.Context(), orgID, f, step)
+	counts, err := d.Store.CountEvents(r.Context(), viewerOf(r).user.OrgID, f, step)
 	if err != nil {
 		d.fail(w, r, err)
 		return

@@ -10,9 +10,11 @@
 package dashboard
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"embed"
+	"encoding/json"
 	"errors"
 	"html/template"
 	"log/slog"
@@ -38,9 +40,10 @@ const (
 
 // Config is what the dashboard needs.
 type Config struct {
-	Store   gatehouse.Store
-	Cursors *gatehouse.Cursors
-	Limiter ratelimit.Limiter
+	Store    gatehouse.Store
+	Cursors  *gatehouse.Cursors
+	Sessions *gatehouse.Sessions
+	Limiter  ratelimit.Limiter
 	// SignInLimit bounds failed sign-ins, per email and per client address.
 	SignInLimit ratelimit.Limit
 	Logger      *slog.Logger
@@ -59,7 +62,9 @@ var templateFS embed.FS
 //go:embed assets
 var assetFS embed.FS
 
-// New returns the dashboard as one handler for the paths under Prefix.
+// New returns the dashboard as one handler for the paths under Prefix. It
+// is meant to be mounted with server.Config.Dashboard, which gives it the
+// API's request ids, access log, metrics and panic recovery.
 func New(cfg Config) http.Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -96,7 +101,11 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		d.errorPage(w, r, http.StatusNotFound, "There is no such page.")
 	})
-	return securityHeaders(http.NewCrossOriginProtection().Handler(mux))
+	origins := http.NewCrossOriginProtection()
+	origins.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.errorPage(w, r, http.StatusForbidden, "This request came from another site, so it was refused.")
+	}))
+	return securityHeaders(origins.Handler(mux))
 }
 
 // securityHeaders keeps pages out of frames and caches, and scripts to
@@ -135,11 +144,11 @@ func (d *dashboard) signedIn(next http.HandlerFunc) http.Handler {
 		var v viewer
 		var err error = gatehouse.ErrNotFound
 		if c, cerr := r.Cookie(sessionCookie); cerr == nil {
-			v.session, v.user, err = d.Store.FindSession(r.Context(), gatehouse.SessionHash(c.Value), d.Now())
+			v.session, v.user, err = d.Store.FindSession(r.Context(), d.Sessions.Hash(c.Value), d.Now())
 		}
 		switch {
 		case errors.Is(err, gatehouse.ErrNotFound) && r.Method == http.MethodGet:
-			http.Redirect(w, r, Prefix+"/login?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			http.Redirect(w, r, Prefix+"/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		case errors.Is(err, gatehouse.ErrNotFound):
 			d.errorPage(w, r, http.StatusForbidden, "Your session has ended; sign in again.")
@@ -170,7 +179,7 @@ func (d *dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
 
 // renderLogin issues a fresh sign-in CSRF token, in a cookie and in the form.
 func (d *dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status int, p loginPage) {
-	_, p.CSRF = gatehouse.NewSession([16]byte{}, d.Now())
+	p.CSRF = gatehouse.NewToken()
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: p.CSRF, Path: Prefix + "/login", HttpOnly: true,
 		Secure: secure(r), SameSite: http.SameSiteStrictMode, MaxAge: 3600})
 	d.render(w, r, status, "login", p)
@@ -188,10 +197,9 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.renderLogin(w, r, http.StatusForbidden, p)
 		return
 	}
-	buckets := []string{"signin-email:" + email, "signin-addr:" + clientAddr(r)}
+	buckets := []string{"signin-email:" + email, "signin-addr:" + ratelimit.ClientAddress(r)}
 	for _, b := range buckets {
-		if res, err := d.Limiter.Allow(r.Context(), b, d.SignInLimit, 0); err == nil && res.Remaining < 1 {
-			wait := max(res.ResetAfter-time.Duration(d.SignInLimit.Burst-1)*d.SignInLimit.Rate.Interval(), time.Second)
+		if wait, blocked := ratelimit.Exhausted(r.Context(), d.Limiter, b, d.SignInLimit); blocked {
 			w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 			p.Error = "Too many failed sign-ins. Wait a minute and try again."
 			d.renderLogin(w, r, http.StatusTooManyRequests, p)
@@ -212,12 +220,12 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 		for _, b := range buckets {
 			d.Limiter.Allow(r.Context(), b, d.SignInLimit, 1)
 		}
-		d.Logger.LogAttrs(r.Context(), slog.LevelWarn, "dashboard sign-in failed", slog.String("remoteAddr", clientAddr(r)))
+		d.Logger.LogAttrs(r.Context(), slog.LevelWarn, "dashboard sign-in failed", slog.String("remoteAddr", ratelimit.ClientAddress(r)))
 		p.Error = "That email and password do not match."
 		d.renderLogin(w, r, http.StatusUnauthorized, p)
 		return
 	}
-	session, token := gatehouse.NewSession(user.ID, d.Now())
+	session, token := d.Sessions.New(user.ID, d.Now())
 	if err := d.Store.CreateSession(r.Context(), session); err != nil {
 		d.fail(w, r, err)
 		return
@@ -259,41 +267,54 @@ func secure(r *http.Request) bool {
 	return r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"
 }
 
-func clientAddr(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return strings.Trim(host, "[]")
-}
-
 // page is what every template gets.
 type page struct {
-	User  gatehouse.User
-	CSRF  string
-	Title string
-	Data  any
+	User gatehouse.User
+	CSRF string
+	Data any
 }
 
 func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	v := viewerOf(r)
-	p := page{User: v.user, CSRF: v.session.CSRF, Data: data}
-	var b strings.Builder
-	if err := d.pages[name].Execute(&b, p); err != nil {
+	var b bytes.Buffer
+	if err := d.pages[name].Execute(&b, page{User: v.user, CSRF: v.session.CSRF, Data: data}); err != nil {
 		d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard template", slog.String("page", name), slog.String("error", err.Error()))
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		writeJSONError(w, http.StatusInternalServerError, "internal error; quote the request id when reporting it")
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write([]byte(b.String()))
+	b.WriteTo(w)
 }
 
+// errorPage answers an error as a page for browsers and, for any other
+// client, as the JSON error every route of the service answers with.
 func (d *dashboard) errorPage(w http.ResponseWriter, r *http.Request, status int, message string) {
+	if !strings.Contains(r.Header.Get("Accept"), "text/html") {
+		writeJSONError(w, status, message)
+		return
+	}
 	d.render(w, r, status, "error", struct {
-		Status  int
-		Message string
-	}{status, message})
+		Status             int
+		Message, RequestID string
+	}{status, message, w.Header().Get("X-Request-Id")})
+}
+
+// errorCodes are the JSON error codes of the dashboard's statuses.
+var errorCodes = map[int]string{
+	http.StatusBadRequest: "validation_failed", http.StatusUnauthorized: "unauthenticated",
+	http.StatusForbidden: "forbidden", http.StatusNotFound: "not_found", http.StatusTooManyRequests: "rate_limited",
+	http.StatusInternalServerError: "internal_error", http.StatusServiceUnavailable: "unavailable",
+}
+
+func writeJSONError(w http.ResponseWriter, status int, message string) {
+	code, ok := errorCodes[status]
+	if !ok {
+		code = "error"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": message, "code": code, "requestId": w.Header().Get("X-Request-Id")})
 }
 
 // fail answers a store error: 503 when the database is away, else 500.

@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"html"
 	"io"
 	"log/slog"
@@ -67,24 +68,22 @@ func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 	db.Now = clock
 	secret, _ := db.Secret(ctx)
 	limiter := ratelimit.NewLocal(clock)
-	api := server.New(server.Config{
+	cursors := gatehouse.NewCursors(secret)
+	h := server.New(server.Config{ // as gatehouse serve mounts the dashboard
 		Store: db, Auth: auth.New(db, clock), Limiter: limiter,
 		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
-		Cursors:         gatehouse.NewCursors(secret),
+		Cursors:         cursors,
 		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Metrics:         server.NewMetrics(prometheus.NewRegistry()),
 		Now:             clock,
+		Dashboard: dashboard.New(dashboard.Config{
+			Store: db, Cursors: cursors, Sessions: gatehouse.NewSessions(secret), Limiter: limiter,
+			SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
+			Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Now:         clock,
+		}),
 	})
-	dash := dashboard.New(dashboard.Config{
-		Store: db, Cursors: gatehouse.NewCursors(secret), Limiter: limiter,
-		SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
-		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Now:         clock,
-	})
-	h := http.NewServeMux() // as gatehouse serve mounts them
-	h.Handle(dashboard.Prefix+"/", dash)
-	h.Handle("/", api)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s.url = srv.URL
@@ -598,5 +597,31 @@ func TestPagingOlderAndNewer(t *testing.T) {
 	}
 	if link(body, "prev") != "" {
 		t.Error("the first page has a Newer link")
+	}
+}
+
+// TestDashboardAnswersAsTheServiceDoes: the dashboard sits behind the API's
+// middleware, so every answer carries X-Request-Id, and an error is the
+// service's JSON error for a client that does not ask for HTML.
+func TestDashboardAnswersAsTheServiceDoes(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	b := s.signedIn(acme)
+	for _, path := range []string{"/dashboard/login", "/dashboard/events", "/dashboard/assets/style.css", "/dashboard/nowhere"} {
+		if r := b.do("GET", path, nil); r.header.Get("X-Request-Id") == "" {
+			t.Errorf("%s: no X-Request-Id", path)
+		}
+	}
+	r := b.do("GET", "/dashboard/events/"+gatehouse.NewID().String(), nil)
+	var body struct{ Error, Code, RequestID string }
+	if r.status != 404 || json.Unmarshal([]byte(r.body), &body) != nil || body.Code != "not_found" || body.RequestID != r.header.Get("X-Request-Id") {
+		t.Errorf("an unknown event for a non-browser client: %d %s", r.status, r.body)
+	}
+	page := b.do("GET", "/dashboard/events/"+gatehouse.NewID().String(), nil, "Accept", "text/html")
+	if page.status != 404 || !strings.Contains(page.body, "There is no such event.") || !strings.Contains(page.body, page.header.Get("X-Request-Id")) {
+		t.Errorf("an unknown event for a browser: %d", page.status)
+	}
+	if r := b.do("POST", "/dashboard/logout", url.Values{}, "Sec-Fetch-Site", "cross-site", "Accept", "text/html"); r.status != 403 || !strings.Contains(r.body, "another site") {
+		t.Errorf("a cross-site post: %d %.200s", r.status, r.body)
 	}
 }

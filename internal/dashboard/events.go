@@ -16,8 +16,6 @@ import (
 	"github.com/google/uuid"
 )
 
-var urlQueryEscape = url.QueryEscape
-
 // maxPrev bounds how many pages back the Newer link remembers (each a
 // cursor in the URL); past that, Newer leads towards the newest page by
 // the pages it still knows.
@@ -160,21 +158,32 @@ func (d *dashboard) eventDetail(w http.ResponseWriter, r *http.Request) {
 	d.render(w, r, http.StatusOK, "event", page.Events[0])
 }
 
+// wholeFilter reads the Event Log's filter for a view of all its events
+// (an export, the chart): no cursor, the largest pages. It answers a bad
+// filter itself and then reports false.
+func (d *dashboard) wholeFilter(w http.ResponseWriter, r *http.Request) (gatehouse.EventFilter, bool) {
+	form := withoutCursor(r.URL.Query())
+	form.Set("limit", strconv.Itoa(gatehouse.MaxLimit))
+	q, err := gatehouse.ReadEventQuery(form, d.Cursors, viewerOf(r).user.OrgID)
+	var ve *gatehouse.ValidationError
+	if errors.As(err, &ve) {
+		d.errorPage(w, r, http.StatusBadRequest, "These filters cannot be used: "+ve.Error())
+		return q.Filter, false
+	}
+	if err != nil {
+		d.fail(w, r, err)
+		return q.Filter, false
+	}
+	return q.Filter, true
+}
+
 // exportEvents streams every event of the Event Log's filter, page by
 // page, as CSV or NDJSON (one API event object per line).
 func (d *dashboard) exportEvents(format string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		orgID := viewerOf(r).user.OrgID
-		form := withoutCursor(r.URL.Query())
-		form.Set("limit", strconv.Itoa(gatehouse.MaxLimit))
-		q, err := gatehouse.ReadEventQuery(form, d.Cursors, orgID)
-		var ve *gatehouse.ValidationError
-		if errors.As(err, &ve) {
-			d.errorPage(w, r, http.StatusBadRequest, "These filters cannot be exported: "+ve.Error())
-			return
-		}
-		if err != nil {
-			d.fail(w, r, err)
+		f, ok := d.wholeFilter(w, r)
+		if !ok {
 			return
 		}
 		name := "gatehouse-events-" + d.Now().UTC().Format("2006-01-02T150405Z") + "." + format
@@ -196,7 +205,6 @@ func (d *dashboard) exportEvents(format string) http.HandlerFunc {
 			write = func(e gatehouse.Event) error { return enc.Encode(e) }
 			flush = func() {}
 		}
-		f := q.Filter
 		for {
 			page, err := gatehouse.FindEvents(r.Context(), d.Store, orgID, f)
 			if err != nil { // the status is sent: end the file short, and say so in the log

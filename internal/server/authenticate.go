@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/auth"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
 type keyKey struct{}
@@ -30,8 +31,8 @@ func apiKey(ctx context.Context) gatehouse.APIKey {
 func (s *server) requireScope(scope gatehouse.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		addrBucket := "addr:" + clientAddr(r)
-		if wait, blocked := s.addressBlocked(r, addrBucket); blocked {
+		addrBucket := "addr:" + ratelimit.ClientAddress(r)
+		if wait, blocked := ratelimit.Exhausted(ctx, s.Limiter, addrBucket, s.FailedAuthLimit); blocked {
 			s.Metrics.rateLimited.WithLabelValues("address").Inc()
 			w.Header().Set("Retry-After", ceilSeconds(wait))
 			s.writeError(w, r, errorf(http.StatusTooManyRequests, "rate_limited",
@@ -65,17 +66,6 @@ func (s *server) requireScope(scope gatehouse.Scope, next http.Handler) http.Han
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, keyKey{}, key)))
 	})
-}
-
-// addressBlocked peeks at an address's failed-authentication bucket: it is
-// blocked once no failure is left to spend, until one is.
-func (s *server) addressBlocked(r *http.Request, bucket string) (time.Duration, bool) {
-	res, err := s.Limiter.Allow(r.Context(), bucket, s.FailedAuthLimit, 0)
-	if err != nil || res.Remaining >= 1 {
-		return 0, false
-	}
-	full := time.Duration(s.FailedAuthLimit.Burst-1) * s.FailedAuthLimit.Rate.Interval()
-	return max(res.ResetAfter-full, time.Second), true
 }
 
 func (s *server) unauthorized(w http.ResponseWriter, r *http.Request, f *auth.Failure) {

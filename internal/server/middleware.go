@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
 // requestInfo travels with a request so that the access log, written after
@@ -111,7 +112,7 @@ func (s *server) observe(next http.Handler) http.Handler {
 			slog.Float64("latencyMs", float64(elapsed.Microseconds())/1000),
 			slog.String("orgId", ri.orgID),
 			slog.String("keyPrefix", ri.keyPrefix),
-			slog.String("remoteAddr", clientAddr(r)),
+			slog.String("remoteAddr", ratelimit.ClientAddress(r)),
 		)
 	})
 }
@@ -159,17 +160,6 @@ func (s *server) notFound(mux *http.ServeMux) http.Handler {
 		}
 		s.writeError(w, r, errorf(http.StatusNotFound, "not_found", "no route for %s %s", r.Method, gatehouse.Redact(r.URL.Path)))
 	})
-}
-
-// clientAddr is the host of the connection's remote address. Gatehouse
-// does not trust X-Forwarded-For: behind a proxy, limits apply per proxy
-// address unless the proxy is configured to pass the client's address.
-func clientAddr(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return strings.Trim(host, "[]")
 }
 
 // ceilSeconds rounds d up to whole seconds.

@@ -19,6 +19,10 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /api/consumer/v1/events", s.requireScope(gatehouse.ScopeEventsWrite, s.ingestEvents()))
 	mux.Handle("GET /api/consumer/v1/locations", s.requireScope(gatehouse.ScopeLocationsRead, s.listLocations()))
 
+	if s.Dashboard != nil {
+		mux.Handle("/dashboard/", s.Dashboard)
+		mux.Handle("GET /dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))
+	}
 	if s.extraRoutes != nil {
 		s.extraRoutes(mux)
 	}

@@ -30,6 +30,9 @@ type Config struct {
 	Now func() time.Time
 	// QueryTimeout bounds each store call; it defaults to 10 s.
 	QueryTimeout time.Duration
+	// Dashboard, when set, is served under /dashboard/ behind the same
+	// request ids, access log, metrics and panic recovery as the API.
+	Dashboard http.Handler
 
 	extraRoutes func(*http.ServeMux) // tests only
 }

@@ -94,7 +94,7 @@ func openPool(path, txlock string, conns int) (*sql.DB, error) {
 // connection and kept.
 type readPool struct {
 	*sql.DB
-	mu    sync.Mutex
+	mu    sync.RWMutex
 	stmts map[string]*sql.Stmt
 }
 
@@ -117,7 +117,14 @@ func (p *readPool) QueryRowContext(ctx context.Context, query string, args ...an
 
 // stmt returns the prepared statement for query, or nil when it cannot be
 // prepared now (the plain query then reports why) or the cache is full.
+// Every query looks here, so the common case takes only a read lock.
 func (p *readPool) stmt(ctx context.Context, query string) *sql.Stmt {
+	p.mu.RLock()
+	st, ok := p.stmts[query]
+	p.mu.RUnlock()
+	if ok {
+		return st
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if st, ok := p.stmts[query]; ok {

@@ -8,42 +8,45 @@ import (
 	"github.com/gatehouse/gatehouse"
 )
 
+// sessions signs the suite's session tokens.
+var sessions = gatehouse.NewSessions([]byte("storetest secret"))
+
 func testSessions(t *testing.T, f *fixture) {
 	o := f.org("Acme")
 	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: o.ID, Email: "Ops@Acme.test", Name: "Ops", PasswordHash: "x"})
 	must(t, err)
-	s, token := gatehouse.NewSession(u.ID, f.now)
+	s, token := sessions.New(u.ID, f.now)
 	must(t, f.s.CreateSession(ctx, s))
 
-	got, user, err := f.s.FindSession(ctx, gatehouse.SessionHash(token), f.now.Add(time.Hour))
+	got, user, err := f.s.FindSession(ctx, sessions.Hash(token), f.now.Add(time.Hour))
 	must(t, err)
 	if got.CSRF != s.CSRF || !got.ExpiresAt.Equal(s.ExpiresAt) || user.ID != u.ID || user.OrgID != o.ID || user.Email != "ops@acme.test" {
 		t.Fatalf("found %+v %+v", got, user)
 	}
-	if _, _, err := f.s.FindSession(ctx, gatehouse.SessionHash(token+"x"), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, _, err := f.s.FindSession(ctx, sessions.Hash(token+"x"), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("another token: %v", err)
 	}
-	if _, _, err := f.s.FindSession(ctx, gatehouse.SessionHash(token), s.ExpiresAt); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, _, err := f.s.FindSession(ctx, sessions.Hash(token), s.ExpiresAt); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("at expiry: %v", err)
 	}
 
-	other, otherToken := gatehouse.NewSession(u.ID, f.now.Add(-gatehouse.SessionLifetime-time.Minute)) // already expired
+	other, otherToken := sessions.New(u.ID, f.now.Add(-gatehouse.SessionLifetime-time.Minute)) // already expired
 	must(t, f.s.CreateSession(ctx, other))
-	must(t, f.s.DeleteSession(ctx, gatehouse.SessionHash(token), f.now))
-	if _, _, err := f.s.FindSession(ctx, gatehouse.SessionHash(token), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
+	must(t, f.s.DeleteSession(ctx, sessions.Hash(token), f.now))
+	if _, _, err := f.s.FindSession(ctx, sessions.Hash(token), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("after sign-out: %v", err)
 	}
-	if _, _, err := f.s.FindSession(ctx, gatehouse.SessionHash(otherToken), other.CreatedAt); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, _, err := f.s.FindSession(ctx, sessions.Hash(otherToken), other.CreatedAt); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("an expired session survived the sweep: %v", err)
 	}
-	must(t, f.s.DeleteSession(ctx, gatehouse.SessionHash("never issued"), f.now))
+	must(t, f.s.DeleteSession(ctx, sessions.Hash("never issued"), f.now))
 }
 
 func testSetUserPassword(t *testing.T, f *fixture) {
 	o := f.org("Acme")
 	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "old"})
 	must(t, err)
-	s, token := gatehouse.NewSession(u.ID, f.now)
+	s, token := sessions.New(u.ID, f.now)
 	must(t, f.s.CreateSession(ctx, s))
 	got, err := f.s.SetUserPassword(ctx, "OPS@acme.test", "new")
 	must(t, err)
@@ -53,7 +56,7 @@ func testSetUserPassword(t *testing.T, f *fixture) {
 	if found, _ := f.s.FindUserByEmail(ctx, "ops@acme.test"); found.PasswordHash != "new" {
 		t.Errorf("stored hash %q", found.PasswordHash)
 	}
-	if _, _, err := f.s.FindSession(ctx, gatehouse.SessionHash(token), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, _, err := f.s.FindSession(ctx, sessions.Hash(token), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("a session survived the password change: %v", err)
 	}
 	if _, err := f.s.SetUserPassword(ctx, "nobody@acme.test", "x"); !errors.Is(err, gatehouse.ErrNotFound) {

@@ -250,7 +250,7 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 	if like != "" {
 		conds = append(conds, like)
 	}
-	query := `SELECT floor(extract(epoch FROM e.occurred_at - ` + from + `) / ` + width + `)::int AS bucket, e.allowed, count(*)
+	query := `SELECT floor(extract(epoch FROM e.occurred_at - ` + from + `) / ` + width + `)::int AS bucket, coalesce(e.allowed, ''), count(*)
 		FROM events e WHERE e.org = $1`
 	for _, c := range conds {
 		query += " AND " + c
@@ -258,7 +258,7 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 	query += " GROUP BY 1, 2"
 	var (
 		bucket  int
-		allowed *string
+		allowed string
 		n       int
 	)
 	err = pgx.BeginFunc(ctx, db.replica, func(tx pgx.Tx) error {
@@ -268,18 +268,11 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 		rows, _ := tx.Query(ctx, query, args...)
 		_, err := pgx.ForEachRow(rows, []any{&bucket, &allowed, &n}, func() error {
 			if bucket >= 0 && bucket < len(counts) {
-				counts[bucket].Add(gatehouse.Outcome(deref(allowed)), n)
+				counts[bucket].Add(gatehouse.Outcome(allowed), n)
 			}
 			return nil
 		})
 		return err
 	})
 	return counts, wrap(err)
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

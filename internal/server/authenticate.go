@@ -24,17 +24,24 @@ func apiKey(ctx context.Context) gatehouse.APIKey {
 
 // requireScope lets a request through to next only with a valid key that
 // carries scope and fits its rate limit, in that order:
-//  1. an attempt that could be a failed authentication spends one failure
+//  1. a second Authorization header is 400: which one counts is ambiguous;
+//  2. an attempt that could be a failed authentication spends one failure
 //     of its client address in advance (and gets it back if the key is
 //     good); an address that has none left gets 429 before any lookup.
 //     A key this instance has found valid needs no such spending, so
 //     failures of others at a shared address never refuse it;
-//  2. no usable key is 401;
-//  3. over the key's rate is 429;
-//  4. a key without the scope is 403.
+//  3. no usable key is 401;
+//  4. over the key's rate is 429;
+//  5. a key without the scope is 403.
 func (s *server) requireScope(scope gatehouse.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
+		if len(r.Header.Values("Authorization")) > 1 {
+			var ve gatehouse.ValidationError
+			ve.Add("Authorization", "must be given at most once")
+			s.writeError(w, r, &ve)
+			return
+		}
 		key, err := s.Auth.Authenticate(ctx, r.Header.Get("Authorization"), s.reserveFailure(r))
 		var failure *auth.Failure
 		var blocked *addressBlocked

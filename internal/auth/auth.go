@@ -16,11 +16,28 @@ import (
 // store again: a key revoked anywhere is refused everywhere within it.
 const CacheTTL = 500 * time.Millisecond
 
+// UnknownTTL bounds how long a hash the store did not hold is answered
+// "unknown" without reading the store again, so that a flood repeating
+// well-formed unknown keys reaches the store once per key and UnknownTTL.
+// It is as short as CacheTTL because a key created a moment ago must work
+// on every instance within a second.
+const UnknownTTL = 500 * time.Millisecond
+
+// KnownValidFor is how long a key found active stays known as valid: its
+// store lookups then need no reservation (see Reserve), so that a client
+// with a good key is never refused for failures of others at its address.
+const KnownValidFor = time.Hour
+
 // LastUsedInterval is the least time between two writes of one key's
 // last-used time.
 const LastUsedInterval = time.Minute
 
-const maxCached = 10_000
+// Bounds on the caches: found keys (at most one entry per real key) and
+// unknown hashes (anyone can make up any number of them).
+const (
+	maxCached  = 10_000
+	maxUnknown = 10_000
+)
 
 // Failure says why a request is not authenticated. Reason is one of
 // "missing", "malformed", "unknown", "revoked" and "expired". It never
@@ -34,6 +51,12 @@ func (f *Failure) Error() string { return "authentication failed: " + f.Reason +
 // TokenSent reports whether the request carried a token at all.
 func (f *Failure) TokenSent() bool { return f.Reason != "missing" }
 
+// Reserve spends, in advance, one failure from the caller's budget of
+// failed authentications (per client address, say), and returns the
+// refund to call if the attempt proves not to be a failure. An error
+// refuses the attempt; Authenticate returns it unchanged.
+type Reserve func(ctx context.Context) (refund func(), err error)
+
 // Authenticator resolves bearer tokens to API keys. It is safe for
 // concurrent use.
 type Authenticator struct {
@@ -42,13 +65,15 @@ type Authenticator struct {
 
 	mu      sync.Mutex
 	cache   map[gatehouse.KeyHash]cached
-	pending map[uuid.UUID]time.Time // last uses not yet written
-	written map[uuid.UUID]time.Time // when each key's last use was last written
+	unknown map[gatehouse.KeyHash]time.Time // when the store last did not hold each hash
+	pending map[uuid.UUID]time.Time         // last uses not yet written
+	written map[uuid.UUID]time.Time         // when each key's last use was last written
 }
 
 type cached struct {
 	key     gatehouse.APIKey
 	fetched time.Time
+	active  bool // the key was active when fetched
 }
 
 // New returns an Authenticator reading keys from store.
@@ -57,29 +82,86 @@ func New(store gatehouse.Store, now func() time.Time) *Authenticator {
 		store:   store,
 		now:     now,
 		cache:   make(map[gatehouse.KeyHash]cached),
+		unknown: make(map[gatehouse.KeyHash]time.Time),
 		pending: make(map[uuid.UUID]time.Time),
 		written: make(map[uuid.UUID]time.Time),
 	}
 }
 
 // Authenticate resolves the value of an Authorization header. It returns
-// the key, a *Failure, or a store error (such as gatehouse.ErrUnavailable).
-// A token of the wrong shape or checksum fails without any store access.
-func (a *Authenticator) Authenticate(ctx context.Context, header string) (gatehouse.APIKey, error) {
+// the key, a *Failure, the error of reserve, or a store error (such as
+// gatehouse.ErrUnavailable). A token of the wrong shape or checksum fails
+// without any store access.
+//
+// Every attempt except one with a key known to be valid (found active on
+// this instance within KnownValidFor) calls reserve first, before the
+// store is read, and refunds it when the key proves active or the store
+// fails; so reserve bounds the store lookups for keys not known to be
+// valid, however many requests arrive at once, while known-valid keys
+// are never refused by it. A failure of a known-valid key (revoked since)
+// is charged afterwards. A nil reserve reserves nothing.
+func (a *Authenticator) Authenticate(ctx context.Context, header string, reserve Reserve) (gatehouse.APIKey, error) {
+	if reserve == nil {
+		reserve = func(context.Context) (func(), error) { return func() {}, nil }
+	}
+	hash, err := parseHeader(header)
+	now := a.now()
+	if err == nil && a.knownValid(hash, now) {
+		key, err := a.lookup(ctx, hash, now)
+		var failure *Failure
+		if errors.As(err, &failure) {
+			if _, rerr := reserve(ctx); rerr != nil {
+				return gatehouse.APIKey{}, rerr
+			}
+		}
+		return key, err
+	}
+	refund, rerr := reserve(ctx)
+	if rerr != nil {
+		return gatehouse.APIKey{}, rerr
+	}
+	if err != nil {
+		return gatehouse.APIKey{}, err
+	}
+	key, err := a.lookup(ctx, hash, now)
+	var failure *Failure
+	if !errors.As(err, &failure) {
+		refund() // a valid key, or a store that failed: neither is the client's failure
+	}
+	return key, err
+}
+
+// parseHeader reads "Bearer <token>" and checks the token's shape.
+func parseHeader(header string) (gatehouse.KeyHash, error) {
 	scheme, token, _ := strings.Cut(strings.TrimSpace(header), " ")
 	token = strings.TrimLeft(token, " ")
 	switch {
 	case header == "":
-		return gatehouse.APIKey{}, &Failure{Reason: "missing"}
+		return gatehouse.KeyHash{}, &Failure{Reason: "missing"}
 	case !strings.EqualFold(scheme, "Bearer"):
-		return gatehouse.APIKey{}, &Failure{Reason: "malformed"}
+		return gatehouse.KeyHash{}, &Failure{Reason: "malformed"}
 	}
 	hash, err := gatehouse.ParseKey(token)
 	if err != nil {
-		return gatehouse.APIKey{}, &Failure{Reason: "malformed"}
+		return gatehouse.KeyHash{}, &Failure{Reason: "malformed"}
 	}
-	now := a.now()
-	key, err := a.lookup(ctx, hash, now)
+	return hash, nil
+}
+
+// knownValid reports whether the key of hash was found active within
+// KnownValidFor.
+func (a *Authenticator) knownValid(hash gatehouse.KeyHash, now time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c, ok := a.cache[hash]
+	return ok && c.active && now.Sub(c.fetched) < KnownValidFor
+}
+
+// lookup finds the active key of hash: from the cache within CacheTTL,
+// as unknown within UnknownTTL of the store not holding it, else from the
+// store. It records last use of an active key.
+func (a *Authenticator) lookup(ctx context.Context, hash gatehouse.KeyHash, now time.Time) (gatehouse.APIKey, error) {
+	key, err := a.find(ctx, hash, now)
 	if err != nil {
 		return gatehouse.APIKey{}, err
 	}
@@ -92,34 +174,55 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (gateho
 	return key, nil
 }
 
-func (a *Authenticator) lookup(ctx context.Context, hash gatehouse.KeyHash, now time.Time) (gatehouse.APIKey, error) {
+func (a *Authenticator) find(ctx context.Context, hash gatehouse.KeyHash, now time.Time) (gatehouse.APIKey, error) {
 	a.mu.Lock()
 	c, ok := a.cache[hash]
+	missed, isUnknown := a.unknown[hash]
 	a.mu.Unlock()
 	if ok && now.Sub(c.fetched) < CacheTTL && c.key.Hash.Equal(hash) {
 		return c.key, nil
 	}
+	if isUnknown && now.Sub(missed) < UnknownTTL {
+		return gatehouse.APIKey{}, &Failure{Reason: "unknown"}
+	}
 	key, err := a.store.FindAPIKeyByHash(ctx, hash)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return key, &Failure{Reason: "unknown"}
+	if errors.Is(err, gatehouse.ErrNotFound) || err == nil && !key.Hash.Equal(hash) {
+		a.mu.Lock()
+		evict(a.unknown, maxUnknown, func(at time.Time) bool { return now.Sub(at) >= UnknownTTL })
+		a.unknown[hash] = now
+		delete(a.cache, hash)
+		a.mu.Unlock()
+		return gatehouse.APIKey{}, &Failure{Reason: "unknown"}
 	}
 	if err != nil {
 		return key, fmt.Errorf("auth: %w", err)
 	}
-	if !key.Hash.Equal(hash) {
-		return key, &Failure{Reason: "unknown"}
-	}
 	a.mu.Lock()
-	if len(a.cache) >= maxCached {
-		for h, c := range a.cache {
-			if now.Sub(c.fetched) >= CacheTTL || len(a.cache) >= maxCached {
-				delete(a.cache, h)
-			}
-		}
-	}
-	a.cache[hash] = cached{key: key, fetched: now}
+	evict(a.cache, maxCached, func(c cached) bool { return now.Sub(c.fetched) >= KnownValidFor })
+	a.cache[hash] = cached{key: key, fetched: now, active: key.Status(now) == "active"}
+	delete(a.unknown, hash)
 	a.mu.Unlock()
 	return key, nil
+}
+
+// evict makes room for one more entry in a cache of at most size entries:
+// when it is full it drops the stale entries, and then, if none was stale,
+// arbitrary ones (Go's map order) until there is room.
+func evict[V any](m map[gatehouse.KeyHash]V, size int, stale func(V) bool) {
+	if len(m) < size {
+		return
+	}
+	for h, v := range m {
+		if stale(v) {
+			delete(m, h)
+		}
+	}
+	for h := range m {
+		if len(m) < size {
+			return
+		}
+		delete(m, h)
+	}
 }
 
 // Flush writes the pending last-use times of keys not written within

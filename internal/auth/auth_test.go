@@ -93,7 +93,7 @@ func TestMalformedTokensNeverReachTheStore(t *testing.T) {
 		"short":          "Bearer " + raw[:20],
 		"trailing words": "Bearer " + raw + " extra",
 	} {
-		_, err := f.auth.Authenticate(context.Background(), header)
+		_, err := f.auth.Authenticate(context.Background(), header, nil)
 		want := "malformed"
 		if header == "" {
 			want = "missing"
@@ -115,7 +115,7 @@ func TestAuthenticate(t *testing.T) {
 	ctx := context.Background()
 	raw, k := f.key(t, nil)
 	for _, h := range []string{"Bearer " + raw, "bearer " + raw, "BEARER   " + raw} {
-		got, err := f.auth.Authenticate(ctx, h)
+		got, err := f.auth.Authenticate(ctx, h, nil)
 		if err != nil || got.ID != k.ID || got.OrgID != f.org.ID {
 			t.Fatalf("%q: %v %v", h, got.ID, err)
 		}
@@ -124,7 +124,7 @@ func TestAuthenticate(t *testing.T) {
 		t.Errorf("%d lookups for three uses within the cache TTL, want 1", n)
 	}
 	unknown, _, _ := gatehouse.GenerateKey()
-	if _, err := f.auth.Authenticate(ctx, "Bearer "+unknown); reason(err) != "unknown" {
+	if _, err := f.auth.Authenticate(ctx, "Bearer "+unknown, nil); reason(err) != "unknown" {
 		t.Errorf("unknown key: %v", err)
 	}
 }
@@ -135,7 +135,7 @@ func TestRevocationAndExpiryApplyWithinTheCacheTTL(t *testing.T) {
 	raw, k := f.key(t, nil)
 	expiring, _ := f.key(t, func(k *gatehouse.APIKey) { exp := f.now.Add(time.Second); k.ExpiresAt = &exp })
 	for _, r := range []string{raw, expiring} {
-		if _, err := f.auth.Authenticate(ctx, "Bearer "+r); err != nil {
+		if _, err := f.auth.Authenticate(ctx, "Bearer "+r, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,11 +143,11 @@ func TestRevocationAndExpiryApplyWithinTheCacheTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(auth.CacheTTL)
-	if _, err := f.auth.Authenticate(ctx, "Bearer "+raw); reason(err) != "revoked" {
+	if _, err := f.auth.Authenticate(ctx, "Bearer "+raw, nil); reason(err) != "revoked" {
 		t.Errorf("revoked key after the cache TTL: %v", err)
 	}
 	f.now = f.now.Add(time.Second)
-	if _, err := f.auth.Authenticate(ctx, "Bearer "+expiring); reason(err) != "expired" {
+	if _, err := f.auth.Authenticate(ctx, "Bearer "+expiring, nil); reason(err) != "expired" {
 		t.Errorf("expired key, even cached: %v", err)
 	}
 }
@@ -158,8 +158,8 @@ func TestLastUsedIsWrittenInBatchesAtMostOnceAMinute(t *testing.T) {
 	raw, k := f.key(t, nil)
 	raw2, k2 := f.key(t, nil)
 	for range 50 {
-		f.auth.Authenticate(ctx, "Bearer "+raw)
-		f.auth.Authenticate(ctx, "Bearer "+raw2)
+		f.auth.Authenticate(ctx, "Bearer "+raw, nil)
+		f.auth.Authenticate(ctx, "Bearer "+raw2, nil)
 	}
 	if err := f.auth.Flush(ctx); err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestLastUsedIsWrittenInBatchesAtMostOnceAMinute(t *testing.T) {
 	}
 	// Used again 30 s later: not written before a minute has passed.
 	f.now = f.now.Add(30 * time.Second)
-	f.auth.Authenticate(ctx, "Bearer "+raw)
+	f.auth.Authenticate(ctx, "Bearer "+raw, nil)
 	f.auth.Flush(ctx)
 	if n := f.store.writes.Load(); n != 1 {
 		t.Errorf("written again within a minute (%d writes)", n)
@@ -207,7 +207,7 @@ func BenchmarkAuthenticateCached(b *testing.B) {
 		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}, CreatedAt: time.Now()})
 	a := auth.New(db, time.Now)
 	for b.Loop() {
-		if _, err := a.Authenticate(ctx, "Bearer "+raw); err != nil {
+		if _, err := a.Authenticate(ctx, "Bearer "+raw, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -221,6 +221,7 @@ func TestUsageErrors(t *testing.T) {
 		{"key", "create", "--org", "01a1ffff-0000-7000-8000-000000000001", "--name", "k", "--scopes", "events:read", "--expires-in", "1h", "--expires-at", "2030-01-01T00:00:00Z"},
 		{"key", "revoke"},
 		{"serve", "--rate-limit", "fast"},
+		{"serve", "--trusted-proxies", "10.0.0.0/33"},
 		{"serve", "--db-replica", "postgres://replica/db"}, // a replica of a SQLite file
 	} {
 		_, _, err := g.run(nil, args...)

@@ -20,7 +20,7 @@ import (
 
 // serveSettings are the flags of serve and demo.
 type serveSettings struct {
-	addr, redis, rate, burst *string
+	addr, redis, rate, burst, trustedProxies *string
 }
 
 func addServeFlags(f *flags) serveSettings {
@@ -29,7 +29,18 @@ func addServeFlags(f *flags) serveSettings {
 		redis: f.setting("redis", "GATEHOUSE_REDIS_URL", "", "Redis URL for rate limits shared across instances"),
 		rate:  f.setting("rate-limit", "GATEHOUSE_RATE_LIMIT", "20/s", "per-key sustained rate, N/s or N/m"),
 		burst: f.setting("rate-burst", "GATEHOUSE_RATE_BURST", "40", "per-key burst"),
+		trustedProxies: f.setting("trusted-proxies", "GATEHOUSE_TRUSTED_PROXIES", "",
+			"comma-separated CIDRs of load balancers whose X-Forwarded-For is believed"),
 	}
+}
+
+// proxies checks --trusted-proxies before anything starts.
+func (s serveSettings) proxies() (ratelimit.Proxies, error) {
+	p, err := ratelimit.ParseProxies(*s.trustedProxies)
+	if err != nil {
+		return nil, usagef("--trusted-proxies: %v", err)
+	}
+	return p, nil
 }
 
 // keyLimit checks the rate flags before anything starts.
@@ -51,14 +62,17 @@ var failedAuthLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.
 // drainTimeout bounds how long SIGTERM waits for in-flight requests.
 const drainTimeout = 30 * time.Second
 
-// openServing parses the flags of serve and demo, checks the rate flags
-// before anything starts, and opens the store.
+// openServing parses the flags of serve and demo, checks the rate and
+// proxy flags before anything starts, and opens the store.
 func openServing(ctx context.Context, f *flags, s serveSettings) (gatehouse.Store, ratelimit.Limit, error) {
 	if _, err := f.parse(0); err != nil {
 		return nil, ratelimit.Limit{}, err
 	}
 	limit, err := s.keyLimit()
 	if err != nil {
+		return nil, limit, err
+	}
+	if _, err := s.proxies(); err != nil {
 		return nil, limit, err
 	}
 	store, err := openStore(ctx, *f.db)
@@ -99,6 +113,10 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 			return fmt.Errorf("reading the service secret: %w", err)
 		}
 	}
+	proxies, err := s.proxies()
+	if err != nil {
+		return err
+	}
 	reg := prometheus.NewRegistry()
 	var limiter ratelimit.Limiter = ratelimit.NewLocal(time.Now)
 	if *s.redis != "" {
@@ -116,6 +134,7 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 		Limiter:         limiter,
 		KeyLimit:        limit,
 		FailedAuthLimit: failedAuthLimit,
+		TrustedProxies:  proxies,
 		Cursors:         cursors,
 		Logger:          logger,
 		Metrics:         server.NewMetrics(reg),

@@ -3,11 +3,13 @@
 package password
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"golang.org/x/crypto/argon2"
@@ -29,23 +31,58 @@ const (
 // ErrMalformedHash: the stored hash is not an argon2id PHC string.
 var ErrMalformedHash = errors.New("password: malformed hash")
 
+// ErrBusy: no hashing slot came free before the context ended.
+var ErrBusy = errors.New("password: every hashing slot is busy")
+
+// slots bounds the argon2id runs in progress at once to the number of
+// cores. Each run holds its memory cost (64 MiB) until it ends, and runs
+// beyond the cores would only queue for a CPU while holding theirs, so
+// without a bound a few hundred sign-ins at once exhaust memory; with it
+// the process needs at most cores × 64 MiB for hashing, however many
+// arrive.
+var slots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// idKey is argon2.IDKey; tests replace it to watch runs.
+var idKey = argon2.IDKey
+
+// acquire takes a slot, waiting until ctx ends (ErrBusy).
+func acquire(ctx context.Context) error {
+	select {
+	case slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ErrBusy
+	}
+}
+
+func release() { <-slots }
+
 // Hash returns the PHC string of password:
-// $argon2id$v=19$m=65536,t=2,p=1$<salt>$<hash>.
+// $argon2id$v=19$m=65536,t=2,p=1$<salt>$<hash>. It waits for a hashing
+// slot as long as it takes.
 func Hash(password string) (string, error) {
 	salt := make([]byte, saltLen)
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
-	sum := argon2.IDKey([]byte(password), salt, params.time, params.memory, params.threads, keyLen)
+	acquire(context.Background())
+	sum := idKey([]byte(password), salt, params.time, params.memory, params.threads, keyLen)
+	release()
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version,
 		params.memory, params.time, params.threads, b64.EncodeToString(salt), b64.EncodeToString(sum)), nil
 }
 
 // Verify reports whether password matches encoded, comparing in constant
-// time with the costs recorded in encoded. ErrMalformedHash for a string
-// Hash did not write.
-func Verify(password, encoded string) (bool, error) {
+// time with the costs recorded in encoded. It waits for a hashing slot
+// until ctx ends, then gives up with ErrBusy; ErrMalformedHash for a
+// string Hash did not write.
+func Verify(ctx context.Context, password, encoded string) (bool, error) {
 	parts := strings.Split(encoded, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" || parts[2] != fmt.Sprintf("v=%d", argon2.Version) {
 		return false, ErrMalformedHash
@@ -61,6 +98,10 @@ func Verify(password, encoded string) (bool, error) {
 	if err1 != nil || err2 != nil || len(want) == 0 {
 		return false, ErrMalformedHash
 	}
-	got := argon2.IDKey([]byte(password), salt, time, memory, threads, uint32(len(want)))
+	if err := acquire(ctx); err != nil {
+		return false, err
+	}
+	defer release()
+	got := idKey([]byte(password), salt, time, memory, threads, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }

@@ -41,10 +41,7 @@ func NewLocal(now func() time.Time) *Local {
 
 // Allow spends n requests from bucket key. It never returns an error.
 func (l *Local) Allow(_ context.Context, key string, limit Limit, n int) (Result, error) {
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	sh := &l.shards[h.Sum32()%localShards]
-
+	sh := l.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	// The time is read under the lock: a request that read it earlier and
@@ -64,6 +61,30 @@ func (l *Local) Allow(_ context.Context, key string, limit Limit, n int) (Result
 		sh.tat[key] = now.Add(res.ResetAfter)
 	}
 	return res, nil
+}
+
+// Refund gives n requests back to bucket key. It never returns an error.
+func (l *Local) Refund(_ context.Context, key string, limit Limit, n int) error {
+	sh := l.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	tat, ok := sh.tat[key]
+	if !ok {
+		return nil // refilled and swept: nothing left to give back
+	}
+	tat = tat.Add(-time.Duration(n) * limit.Rate.Interval())
+	if now := l.now(); tat.After(now) {
+		sh.tat[key] = tat
+	} else {
+		delete(sh.tat, key) // as full as a fresh bucket
+	}
+	return nil
+}
+
+func (l *Local) shard(key string) *localShard {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return &l.shards[h.Sum32()%localShards]
 }
 
 // Len reports how many buckets are held.

@@ -38,4 +38,9 @@ type Limiter interface {
 	// key shaped by limit. A denied request spends nothing. An error means
 	// the limiter could not decide (a shared store is down).
 	Allow(ctx context.Context, key string, limit Limit, n int) (Result, error)
+	// Refund gives n requests spent with Allow back to bucket key, as if
+	// they had never been made; a bucket holds no more than a full one.
+	// It is how a spend made in advance is undone once the request proves
+	// not to count (a reserved failure that turned out a success).
+	Refund(ctx context.Context, key string, limit Limit, n int) error
 }

@@ -23,6 +23,7 @@ const (
 // (logging the change once each way and counting each fallback decision),
 // so requests are still answered, and it returns to Redis by itself.
 type Redis struct {
+	client   *redis.Client
 	limiter  *redis_rate.Limiter
 	fallback *Local
 	logger   *slog.Logger
@@ -48,8 +49,10 @@ func NewRedis(url string, fallback *Local, logger *slog.Logger, reg prometheus.R
 	}
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 2*redisTimeout, redisTimeout, redisTimeout
 	opts.PoolTimeout, opts.MaxRetries = redisTimeout, -1 // -1: no retries
+	client := redis.NewClient(opts)
 	r := &Redis{
-		limiter:  redis_rate.NewLimiter(redis.NewClient(opts)),
+		client:   client,
+		limiter:  redis_rate.NewLimiter(client),
 		fallback: fallback,
 		logger:   logger,
 		now:      time.Now,

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -89,5 +90,32 @@ func TestMalformedQueryStringIsRejected(t *testing.T) {
 	r := f.env.get("/api/consumer/v1/events?allowed=denied&q=%_o", f.org.readKey)
 	if r.status != http.StatusBadRequest || r.apiError(t).Code != "invalid_query" {
 		t.Fatalf("%d %s", r.status, r.body)
+	}
+}
+
+// TestSecondAuthorizationHeaderIs400: with two Authorization headers,
+// which key counts is ambiguous, so neither does.
+func TestSecondAuthorizationHeaderIs400(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	other := e.newOrg("Rival")
+	req, _ := http.NewRequest(http.MethodGet, e.url+"/api/consumer/v1/events", nil)
+	req.Header.Add("Authorization", "Bearer "+o.readKey)
+	req.Header.Add("Authorization", "Bearer "+other.readKey)
+	res, err := e.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	r := response{status: res.StatusCode, header: res.Header, body: body}
+	if r.status != http.StatusBadRequest {
+		t.Fatalf("two Authorization headers: %d %s", r.status, r.body)
+	}
+	if e := r.apiError(t); e.Code != "validation_failed" || len(e.Issues["Authorization"]) != 1 {
+		t.Errorf("error body %s", r.body)
+	}
+	if strings.Contains(string(body), o.readKey) || strings.Contains(string(body), other.readKey) {
+		t.Error("the error echoes a key")
 	}
 }

@@ -24,31 +24,39 @@ func apiKey(ctx context.Context) gatehouse.APIKey {
 
 // requireScope lets a request through to next only with a valid key that
 // carries scope and fits its rate limit, in that order:
-//  1. an address that failed authentication too often gets 429 before any lookup;
-//  2. no usable key is 401;
-//  3. over the key's rate is 429;
-//  4. a key without the scope is 403.
+//  1. a second Authorization header is 400: which one counts is ambiguous;
+//  2. an attempt that could be a failed authentication spends one failure
+//     of its client address in advance (and gets it back if the key is
+//     good); an address that has none left gets 429 before any lookup.
+//     A key this instance has found valid needs no such spending, so
+//     failures of others at a shared address never refuse it;
+//  3. no usable key is 401;
+//  4. over the key's rate is 429;
+//  5. a key without the scope is 403.
 func (s *server) requireScope(scope gatehouse.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		addrBucket := "addr:" + ratelimit.ClientAddress(r)
-		if wait, blocked := ratelimit.Exhausted(ctx, s.Limiter, addrBucket, s.FailedAuthLimit); blocked {
-			s.Metrics.rateLimited.WithLabelValues("address").Inc()
-			w.Header().Set("Retry-After", ceilSeconds(wait))
-			s.writeError(w, r, errorf(http.StatusTooManyRequests, "rate_limited",
-				"too many failed authentications from this address; retry after %s s", ceilSeconds(wait)))
+		if len(r.Header.Values("Authorization")) > 1 {
+			var ve gatehouse.ValidationError
+			ve.Add("Authorization", "must be given at most once")
+			s.writeError(w, r, &ve)
 			return
 		}
-
-		key, err := s.Auth.Authenticate(ctx, r.Header.Get("Authorization"))
+		key, err := s.Auth.Authenticate(ctx, r.Header.Get("Authorization"), s.reserveFailure(r))
 		var failure *auth.Failure
-		if errors.As(err, &failure) {
+		var blocked *addressBlocked
+		switch {
+		case errors.As(err, &blocked):
+			s.Metrics.rateLimited.WithLabelValues("address").Inc()
+			w.Header().Set("Retry-After", ceilSeconds(blocked.wait))
+			s.writeError(w, r, errorf(http.StatusTooManyRequests, "rate_limited",
+				"too many failed authentications from this address; retry after %s s", ceilSeconds(blocked.wait)))
+			return
+		case errors.As(err, &failure):
 			s.Metrics.authFailures.WithLabelValues(failure.Reason).Inc()
-			s.Limiter.Allow(ctx, addrBucket, s.FailedAuthLimit, 1)
 			s.unauthorized(w, r, failure)
 			return
-		}
-		if err != nil {
+		case err != nil:
 			s.writeError(w, r, err)
 			return
 		}
@@ -66,6 +74,27 @@ func (s *server) requireScope(scope gatehouse.Scope, next http.Handler) http.Han
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, keyKey{}, key)))
 	})
+}
+
+// addressBlocked: the client address has no failed authentication left to
+// spend until wait has passed.
+type addressBlocked struct{ wait time.Duration }
+
+func (e *addressBlocked) Error() string { return "too many failed authentications from this address" }
+
+// reserveFailure spends one failed authentication of r's client address
+// in advance. Spending before the lookup, not after it, is what bounds
+// the lookups of an address to its burst even when its requests all
+// arrive at once.
+func (s *server) reserveFailure(r *http.Request) auth.Reserve {
+	bucket := "addr:" + ratelimit.ClientAddress(r)
+	return func(ctx context.Context) (func(), error) {
+		res, wait, ok := ratelimit.Reserve(ctx, s.Limiter, s.FailedAuthLimit, bucket)
+		if !ok {
+			return nil, &addressBlocked{wait: wait}
+		}
+		return func() { res.Refund(ctx) }, nil
+	}
 }
 
 func (s *server) unauthorized(w http.ResponseWriter, r *http.Request, f *auth.Failure) {

@@ -30,6 +30,9 @@ type Config struct {
 	Now func() time.Time
 	// QueryTimeout bounds each store call; it defaults to 10 s.
 	QueryTimeout time.Duration
+	// TrustedProxies are the load balancers whose X-Forwarded-For names
+	// the client address; none by default.
+	TrustedProxies ratelimit.Proxies
 	// Dashboard, when set, is served under /dashboard/ behind the same
 	// request ids, access log, metrics and panic recovery as the API.
 	Dashboard http.Handler
@@ -43,7 +46,8 @@ type server struct {
 }
 
 // New returns the API as one handler: every route of routes.go wrapped in
-// request ids, recovery, access logging and metrics.
+// client-address resolution, request ids, recovery, access logging and
+// metrics.
 func New(cfg Config) http.Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -54,5 +58,5 @@ func New(cfg Config) http.Handler {
 	s := &server{Config: cfg}
 	mux := http.NewServeMux()
 	s.addRoutes(mux)
-	return s.withRequestID(s.observe(s.recoverPanics(mux)))
+	return cfg.TrustedProxies.Resolve(s.withRequestID(s.observe(s.recoverPanics(mux))))
 }

@@ -231,8 +231,8 @@ func checkText(errs *ValidationError, field, s string, max int) bool {
 		errs.Add(field, "must be valid UTF-8")
 	case utf8.RuneCountInString(s) > max:
 		errs.Add(field, "must be at most %d characters", max)
-	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		errs.Add(field, "must not contain control characters")
+	case hasUnsafeRune(s):
+		errs.Add(field, unsafeInText)
 	default:
 		return true
 	}

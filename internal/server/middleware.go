@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/requestid"
 )
 
 // requestInfo travels with a request so that the access log, written after
@@ -40,7 +41,8 @@ func requestID(ctx context.Context) string { return info(ctx).id }
 var incomingID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // withRequestID gives every request an id, echoed in X-Request-Id and
-// written in every log line and error body. A sane id from a proxy is kept
+// written in every error body and in every log line logged with the
+// request's context (see requestid.Logger). A sane id from a proxy is kept
 // so one id follows a request across systems.
 func (s *server) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +57,8 @@ func (s *server) withRequestID(next http.Handler) http.Handler {
 			w.Header().Set("Cache-Control", "no-store")
 		}
 		ri := &requestInfo{id: id}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
+		ctx := requestid.NewContext(context.WithValue(r.Context(), infoKey{}, ri), id)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

@@ -5,7 +5,12 @@ package requestid
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"log/slog"
+	"regexp"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // Header is the request and response header that carries the id.
@@ -13,6 +18,30 @@ const Header = "X-Request-Id"
 
 // Attr is the name of the log attribute that carries the id.
 const Attr = "requestId"
+
+// accepted is the shape of an id a client or proxy may choose: what load
+// balancers and tracers send (hexadecimal, UUIDs, dotted or colon-separated
+// trace ids), and nothing a log parser, a terminal or a header could misread.
+var accepted = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// FromHeader returns the id a request should carry: sent, when it has the
+// accepted shape and does not look like an API key (a key pasted into the
+// wrong header must not be echoed in the response, its error body and the
+// log); otherwise a new random id. It never fails: a bad id is replaced,
+// not refused, so one id still follows the request.
+func FromHeader(sent string) string {
+	if accepted.MatchString(sent) && gatehouse.Redact(sent) == sent {
+		return sent
+	}
+	return New()
+}
+
+// New returns a fresh random id: 24 hexadecimal digits.
+func New() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
 
 type contextKey struct{}
 

@@ -70,3 +70,35 @@ func TestErrorLogLinesCarryTheRequestID(t *testing.T) {
 		t.Errorf("%d error lines, want the cause and the access log:\n%s", errorLines, e.logs)
 	}
 }
+
+// A request id from a proxy is kept when it has a safe shape; any other is
+// replaced by a fresh one, never refused and never echoed.
+func TestRequestIDShape(t *testing.T) {
+	e := newEnv(t)
+	key, _, _ := gatehouse.GenerateKey()
+	for sent, kept := range map[string]bool{
+		"0193a5b2-7c1e-7d3f-9a4b-5c6d7e8f9a0b": true,
+		"1-67891233-abcdef012345678912345678":  true,
+		"trace.span:7_a":                       true,
+		strings.Repeat("a", 64):                true,
+		strings.Repeat("a", 65):                false,
+		key:                                    false, // a key in the wrong header
+		"x-" + key[:20]:                        false, // part of one
+		"a b":                                  false,
+		"a=b;c":                                false,
+		"<script>":                             false,
+		"ümlaut":                               false,
+	} {
+		r := e.get("/healthz", "")
+		if sent != "" {
+			r = e.do(http.MethodGet, "/healthz", "", nil, "X-Request-Id", sent)
+		}
+		got := r.header.Get("X-Request-Id")
+		if kept && got != sent || !kept && (got == sent || got == "" || strings.Contains(got, "gk_")) {
+			t.Errorf("sent %q, answered with %q", sent, got)
+		}
+	}
+	if strings.Contains(e.logs.String(), key[:20]) {
+		t.Error("the log holds a key sent as the request id")
+	}
+}

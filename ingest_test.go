@@ -110,3 +110,17 @@ func TestValidationErrorMergeKeysByPath(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+// BenchmarkDecodeIngestEvent measures one ingest object with a command,
+// the costliest shape:
+//
+//	go test . -run '^$' -bench DecodeIngestEvent -benchmem
+func BenchmarkDecodeIngestEvent(b *testing.B) {
+	line := []byte(`{"id":"0193a5b2-0000-7000-8000-000000000001","type":"REMOTE_UNLOCK","occurredAt":"2026-11-20T11:00:00.123Z",` + ap +
+		`,"scope":"PLAYER","platformUserId":"1234567","command":{"id":"0193a5b2-0000-7000-8000-000000000002","status":"EXECUTED"}}`)
+	for b.Loop() {
+		if _, err := gatehouse.DecodeIngestEvent(line, ingestNow); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

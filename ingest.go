@@ -202,24 +202,6 @@ func checkScopeTarget(errs *ValidationError, prefix string, scope *CommandScope,
 	}
 }
 
-// decodeObject splits a JSON object into its fields, refusing anything that
-// is not an object and any field not in known.
-// The problem of a value that is not an object is keyed "" (the value itself).
-func decodeObject(errs *ValidationError, data []byte, known []string) (map[string]json.RawMessage, bool) {
-	var obj map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&obj); err != nil || obj == nil || dec.More() {
-		errs.Add("", "must be a JSON object")
-		return nil, false
-	}
-	for name := range obj {
-		if !slices.Contains(known, name) {
-			errs.Add(name, "is not a known field")
-		}
-	}
-	return obj, true
-}
-
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // fieldReader reads typed fields of a decoded object, recording problems.

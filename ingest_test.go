@@ -65,6 +65,10 @@ func TestDecodeIngestEventRejects(t *testing.T) {
 		{"not an object", `[1]`, []string{""}},
 		{"not JSON", `{"type":`, []string{""}},
 		{"two values", `{} {}`, []string{""}},
+		{"a stray bracket after the object", `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T11:00:00Z",` + ap + `}]`, []string{""}},
+		{"a field given twice", `{"type":"ACCESS_GRANTED","type":"ACCESS_DENIED","occurredAt":"2026-11-20T11:00:00Z",` + ap + `}`, []string{"type"}},
+		{"a command field given twice", `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T11:00:00Z",` + ap +
+			`,"command":{"id":"0193a5b2-0000-7000-8000-000000000001","status":"PENDING","status":"EXECUTED","scope":"UNIVERSE"}}`, []string{"command.status"}},
 		{"empty object", `{}`, []string{"accessPointId", "occurredAt", "type"}},
 		{"unknown field", `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T11:00:00Z",` + ap + `,"allowd":"granted"}`, []string{"allowd"}},
 		{"unknown type", `{"type":"DOOR_OPENED","occurredAt":"2026-11-20T11:00:00Z",` + ap + `}`, []string{"type"}},

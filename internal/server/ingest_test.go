@@ -103,6 +103,11 @@ func TestIngestBodyRules(t *testing.T) {
 		{"unknown field", `{"events":[` + one + `],"dryRun":true}`, "validation_failed", "dryRun"},
 		{"1001 events", ingestBody(many...), "validation_failed", "events"},
 		{"element not an object", `{"events":[1]}`, "validation_failed", "events[0]"},
+		{"a stray bracket after the body", ingestBody(one) + "]", "invalid_json", ""},
+		{"events given twice", `{"events":[` + one + `],"events":[` + one + `]}`, "validation_failed", "events"},
+		{"a field given twice", ingestBody(one, strings.Replace(one, "{", `{"type":"ACCESS_GRANTED",`, 1)), "validation_failed", "events[1].type"},
+		{"not an object", `[` + one + `]`, "validation_failed", "events"},
+		{"unknown field, then events", `{"dryRun":true,"events":[` + one + `]}`, "validation_failed", "dryRun"},
 	} {
 		r := e.post("/api/consumer/v1/events", o.allKey, tc.body)
 		if r.status != http.StatusBadRequest {

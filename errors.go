@@ -28,12 +28,15 @@ type ValidationError struct {
 	Issues map[string][]string
 }
 
-// Add records one problem with field.
+// Add records one problem with field. Both are echoed to whoever sent the
+// input (an error body, a page, the CLI's output) and may quote it, a
+// field name or a value, so anything key-shaped in them is cut by Redact.
 func (e *ValidationError) Add(field, format string, args ...any) {
 	if e.Issues == nil {
 		e.Issues = make(map[string][]string)
 	}
-	e.Issues[field] = append(e.Issues[field], fmt.Sprintf(format, args...))
+	field = Redact(field)
+	e.Issues[field] = append(e.Issues[field], Redact(fmt.Sprintf(format, args...)))
 }
 
 // Merge adds every issue of other under the path prefix: field "x" becomes

@@ -2,12 +2,14 @@ package gatehouse
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // The fuzz targets: each input must give a result or a clear error, never
@@ -123,6 +125,41 @@ func FuzzDecodeIngestEvent(f *testing.F) {
 		}
 		if (ev.Type == EventRemoteUnlock) != (ev.Scope != nil) || (ev.Type == EventRemoteUnlock) == (ev.Allowed != nil) {
 			t.Fatalf("%q: accepted %+v", data, ev)
+		}
+	})
+}
+
+// decodeObject walks the text itself after json.Valid: it must agree with
+// encoding/json on every object without a repeated field, and never panic.
+func FuzzDecodeObject(f *testing.F) {
+	for _, s := range []string{
+		`{}`, ` { "a" : 1 , "b":[1,{"c":"]}"}], "d\"e":"x\\\"y", "typ\u0065":null } `, `{"a":1}]`, `{"a":1,"a":2}`,
+		`{"a":-1.5e3,"b":true,"c":false,"d":{}}`, `[]`, `"x"`, `{"a":"\ud800"}`, `{"a":{"b":{"c":[[],[{}]]}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var errs ValidationError
+		obj, ok := decodeObject(&errs, data, nil)
+		var want map[string]json.RawMessage
+		stdErr := json.Unmarshal(data, &want)
+		if ok != (stdErr == nil && want != nil) {
+			t.Fatalf("%q: decodeObject ok %v, encoding/json %v", data, ok, stdErr)
+		}
+		messages := 0 // one "is not a known field" per field, and one more per repetition
+		for _, m := range errs.Issues {
+			messages += len(m)
+		}
+		if !ok || !utf8.Valid(data) || messages != len(obj) {
+			return // not an object, or a field repeated (then the first is kept, not the last)
+		}
+		if len(obj) != len(want) {
+			t.Fatalf("%q: %d fields, encoding/json %d", data, len(obj), len(want))
+		}
+		for name, raw := range want {
+			if !bytes.Equal(obj[name], raw) {
+				t.Fatalf("%q: field %q = %s, encoding/json %s", data, name, obj[name], raw)
+			}
 		}
 	})
 }

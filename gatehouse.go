@@ -24,6 +24,35 @@ func Truncate(t time.Time) time.Time {
 	return t.UTC().Truncate(time.Millisecond)
 }
 
+// MinTime and MaxTime bound every instant Gatehouse accepts, from any
+// door: they are the first and last instants that TimeFormat can write, in
+// UTC, with a four-digit year. An instant is checked after conversion to
+// UTC, because an offset moves the year: 9999-12-31T23:59:59.999-23:59 is
+// 10000-01-01 in UTC, which no RFC 3339 reader accepts.
+var (
+	MinTime = time.Date(0, time.January, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(9999, time.December, 31, 23, 59, 59, 999_000_000, time.UTC)
+)
+
+// ParseTime reads an RFC 3339 timestamp with an offset and returns it as
+// Truncate does. It returns ErrInvalid when s is not RFC 3339 or the
+// instant lies outside MinTime..MaxTime.
+func ParseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, ErrInvalid
+	}
+	return inRange(Truncate(t))
+}
+
+// inRange returns t, or ErrInvalid when it lies outside MinTime..MaxTime.
+func inRange(t time.Time) (time.Time, error) {
+	if t.Before(MinTime) || t.After(MaxTime) {
+		return time.Time{}, ErrInvalid
+	}
+	return t, nil
+}
+
 // TimeFormat is how every timestamp is written: RFC 3339 in UTC with exactly
 // three fractional digits, e.g. 2026-11-20T12:34:56.789Z.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"

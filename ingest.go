@@ -13,6 +13,12 @@ import (
 // absorb clock skew on game servers without accepting garbage dates.
 const MaxFuture = time.Hour
 
+// EarliestEvent is the earliest instant an ingest object may carry (its
+// occurredAt and its command's issuedAt): no game server sent an access
+// event before 2000, so an earlier date is a bug or a zero value (such as
+// 1970-01-01 or 0001-01-01) that would sort below every real event.
+var EarliestEvent = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+
 // NewEvent is a validated event to store. Its ID is always set: taken from
 // the input, or a fresh UUIDv7.
 type NewEvent struct {
@@ -196,24 +202,6 @@ func checkScopeTarget(errs *ValidationError, prefix string, scope *CommandScope,
 	}
 }
 
-// decodeObject splits a JSON object into its fields, refusing anything that
-// is not an object and any field not in known.
-// The problem of a value that is not an object is keyed "" (the value itself).
-func decodeObject(errs *ValidationError, data []byte, known []string) (map[string]json.RawMessage, bool) {
-	var obj map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&obj); err != nil || obj == nil || dec.More() {
-		errs.Add("", "must be a JSON object")
-		return nil, false
-	}
-	for name := range obj {
-		if !slices.Contains(known, name) {
-			errs.Add(name, "is not a known field")
-		}
-	}
-	return obj, true
-}
-
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // fieldReader reads typed fields of a decoded object, recording problems.
@@ -259,12 +247,15 @@ func (r fieldReader) time(name string, required bool) *time.Time {
 	if s == "" {
 		return nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil || t.Year() < 1970 || t.Year() > 9999 {
-		r.errs.Add(name, "must be an RFC 3339 timestamp with an offset, e.g. 2026-11-20T12:34:56.789Z")
+	t, err := ParseTime(s)
+	switch {
+	case err != nil:
+		r.errs.Add(name, "must be an RFC 3339 timestamp with an offset, e.g. 2026-11-20T12:34:56.789Z, from year 0000 to 9999 in UTC")
+		return nil
+	case t.Before(EarliestEvent):
+		r.errs.Add(name, "must not be before %s", FormatTime(EarliestEvent))
 		return nil
 	}
-	t = Truncate(t)
 	return &t
 }
 

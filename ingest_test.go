@@ -65,12 +65,20 @@ func TestDecodeIngestEventRejects(t *testing.T) {
 		{"not an object", `[1]`, []string{""}},
 		{"not JSON", `{"type":`, []string{""}},
 		{"two values", `{} {}`, []string{""}},
+		{"a stray bracket after the object", `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T11:00:00Z",` + ap + `}]`, []string{""}},
+		{"a field given twice", `{"type":"ACCESS_GRANTED","type":"ACCESS_DENIED","occurredAt":"2026-11-20T11:00:00Z",` + ap + `}`, []string{"type"}},
+		{"a command field given twice", `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T11:00:00Z",` + ap +
+			`,"command":{"id":"0193a5b2-0000-7000-8000-000000000001","status":"PENDING","status":"EXECUTED","scope":"UNIVERSE"}}`, []string{"command.status"}},
 		{"empty object", `{}`, []string{"accessPointId", "occurredAt", "type"}},
 		{"unknown field", `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T11:00:00Z",` + ap + `,"allowd":"granted"}`, []string{"allowd"}},
 		{"unknown type", `{"type":"DOOR_OPENED","occurredAt":"2026-11-20T11:00:00Z",` + ap + `}`, []string{"type"}},
 		{"contradictory outcome", `{"type":"ACCESS_GRANTED","allowed":"denied","occurredAt":"2026-11-20T11:00:00Z",` + ap + `}`, []string{"allowed"}},
 		{"no offset", `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T11:00:00",` + ap + `}`, []string{"occurredAt"}},
 		{"number for a string", `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T11:00:00Z",` + ap + `,"platformUserId":42}`, []string{"platformUserId"}},
+		{"before 2000", `{"type":"ACCESS_GRANTED","occurredAt":"1999-12-31T23:59:59.999Z",` + ap + `}`, []string{"occurredAt"}},
+		{"the epoch", `{"type":"ACCESS_GRANTED","occurredAt":"1970-01-01T00:00:00Z",` + ap + `}`, []string{"occurredAt"}},
+		{"issuedAt in year 10000 in UTC", `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T11:00:00Z",` + ap + `,"command":{"id":"0193a5b2-0000-7000-8000-000000000001","status":"PENDING","scope":"UNIVERSE","issuedAt":"9999-12-31T23:59:59.999-23:59"}}`,
+			[]string{"command.issuedAt"}},
 		{"far future", `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T13:00:00.001Z",` + ap + `}`, []string{"occurredAt"}},
 		{"bad reason", `{"type":"ACCESS_DENIED","reason":"outside schedule","occurredAt":"2026-11-20T11:00:00Z",` + ap + `}`, []string{"reason"}},
 		{"bad access point", `{"type":"ACCESS_DENIED","occurredAt":"2026-11-20T11:00:00Z","accessPointId":"door-1"}`, []string{"accessPointId"}},
@@ -104,5 +112,19 @@ func TestValidationErrorMergeKeysByPath(t *testing.T) {
 	want := map[string][]string{"events[3]": {"must be a JSON object"}, "events[3].occurredAt": {"is required"}}
 	if diff := cmp.Diff(want, outer.Issues); diff != "" {
 		t.Error(diff)
+	}
+}
+
+// BenchmarkDecodeIngestEvent measures one ingest object with a command,
+// the costliest shape:
+//
+//	go test . -run '^$' -bench DecodeIngestEvent -benchmem
+func BenchmarkDecodeIngestEvent(b *testing.B) {
+	line := []byte(`{"id":"0193a5b2-0000-7000-8000-000000000001","type":"REMOTE_UNLOCK","occurredAt":"2026-11-20T11:00:00.123Z",` + ap +
+		`,"scope":"PLAYER","platformUserId":"1234567","command":{"id":"0193a5b2-0000-7000-8000-000000000002","status":"EXECUTED"}}`)
+	for b.Loop() {
+		if _, err := gatehouse.DecodeIngestEvent(line, ingestNow); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

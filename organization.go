@@ -49,7 +49,10 @@ type User struct {
 }
 
 // CheckName validates a display name: trimmed, non-empty, at most
-// MaxNameLen characters and valid UTF-8. It returns the trimmed name.
+// MaxNameLen characters, valid UTF-8, and free of control characters and
+// invisible direction marks (see unsafeRune), which would reach the
+// terminals and pages that show it. It returns the trimmed name, or a
+// *ValidationError keyed by field.
 func CheckName(field, name string) (string, error) {
 	name = strings.TrimSpace(name)
 	switch {
@@ -59,6 +62,8 @@ func CheckName(field, name string) (string, error) {
 		return "", Invalid(field, "must be valid UTF-8")
 	case utf8.RuneCountInString(name) > MaxNameLen:
 		return "", Invalid(field, "must be at most %d characters", MaxNameLen)
+	case hasUnsafeRune(name):
+		return "", Invalid(field, unsafeInText)
 	}
 	return name, nil
 }
@@ -69,11 +74,16 @@ func CheckName(field, name string) (string, error) {
 func CheckUser(u User) (User, error) {
 	var errs ValidationError
 	u.Email = strings.ToLower(strings.TrimSpace(u.Email))
-	if at := strings.IndexByte(u.Email, '@'); at < 1 || at == len(u.Email)-1 || len(u.Email) > 254 {
+	if at := strings.IndexByte(u.Email, '@'); at < 1 || at == len(u.Email)-1 || len(u.Email) > 254 || hasUnsafeRune(u.Email) {
 		errs.Add("email", "must be an email address")
 	}
-	if u.Name = strings.TrimSpace(u.Name); utf8.RuneCountInString(u.Name) > MaxNameLen {
+	switch u.Name = strings.TrimSpace(u.Name); {
+	case !utf8.ValidString(u.Name):
+		errs.Add("name", "must be valid UTF-8")
+	case utf8.RuneCountInString(u.Name) > MaxNameLen:
 		errs.Add("name", "must be at most %d characters", MaxNameLen)
+	case hasUnsafeRune(u.Name):
+		errs.Add("name", unsafeInText)
 	}
 	if u.PasswordHash == "" {
 		errs.Add("password", "is required")

@@ -211,17 +211,17 @@ func ParseUUID(s string) (uuid.UUID, error) {
 }
 
 // parseDate reads RFC 3339 with an offset, or YYYY-MM-DD meaning 00:00 UTC,
-// truncated to milliseconds.
+// truncated to milliseconds and within MinTime..MaxTime, so that meta never
+// shows a date that cannot be written in RFC 3339.
 func parseDate(errs *ValidationError, field, s string) *time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, err := ParseTime(s)
 	if err != nil {
 		t, err = time.Parse(dateOnlyLayout, s)
 	}
-	if err != nil || t.Year() < 1 || t.Year() > 9999 {
-		errs.Add(field, "must be an RFC 3339 timestamp with an offset (2026-11-20T12:00:00Z) or a date (2026-11-20)")
+	if err != nil {
+		errs.Add(field, "must be an RFC 3339 timestamp with an offset (2026-11-20T12:00:00Z) or a date (2026-11-20), from year 0000 to 9999 in UTC")
 		return nil
 	}
-	t = Truncate(t)
 	return &t
 }
 
@@ -231,8 +231,8 @@ func checkText(errs *ValidationError, field, s string, max int) bool {
 		errs.Add(field, "must be valid UTF-8")
 	case utf8.RuneCountInString(s) > max:
 		errs.Add(field, "must be at most %d characters", max)
-	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		errs.Add(field, "must not contain control characters")
+	case hasUnsafeRune(s):
+		errs.Add(field, unsafeInText)
 	default:
 		return true
 	}

@@ -125,6 +125,8 @@ func TestParseEventQueryRejects(t *testing.T) {
 		{"q=a%00b", []string{"q"}},
 		{"q=" + string(make([]byte, 201)), []string{"q"}},
 		{"platformUserId=%ff", []string{"platformUserId"}},
+		{"dateTo=9999-12-31T23:59:59.999-23:59", []string{"dateTo"}},   // 10000-01-01 in UTC
+		{"dateFrom=0000-01-01T00:00:00%2B00:01", []string{"dateFrom"}}, // year -1 in UTC
 		// Every problem at once.
 		{"allowed=maybe&scope=ALL&limit=0&accessPointId=x&dateFrom=x", []string{"accessPointId", "allowed", "dateFrom", "limit", "scope"}},
 	} {
@@ -159,5 +161,21 @@ func TestDigestIgnoresOrderAndPaging(t *testing.T) {
 	empty := gatehouse.EventFilter{PlatformUserID: ptr("")}
 	if empty.Digest(org) == (gatehouse.EventFilter{}).Digest(org) {
 		t.Error("empty and absent platformUserId share a digest")
+	}
+}
+
+// Every date a query accepts can be written back in meta as RFC 3339 in UTC
+// with a four-digit year, whatever offset it was sent with.
+func TestParseEventQueryDatesStayWritable(t *testing.T) {
+	for _, s := range []string{"0000-01-01", "0000-01-01T00:00:00Z", "9999-12-31", "9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999+23:59"} {
+		q, err := parse(t, "dateFrom="+url.QueryEscape(s))
+		if err != nil {
+			t.Errorf("dateFrom=%s: %v", s, err)
+			continue
+		}
+		out := gatehouse.FormatTime(*q.Filter.From)
+		if back, err := time.Parse(time.RFC3339, out); err != nil || !back.Equal(*q.Filter.From) {
+			t.Errorf("dateFrom=%s is written as %s, which does not read back: %v", s, out, err)
+		}
 	}
 }

@@ -105,6 +105,8 @@ func endToEnd(t *testing.T, g *gh) {
 		`{"type":"ACCESS_GRANTED","occurredAt":"2026-01-02T03:04:05Z","accessPointId":"` + ap.ID + `","x":"` + strings.Repeat("y", 1<<20) + `"}`, // 6: too long
 		ev("01a1ffff-0000-7000-8000-000000000001", ap.ID),                                                                                        // 7: duplicate of line 1
 		ev("01a1ffff-0000-7000-8000-000000000003", ap.ID),
+		ev("01a1ffff-0000-7000-8000-000000000005", ap.ID) + "]",                                                 // 9: data after the object
+		strings.Replace(ev("01a1ffff-0000-7000-8000-000000000006", ap.ID), "{", `{"type":"ACCESS_GRANTED",`, 1), // 10: type given twice
 	}
 	file := filepath.Join(t.TempDir(), "events.ndjson")
 	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
@@ -112,14 +114,15 @@ func endToEnd(t *testing.T, g *gh) {
 	}
 	var sum summary
 	g.json(&sum, "event", "import", "--org", org.ID, file)
-	if sum.Imported != 2 || sum.Duplicates != 1 || sum.Rejected != 4 {
+	if sum.Imported != 2 || sum.Duplicates != 1 || sum.Rejected != 6 {
 		t.Fatalf("summary %+v", sum)
 	}
 	var badLines []int
 	for _, e := range sum.Errors {
 		badLines = append(badLines, e.Line)
 	}
-	if fmt.Sprint(badLines) != "[2 4 5 6]" || !strings.Contains(sum.Errors[1].Error, "occurredAt") {
+	if fmt.Sprint(badLines) != "[2 4 5 6 9 10]" || !strings.Contains(sum.Errors[1].Error, "occurredAt") ||
+		!strings.Contains(sum.Errors[5].Error, "type: is given more than once") {
 		t.Errorf("errors %+v", sum.Errors)
 	}
 	// Importing the same file again stores nothing new.

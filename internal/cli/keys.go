@@ -71,11 +71,10 @@ func runKeyCreate(ctx context.Context, e *env) error {
 			t := now.Add(*expiresIn)
 			k.ExpiresAt = &t
 		case *expiresAt != "":
-			t, err := time.Parse(time.RFC3339Nano, *expiresAt)
+			t, err := gatehouse.ParseTime(*expiresAt)
 			if err != nil || !t.After(now) {
-				return usagef("--expires-at must be a future RFC 3339 time, e.g. 2027-01-01T00:00:00Z")
+				return usagef("--expires-at must be a future RFC 3339 time, e.g. 2027-01-01T00:00:00Z, before year 10000 in UTC")
 			}
-			t = gatehouse.Truncate(t)
 			k.ExpiresAt = &t
 		}
 		if *rate != "" {

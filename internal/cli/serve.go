@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/auth"
 	"github.com/gatehouse/gatehouse/internal/dashboard"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/requestid"
 	"github.com/gatehouse/gatehouse/internal/server"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -105,7 +106,9 @@ func runServe(ctx context.Context, e *env) error {
 // serve runs the API on store until ctx ends, then drains in-flight
 // requests and writes pending last-used times.
 func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, limit ratelimit.Limit) error {
-	logger := slog.New(slog.NewJSONHandler(e.stderr, nil))
+	// Every part (the limiter too) logs with this logger, so any line
+	// logged with a request's context names that request.
+	logger := requestid.Logger(slog.New(slog.NewJSONHandler(e.stderr, nil)))
 	secret := []byte(e.getenv("GATEHOUSE_SECRET"))
 	if len(secret) == 0 {
 		var err error

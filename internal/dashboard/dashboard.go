@@ -28,6 +28,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/requestid"
 )
 
 // Prefix is where the dashboard is served.
@@ -69,6 +70,9 @@ func New(cfg Config) http.Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	// Mounted behind the API's middleware, every request carries an id;
+	// every line the dashboard logs while serving one names it.
+	cfg.Logger = requestid.Logger(cfg.Logger)
 	d := &dashboard{Config: cfg, pages: map[string]*template.Template{}}
 	funcs := template.FuncMap{"time": formatTime, "deref": deref, "hasValue": hasValue, "tp": timePtr,
 		"timeT": gatehouse.FormatTime, "contains": slices.Contains[[]string],

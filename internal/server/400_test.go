@@ -23,6 +23,7 @@ func TestListEventsRejectsBadParameters(t *testing.T) {
 		{"scope=GLOBAL", []string{"scope"}},
 		{"dateFrom=last+week", []string{"dateFrom"}},
 		{"dateTo=2026-13-01", []string{"dateTo"}},
+		{"dateTo=9999-12-31T23:59:59.999-23:59", []string{"dateTo"}}, // 10000-01-01 in UTC: meta could not show it
 		{"dateFrom=2026-11-02&dateTo=2026-11-01", []string{"dateFrom"}},
 		{"limit=0", []string{"limit"}},
 		{"limit=501", []string{"limit"}},

@@ -2,11 +2,14 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/demo"
@@ -52,5 +55,28 @@ func BenchmarkDemoQueries(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDecodeIngest measures reading and checking the largest batch
+// POST /events accepts, 1,000 events, without storing it:
+//
+//	go test ./internal/server -run '^$' -bench DecodeIngest -benchmem
+func BenchmarkDecodeIngest(b *testing.B) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	events := make([]string, 1000)
+	for i := range events {
+		events[i] = fmt.Sprintf(`{"id":"%s","type":"REMOTE_UNLOCK","occurredAt":"2026-11-20T11:%02d:00.123Z",`+
+			`"accessPointId":"0193a5b2-7c1e-7d3f-9a4b-5c6d7e8f9a0b","scope":"PLAYER","platformUserId":"%d",`+
+			`"command":{"id":"%s","status":"EXECUTED"}}`, gatehouse.NewID(), i%60, 1000000+i, gatehouse.NewID())
+	}
+	body := `{"events":[` + strings.Join(events, ",") + `]}`
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		req := httptest.NewRequest("POST", "/api/consumer/v1/events", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if _, err := server.DecodeIngest(req, now); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

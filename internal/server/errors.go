@@ -76,6 +76,9 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			}
 		}
 	}
+	// Messages may quote the request (a method, a path, a JSON error); a
+	// key pasted there is cut to its prefix. Issues are cut at the source.
+	body.Error = gatehouse.Redact(body.Error)
 	if status == http.StatusServiceUnavailable {
 		// Outages of the database last seconds; clients that honour this
 		// come back without hammering it.

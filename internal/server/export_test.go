@@ -1,6 +1,12 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+)
 
 // PanicOnPath adds a route that panics, to test recovery.
 func PanicOnPath(c *Config, path string) {
@@ -20,4 +26,11 @@ func WaitForCancelOnPath(c *Config, path string, reached chan<- struct{}) {
 			s.writeError(w, r, r.Context().Err())
 		})
 	}
+}
+
+// DecodeIngest reads the body of POST /events as the handler does, for
+// benchmarks of the decoder alone.
+func DecodeIngest(r *http.Request, now time.Time) ([]gatehouse.NewEvent, error) {
+	s := &server{Config: Config{Now: func() time.Time { return now }}}
+	return s.decodeIngest(httptest.NewRecorder(), r)
 }

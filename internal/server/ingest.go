@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -44,35 +44,24 @@ func (s *server) decodeIngest(w http.ResponseWriter, r *http.Request) ([]gatehou
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil, errorf(http.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as Content-Type: application/json")
 	}
-	var body struct {
-		Events []json.RawMessage `json:"events"`
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxIngestBody))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&body)
-	var (
-		tooLarge *http.MaxBytesError
-		typeErr  *json.UnmarshalTypeError
-	)
+	raws, err := readBatch(http.MaxBytesReader(w, r.Body, maxIngestBody))
+	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, errorf(http.StatusRequestEntityTooLarge, "request_too_large", "the body is over %d bytes; send at most %d events of at most 1 MiB in all", maxIngestBody, maxIngestEvents)
-	case errors.As(err, &typeErr):
-		return nil, gatehouse.Invalid("events", "must be an array of event objects")
-	case err != nil && strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return nil, gatehouse.Invalid(field, `is not a known field; the body is {"events": [...]}`)
+	case errors.Is(err, errTrailingData):
+		return nil, errorf(http.StatusBadRequest, "invalid_json", `the body must be one JSON object, {"events": [...]}, with nothing after it`)
+	case errors.Is(err, gatehouse.ErrInvalid):
+		return nil, err
 	case err != nil:
 		return nil, errorf(http.StatusBadRequest, "invalid_json", "the body is not valid JSON: %v", err)
-	case dec.More():
-		return nil, errorf(http.StatusBadRequest, "invalid_json", "the body holds more than one JSON value")
-	case len(body.Events) == 0 || len(body.Events) > maxIngestEvents:
+	case len(raws) == 0 || len(raws) > maxIngestEvents:
 		return nil, gatehouse.Invalid("events", "must hold 1 to %d events", maxIngestEvents)
 	}
 	now := s.Now()
-	events := make([]gatehouse.NewEvent, len(body.Events))
+	events := make([]gatehouse.NewEvent, len(raws))
 	var errs gatehouse.ValidationError
-	for i, raw := range body.Events {
+	for i, raw := range raws {
 		ev, err := gatehouse.DecodeIngestEvent(raw, now)
 		var ve *gatehouse.ValidationError
 		if errors.As(err, &ve) {
@@ -81,4 +70,120 @@ func (s *server) decodeIngest(w http.ResponseWriter, r *http.Request) ([]gatehou
 		events[i] = ev
 	}
 	return events, errs.Err()
+}
+
+// errTrailingData: the body goes on after its JSON value.
+var errTrailingData = errors.New("data after the JSON value")
+
+// readBatch reads the body {"events": [...]} token by token, keeping each
+// event as raw JSON for gatehouse.DecodeIngestEvent, in one pass as cheap
+// as decoding into a struct. Unlike encoding/json's Decode it refuses data
+// after the value (errTrailingData; Decode stops before a stray "]") and a
+// field given twice, where Decode would let the last one win. A body that
+// is valid JSON but not that object is a *gatehouse.ValidationError; a
+// read error (*http.MaxBytesError) or a syntax error is returned as it is.
+func readBatch(body io.Reader) ([]json.RawMessage, error) {
+	dec := json.NewDecoder(body)
+	var errs gatehouse.ValidationError
+	events, err := readBatchObject(dec, &errs)
+	if err != nil {
+		return nil, err
+	}
+	var syntax *json.SyntaxError
+	switch _, err := dec.Token(); {
+	case err == io.EOF:
+		return events, errs.Err()
+	case err == nil, errors.As(err, &syntax):
+		return nil, errTrailingData
+	default:
+		return nil, err
+	}
+}
+
+func readBatchObject(dec *json.Decoder, errs *gatehouse.ValidationError) ([]json.RawMessage, error) {
+	const shape = `the body is {"events": [...]}`
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok != json.Delim('{') {
+		errs.Add("events", "must be an array of event objects; %s", shape)
+		if d, ok := tok.(json.Delim); ok {
+			return nil, skipRest(dec, d)
+		}
+		return nil, nil
+	}
+	var (
+		events []json.RawMessage
+		seen   bool
+	)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch name, _ := tok.(string); {
+		case name != "events":
+			errs.Add(name, "is not a known field; %s", shape)
+			err = skipValue(dec)
+		case seen:
+			errs.Add(name, "is given more than once")
+			err = skipValue(dec)
+		default:
+			seen = true
+			events, err = readEvents(dec, errs)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	_, err = dec.Token() // the closing brace
+	return events, err
+}
+
+// readEvents reads the value of "events": an array, each element kept raw.
+func readEvents(dec *json.Decoder, errs *gatehouse.ValidationError) ([]json.RawMessage, error) {
+	tok, err := dec.Token()
+	if err != nil || tok == nil { // null: no events
+		return nil, err
+	}
+	if tok != json.Delim('[') {
+		errs.Add("events", "must be an array of event objects")
+		if d, ok := tok.(json.Delim); ok {
+			return nil, skipRest(dec, d)
+		}
+		return nil, nil
+	}
+	var events []json.RawMessage
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		events = append(events, raw)
+	}
+	_, err = dec.Token() // the closing bracket
+	return events, err
+}
+
+// skipValue reads the next value whole and drops it.
+func skipValue(dec *json.Decoder) error {
+	var discard json.RawMessage
+	return dec.Decode(&discard)
+}
+
+// skipRest reads up to the delimiter that closes open, already read.
+func skipRest(dec *json.Decoder, open json.Delim) error {
+	for dec.More() {
+		if open == '{' {
+			if _, err := dec.Token(); err != nil {
+				return err
+			}
+		}
+		if err := skipValue(dec); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token()
+	return err
 }

@@ -103,6 +103,11 @@ func TestIngestBodyRules(t *testing.T) {
 		{"unknown field", `{"events":[` + one + `],"dryRun":true}`, "validation_failed", "dryRun"},
 		{"1001 events", ingestBody(many...), "validation_failed", "events"},
 		{"element not an object", `{"events":[1]}`, "validation_failed", "events[0]"},
+		{"a stray bracket after the body", ingestBody(one) + "]", "invalid_json", ""},
+		{"events given twice", `{"events":[` + one + `],"events":[` + one + `]}`, "validation_failed", "events"},
+		{"a field given twice", ingestBody(one, strings.Replace(one, "{", `{"type":"ACCESS_GRANTED",`, 1)), "validation_failed", "events[1].type"},
+		{"not an object", `[` + one + `]`, "validation_failed", "events"},
+		{"unknown field, then events", `{"dryRun":true,"events":[` + one + `]}`, "validation_failed", "dryRun"},
 	} {
 		r := e.post("/api/consumer/v1/events", o.allKey, tc.body)
 		if r.status != http.StatusBadRequest {
@@ -132,5 +137,34 @@ func TestIngestSizeAndMediaType(t *testing.T) {
 		strings.NewReader(ingestBody(attempt(o.accessPoints[0], "", "2026-11-20T11:00:00Z"))), "Content-Type", "application/json; charset=utf-8")
 	if r.status != 200 {
 		t.Errorf("charset parameter: %d %s", r.status, r.body)
+	}
+}
+
+// An instant that is year 10000 in UTC, sent with a negative offset, would
+// be stored and then written in a form no RFC 3339 reader (the Go client
+// among them) accepts, breaking every page that holds it.
+func TestIngestRefusesInstantsPastYear9999(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	ev := fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T11:00:00Z","accessPointId":"%s",`+
+		`"command":{"id":"%s","status":"PENDING","scope":"UNIVERSE","issuedAt":"9999-12-31T23:59:59.999-23:59"}}`,
+		o.accessPoints[0].ID, gatehouse.NewID())
+	r := e.post("/api/consumer/v1/events", o.allKey, ingestBody(ev))
+	if r.status != http.StatusBadRequest || r.apiError(t).Issues["events[0].command.issuedAt"] == nil {
+		t.Fatalf("issuedAt in year 10000: %d %s", r.status, r.body)
+	}
+}
+
+// The whole range a date parameter accepts reaches the store and comes
+// back in meta as RFC 3339 with a four-digit year.
+func TestListEventsDateRangeEnds(t *testing.T) {
+	f := newFixture(t)
+	l := f.env.events(f.org.readKey, "dateFrom=0000-01-01&dateTo=9999-12-31T23:59:59.999%2B23:59")
+	if *l.Meta.DateTo != "9999-12-31T00:00:59.999Z" || !l.Meta.DateRangeNarrowed || len(l.Data) != 0 {
+		t.Errorf("meta %+v, %d events", l.Meta, len(l.Data))
+	}
+	l = f.env.events(f.org.readKey, "dateFrom=0000-01-01T00:00:00Z&dateTo=0000-02-01")
+	if *l.Meta.DateFrom != "0000-01-01T00:00:00.000Z" || len(l.Data) != 0 {
+		t.Errorf("meta %+v, %d events", l.Meta, len(l.Data))
 	}
 }

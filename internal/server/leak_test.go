@@ -42,6 +42,11 @@ func TestKeysNeverLeak(t *testing.T) {
 			e.get("/api/consumer/v1/locations", k),
 			e.get("/nope/"+k, k),
 			e.post("/api/consumer/v1/events", k, `{"events":[{"type":"`+k+`"}]}`),
+			e.post("/api/consumer/v1/events", k, `{"events":[{"`+k+`":1}]}`), // a key as a field name
+			e.post("/api/consumer/v1/events", k, `{"`+k+`":[]}`),
+			e.do(http.MethodGet, "/api/consumer/v1/events", k, nil, "X-Request-Id", k),
+			e.do(http.MethodGet, "/nope", "", nil, "X-Request-Id", k),
+			e.do(k, "/api/consumer/v1/events", "", nil), // a key as the method: 405, and the access log
 			e.do(http.MethodGet, "/api/consumer/v1/events", "", nil, "Authorization", "Basic "+k),
 			e.do(http.MethodGet, "/api/consumer/v1/events", "", nil, "Authorization", "Bearer "+k+" extra"),
 		)

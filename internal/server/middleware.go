@@ -2,13 +2,10 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/requestid"
 )
 
 // requestInfo travels with a request so that the access log, written after
@@ -37,25 +35,21 @@ func info(ctx context.Context) *requestInfo {
 
 func requestID(ctx context.Context) string { return info(ctx).id }
 
-var incomingID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
 // withRequestID gives every request an id, echoed in X-Request-Id and
-// written in every log line and error body. A sane id from a proxy is kept
-// so one id follows a request across systems.
+// written in every error body and in every log line logged with the
+// request's context (see requestid.Logger). A sane id from a proxy is kept
+// so one id follows a request across systems; any other, a key pasted
+// into the header among them, is replaced (requestid.FromHeader).
 func (s *server) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if !incomingID.MatchString(id) {
-			var b [12]byte
-			rand.Read(b[:])
-			id = hex.EncodeToString(b[:])
-		}
-		w.Header().Set("X-Request-Id", id)
+		id := requestid.FromHeader(r.Header.Get(requestid.Header))
+		w.Header().Set(requestid.Header, id)
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			w.Header().Set("Cache-Control", "no-store")
 		}
 		ri := &requestInfo{id: id}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
+		ctx := requestid.NewContext(context.WithValue(r.Context(), infoKey{}, ri), id)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -82,8 +76,9 @@ func (w *statusRecorder) Write(b []byte) (int, error) {
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // observe writes one access-log line and the request metrics per request.
-// It logs the path but never the query string or any header: a key pasted
-// into the wrong place must not reach the log.
+// It logs the path but never the query string or any header, and cuts
+// anything key-shaped in the method and path to its display prefix: a key
+// pasted into the wrong place must not reach the log.
 func (s *server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -105,7 +100,7 @@ func (s *server) observe(next http.Handler) http.Handler {
 		}
 		s.Logger.LogAttrs(r.Context(), level, "request",
 			slog.String("requestId", ri.id),
-			slog.String("method", r.Method),
+			slog.String("method", gatehouse.Redact(r.Method)),
 			slog.String("path", gatehouse.Redact(r.URL.Path)),
 			slog.String("route", route),
 			slog.Int("status", rec.status),

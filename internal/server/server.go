@@ -11,6 +11,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/auth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/requestid"
 )
 
 // Config is everything the API needs. Store, Auth, Limiter, Cursors,
@@ -55,6 +56,7 @@ func New(cfg Config) http.Handler {
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = 10 * time.Second
 	}
+	cfg.Logger = requestid.Logger(cfg.Logger)
 	s := &server{Config: cfg}
 	mux := http.NewServeMux()
 	s.addRoutes(mux)

@@ -32,6 +32,14 @@ func testOrganizations(t *testing.T, f *fixture) {
 	wantErr(t, "empty name", err, gatehouse.ErrInvalid, "name")
 	_, err = f.s.CreateOrganization(ctx, strings.Repeat("x", gatehouse.MaxNameLen+1))
 	wantErr(t, "long name", err, gatehouse.ErrInvalid, "name")
+	_, err = f.s.CreateOrganization(ctx, "Acme\u009b31m")
+	wantErr(t, "C1 control in a name", err, gatehouse.ErrInvalid, "name")
+	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "ops@example.com", Name: "Ops\x1b]0;pwned\x07", PasswordHash: "h"})
+	wantErr(t, "escape sequence in a user name", err, gatehouse.ErrInvalid, "name")
+	_, prefix, hash := gatehouse.GenerateKey()
+	err = f.s.CreateAPIKey(ctx, gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: a.ID, Name: "sync\x1b[1A\x1b[2K", Prefix: prefix, Hash: hash,
+		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}, CreatedAt: f.now})
+	wantErr(t, "escape sequence in a key name", err, gatehouse.ErrInvalid, "name")
 }
 
 func testAPIKeys(t *testing.T, f *fixture) {
@@ -128,6 +136,15 @@ func testLocations(t *testing.T, f *fixture) {
 	wantErr(t, "empty location name", err, gatehouse.ErrInvalid, "name")
 	_, err = f.s.RenameLocation(ctx, a.ID, hq.ID, "")
 	wantErr(t, "empty new name", err, gatehouse.ErrInvalid, "name")
+
+	// Names reach terminals (key list) and pages: no control characters,
+	// and no NUL, which PostgreSQL would refuse with an internal error.
+	_, err = f.s.CreateLocation(ctx, a.ID, "HQ\x00")
+	wantErr(t, "NUL in a location name", err, gatehouse.ErrInvalid, "name")
+	_, err = f.s.CreateAccessPoint(ctx, a.ID, hq.ID, "Door\x1b[2J")
+	wantErr(t, "escape sequence in an access point name", err, gatehouse.ErrInvalid, "name")
+	_, err = f.s.RenameLocation(ctx, a.ID, hq.ID, "\u202erood tnorF")
+	wantErr(t, "right-to-left override in a new name", err, gatehouse.ErrInvalid, "name")
 }
 
 func testListLocationsPages(t *testing.T, f *fixture) {

@@ -209,7 +209,7 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 	// checked before and spent after, every attempt of a burst sent at
 	// once would pass the check and cost 64 MiB.
 	reservation, wait, allowed := ratelimit.Reserve(r.Context(), d.Limiter, d.SignInLimit,
-		"signin-email:"+email, "signin-addr:"+ratelimit.ClientAddress(r))
+		"signin-email:"+email, "signin-addr:"+ratelimit.ClientNetwork(r))
 	if !allowed {
 		w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
 		p.Error = "Too many failed sign-ins. Wait a minute and try again."

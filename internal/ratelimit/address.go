@@ -107,3 +107,18 @@ func ClientAddress(r *http.Request) string {
 	}
 	return Proxies(nil).ClientAddress(r)
 }
+
+// ClientNetwork is what per-address limits key on: the client's address
+// for IPv4, its /64 for IPv6. One IPv6 host is routinely given a whole
+// /64, so keying on the full address would hand an attacker 2^64 failure
+// budgets.
+func ClientNetwork(r *http.Request) string {
+	addr, err := netip.ParseAddr(ClientAddress(r))
+	if err != nil {
+		return ClientAddress(r)
+	}
+	if addr = addr.Unmap().WithZone(""); !addr.Is6() {
+		return addr.String()
+	}
+	return netip.PrefixFrom(addr, 64).Masked().String()
+}

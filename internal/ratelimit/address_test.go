@@ -73,3 +73,21 @@ func TestResolvedAddressReachesHandlers(t *testing.T) {
 		t.Errorf("handler saw %q", got)
 	}
 }
+
+// TestClientNetworkGroupsIPv6ByItsSlash64: every address of one IPv6 /64
+// shares a failure budget; IPv4 addresses keep their own.
+func TestClientNetworkGroupsIPv6ByItsSlash64(t *testing.T) {
+	for _, c := range []struct{ peer, want string }{
+		{"[2001:db8:1:2:aaaa::1]:5000", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:ffff:ffff:ffff:ffff]:5000", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:3::1]:5000", "2001:db8:1:3::/64"},
+		{"198.51.100.7:5000", "198.51.100.7"},
+		{"[::ffff:198.51.100.7]:5000", "198.51.100.7"},
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = c.peer
+		if got := ratelimit.ClientNetwork(r); got != c.want {
+			t.Errorf("ClientNetwork(%s) = %q, want %q", c.peer, got, c.want)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func (e *addressBlocked) Error() string { return "too many failed authentication
 // the lookups of an address to its burst even when its requests all
 // arrive at once.
 func (s *server) reserveFailure(r *http.Request) auth.Reserve {
-	bucket := "addr:" + ratelimit.ClientAddress(r)
+	bucket := "addr:" + ratelimit.ClientNetwork(r)
 	return func(ctx context.Context) (func(), error) {
 		res, wait, ok := ratelimit.Reserve(ctx, s.Limiter, s.FailedAuthLimit, bucket)
 		if !ok {

@@ -625,3 +625,25 @@ func TestDashboardAnswersAsTheServiceDoes(t *testing.T) {
 		t.Errorf("a cross-site post: %d %.200s", r.status, r.body)
 	}
 }
+
+// TestChartWindowIsBounded asks for a chart from the year 1 with no end:
+// the window must stop at 366 days before now, as the API's date range
+// does, so the image stays a few hundred bars, and it must say so.
+func TestChartWindowIsBounded(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	b := s.signedIn(acme)
+	r := b.do("GET", "/dashboard/events/chart.svg?dateFrom=0001-01-01", nil)
+	if r.status != 200 {
+		t.Fatalf("chart: %d", r.status)
+	}
+	if bars := strings.Count(r.body, "<g>"); bars > 367 {
+		t.Errorf("%d bars (%d bytes) for dateFrom=0001-01-01, want at most 367", bars, len(r.body))
+	}
+	if !strings.Contains(r.body, "from 2025-11-19T00:00:00.000Z to 2026-11-20T12:00:00.000Z") {
+		t.Errorf("the chart does not name the window it shows: %.300s", r.body)
+	}
+	if !strings.Contains(r.body, "1 granted, 1 denied in all") {
+		t.Errorf("the bounded window lost the recent events: %.300s", r.body)
+	}
+}

@@ -28,11 +28,15 @@ import (
 )
 
 type site struct {
-	t     *testing.T
-	url   string
-	store *sqlite.DB
-	now   time.Time
-	clock func() time.Time // s.now, unless the test runs in real time
+	t       *testing.T
+	url     string
+	store   *sqlite.DB
+	handler http.Handler  // the API with the dashboard mounted, as served at url
+	logs    *lockedBuffer // every log line of the API and the dashboard
+	metrics *prometheus.Registry
+	faults  *faultyStore // the dashboard's store: store, with failures on demand
+	now     time.Time
+	clock   func() time.Time // s.now, unless the test runs in real time
 }
 
 type tenant struct {
@@ -68,22 +72,25 @@ func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 	db.Now = clock
 	secret, _ := db.Secret(ctx)
 	limiter := ratelimit.NewLocal(clock)
+	s.logs, s.metrics, s.faults = new(lockedBuffer), prometheus.NewRegistry(), &faultyStore{DB: db}
+	logger := slog.New(slog.NewJSONHandler(s.logs, nil))
 	cursors := gatehouse.NewCursors(secret)
 	h := server.New(server.Config{ // as gatehouse serve mounts the dashboard
 		Store: db, Auth: auth.New(db, clock), Limiter: limiter,
 		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
 		Cursors:         cursors,
-		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Metrics:         server.NewMetrics(prometheus.NewRegistry()),
+		Logger:          logger,
+		Metrics:         server.NewMetrics(s.metrics),
 		Now:             clock,
 		Dashboard: dashboard.New(dashboard.Config{
-			Store: db, Cursors: cursors, Sessions: gatehouse.NewSessions(secret), Limiter: limiter,
+			Store: s.faults, Cursors: cursors, Sessions: gatehouse.NewSessions(secret), Limiter: limiter,
 			SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
-			Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Logger:      logger,
 			Now:         clock,
 		}),
 	})
+	s.handler = h
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s.url = srv.URL

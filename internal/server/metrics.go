@@ -65,6 +65,8 @@ func (m *Metrics) observe(route string, status int, elapsed time.Duration) {
 	m.latency.WithLabelValues(route).Observe(elapsed.Seconds())
 }
 
-func (m *Metrics) handler() http.Handler {
+// Handler serves the metrics in Prometheus's text format. The API serves
+// it at GET /metrics unless Config.SeparateMetrics is set.
+func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }

@@ -98,10 +98,10 @@ func (s *server) observe(next http.Handler) http.Handler {
 			v := recover()
 			cut := ""
 			switch {
-			case v != nil: // only http.ErrAbortHandler gets past recoverPanics
-				cut = "aborted"
 			case errors.Is(context.Cause(r.Context()), ErrShutdown):
 				cut = "shutdown"
+			case v != nil: // only http.ErrAbortHandler gets past recoverPanics
+				cut = "aborted"
 			}
 			s.logRequest(r, rec, time.Since(start), cut)
 			if v != nil {

@@ -154,7 +154,7 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 	if err != nil {
 		return err
 	}
-	listeners = append(listeners, ln)
+	listeners = append(listeners, server.ProtocolErrors(ln, logger, metrics))
 	if *s.metricsAddr != "" {
 		mln, err := net.Listen("tcp", *s.metricsAddr)
 		if err != nil {

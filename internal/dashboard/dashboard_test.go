@@ -644,6 +644,7 @@ func TestChartWindowIsBounded(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("chart: %d", r.status)
 	}
+	t.Logf("chart.svg?dateFrom=0001-01-01: %d bars, %d bytes", strings.Count(r.body, "<g>"), len(r.body))
 	if bars := strings.Count(r.body, "<g>"); bars > 367 {
 		t.Errorf("%d bars (%d bytes) for dateFrom=0001-01-01, want at most 367", bars, len(r.body))
 	}

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -21,12 +23,14 @@ import (
 
 // serveSettings are the flags of serve and demo.
 type serveSettings struct {
-	addr, redis, rate, burst, trustedProxies *string
+	addr, metricsAddr, redis, rate, burst, trustedProxies *string
 }
 
 func addServeFlags(f *flags) serveSettings {
 	return serveSettings{
-		addr:  f.setting("addr", "GATEHOUSE_ADDR", "localhost:8080", "listen address"),
+		addr: f.setting("addr", "GATEHOUSE_ADDR", "localhost:8080", "listen address"),
+		metricsAddr: f.setting("metrics-addr", "GATEHOUSE_METRICS_ADDR", "",
+			"a separate listen address for /metrics, which then leaves --addr; empty: /metrics on --addr"),
 		redis: f.setting("redis", "GATEHOUSE_REDIS_URL", "", "Redis URL for rate limits shared across instances"),
 		rate:  f.setting("rate-limit", "GATEHOUSE_RATE_LIMIT", "20/s", "per-key sustained rate, N/s or N/m"),
 		burst: f.setting("rate-burst", "GATEHOUSE_RATE_BURST", "40", "per-key burst"),
@@ -60,8 +64,13 @@ func (s serveSettings) keyLimit() (ratelimit.Limit, error) {
 // failedAuthLimit bounds failed authentications per client address.
 var failedAuthLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.Second}, Burst: 20}
 
-// drainTimeout bounds how long SIGTERM waits for in-flight requests.
-const drainTimeout = 30 * time.Second
+// drainTimeout bounds how long SIGTERM waits for in-flight requests; a
+// variable only so that tests can shorten it. cutGrace bounds the wait,
+// after that, for the requests then cut to end and log their lines.
+var (
+	drainTimeout = 30 * time.Second
+	cutGrace     = 5 * time.Second
+)
 
 // openServing parses the flags of serve and demo, checks the rate and
 // proxy flags before anything starts, and opens the store.
@@ -105,6 +114,12 @@ func runServe(ctx context.Context, e *env) error {
 
 // serve runs the API on store until ctx ends, then drains in-flight
 // requests and writes pending last-used times.
+//
+// Stopping is designed to end well: requests still running when the drain
+// timeout passes are cut (their contexts cancelled with server.ErrShutdown
+// and their connections closed), each leaves an access-log line marked
+// "cut": "shutdown" with its request id, and serve returns nil, so the
+// process exits 0. It returns an error only when serving itself failed.
 func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, limit ratelimit.Limit) error {
 	// Every part (the limiter too) logs with this logger, so any line
 	// logged with a request's context names that request.
@@ -131,7 +146,9 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 	}
 	authn := auth.New(store, time.Now)
 	cursors := gatehouse.NewCursors(secret)
-	handler := server.New(server.Config{
+	metrics := server.NewMetrics(reg)
+	var inflight inFlight
+	handler := inflight.track(server.New(server.Config{
 		Store:           store,
 		Auth:            authn,
 		Limiter:         limiter,
@@ -140,16 +157,36 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 		TrustedProxies:  proxies,
 		Cursors:         cursors,
 		Logger:          logger,
-		Metrics:         server.NewMetrics(reg),
+		Metrics:         metrics,
+		SeparateMetrics: *s.metricsAddr != "",
 		Dashboard: dashboard.New(dashboard.Config{
 			Store: store, Cursors: cursors, Sessions: gatehouse.NewSessions(secret), Limiter: limiter, Logger: logger,
 			SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 10},
 		}),
-	})
+	}))
+	// Requests run in base, not in ctx: SIGTERM must let them finish, and
+	// only the drain's deadline cancels them.
+	base, cutAll := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cutAll(nil)
 	srv := httpServer(handler, logger)
+	srv.BaseContext = func(net.Listener) context.Context { return base }
+	servers := []*http.Server{srv}
+	listeners := []net.Listener{}
 	ln, err := net.Listen("tcp", *s.addr)
 	if err != nil {
 		return err
+	}
+	listeners = append(listeners, server.ProtocolErrors(ln, logger, metrics))
+	if *s.metricsAddr != "" {
+		mln, err := net.Listen("tcp", *s.metricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metrics.Handler())
+		servers, listeners = append(servers, httpServer(mux, logger)), append(listeners, mln)
+		logger.Info("serving metrics", slog.String("addr", mln.Addr().String()))
 	}
 	logger.Info("listening", slog.String("addr", ln.Addr().String()))
 
@@ -157,26 +194,76 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 	flushed := make(chan struct{})
 	go func() { authn.Run(flushCtx); close(flushed) }()
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
 	select {
 	case err := <-errc:
+		for _, srv := range servers {
+			srv.Close()
+		}
 		stopFlush()
 		<-flushed
 		return err
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down: draining in-flight requests")
+	logger.Info("shutting down: draining in-flight requests", slog.Duration("timeout", drainTimeout))
 	drain, cancel := context.WithTimeout(context.WithoutCancel(ctx), drainTimeout)
 	defer cancel()
-	err = srv.Shutdown(drain)
+	for _, srv := range servers[1:] {
+		srv.Shutdown(drain)
+	}
+	if srv.Shutdown(drain) != nil {
+		// Cancelling their context ends the requests waiting on the
+		// database; closing their connections ends those writing to a
+		// client that does not read. Each then logs its line, marked cut.
+		logger.Warn("drain timeout passed: cutting the requests still running", slog.Int64("requests", inflight.n.Load()))
+		cutAll(server.ErrShutdown)
+		srv.Close()
+		if !inflight.wait(cutGrace) {
+			logger.Error("requests still running after being cut; stopping without them", slog.Int64("requests", inflight.n.Load()))
+		}
+	}
 	stopFlush()
 	<-flushed
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for range servers {
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 	}
 	logger.Info("stopped")
-	return err
+	return nil
+}
+
+// inFlight counts the requests being served, so that a shutdown can wait
+// for those it cut.
+type inFlight struct {
+	wg sync.WaitGroup
+	n  atomic.Int64
+}
+
+func (f *inFlight) track(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.wg.Add(1)
+		f.n.Add(1)
+		defer func() { f.n.Add(-1); f.wg.Done() }()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// wait reports whether every request ended within d.
+func (f *inFlight) wait(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { f.wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // httpServer bounds what a client can hold: a slow client (slow-loris)

@@ -12,9 +12,19 @@ import (
 // chartDefaultSpan is the chart's window when the filter has no dateFrom.
 const chartDefaultSpan = 30 * 24 * time.Hour
 
+// maxChartBars bounds the bars of one chart, whatever the window: at most
+// gatehouse.MaxRange in days, and one more for a window that starts mid-day.
+const maxChartBars = int(gatehouse.MaxRange/(24*time.Hour)) + 1
+
 // eventChart draws granted and denied (and remote unlocks) per day — per
 // hour for windows of two days or less — over the Event Log's filter, as
 // an SVG image the page embeds, so the page itself never waits for it.
+//
+// The window ends at dateTo, or now; it starts at dateFrom, or 30 days
+// earlier, but never more than gatehouse.MaxRange earlier (the API's rule
+// for a range, applied here also when only dateFrom is given): without it
+// dateFrom=0001-01-01 asked for 740,000 bars, a 52 MB image. The chart
+// names the window it shows.
 func (d *dashboard) eventChart(w http.ResponseWriter, r *http.Request) {
 	f, ok := d.wholeFilter(w, r)
 	if !ok {
@@ -28,6 +38,9 @@ func (d *dashboard) eventChart(w http.ResponseWriter, r *http.Request) {
 	if f.From != nil {
 		from = *f.From
 	}
+	if earliest := to.Add(-gatehouse.MaxRange); from.Before(earliest) {
+		from = earliest
+	}
 	step := 24 * time.Hour
 	if to.Sub(from) <= 48*time.Hour {
 		step = time.Hour
@@ -39,13 +52,17 @@ func (d *dashboard) eventChart(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
+	if len(counts) > maxChartBars { // the window bounds them; this keeps the image bounded if that ever changes
+		counts = counts[len(counts)-maxChartBars:]
+	}
 	w.Header().Set("Content-Type", "image/svg+xml")
-	w.Write([]byte(drawChart(counts, step)))
+	w.Write([]byte(drawChart(counts, step, from, to)))
 }
 
 // drawChart draws stacked bars: denied at the bottom, granted above,
-// remote unlocks on top, each bar with a tooltip.
-func drawChart(counts []gatehouse.EventCount, step time.Duration) string {
+// remote unlocks on top, each bar with a tooltip. from and to are the
+// window shown, said in the image's title.
+func drawChart(counts []gatehouse.EventCount, step time.Duration, from, to time.Time) string {
 	const width, height, left, bottom, top = 960, 220, 48, 28, 12
 	peak, granted, denied := 1, 0, 0
 	for _, c := range counts {
@@ -59,7 +76,8 @@ func drawChart(counts []gatehouse.EventCount, step time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" role="img" aria-label="Events per %s: %d granted, %d denied in all">`,
 		width, height, unit, granted, denied)
-	fmt.Fprintf(&b, `<title>Events per %s: %d granted, %d denied</title>`, unit, granted, denied)
+	fmt.Fprintf(&b, `<title>Events per %s: %d granted, %d denied, from %s to %s</title>`,
+		unit, granted, denied, gatehouse.FormatTime(from), gatehouse.FormatTime(to))
 	b.WriteString(`<style>text{font:11px system-ui,sans-serif;fill:#5d6678}.g{fill:#3a9d68}.d{fill:#d1453b}.o{fill:#8c96a8}</style>`)
 	plotH := float64(height - bottom - top)
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#dde1e8"/>`, left, height-bottom, width, height-bottom)

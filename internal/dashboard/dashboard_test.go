@@ -29,11 +29,15 @@ import (
 )
 
 type site struct {
-	t     *testing.T
-	url   string
-	store *sqlite.DB
-	now   time.Time
-	clock func() time.Time // s.now, unless the test runs in real time
+	t       *testing.T
+	url     string
+	store   *sqlite.DB
+	handler http.Handler  // the API with the dashboard mounted, as served at url
+	logs    *lockedBuffer // every log line of the API and the dashboard
+	metrics *prometheus.Registry
+	faults  *faultyStore // the dashboard's store: store, with failures on demand
+	now     time.Time
+	clock   func() time.Time // s.now, unless the test runs in real time
 }
 
 type tenant struct {
@@ -69,22 +73,25 @@ func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 	db.Now = clock
 	secret, _ := db.Secret(ctx)
 	limiter := ratelimit.NewLocal(clock)
+	s.logs, s.metrics, s.faults = new(lockedBuffer), prometheus.NewRegistry(), &faultyStore{DB: db}
+	logger := slog.New(slog.NewJSONHandler(s.logs, nil))
 	cursors := gatehouse.NewCursors(secret)
 	h := server.New(server.Config{ // as gatehouse serve mounts the dashboard
 		Store: db, Auth: auth.New(db, clock), Limiter: limiter,
 		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
 		Cursors:         cursors,
-		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Metrics:         server.NewMetrics(prometheus.NewRegistry()),
+		Logger:          logger,
+		Metrics:         server.NewMetrics(s.metrics),
 		Now:             clock,
 		Dashboard: dashboard.New(dashboard.Config{
-			Store: db, Cursors: cursors, Sessions: gatehouse.NewSessions(secret), Limiter: limiter,
+			Store: s.faults, Cursors: cursors, Sessions: gatehouse.NewSessions(secret), Limiter: limiter,
 			SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
-			Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Logger:      logger,
 			Now:         clock,
 		}),
 	})
+	s.handler = h
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s.url = srv.URL
@@ -688,5 +695,28 @@ func TestDashboardAnswersAsTheServiceDoes(t *testing.T) {
 	}
 	if r := b.do("POST", "/dashboard/logout", url.Values{}, "Sec-Fetch-Site", "cross-site", "Accept", "text/html"); r.status != 403 || !strings.Contains(r.body, "another site") {
 		t.Errorf("a cross-site post: %d %.200s", r.status, r.body)
+	}
+}
+
+// TestChartWindowIsBounded asks for a chart from the year 1 with no end:
+// the window must stop at 366 days before now, as the API's date range
+// does, so the image stays a few hundred bars, and it must say so.
+func TestChartWindowIsBounded(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	b := s.signedIn(acme)
+	r := b.do("GET", "/dashboard/events/chart.svg?dateFrom=0001-01-01", nil)
+	if r.status != 200 {
+		t.Fatalf("chart: %d", r.status)
+	}
+	t.Logf("chart.svg?dateFrom=0001-01-01: %d bars, %d bytes", strings.Count(r.body, "<g>"), len(r.body))
+	if bars := strings.Count(r.body, "<g>"); bars > 367 {
+		t.Errorf("%d bars (%d bytes) for dateFrom=0001-01-01, want at most 367", bars, len(r.body))
+	}
+	if !strings.Contains(r.body, "from 2025-11-19T00:00:00.000Z to 2026-11-20T12:00:00.000Z") {
+		t.Errorf("the chart does not name the window it shows: %.300s", r.body)
+	}
+	if !strings.Contains(r.body, "1 granted, 1 denied in all") {
+		t.Errorf("the bounded window lost the recent events: %.300s", r.body)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -177,8 +178,19 @@ func (d *dashboard) wholeFilter(w http.ResponseWriter, r *http.Request) (gatehou
 	return q.Filter, true
 }
 
+// exportWriteTimeout bounds each page's write to the client. An export
+// streams for as long as the client keeps reading, so the server's
+// deadline for a whole response (60 s) would cut a large export mid-row;
+// instead each page gets this long, and only a client that stops reading
+// is dropped.
+const exportWriteTimeout = 30 * time.Second
+
 // exportEvents streams every event of the Event Log's filter, page by
-// page, as CSV or NDJSON (one API event object per line).
+// page, as CSV or NDJSON (one API event object per line). A cut export —
+// the database failing or the client going away mid-stream — ends after
+// its last whole line without the response's proper end, so the browser
+// reports the download as failed instead of saving a short file, and it is
+// logged and counted as cut (see cutExport).
 func (d *dashboard) exportEvents(format string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		orgID := viewerOf(r).user.OrgID
@@ -189,43 +201,72 @@ func (d *dashboard) exportEvents(format string) http.HandlerFunc {
 		name := "gatehouse-events-" + d.Now().UTC().Format("2006-01-02T150405Z") + "." + format
 		h := w.Header()
 		h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
-		var write func(gatehouse.Event) error
-		var flush func()
+		rc := http.NewResponseController(w)
+		// Nothing is written before the first page's deadline is set: the
+		// server's own deadline may already be near.
+		rc.SetWriteDeadline(time.Now().Add(exportWriteTimeout))
+		var (
+			write func(gatehouse.Event) error
+			flush func() error
+		)
 		switch format {
 		case "csv":
 			h.Set("Content-Type", "text/csv; charset=utf-8")
 			cw := csv.NewWriter(w)
 			cw.Write(csvHeader)
 			write = func(e gatehouse.Event) error { return cw.Write(csvRow(e)) }
-			flush = cw.Flush
+			flush = func() error { cw.Flush(); return cw.Error() }
 		default:
 			h.Set("Content-Type", "application/x-ndjson")
 			enc := json.NewEncoder(w)
 			enc.SetEscapeHTML(false)
 			write = func(e gatehouse.Event) error { return enc.Encode(e) }
-			flush = func() {}
+			flush = func() error { return nil }
 		}
+		rows := 0
 		for {
 			page, err := gatehouse.FindEvents(r.Context(), d.Store, orgID, f)
-			if err != nil { // the status is sent: end the file short, and say so in the log
-				d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard export failed", slog.String("error", err.Error()))
+			if err != nil && f.After == nil { // nothing is sent yet: an error page can still say so
+				h.Del("Content-Disposition")
+				d.fail(w, r, err)
 				return
 			}
+			if err != nil {
+				d.cutExport(w, r, format, rows, "database", err)
+			}
+			rc.SetWriteDeadline(time.Now().Add(exportWriteTimeout))
 			for _, e := range page.Events {
-				if write(e) != nil {
-					return // the browser went away
+				if err := write(e); err != nil {
+					d.cutExport(w, r, format, rows, "client", err)
 				}
 			}
-			flush()
-			if fl, ok := w.(http.Flusher); ok {
-				fl.Flush()
+			if err := flush(); err != nil {
+				d.cutExport(w, r, format, rows, "client", err)
 			}
+			if err := rc.Flush(); err != nil {
+				d.cutExport(w, r, format, rows, "client", err)
+			}
+			rows += len(page.Events)
 			if page.Next == nil {
 				return
 			}
 			f.After = page.Next
 		}
 	}
+}
+
+// cutExport ends an export that cannot go on: it logs why, with the
+// request id and the rows sent (every one whole: pages are flushed only
+// after their last row), and aborts the response, which the access log
+// records and counts as cut. It does not return.
+func (d *dashboard) cutExport(w http.ResponseWriter, r *http.Request, format string, rows int, cause string, err error) {
+	d.Logger.LogAttrs(r.Context(), slog.LevelWarn, "dashboard export cut",
+		slog.String("requestId", w.Header().Get("X-Request-Id")),
+		slog.String("format", format),
+		slog.Int("rowsSent", rows),
+		slog.String("cause", cause),
+		slog.String("error", err.Error()))
+	panic(http.ErrAbortHandler)
 }
 
 var csvHeader = []string{"id", "occurredAt", "receivedAt", "type", "allowed", "reason", "platformUserId",

@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,7 +96,10 @@ var copyColumns = []string{"pos", "id", "type", "occurred_at", "allowed", "reaso
 	"scope", "location_id", "location_name", "access_point_id", "access_point_name", "requested_by", "command_id", "search"}
 
 // copyEvents stores the events not yet stored and returns the positions of
-// those it stored (of an id given twice, the first).
+// those it stored (of an id given twice, the first). Rows are inserted in
+// id order, whatever the batch's order: each insert locks its id until
+// commit, so two batches sharing ids in different orders would otherwise
+// wait for each other, a deadlock.
 func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]place, received time.Time) (map[int]bool, error) {
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE events_in (
 		pos int, id uuid, type text, occurred_at timestamptz, allowed text, reason text, platform_user_id text,
@@ -119,7 +124,7 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id, search)
 		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
 			location_name, access_point_id, access_point_name, requested_by, command_id, search
-		FROM events_in ORDER BY pos
+		FROM events_in ORDER BY id, pos
 		ON CONFLICT (org, id) DO NOTHING RETURNING id`, org, received)
 	stored := make(map[uuid.UUID]bool)
 	var id uuid.UUID
@@ -170,6 +175,9 @@ func upsertCommands(ctx context.Context, tx pgx.Tx, org int64, events []gatehous
 		jobs, users         []*string
 		issued, statusTimes []time.Time
 	)
+	// Upserts lock their rows: in id order, like the events, so concurrent
+	// batches never wait on each other in a cycle.
+	slices.SortFunc(order, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
 	for _, id := range order {
 		r := rows[id]
 		ids, aps = append(ids, id), append(aps, r.ap)

@@ -41,7 +41,8 @@ var _ Limiter = (*Redis)(nil)
 
 // NewRedis connects to the Redis at url (redis://host:port/db) and
 // registers its metrics on reg. It does not wait for Redis: an unreachable
-// Redis means per-process limits until it answers.
+// Redis means per-process limits until it answers. go-redis's own messages
+// go to logger too (process-wide: go-redis has one logger).
 func NewRedis(url string, fallback *Local, logger *slog.Logger, reg prometheus.Registerer) (*Redis, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
@@ -49,6 +50,7 @@ func NewRedis(url string, fallback *Local, logger *slog.Logger, reg prometheus.R
 	}
 	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 2*redisTimeout, redisTimeout, redisTimeout
 	opts.PoolTimeout, opts.MaxRetries = redisTimeout, -1 // -1: no retries
+	routeRedisLogs(logger)
 	client := redis.NewClient(opts)
 	r := &Redis{
 		client:   client,
@@ -76,9 +78,13 @@ func (r *Redis) Allow(ctx context.Context, key string, limit Limit, n int) (Resu
 	if r.skipRedis() {
 		return r.local(ctx, key, limit, n)
 	}
-	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	// The decision outlives the request: a client that hangs up must not
+	// cancel the Redis call, or its cancellation reads as "Redis is down"
+	// and switches every key to per-process limits. The call keeps its own
+	// short timeout instead.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), redisTimeout)
 	defer cancel()
-	res, err := r.limiter.AllowN(ctx, "gatehouse:rl:"+key,
+	res, err := r.limiter.AllowN(rctx, "gatehouse:rl:"+key,
 		redis_rate.Limit{Rate: limit.Rate.Count, Period: limit.Rate.Per, Burst: limit.Burst}, n)
 	if err != nil {
 		r.markDown(err)

@@ -3,8 +3,10 @@ package ratelimit_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,4 +121,83 @@ func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	t.Fatalf("no metric %s", name)
 	return 0
+}
+
+// TestAbortedRequestKeepsRedisLimits spends requests with contexts already
+// cancelled, as a client that resets its connection leaves them: the
+// decisions must still be made in Redis, shared with the other instance,
+// and nothing may report Redis down.
+func TestAbortedRequestKeepsRedisLimits(t *testing.T) {
+	url := redistest.URL(t)
+	var logs bytes.Buffer
+	reg := prometheus.NewRegistry()
+	a, err := ratelimit.NewRedis(url, ratelimit.NewLocal(time.Now), slog.New(slog.NewTextHandler(&logs, nil)), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newRedis(t, url, &logs)
+	key := "key:" + gatehouse.NewID().String()
+	limit := ratelimit.Limit{Rate: gatehouse.Rate{Count: 1, Per: time.Hour}, Burst: 5}
+	aborted, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 5 {
+		if res, err := a.Allow(aborted, key, limit, 1); err != nil || !res.Allowed {
+			t.Fatalf("aborted request within the burst: %+v, %v", res, err)
+		}
+	}
+	if res, _ := b.Allow(context.Background(), key, limit, 1); res.Allowed {
+		t.Error("the burst spent by aborted requests was not spent in Redis")
+	}
+	if strings.Contains(logs.String(), "unreachable") {
+		t.Errorf("an aborted request reported Redis down:\n%s", logs.String())
+	}
+	if n := counter(t, reg, "gatehouse_rate_limit_fallbacks_total"); n != 0 {
+		t.Errorf("%v decisions fell back to per-process limits with Redis up", n)
+	}
+}
+
+// TestRedisClientLogsAreStructured cuts Redis so that go-redis itself has
+// something to say (a failed dial, reported in the background after its
+// retries): it must reach the limiter's structured logger, not stderr as a
+// plain-text line.
+func TestRedisClientLogsAreStructured(t *testing.T) {
+	proxy, url := redistest.NewProxy(t)
+	logs := new(lockedBuffer)
+	r, err := ratelimit.NewRedis(url, ratelimit.NewLocal(time.Now), slog.New(slog.NewJSONHandler(logs, nil)), prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Cut()
+	r.Allow(context.Background(), "key:"+gatehouse.NewID().String(), ratelimit.Limit{Rate: gatehouse.Rate{Count: 1, Per: time.Second}, Burst: 1}, 1)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), `"component":"redis"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("go-redis's own messages did not reach the structured log:\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for line := range strings.Lines(logs.String()) {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("not a JSON line: %q", line)
+		}
+	}
+}
+
+// lockedBuffer is a log destination that go-redis's background goroutines
+// and the test may use at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

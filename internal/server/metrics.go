@@ -18,6 +18,7 @@ type Metrics struct {
 	latency      *prometheus.HistogramVec
 	authFailures *prometheus.CounterVec
 	rateLimited  *prometheus.CounterVec
+	responsesCut *prometheus.CounterVec
 }
 
 // NewMetrics registers the service's metrics, and the Go runtime and
@@ -42,6 +43,10 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 			Name: "gatehouse_rate_limited_total",
 			Help: "Requests refused with 429, by limit: key (per-key rate) or address (failed authentications).",
 		}, []string{"limit"}),
+		responsesCut: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gatehouse_http_responses_cut_total",
+			Help: "Responses that did not end as a whole, by route pattern and cause: aborted (the handler gave up mid-response, e.g. an export whose database failed) or shutdown (cut when the drain's deadline passed).",
+		}, []string{"route", "cause"}),
 	}
 	// Known label values start at zero, so dashboards and alerts see the
 	// series before the first failure.
@@ -50,7 +55,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 	}
 	m.rateLimited.WithLabelValues("key")
 	m.rateLimited.WithLabelValues("address")
-	reg.MustRegister(m.requests, m.latency, m.authFailures, m.rateLimited,
+	reg.MustRegister(m.requests, m.latency, m.authFailures, m.rateLimited, m.responsesCut,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -60,6 +65,8 @@ func (m *Metrics) observe(route string, status int, elapsed time.Duration) {
 	m.latency.WithLabelValues(route).Observe(elapsed.Seconds())
 }
 
-func (m *Metrics) handler() http.Handler {
+// Handler serves the metrics in Prometheus's text format. The API serves
+// it at GET /metrics unless Config.SeparateMetrics is set.
+func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }

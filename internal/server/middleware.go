@@ -79,37 +79,70 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // It logs the path but never the query string or any header, and cuts
 // anything key-shaped in the method and path to its display prefix: a key
 // pasted into the wrong place must not reach the log.
+//
+// A response that did not end as a whole is logged as cut, at warning
+// level with the attribute cut saying why, and counted in
+// gatehouse_http_responses_cut_total: "aborted" when the handler gave up
+// mid-response (http.ErrAbortHandler, as an export whose database failed
+// does), "shutdown" when the drain's deadline ended it (ErrShutdown).
 func (s *server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			v := recover()
+			cut := ""
+			switch {
+			case errors.Is(context.Cause(r.Context()), ErrShutdown):
+				cut = "shutdown"
+			case v != nil: // only http.ErrAbortHandler gets past recoverPanics
+				cut = "aborted"
+			}
+			s.logRequest(r, rec, time.Since(start), cut)
+			if v != nil {
+				panic(v)
+			}
+		}()
 		next.ServeHTTP(rec, r)
-		if rec.status == 0 {
-			rec.status = http.StatusOK
-		}
-		elapsed := time.Since(start)
-		route := r.Pattern // set by the mux on this same request
-		if route == "" || route == "/" {
-			route = "unmatched"
-		}
-		ri := info(r.Context())
-		s.Metrics.observe(route, rec.status, elapsed)
-		level := slog.LevelInfo
-		if rec.status >= 500 && rec.status != statusClientClosed {
-			level = slog.LevelError
-		}
-		s.Logger.LogAttrs(r.Context(), level, "request",
-			slog.String("requestId", ri.id),
-			slog.String("method", gatehouse.Redact(r.Method)),
-			slog.String("path", gatehouse.Redact(r.URL.Path)),
-			slog.String("route", route),
-			slog.Int("status", rec.status),
-			slog.Float64("latencyMs", float64(elapsed.Microseconds())/1000),
-			slog.String("orgId", ri.orgID),
-			slog.String("keyPrefix", ri.keyPrefix),
-			slog.String("remoteAddr", ratelimit.ClientAddress(r)),
-		)
 	})
+}
+
+// ErrShutdown is the cause a server's base context is cancelled with when
+// a graceful shutdown's drain runs out of time: requests still running
+// then are cut, and their access-log lines say so.
+var ErrShutdown = errors.New("cut by shutdown: the drain's deadline passed")
+
+func (s *server) logRequest(r *http.Request, rec *statusRecorder, elapsed time.Duration, cut string) {
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	route := r.Pattern // set by the mux on this same request
+	if route == "" || route == "/" {
+		route = "unmatched"
+	}
+	ri := info(r.Context())
+	s.Metrics.observe(route, rec.status, elapsed)
+	level := slog.LevelInfo
+	if rec.status >= 500 && rec.status != statusClientClosed {
+		level = slog.LevelError
+	}
+	attrs := []slog.Attr{
+		slog.String("requestId", ri.id),
+		slog.String("method", gatehouse.Redact(r.Method)),
+		slog.String("path", gatehouse.Redact(r.URL.Path)),
+		slog.String("route", route),
+		slog.Int("status", rec.status),
+		slog.Float64("latencyMs", float64(elapsed.Microseconds())/1000),
+		slog.String("orgId", ri.orgID),
+		slog.String("keyPrefix", ri.keyPrefix),
+		slog.String("remoteAddr", ratelimit.ClientAddress(r)),
+	}
+	if cut != "" {
+		s.Metrics.responsesCut.WithLabelValues(route, cut).Inc()
+		attrs = append(attrs, slog.String("cut", cut))
+		level = max(level, slog.LevelWarn)
+	}
+	s.Logger.LogAttrs(r.Context(), level, "request", attrs...)
 }
 
 // recoverPanics turns a panic in a handler into a JSON 500 and a log line

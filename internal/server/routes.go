@@ -10,7 +10,9 @@ import (
 func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /healthz", s.healthz())
 	mux.Handle("GET /readyz", s.readyz())
-	mux.Handle("GET /metrics", s.Metrics.handler())
+	if !s.SeparateMetrics {
+		mux.Handle("GET /metrics", s.Metrics.Handler())
+	}
 	mux.Handle("GET /api/consumer/v1/openapi.json", serveOpenAPI())
 	mux.Handle("GET /docs", serveReferencePage())
 	mux.Handle("GET /docs/assets/redoc.standalone.js", serveReferenceScript())

@@ -37,6 +37,9 @@ type Config struct {
 	// Dashboard, when set, is served under /dashboard/ behind the same
 	// request ids, access log, metrics and panic recovery as the API.
 	Dashboard http.Handler
+	// SeparateMetrics leaves GET /metrics out of the routes (it is then a
+	// 404 here): the caller serves Metrics.Handler on a listener of its own.
+	SeparateMetrics bool
 
 	extraRoutes func(*http.ServeMux) // tests only
 }

@@ -3,8 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -12,6 +10,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/gatehouse/gatehouse/internal/requestid"
 )
 
 // net/http answers a request it cannot parse (a malformed request line or
@@ -69,9 +69,7 @@ func (c *protocolErrorConn) Write(p []byte) (int, error) {
 	if !ok {
 		return c.Conn.Write(p)
 	}
-	var b [12]byte
-	rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
+	id := requestid.New()
 	code, message := protocolErrorCode(status, text)
 	body, _ := json.Marshal(apiError{Error: message, Code: code, RequestID: id})
 	var out bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"runtime"
 	"strings"
@@ -128,10 +129,48 @@ func (db *DB) Secret(ctx context.Context) ([]byte, error) {
 	return secret, wrap(err)
 }
 
-// withTx runs fn in a transaction, committing when fn returns nil.
+// txAttempts bounds how often a transaction PostgreSQL aborted to break a
+// deadlock or a serialization conflict is run again before the caller is
+// told to retry later (ErrUnavailable).
+const txAttempts = 4
+
+// withTx runs fn in a transaction, committing when fn returns nil. When
+// PostgreSQL aborts the transaction as a deadlock victim or a
+// serialization failure, nothing of it was kept, so the whole of fn runs
+// again in a new transaction, up to txAttempts times in all: fn must
+// therefore set its results afresh on each run.
 func (db *DB) withTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	err := pgx.BeginFunc(ctx, db.pool, fn)
+	var err error
+	for attempt := range txAttempts {
+		if attempt > 0 && !backOff(ctx, attempt) {
+			break
+		}
+		if err = pgx.BeginFunc(ctx, db.pool, fn); !aborted(err) {
+			break
+		}
+	}
 	return wrap(err)
+}
+
+// aborted reports whether PostgreSQL rolled back a transaction that may
+// well succeed if run again: a serialization failure or a deadlock.
+func aborted(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
+}
+
+// backOff waits a short random time, longer with each attempt, so that the
+// transactions that collided do not collide again in step. It reports
+// false when ctx ends first.
+func backOff(ctx context.Context, attempt int) bool {
+	t := time.NewTimer(time.Duration(1+mrand.IntN(10*attempt)) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable
@@ -145,6 +184,7 @@ func wrap(err error) error {
 	if errors.As(err, &pgErr) {
 		switch {
 		case pgErr.Code == "57014", // query_canceled: statement_timeout
+			pgErr.Code == "40001", pgErr.Code == "40P01", // still aborted after withTx's attempts
 			pgErr.Code == "55P03",                // lock_not_available
 			strings.HasPrefix(pgErr.Code, "57P"), // admin shutdown, crash, cannot connect now
 			strings.HasPrefix(pgErr.Code, "08"),  // connection exceptions

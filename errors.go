@@ -19,6 +19,10 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrUnavailable: a dependency (the database) cannot answer now; retrying later may work.
 	ErrUnavailable = errors.New("service unavailable")
+	// ErrBusy: the organization already has as many reads in flight as
+	// ReadSlots allow; retrying shortly may work. It is an ErrUnavailable,
+	// so a door that does not tell them apart still answers "retry".
+	ErrBusy = fmt.Errorf("too many reads of the organization at once: %w", ErrUnavailable)
 )
 
 // ValidationError lists every problem with an input at once, keyed by the

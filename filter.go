@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -45,6 +47,11 @@ type EventFilter struct {
 type EventPage struct {
 	Events []Event
 	Next   *EventKey
+	// Partial says the page may hold fewer events than the limit although
+	// more may match before Next: a q too short for the search index is
+	// matched on a bounded number of events per page (SearchBudgets.Max),
+	// and the page ends at the last event read. Next is then always set.
+	Partial bool
 }
 
 // Digest identifies the filter (without Limit and After) in an organization,
@@ -124,11 +131,29 @@ func SearchText(id uuid.UUID, platformUserID *string, accessPoint, location stri
 		searchSeparator + location + searchSeparator + opt(reason) + searchSeparator + opt(serverJobID)
 }
 
-// MatchesQ reports whether the search text contains q, ignoring case. It is
-// the reference for every store's implementation of q.
+// MatchesQ reports whether the search text contains q, ignoring case as
+// FoldCase says. It is the reference for every store's implementation of q.
 func MatchesQ(searchText, q string) bool {
-	return strings.Contains(strings.ToLower(searchText), strings.ToLower(q))
+	return strings.Contains(FoldCase(searchText), FoldCase(q))
 }
+
+// FoldCase is the one case-folding rule of q, on every path of every store:
+// each character becomes the lower case of its upper case, by Unicode's
+// one-to-one mappings. So İ, ı and I all match i, ſ matches s, ς and Σ
+// match σ, and the Kelvin sign matches k; no character becomes two (ß does
+// not match ss). A plain lower-casing would keep ſ, ς and ı apart from
+// their capitals' other forms, and SQLite's and Go's tables disagree on
+// İ; the stores index FoldCase of the search text instead.
+func FoldCase(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Map(foldRune, s)
+		}
+	}
+	return strings.ToLower(s) // ASCII: the same, without a rune at a time
+}
+
+func foldRune(r rune) rune { return unicode.ToLower(unicode.ToUpper(r)) }
 
 // EventCount is how many events of a filter fall in one bucket of time.
 type EventCount struct {

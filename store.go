@@ -83,7 +83,8 @@ type Store interface {
 	// stored.
 	IngestEvents(ctx context.Context, orgID uuid.UUID, events []NewEvent) (IngestResult, error)
 	// ListEvents returns a page of an organization's events matching f, in
-	// the event order. f.Limit must be set.
+	// the event order. f.Limit must be set. A q too short for trigrams reads
+	// a bounded number of events, so the page may be Partial (SearchBudgets).
 	ListEvents(ctx context.Context, orgID uuid.UUID, f EventFilter) (EventPage, error)
 
 	// CountEvents counts the organization's events matching f in buckets
@@ -124,8 +125,10 @@ func FindEvents(ctx context.Context, s Store, orgID uuid.UUID, f EventFilter) (E
 // strategy. A store first matches q on the First candidates in keyset
 // order (common terms fill their page there); when that finds matches but
 // too few, it reads on for up to Max candidates; otherwise it uses its
-// trigram index. Stores set production values; tests lower them so that
-// small datasets take every path.
+// trigram index. A q of one or two characters has no trigram: the store
+// reads on for up to Max candidates whatever it found, and a page that is
+// still not full is Partial. Stores set production values; tests lower
+// them so that small datasets take every path.
 type SearchBudgets struct {
 	First, Max int
 }

@@ -107,6 +107,10 @@ type EventMeta struct {
 	DateRangeNarrowed bool       `json:"dateRangeNarrowed"` // the window was cut to 366 days
 	Types             []string   `json:"types"`
 	IgnoredTypes      []string   `json:"ignoredTypes"`
+	// Partial: q is one or two characters and the server's search stopped
+	// at its budget before the page was full; more may match after it, and
+	// NextCursor goes on.
+	Partial bool `json:"partial"`
 }
 
 // ListEvents returns one page: the first for an empty cursor, else the one

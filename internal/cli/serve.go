@@ -64,6 +64,17 @@ func (s serveSettings) keyLimit() (ratelimit.Limit, error) {
 // failedAuthLimit bounds failed authentications per client address.
 var failedAuthLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.Second}, Burst: 20}
 
+// readsPerOrg, readWait and queryTimeout bound every door's event reads:
+// an organization runs at most readsPerOrg at once (a SQLite file has
+// max(4, cores) read connections; the rest stay for other organizations),
+// a read waits up to readWait for its turn, then answers busy, and none
+// runs longer than queryTimeout. See docs/decisions.md.
+const (
+	readsPerOrg  = 2
+	readWait     = time.Second
+	queryTimeout = 10 * time.Second
+)
+
 // drainTimeout bounds how long SIGTERM waits for in-flight requests; a
 // variable only so that tests can shorten it. cutGrace bounds the wait,
 // after that, for the requests then cut to end and log their lines.
@@ -145,6 +156,7 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 		limiter = shared
 	}
 	authn := auth.New(store, time.Now)
+	store = gatehouse.LimitReads(store, gatehouse.NewReadSlots(readsPerOrg, readWait), queryTimeout)
 	cursors := gatehouse.NewCursors(secret)
 	metrics := server.NewMetrics(reg)
 	var inflight inFlight

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -56,6 +57,9 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 	if err != nil || page.Next != nil {
 		return page, err // a full page: the scan found the first matches in order
 	}
+	if utf8.RuneCountInString(f.Q) < 3 {
+		return db.shortQ(ctx, f, org, page)
+	}
 	// n matches in the first budget: at that density the page fills
 	// within about budget events more; read on if that is cheap enough.
 	if n := len(page.Events); n > 0 {
@@ -73,6 +77,45 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 		return err
 	})
 	return page, wrap(err)
+}
+
+// shortQ ends a search for a q of one or two characters, which has no
+// trigram for the index to use: it reads on to the Max budget and stops
+// there, so that a rare or absent short term costs what a common one does
+// instead of a scan of the whole log. A page still not full ends at the
+// last event read, marked partial, unless the candidates ran out first.
+func (db *DB) shortQ(ctx context.Context, f gatehouse.EventFilter, org int64, page gatehouse.EventPage) (gatehouse.EventPage, error) {
+	budget := db.search.First
+	if db.search.Max > budget {
+		budget = db.search.Max
+		var err error
+		if page, err = db.queryEvents(ctx, db.replica, f, org, budget); err != nil || page.Next != nil {
+			return page, err
+		}
+	}
+	// The budget's last candidate, found on the indexes alone.
+	args, candidates := []any{org}, f
+	candidates.Q = ""
+	conds, _ := filterConditions(candidates, func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	})
+	query := `SELECT e.occurred_at, e.id FROM events e WHERE e.org = $1`
+	for _, c := range conds {
+		query += " AND " + c
+	}
+	query += ` ORDER BY e.occurred_at DESC, e.id DESC OFFSET ` + strconv.Itoa(budget-1) + ` LIMIT 1`
+	var bound gatehouse.EventKey
+	err := db.replica.QueryRow(ctx, query, args...).Scan(&bound.OccurredAt, &bound.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return page, nil // fewer candidates than the budget: the page is the answer
+	}
+	if err != nil {
+		return page, wrap(err)
+	}
+	bound.OccurredAt = bound.OccurredAt.UTC()
+	page.Next, page.Partial = &bound, true
+	return page, nil
 }
 
 func (db *DB) queryEvents(ctx context.Context, q querier, f gatehouse.EventFilter, org int64, scanBudget int) (gatehouse.EventPage, error) {
@@ -174,7 +217,7 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 		where("e.scope = " + arg(string(*f.Scope)))
 	}
 	if f.Q != "" {
-		like = `e.search LIKE ` + arg("%"+escapeLike(strings.ToLower(f.Q))+"%") + ` ESCAPE '\'`
+		like = `e.search LIKE ` + arg("%"+escapeLike(gatehouse.FoldCase(f.Q))+"%") + ` ESCAPE '\'`
 	}
 	if f.From != nil {
 		where("e.occurred_at >= " + arg(*f.From))

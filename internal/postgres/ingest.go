@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -113,7 +112,7 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 		if ev.Command != nil {
 			command = &ev.Command.ID
 		}
-		search := strings.ToLower(gatehouse.SearchText(ev.ID, ev.PlatformUserID, p.accessPointName, p.locationName, ev.Reason, ev.ServerJobID))
+		search := gatehouse.FoldCase(gatehouse.SearchText(ev.ID, ev.PlatformUserID, p.accessPointName, p.locationName, ev.Reason, ev.ServerJobID))
 		return []any{i, ev.ID, string(ev.Type), ev.OccurredAt, (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID,
 			(*string)(ev.Scope), p.locationID, p.locationName, ev.AccessPointID, p.accessPointName, ev.RequestedBy, command, search}, nil
 	}))

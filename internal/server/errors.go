@@ -42,6 +42,9 @@ var errorTable = []struct {
 	{gatehouse.ErrInvalid, http.StatusBadRequest, "validation_failed", "the request has invalid parameters; see issues"},
 	{gatehouse.ErrNotFound, http.StatusNotFound, "not_found", "not found"},
 	{gatehouse.ErrConflict, http.StatusConflict, "conflict", "the record conflicts with an existing one"},
+	// Before ErrUnavailable, which it wraps: the organization's own load,
+	// not an outage, so a 429 with Retry-After like the key's rate limit.
+	{gatehouse.ErrBusy, http.StatusTooManyRequests, "rate_limited", "too many requests of this organization are being served at once; retry shortly"},
 	{gatehouse.ErrUnavailable, http.StatusServiceUnavailable, "unavailable", "the service cannot reach its database; retry shortly"},
 	{context.DeadlineExceeded, http.StatusServiceUnavailable, "unavailable", "the request took too long; retry shortly"},
 	// The client went away mid-request; nobody reads this answer, and it is
@@ -51,6 +54,10 @@ var errorTable = []struct {
 
 // statusClientClosed is nginx's status for a request the client abandoned.
 const statusClientClosed = 499
+
+// busyRetrySeconds is the Retry-After of a 429 for ErrBusy: a turn
+// frees when one of the organization's reads ends, well within a second.
+const busyRetrySeconds = "1"
 
 // unavailableRetrySeconds is the Retry-After of a 503.
 const unavailableRetrySeconds = "2"
@@ -79,6 +86,9 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	// Messages may quote the request (a method, a path, a JSON error); a
 	// key pasted there is cut to its prefix. Issues are cut at the source.
 	body.Error = gatehouse.Redact(body.Error)
+	if status == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", busyRetrySeconds)
+	}
 	if status == http.StatusServiceUnavailable {
 		// Outages of the database last seconds; clients that honour this
 		// come back without hammering it.

@@ -23,6 +23,8 @@ type eventMeta struct {
 	DateRangeNarrowed bool                  `json:"dateRangeNarrowed"`
 	Types             []gatehouse.EventType `json:"types"`
 	IgnoredTypes      []string              `json:"ignoredTypes"`
+	// Partial: a short q stopped at its budget before the page was full.
+	Partial bool `json:"partial"`
 }
 
 // listEvents serves GET /api/consumer/v1/events.
@@ -44,7 +46,7 @@ func (s *server) listEvents() http.Handler {
 		f := q.Filter
 		body := eventList{Data: page.Events, Meta: eventMeta{
 			Limit: f.Limit, DateFrom: gatehouse.TimePtr(f.From), DateTo: gatehouse.TimePtr(f.To),
-			DateRangeNarrowed: q.Narrowed, Types: f.Types, IgnoredTypes: q.IgnoredTypes,
+			DateRangeNarrowed: q.Narrowed, Types: f.Types, IgnoredTypes: q.IgnoredTypes, Partial: page.Partial,
 		}}
 		if body.Meta.Types == nil {
 			body.Meta.Types = []gatehouse.EventType{}

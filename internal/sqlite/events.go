@@ -41,18 +41,30 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 	if err != nil {
 		return gatehouse.EventPage{}, err
 	}
-	if f.Q == "" || utf8.RuneCountInString(f.Q) < 3 {
+	if f.Q == "" {
 		return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
 	}
-	page, complete, err := db.scanForQ(ctx, org, f, db.search.First)
-	if err != nil || complete || page.Next != nil {
+	page, bound, err := db.scanForQ(ctx, org, f, db.search.First)
+	if err != nil || bound == nil || page.Next != nil {
 		return page, err // every candidate scanned, or a full page: the first matches in order
+	}
+	if utf8.RuneCountInString(f.Q) < 3 {
+		// No trigram, so no index: read on to the budget's end and stop
+		// there, so that a rare or absent short term costs what a common
+		// one does instead of a scan of the whole log.
+		if db.search.Max > db.search.First {
+			if page, bound, err = db.scanForQ(ctx, org, f, db.search.Max); err != nil || bound == nil || page.Next != nil {
+				return page, err
+			}
+		}
+		page.Next, page.Partial = bound, true
+		return page, nil
 	}
 	// n matches in the first budget: at that density the page fills
 	// within about budget events more; read on if that is cheap enough.
 	if n := len(page.Events); n > 0 {
 		if budget := 2 * db.search.First * (f.Limit + 1) / n; budget <= db.search.Max {
-			if page, complete, err = db.scanForQ(ctx, org, f, budget); err != nil || complete || page.Next != nil {
+			if page, bound, err = db.scanForQ(ctx, org, f, budget); err != nil || bound == nil || page.Next != nil {
 				return page, err
 			}
 		}
@@ -60,26 +72,27 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 	return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qIndex}))
 }
 
-// scanForQ matches q on the first budget candidates in keyset order.
-// complete says the candidates were fewer, so the page is the answer.
-func (db *DB) scanForQ(ctx context.Context, org int64, f gatehouse.EventFilter, budget int) (page gatehouse.EventPage, complete bool, err error) {
+// scanForQ matches q on the first budget candidates in keyset order. bound
+// is the last candidate read, or nil when the candidates were fewer than
+// the budget, so that the page is the whole answer.
+func (db *DB) scanForQ(ctx context.Context, org int64, f gatehouse.EventFilter, budget int) (page gatehouse.EventPage, bound *gatehouse.EventKey, err error) {
 	// The budget's last candidate, found on an index alone.
 	var (
-		bound gatehouse.EventKey
-		at    int64
+		last gatehouse.EventKey
+		at   int64
 	)
 	q := eventQuery(org, f, queryPlan{q: qIgnore, keysOnly: true, offset: budget - 1})
-	err = db.read.QueryRowContext(ctx, q.sql, q.args...).Scan(&at, &bound.ID)
+	err = db.read.QueryRowContext(ctx, q.sql, q.args...).Scan(&at, &last.ID)
 	if errors.Is(err, sql.ErrNoRows) { // fewer candidates than the budget: scan them all
 		page, err = db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
-		return page, true, err
+		return page, nil, err
 	}
 	if err != nil {
-		return gatehouse.EventPage{}, false, wrap(err)
+		return gatehouse.EventPage{}, nil, wrap(err)
 	}
-	bound.OccurredAt = fromMillis(at)
-	page, err = db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan, notBefore: &bound}))
-	return page, false, err
+	last.OccurredAt = fromMillis(at)
+	page, err = db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan, notBefore: &last}))
+	return page, &last, err
 }
 
 // queryPlan says how eventQuery matches q and what it returns.
@@ -226,13 +239,29 @@ func typeArgs(types []gatehouse.EventType) []any {
 	return a
 }
 
-// ftsPhrase quotes q as one FTS5 phrase: with the trigram tokenizer it
-// matches q as a case-insensitive substring, every character literal.
+// ftsPhrase quotes q, case-folded, as one FTS5 phrase: with the trigram
+// tokenizer over the folded search text it matches q as a substring by
+// gatehouse.FoldCase's rule, every character literal. The tokenizer is
+// case-sensitive because its own folding differs from that rule (it keeps
+// İ apart from i).
 func ftsPhrase(q string) string {
-	return `"` + strings.ReplaceAll(q, `"`, `""`) + `"`
+	return `"` + strings.ReplaceAll(gatehouse.FoldCase(q), `"`, `""`) + `"`
 }
 
 func init() {
+	// gatehouse_search_text(id, user, access point, location, reason, job)
+	// is the folded text the search index holds, for the migration that
+	// rebuilds it.
+	sqlitedrv.MustRegisterDeterministicScalarFunction("gatehouse_search_text", 6,
+		func(_ *sqlitedrv.FunctionContext, args []driver.Value) (driver.Value, error) {
+			var id uuid.UUID
+			if b, ok := args[0].([]byte); ok {
+				copy(id[:], b)
+			}
+			ap, _ := args[2].(string)
+			loc, _ := args[3].(string)
+			return gatehouse.FoldCase(gatehouse.SearchText(id, optArg(args[1]), ap, loc, optArg(args[4]), optArg(args[5]))), nil
+		})
 	// gatehouse_match(q, id, user, access point, location, reason, job) is
 	// the reference substring match, for terms too short for trigrams.
 	sqlitedrv.MustRegisterDeterministicScalarFunction("gatehouse_match", 7,
@@ -242,20 +271,22 @@ func init() {
 			if b, ok := args[1].([]byte); ok {
 				copy(id[:], b)
 			}
-			s := func(v driver.Value) *string {
-				if str, ok := v.(string); ok {
-					return &str
-				}
-				return nil
-			}
 			ap, _ := args[3].(string)
 			loc, _ := args[4].(string)
-			text := gatehouse.SearchText(id, s(args[2]), ap, loc, s(args[5]), s(args[6]))
+			text := gatehouse.SearchText(id, optArg(args[2]), ap, loc, optArg(args[5]), optArg(args[6]))
 			if gatehouse.MatchesQ(text, q) {
 				return int64(1), nil
 			}
 			return int64(0), nil
 		})
+}
+
+// optArg reads a nullable text argument of an SQL function.
+func optArg(v driver.Value) *string {
+	if s, ok := v.(string); ok {
+		return &s
+	}
+	return nil
 }
 
 // eventRow holds the scan destinations of one event row. One per query,

@@ -156,7 +156,7 @@ func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.Ne
 	if err != nil {
 		return false, err
 	}
-	text := gatehouse.SearchText(ev.ID, ev.PlatformUserID, p.accessPointName, p.locationName, ev.Reason, ev.ServerJobID)
+	text := gatehouse.FoldCase(gatehouse.SearchText(ev.ID, ev.PlatformUserID, p.accessPointName, p.locationName, ev.Reason, ev.ServerJobID))
 	if _, err := ins.search.ExecContext(ctx, seq, text); err != nil {
 		return false, err
 	}

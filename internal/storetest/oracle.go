@@ -48,7 +48,8 @@ type oracleWorld struct {
 }
 
 var oracleWords = []string{"Front door", "VIP_area", "50% off", `Gate "B"`, "Café Ñandú", "it's", `back\slash`,
-	"Ünïcode", "_%_", "ＦＵＬＬ", "a'; DROP TABLE events; --", "日本の門"}
+	"Ünïcode", "_%_", "ＦＵＬＬ", "a'; DROP TABLE events; --", "日本の門",
+	"İstanbul", "ıstanbul", "ſtraße", "ΟΔΟΣ", "οδος", "µmol"} // FoldCase's cases
 
 func testOracle(t *testing.T, f *fixture) {
 	seed := uint64(time.Now().UnixNano())

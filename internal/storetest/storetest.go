@@ -37,6 +37,8 @@ func Run(t *testing.T, open Opener) {
 		{"Commands", testCommands},
 		{"EventFilters", testEventFilters},
 		{"SearchQ", testSearchQ},
+		{"SearchFoldsCase", testSearchFoldsCase},
+		{"SearchShortQBudget", testSearchShortQBudget},
 		{"FindEventsExactID", testFindEventsExactID},
 		{"Keyset", testKeyset},
 		{"Isolation", testIsolation},
@@ -107,7 +109,7 @@ func (f *fixture) all(org uuid.UUID, filter gatehouse.EventFilter, limit int) []
 		if page.Next == nil {
 			return out
 		}
-		if len(page.Events) != limit {
+		if len(page.Events) != limit && !page.Partial {
 			f.t.Fatalf("a page of %d events (limit %d) says more follow", len(page.Events), limit)
 		}
 		filter.After = page.Next

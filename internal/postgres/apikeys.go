@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -66,11 +67,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k gatehouse.APIKey) error {
 	if _, err := gatehouse.CheckName("name", k.Name); err != nil {
 		return err
 	}
-	var rateCount, ratePer *int64
-	if k.RateLimit != nil {
-		c, p := int64(k.RateLimit.Count), k.RateLimit.Per.Milliseconds()
-		rateCount, ratePer = &c, &p
-	}
+	rateCount, ratePer := sqlstore.RateColumns(k.RateLimit)
 	org, err := db.orgSeq(ctx, db.pool, k.OrgID)
 	if err != nil {
 		return err
@@ -149,12 +146,7 @@ func scanAPIKey(row pgx.CollectableRow) (gatehouse.APIKey, error) {
 		return k, err
 	}
 	copy(k.Hash[:], hash)
-	for sc := range strings.SplitSeq(scopes, ",") {
-		k.Scopes = append(k.Scopes, gatehouse.Scope(sc))
-	}
-	if rateCount != nil && ratePer != nil {
-		k.RateLimit = &gatehouse.Rate{Count: int(*rateCount), Per: time.Duration(*ratePer) * time.Millisecond}
-	}
+	k.Scopes, k.RateLimit = sqlstore.KeyFields(scopes, rateCount, ratePer)
 	k.CreatedAt = utc(k.CreatedAt)
 	k.ExpiresAt, k.RevokedAt, k.LastUsedAt = optUTC(k.ExpiresAt), optUTC(k.RevokedAt), optUTC(k.LastUsedAt)
 	return k, nil

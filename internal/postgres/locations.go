@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -114,9 +115,9 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 		locs = []gatehouse.Location{}
 	}
 	var next *gatehouse.LocationKey
-	if len(locs) > limit {
-		locs = locs[:limit]
-		next = &gatehouse.LocationKey{Name: locs[limit-1].Name, ID: locs[limit-1].ID}
+	locs, last := sqlstore.TrimPage(locs, limit)
+	if last != nil {
+		next = &gatehouse.LocationKey{Name: last.Name, ID: last.ID}
 	}
 	for i := range locs {
 		locs[i].OrgID = orgID

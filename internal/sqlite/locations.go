@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
@@ -139,9 +140,8 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 		return nil, nil, wrap(err)
 	}
 	var next *gatehouse.LocationKey
-	if len(locs) > limit {
-		locs = locs[:limit]
-		last := locs[limit-1]
+	locs, last := sqlstore.TrimPage(locs, limit)
+	if last != nil {
 		next = &gatehouse.LocationKey{Name: last.Name, ID: last.ID}
 	}
 	for i := range locs {

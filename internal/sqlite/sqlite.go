@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/orgcache"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	sqlitedrv "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -34,7 +34,7 @@ type DB struct {
 	write *sql.DB   // one connection: every transaction that writes
 	read  *readPool // several connections: queries
 
-	orgs   orgcache.Cache // organization id → seq
+	orgs   sqlstore.OrgCache // organization id → seq
 	search gatehouse.SearchBudgets
 }
 
@@ -43,15 +43,21 @@ var _ gatehouse.Store = (*DB)(nil)
 // Open opens (creating if needed) the SQLite database at path. It does not
 // change the schema: call Migrate.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return open(ctx, path, "rwc")
+}
+
+// open opens the database at path in the SQLite open mode given ("rwc"
+// creates the file, "rw" does not).
+func open(ctx context.Context, path, mode string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
 	db := &DB{Now: time.Now, path: path, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax}}
 	var err error
-	if db.write, err = openPool(path, "immediate", 1); err != nil {
+	if db.write, err = openPool(path, mode, "immediate", 1); err != nil {
 		return nil, err
 	}
-	read, err := openPool(path, "deferred", max(4, runtime.GOMAXPROCS(0)))
+	read, err := openPool(path, mode, "deferred", max(4, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		db.write.Close()
 		return nil, err
@@ -64,7 +70,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-func openPool(path, txlock string, conns int) (*sql.DB, error) {
+func openPool(path, mode, txlock string, conns int) (*sql.DB, error) {
 	q := url.Values{}
 	for _, p := range []string{
 		"journal_mode(WAL)",
@@ -77,6 +83,7 @@ func openPool(path, txlock string, conns int) (*sql.DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", txlock)
+	q.Set("mode", mode)
 	pool, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -224,19 +231,11 @@ func wrap(err error) error {
 
 // orgSeq returns the integer key of an organization, or ErrNotFound.
 func (db *DB) orgSeq(ctx context.Context, q querier, id uuid.UUID) (int64, error) {
-	if seq, ok := db.orgs.Get(id); ok {
-		return seq, nil
-	}
-	var seq int64
-	err := q.QueryRowContext(ctx, "SELECT seq FROM organizations WHERE id = ?", id[:]).Scan(&seq)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
-	}
-	if err != nil {
-		return 0, wrap(err)
-	}
-	db.orgs.Put(id, seq)
-	return seq, nil
+	seq, err := db.orgs.Seq(id, sql.ErrNoRows, func() (seq int64, err error) {
+		err = q.QueryRowContext(ctx, "SELECT seq FROM organizations WHERE id = ?", id[:]).Scan(&seq)
+		return seq, err
+	})
+	return seq, wrap(err)
 }
 
 // querier is what *sql.DB and *sql.Tx have in common.

@@ -11,53 +11,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
-
-// CreateOrganization stores a new organization.
-func (db *DB) CreateOrganization(ctx context.Context, name string) (gatehouse.Organization, error) {
-	name, err := gatehouse.CheckName("name", name)
-	if err != nil {
-		return gatehouse.Organization{}, err
-	}
-	now := gatehouse.Truncate(db.Now())
-	o := gatehouse.Organization{ID: gatehouse.NewID(), Name: name, CreatedAt: gatehouse.Time(now)}
-	_, err = db.pool.Exec(ctx, "INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3)", o.ID, name, now)
-	return o, wrap(err)
-}
-
-// ListOrganizations returns every organization, oldest first.
-func (db *DB) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, error) {
-	rows, err := db.pool.Query(ctx, "SELECT id, name, created_at FROM organizations ORDER BY seq")
-	if err != nil {
-		return nil, wrap(err)
-	}
-	orgs, err := pgx.CollectRows(rows, scanOrganization)
-	if orgs == nil {
-		orgs = []gatehouse.Organization{}
-	}
-	return orgs, wrap(err)
-}
-
-// FindOrganization returns one organization, or ErrNotFound.
-func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Organization, error) {
-	rows, _ := db.pool.Query(ctx, "SELECT id, name, created_at FROM organizations WHERE id = $1", id)
-	o, err := pgx.CollectExactlyOneRow(rows, scanOrganization)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return o, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return o, wrap(err)
-}
-
-func scanOrganization(row pgx.CollectableRow) (gatehouse.Organization, error) {
-	var (
-		o  gatehouse.Organization
-		at time.Time
-	)
-	err := row.Scan(&o.ID, &o.Name, &at)
-	o.CreatedAt = gatehouse.Time(at.UTC())
-	return o, err
-}
 
 const apiKeyColumns = `k.id, o.id, k.name, k.prefix, k.hash, k.scopes, k.rate_count, k.rate_per_ms,
 	k.created_at, k.expires_at, k.revoked_at, k.last_used_at`
@@ -150,54 +104,4 @@ func scanAPIKey(row pgx.CollectableRow) (gatehouse.APIKey, error) {
 	k.CreatedAt = utc(k.CreatedAt)
 	k.ExpiresAt, k.RevokedAt, k.LastUsedAt = optUTC(k.ExpiresAt), optUTC(k.RevokedAt), optUTC(k.LastUsedAt)
 	return k, nil
-}
-
-// CreateUser stores a dashboard user; the email is kept lower-cased.
-func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User, error) {
-	u, err := gatehouse.CheckUser(u)
-	if err != nil {
-		return u, err
-	}
-	u.ID, u.CreatedAt = gatehouse.NewID(), gatehouse.Truncate(db.Now())
-	org, err := db.orgSeq(ctx, db.pool, u.OrgID)
-	if err != nil {
-		return u, err
-	}
-	_, err = db.pool.Exec(ctx, `INSERT INTO users (id, org, email, name, password_hash, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, u.ID, org, u.Email, u.Name, u.PasswordHash, u.CreatedAt)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		return u, fmt.Errorf("email %s is taken: %w", u.Email, gatehouse.ErrConflict)
-	}
-	return u, wrap(err)
-}
-
-// FindUserByEmail returns the user with that email, or ErrNotFound.
-func (db *DB) FindUserByEmail(ctx context.Context, email string) (gatehouse.User, error) {
-	var u gatehouse.User
-	err := db.pool.QueryRow(ctx, `SELECT u.id, o.id, u.email, u.name, u.password_hash, u.created_at
-		FROM users u JOIN organizations o ON o.seq = u.org WHERE u.email = $1`,
-		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.PasswordHash, &u.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return u, fmt.Errorf("user: %w", gatehouse.ErrNotFound)
-	}
-	u.CreatedAt = utc(u.CreatedAt)
-	return u, wrap(err)
-}
-
-// SetUserPassword replaces a user's password hash and ends their sessions.
-func (db *DB) SetUserPassword(ctx context.Context, email, passwordHash string) (gatehouse.User, error) {
-	u, err := db.FindUserByEmail(ctx, email)
-	if err != nil {
-		return u, err
-	}
-	err = db.withTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1 WHERE id = $2", passwordHash, u.ID); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID)
-		return err
-	})
-	u.PasswordHash = passwordHash
-	return u, wrap(err)
 }

@@ -3,10 +3,12 @@ package postgres
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 //go:embed migrations/*.sql
@@ -45,6 +47,30 @@ func (db *DB) Migrate(ctx context.Context) error {
 		})
 	})
 	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
+}
+
+// checkSchema reports whether every embedded migration is applied,
+// without changing anything.
+//
+// Errors: sqlstore.ErrNotMigrated when one is not.
+func (db *DB) checkSchema(ctx context.Context) error {
+	ms, err := sqlstore.Migrations(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	rows, _ := db.pool.Query(ctx, "SELECT version FROM schema_migrations")
+	applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P01" { // undefined_table: never migrated
+		applied, err = nil, nil
+	}
+	if err != nil {
+		return wrap(err)
+	}
+	if err := sqlstore.CheckApplied(ms, applied); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil

@@ -60,6 +60,24 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return db, nil
 }
 
+// OpenExisting connects to the database at dsn for a command that only
+// reads: rather than migrate a database whose schema is older than this
+// binary's (or absent), it refuses it.
+//
+// Errors: those of Open; sqlstore.ErrNotMigrated when the schema is not
+// up to date.
+func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
+	db, err := Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.checkSchema(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
 func newPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {

@@ -56,3 +56,41 @@ func (db *DB) Migrate(ctx context.Context) error {
 	}
 	return nil
 }
+
+// checkSchema reports whether every embedded migration is applied,
+// without changing anything.
+//
+// Errors: sqlstore.ErrNotMigrated when one is not.
+func (db *DB) checkSchema(ctx context.Context) error {
+	ms, err := sqlstore.Migrations(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	var applied []int
+	var tables int
+	if err := db.read.QueryRowContext(ctx,
+		"SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'").Scan(&tables); err != nil {
+		return wrap(err)
+	}
+	if tables > 0 {
+		rows, err := db.read.QueryContext(ctx, "SELECT version FROM schema_migrations")
+		if err != nil {
+			return wrap(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var v int
+			if err := rows.Scan(&v); err != nil {
+				return wrap(err)
+			}
+			applied = append(applied, v)
+		}
+		if err := rows.Err(); err != nil {
+			return wrap(err)
+		}
+	}
+	if err := sqlstore.CheckApplied(ms, applied); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", db.path, err)
+	}
+	return nil
+}

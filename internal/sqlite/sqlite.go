@@ -12,7 +12,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -44,6 +46,27 @@ var _ gatehouse.Store = (*DB)(nil)
 // change the schema: call Migrate.
 func Open(ctx context.Context, path string) (*DB, error) {
 	return open(ctx, path, "rwc")
+}
+
+// OpenExisting opens the SQLite database at path for a command that only
+// reads: unlike Open it never creates the file, and rather than migrate a
+// database whose schema is older than this binary's, it refuses it.
+//
+// Errors: gatehouse.ErrNotFound, naming path, when there is no such file;
+// sqlstore.ErrNotMigrated when its schema is not up to date.
+func OpenExisting(ctx context.Context, path string) (*DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("sqlite: database file %s: %w (gatehouse migrate creates it)", path, gatehouse.ErrNotFound)
+	}
+	db, err := open(ctx, path, "rw") // "rw": a file removed since the Stat is an error, not created
+	if err != nil {
+		return nil, err
+	}
+	if err := db.checkSchema(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // open opens the database at path in the SQLite open mode given ("rwc"

@@ -2,12 +2,18 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"strconv"
 	"strings"
 )
+
+// ErrNotMigrated is returned when a database that must already exist has
+// no schema, or an older one than this binary's, so that a read-only
+// command never changes a database behind its operator's back.
+var ErrNotMigrated = errors.New("the database schema is not up to date: run gatehouse migrate")
 
 // Migration is one embedded schema change: a file named
 // NNNN_description.sql, applied once, forward-only, in one transaction.
@@ -58,6 +64,23 @@ func Migrate(ctx context.Context, ms []Migration, apply func(context.Context, Mi
 	for _, m := range ms {
 		if err := apply(ctx, m); err != nil {
 			return fmt.Errorf("migration %s: %w", m.Name, err)
+		}
+	}
+	return nil
+}
+
+// CheckApplied reports whether every migration of ms is among the applied
+// versions.
+//
+// Errors: ErrNotMigrated, naming the first migration missing.
+func CheckApplied(ms []Migration, applied []int) error {
+	done := make(map[int]bool, len(applied))
+	for _, v := range applied {
+		done[v] = true
+	}
+	for _, m := range ms {
+		if !done[m.Version] {
+			return fmt.Errorf("migration %s is not applied: %w", m.Name, ErrNotMigrated)
 		}
 	}
 	return nil

@@ -182,3 +182,15 @@ func TestImportsNoDriver(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckApplied(t *testing.T) {
+	ms := []sqlstore.Migration{{Version: 1, Name: "m/0001_a.sql"}, {Version: 2, Name: "m/0002_b.sql"}}
+	if err := sqlstore.CheckApplied(ms, []int{2, 1}); err != nil {
+		t.Errorf("every migration applied: %v", err)
+	}
+	for _, applied := range [][]int{nil, {1}} {
+		if err := sqlstore.CheckApplied(ms, applied); !errors.Is(err, sqlstore.ErrNotMigrated) {
+			t.Errorf("applied %v: %v, want ErrNotMigrated", applied, err)
+		}
+	}
+}

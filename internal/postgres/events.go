@@ -291,7 +291,7 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 	}
 	query += " GROUP BY 1, 2"
 	var (
-		bucket  int
+		bucket  int64
 		allowed string
 		n       int
 	)
@@ -301,9 +301,7 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 		}
 		rows, _ := tx.Query(ctx, query, args...)
 		_, err := pgx.ForEachRow(rows, []any{&bucket, &allowed, &n}, func() error {
-			if bucket >= 0 && bucket < len(counts) {
-				counts[bucket].Add(gatehouse.Outcome(allowed), n)
-			}
+			sqlstore.AddCount(counts, bucket, allowed, n)
 			return nil
 		})
 		return err

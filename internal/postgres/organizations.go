@@ -7,19 +7,18 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
 // CreateOrganization stores a new organization.
 func (db *DB) CreateOrganization(ctx context.Context, name string) (gatehouse.Organization, error) {
-	name, err := gatehouse.CheckName("name", name)
+	o, err := sqlstore.NewOrganization(name, db.Now())
 	if err != nil {
-		return gatehouse.Organization{}, err
+		return o, err
 	}
-	now := gatehouse.Truncate(db.Now())
-	o := gatehouse.Organization{ID: gatehouse.NewID(), Name: name, CreatedAt: gatehouse.Time(now)}
-	_, err = db.pool.Exec(ctx, "INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3)", o.ID, name, now)
+	_, err = db.pool.Exec(ctx, "INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3)", o.ID, o.Name, time.Time(o.CreatedAt))
 	return o, wrap(err)
 }
 

@@ -194,8 +194,7 @@ func backOff(ctx context.Context, attempt int) bool {
 // wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable
 // and leaves domain errors alone.
 func wrap(err error) error {
-	if err == nil || errors.Is(err, gatehouse.ErrInvalid) || errors.Is(err, gatehouse.ErrNotFound) ||
-		errors.Is(err, gatehouse.ErrConflict) || errors.Is(err, gatehouse.ErrUnavailable) {
+	if sqlstore.Classified(err) {
 		return err
 	}
 	var pgErr *pgconn.PgError

@@ -7,17 +7,17 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // CreateUser stores a dashboard user; the email is kept lower-cased.
 func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User, error) {
-	u, err := gatehouse.CheckUser(u)
+	u, err := sqlstore.NewUser(u, db.Now())
 	if err != nil {
 		return u, err
 	}
-	u.ID, u.CreatedAt = gatehouse.NewID(), gatehouse.Truncate(db.Now())
 	org, err := db.orgSeq(ctx, db.pool, u.OrgID)
 	if err != nil {
 		return u, err

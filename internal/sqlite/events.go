@@ -383,9 +383,7 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 		if err := rows.Scan(&bucket, &allowed, &n); err != nil {
 			return nil, wrap(err)
 		}
-		if bucket >= 0 && bucket < int64(len(counts)) {
-			counts[bucket].Add(gatehouse.Outcome(allowed.String), n)
-		}
+		sqlstore.AddCount(counts, bucket, allowed.String, n)
 	}
 	return counts, wrap(rows.Err())
 }

@@ -235,8 +235,7 @@ func (db *DB) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
 // wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable
 // and leaves domain errors alone.
 func wrap(err error) error {
-	if err == nil || errors.Is(err, gatehouse.ErrInvalid) || errors.Is(err, gatehouse.ErrNotFound) ||
-		errors.Is(err, gatehouse.ErrConflict) || errors.Is(err, gatehouse.ErrUnavailable) {
+	if sqlstore.Classified(err) {
 		return err
 	}
 	var se *sqlitedrv.Error

@@ -1,5 +1,7 @@
 package sqlstore
 
+import "github.com/gatehouse/gatehouse"
+
 // TrimPage cuts rows, read one beyond the page as every keyset query
 // does, to limit, and returns the last row kept when another page follows
 // (nil when rows were the whole rest).
@@ -9,4 +11,13 @@ func TrimPage[T any](rows []T, limit int) ([]T, *T) {
 	}
 	rows = rows[:limit]
 	return rows, &rows[limit-1]
+}
+
+// AddCount adds n events of an outcome (allowed, "" for none) to the
+// bucket-th of counts; a bucket outside them (an event at the range's very
+// edge, rounded over) is not counted.
+func AddCount(counts []gatehouse.EventCount, bucket int64, allowed string, n int) {
+	if bucket >= 0 && bucket < int64(len(counts)) {
+		counts[bucket].Add(gatehouse.Outcome(allowed), n)
+	}
 }

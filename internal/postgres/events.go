@@ -120,15 +120,7 @@ func (db *DB) queryEvents(ctx context.Context, q querier, f gatehouse.EventFilte
 	if err != nil {
 		return page, wrap(err)
 	}
-	if events != nil {
-		page.Events = events
-	}
-	var last *gatehouse.Event
-	if page.Events, last = sqlstore.TrimPage(page.Events, f.Limit); last != nil {
-		next := last.Key()
-		page.Next = &next
-	}
-	return page, nil
+	return sqlstore.EventPage(events, f.Limit), nil
 }
 
 // eventQuery builds the page query: the organization first, then every

@@ -139,12 +139,7 @@ func (db *DB) queryEvents(ctx context.Context, f gatehouse.EventFilter, q builtQ
 	if err := rows.Err(); err != nil {
 		return page, wrap(err)
 	}
-	var last *gatehouse.Event
-	if page.Events, last = sqlstore.TrimPage(page.Events, f.Limit); last != nil {
-		next := last.Key()
-		page.Next = &next
-	}
-	return page, nil
+	return sqlstore.EventPage(page.Events, f.Limit), nil
 }
 
 // eventQuery builds the page query: the organization first, then every

@@ -21,3 +21,19 @@ func AddCount(counts []gatehouse.EventCount, bucket int64, allowed string, n int
 		counts[bucket].Add(gatehouse.Outcome(allowed), n)
 	}
 }
+
+// EventPage is the page of events, read one beyond limit in keyset order:
+// at most limit events (never nil), and the key of the next page when
+// another follows.
+func EventPage(events []gatehouse.Event, limit int) gatehouse.EventPage {
+	if events == nil {
+		events = []gatehouse.Event{}
+	}
+	page := gatehouse.EventPage{}
+	var last *gatehouse.Event
+	if page.Events, last = TrimPage(events, limit); last != nil {
+		next := last.Key()
+		page.Next = &next
+	}
+	return page
+}

@@ -54,8 +54,9 @@ type eventSearch struct {
 	org int64
 	f   gatehouse.EventFilter
 
-	// The last scan's budget and bound, which Bound returns again rather
-	// than look up twice.
+	// The last bound looked up, which Bound returns again for the same
+	// budget rather than look it up twice.
+	looked bool
 	budget int
 	bound  *gatehouse.EventKey
 }
@@ -74,7 +75,7 @@ func (s *eventSearch) Scan(ctx context.Context, budget int) (gatehouse.EventPage
 
 // Bound returns the key of the budget-th candidate, or nil when there are fewer.
 func (s *eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey, error) {
-	if s.budget == budget {
+	if s.looked && s.budget == budget {
 		return s.bound, nil
 	}
 	var (
@@ -84,14 +85,14 @@ func (s *eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKe
 	q := eventQuery(s.org, s.f, queryPlan{q: qIgnore, keysOnly: true, offset: budget - 1})
 	err := s.db.read.QueryRowContext(ctx, q.sql, q.args...).Scan(&at, &last.ID)
 	if errors.Is(err, sql.ErrNoRows) {
-		s.budget, s.bound = budget, nil
+		s.looked, s.budget, s.bound = true, budget, nil
 		return nil, nil
 	}
 	if err != nil {
 		return nil, wrap(err)
 	}
 	last.OccurredAt = fromMillis(at)
-	s.budget, s.bound = budget, &last
+	s.looked, s.budget, s.bound = true, budget, &last
 	return &last, nil
 }
 

@@ -170,7 +170,7 @@ func openStore(ctx context.Context, dsn string) (gatehouse.Store, error) {
 		}
 		err error
 	)
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if isPostgres(dsn) {
 		db, err = postgres.Open(ctx, dsn)
 	} else {
 		db, err = sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
@@ -183,6 +183,28 @@ func openStore(ctx context.Context, dsn string) (gatehouse.Store, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// openExistingStore opens the database named by dsn, as openStore does,
+// for a command that only reads: it neither creates nor migrates it, and
+// says so when the file is missing or the schema is not up to date.
+func openExistingStore(ctx context.Context, dsn string) (gatehouse.Store, error) {
+	if isPostgres(dsn) {
+		db, err := postgres.OpenExisting(ctx, dsn)
+		if err != nil {
+			return nil, err
+		}
+		return db, nil
+	}
+	db, err := sqlite.OpenExisting(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
 // print writes a record: one JSON document with --json, else a human line.

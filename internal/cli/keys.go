@@ -99,7 +99,7 @@ func runKeyCreate(ctx context.Context, e *env) error {
 func runKeyList(ctx context.Context, e *env) error {
 	f := newFlags(e, "key list")
 	org := f.String("org", "", "organization id")
-	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+	return withExistingStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err

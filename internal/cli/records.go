@@ -15,13 +15,24 @@ import (
 	"golang.org/x/term"
 )
 
-// withStore parses f, opens the store and runs fn with it.
+// withStore parses f, opens (creating and migrating) the store and runs fn with it.
 func withStore(ctx context.Context, f *flags, maxArgs int, fn func(store gatehouse.Store, args []string) error) error {
+	return withOpenedStore(ctx, f, maxArgs, openStore, fn)
+}
+
+// withExistingStore is withStore for a command that only reads: the
+// database must exist and be migrated already.
+func withExistingStore(ctx context.Context, f *flags, maxArgs int, fn func(store gatehouse.Store, args []string) error) error {
+	return withOpenedStore(ctx, f, maxArgs, openExistingStore, fn)
+}
+
+func withOpenedStore(ctx context.Context, f *flags, maxArgs int, open func(context.Context, string) (gatehouse.Store, error),
+	fn func(store gatehouse.Store, args []string) error) error {
 	args, err := f.parse(maxArgs)
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, *f.db)
+	store, err := open(ctx, *f.db)
 	if err != nil {
 		return err
 	}
@@ -53,7 +64,7 @@ func runOrgCreate(ctx context.Context, e *env) error {
 
 func runOrgList(ctx context.Context, e *env) error {
 	f := newFlags(e, "org list")
-	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+	return withExistingStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
 		orgs, err := store.ListOrganizations(ctx)
 		if err != nil || *f.json {
 			return errors.Join(err, f.print(orgs, ""))

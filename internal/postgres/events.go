@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -53,48 +53,27 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 	if f.Q == "" {
 		return db.queryEvents(ctx, db.replica, f, org, 0)
 	}
-	page, err := db.queryEvents(ctx, db.replica, f, org, db.search.First)
-	if err != nil || page.Next != nil {
-		return page, err // a full page: the scan found the first matches in order
-	}
-	if utf8.RuneCountInString(f.Q) < 3 {
-		return db.shortQ(ctx, f, org, page)
-	}
-	// n matches in the first budget: at that density the page fills
-	// within about budget events more; read on if that is cheap enough.
-	if n := len(page.Events); n > 0 {
-		if budget := 2 * db.search.First * (f.Limit + 1) / n; budget <= db.search.Max {
-			if page, err = db.queryEvents(ctx, db.replica, f, org, budget); err != nil || page.Next != nil {
-				return page, err
-			}
-		}
-	}
-	err = pgx.BeginFunc(ctx, db.replica, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '"+qIndexWorkMem+"'"); err != nil {
-			return err
-		}
-		page, err = db.queryEvents(ctx, tx, f, org, 0)
-		return err
-	})
-	return page, wrap(err)
+	return sqlstore.SearchEvents(ctx, f, db.search, eventSearch{db: db, org: org, f: f})
 }
 
-// shortQ ends a search for a q of one or two characters, which has no
-// trigram for the index to use: it reads on to the Max budget and stops
-// there, so that a rare or absent short term costs what a common one does
-// instead of a scan of the whole log. A page still not full ends at the
-// last event read, marked partial, unless the candidates ran out first.
-func (db *DB) shortQ(ctx context.Context, f gatehouse.EventFilter, org int64, page gatehouse.EventPage) (gatehouse.EventPage, error) {
-	budget := db.search.First
-	if db.search.Max > budget {
-		budget = db.search.Max
-		var err error
-		if page, err = db.queryEvents(ctx, db.replica, f, org, budget); err != nil || page.Next != nil {
-			return page, err
-		}
-	}
-	// The budget's last candidate, found on the indexes alone.
-	args, candidates := []any{org}, f
+// eventSearch runs the steps of a search for q (see sqlstore.SearchEvents).
+type eventSearch struct {
+	db  *DB
+	org int64
+	f   gatehouse.EventFilter
+}
+
+// Scan matches q on the first budget candidates in one query; it cannot
+// tell whether they ran out.
+func (s eventSearch) Scan(ctx context.Context, budget int) (gatehouse.EventPage, bool, error) {
+	page, err := s.db.queryEvents(ctx, s.db.replica, s.f, s.org, budget)
+	return page, false, err
+}
+
+// Bound returns the key of the budget-th candidate, found on the indexes
+// alone, or nil when there are fewer.
+func (s eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey, error) {
+	args, candidates := []any{s.org}, s.f
 	candidates.Q = ""
 	conds, _ := filterConditions(candidates, func(v any) string {
 		args = append(args, v)
@@ -106,16 +85,28 @@ func (db *DB) shortQ(ctx context.Context, f gatehouse.EventFilter, org int64, pa
 	}
 	query += ` ORDER BY e.occurred_at DESC, e.id DESC OFFSET ` + strconv.Itoa(budget-1) + ` LIMIT 1`
 	var bound gatehouse.EventKey
-	err := db.replica.QueryRow(ctx, query, args...).Scan(&bound.OccurredAt, &bound.ID)
+	err := s.db.replica.QueryRow(ctx, query, args...).Scan(&bound.OccurredAt, &bound.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return page, nil // fewer candidates than the budget: the page is the answer
+		return nil, nil
 	}
 	if err != nil {
-		return page, wrap(err)
+		return nil, wrap(err)
 	}
 	bound.OccurredAt = bound.OccurredAt.UTC()
-	page.Next, page.Partial = &bound, true
-	return page, nil
+	return &bound, nil
+}
+
+// Index matches q through the trigram index, with the work_mem that keeps
+// its bitmap exact.
+func (s eventSearch) Index(ctx context.Context) (page gatehouse.EventPage, err error) {
+	err = pgx.BeginFunc(ctx, s.db.replica, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '"+qIndexWorkMem+"'"); err != nil {
+			return err
+		}
+		page, err = s.db.queryEvents(ctx, tx, s.f, s.org, 0)
+		return err
+	})
+	return page, wrap(err)
 }
 
 func (db *DB) queryEvents(ctx context.Context, q querier, f gatehouse.EventFilter, org int64, scanBudget int) (gatehouse.EventPage, error) {
@@ -129,15 +120,7 @@ func (db *DB) queryEvents(ctx context.Context, q querier, f gatehouse.EventFilte
 	if err != nil {
 		return page, wrap(err)
 	}
-	if events != nil {
-		page.Events = events
-	}
-	if len(page.Events) > f.Limit {
-		page.Events = page.Events[:f.Limit]
-		next := page.Events[f.Limit-1].Key()
-		page.Next = &next
-	}
-	return page, nil
+	return sqlstore.EventPage(events, f.Limit), nil
 }
 
 // eventQuery builds the page query: the organization first, then every
@@ -300,7 +283,7 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 	}
 	query += " GROUP BY 1, 2"
 	var (
-		bucket  int
+		bucket  int64
 		allowed string
 		n       int
 	)
@@ -310,9 +293,7 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 		}
 		rows, _ := tx.Query(ctx, query, args...)
 		_, err := pgx.ForEachRow(rows, []any{&bucket, &allowed, &n}, func() error {
-			if bucket >= 0 && bucket < len(counts) {
-				counts[bucket].Add(gatehouse.Outcome(allowed), n)
-			}
+			sqlstore.AddCount(counts, bucket, allowed, n)
 			return nil
 		})
 		return err

@@ -3,11 +3,11 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -43,52 +43,31 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	return res, nil
 }
 
-// place is where an access point stands, as recorded with each event.
-type place struct {
-	locationID                    uuid.UUID
-	locationName, accessPointName string
-}
-
 // resolvePlaces looks up the batch's access points and requesters in the
 // organization, and reports every one that is not the organization's.
-func resolvePlaces(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]place, error) {
-	var apIDs, userIDs []uuid.UUID
-	for _, ev := range events {
-		apIDs = append(apIDs, ev.AccessPointID)
-		if ev.RequestedBy != nil {
-			userIDs = append(userIDs, *ev.RequestedBy)
-		}
-	}
-	places := make(map[uuid.UUID]place)
+func resolvePlaces(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]sqlstore.Place, error) {
+	apIDs, userIDs := sqlstore.References(events)
+	places := make(map[uuid.UUID]sqlstore.Place, len(apIDs))
 	rows, _ := tx.Query(ctx, `SELECT a.id, l.id, l.name, a.name FROM access_points a
 		JOIN locations l ON l.id = a.location_id WHERE a.id = ANY($1) AND a.org = $2`, apIDs, org)
 	var (
 		id uuid.UUID
-		p  place
+		p  sqlstore.Place
 	)
-	if _, err := pgx.ForEachRow(rows, []any{&id, &p.locationID, &p.locationName, &p.accessPointName}, func() error {
+	if _, err := pgx.ForEachRow(rows, []any{&id, &p.LocationID, &p.LocationName, &p.AccessPointName}, func() error {
 		places[id] = p
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	users := make(map[uuid.UUID]bool)
+	users := make(map[uuid.UUID]bool, len(userIDs))
 	if len(userIDs) > 0 {
 		rows, _ := tx.Query(ctx, "SELECT id FROM users WHERE id = ANY($1) AND org = $2", userIDs, org)
 		if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { users[id] = true; return nil }); err != nil {
 			return nil, err
 		}
 	}
-	var errs gatehouse.ValidationError
-	for i, ev := range events {
-		if _, ok := places[ev.AccessPointID]; !ok {
-			errs.Add(fmt.Sprintf("events[%d].accessPointId", i), "is not an access point of this organization")
-		}
-		if ev.RequestedBy != nil && !users[*ev.RequestedBy] {
-			errs.Add(fmt.Sprintf("events[%d].requestedBy", i), "is not a dashboard user of this organization")
-		}
-	}
-	return places, errs.Err()
+	return places, sqlstore.CheckReferences(events, places, users)
 }
 
 var copyColumns = []string{"pos", "id", "type", "occurred_at", "allowed", "reason", "platform_user_id", "server_job_id",
@@ -99,7 +78,7 @@ var copyColumns = []string{"pos", "id", "type", "occurred_at", "allowed", "reaso
 // id order, whatever the batch's order: each insert locks its id until
 // commit, so two batches sharing ids in different orders would otherwise
 // wait for each other, a deadlock.
-func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]place, received time.Time) (map[int]bool, error) {
+func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) (map[int]bool, error) {
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE events_in (
 		pos int, id uuid, type text, occurred_at timestamptz, allowed text, reason text, platform_user_id text,
 		server_job_id text, scope text, location_id uuid, location_name text, access_point_id uuid,
@@ -112,9 +91,8 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 		if ev.Command != nil {
 			command = &ev.Command.ID
 		}
-		search := gatehouse.FoldCase(gatehouse.SearchText(ev.ID, ev.PlatformUserID, p.accessPointName, p.locationName, ev.Reason, ev.ServerJobID))
 		return []any{i, ev.ID, string(ev.Type), ev.OccurredAt, (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID,
-			(*string)(ev.Scope), p.locationID, p.locationName, ev.AccessPointID, p.accessPointName, ev.RequestedBy, command, search}, nil
+			(*string)(ev.Scope), p.LocationID, p.LocationName, ev.AccessPointID, p.AccessPointName, ev.RequestedBy, command, p.SearchText(ev)}, nil
 	}))
 	if err != nil {
 		return nil, err

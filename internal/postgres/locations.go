@@ -7,23 +7,22 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
 // CreateLocation stores a location of an organization.
 func (db *DB) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (gatehouse.Location, error) {
-	name, err := gatehouse.CheckName("name", name)
+	l, err := sqlstore.NewLocation(orgID, name, db.Now())
 	if err != nil {
-		return gatehouse.Location{}, err
+		return l, err
 	}
-	now := gatehouse.Truncate(db.Now())
-	l := gatehouse.Location{ID: gatehouse.NewID(), OrgID: orgID, Name: name, CreatedAt: gatehouse.Time(now), AccessPoints: []gatehouse.AccessPoint{}}
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return l, err
 	}
-	_, err = db.pool.Exec(ctx, "INSERT INTO locations (id, org, name, created_at) VALUES ($1, $2, $3, $4)", l.ID, org, name, now)
+	_, err = db.pool.Exec(ctx, "INSERT INTO locations (id, org, name, created_at) VALUES ($1, $2, $3, $4)", l.ID, org, l.Name, time.Time(l.CreatedAt))
 	return l, wrap(err)
 }
 
@@ -67,12 +66,10 @@ func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.
 
 // CreateAccessPoint stores an access point under a location of the organization.
 func (db *DB) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
-	name, err := gatehouse.CheckName("name", name)
+	ap, err := sqlstore.NewAccessPoint(locationID, name, db.Now())
 	if err != nil {
-		return gatehouse.AccessPoint{}, err
+		return ap, err
 	}
-	now := gatehouse.Truncate(db.Now())
-	ap := gatehouse.AccessPoint{ID: gatehouse.NewID(), LocationID: locationID, Name: name, CreatedAt: gatehouse.Time(now)}
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return ap, err
@@ -80,7 +77,7 @@ func (db *DB) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID
 	// Inserting through a SELECT of the organization's location makes a
 	// foreign location insert nothing.
 	tag, err := db.pool.Exec(ctx, `INSERT INTO access_points (id, org, location_id, name, created_at)
-		SELECT $1, $2, id, $3, $4 FROM locations WHERE id = $5 AND org = $2`, ap.ID, org, name, now, locationID)
+		SELECT $1, $2, id, $3, $4 FROM locations WHERE id = $5 AND org = $2`, ap.ID, org, ap.Name, time.Time(ap.CreatedAt), locationID)
 	if err != nil {
 		return ap, wrap(err)
 	}
@@ -113,14 +110,7 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	if locs == nil {
 		locs = []gatehouse.Location{}
 	}
-	var next *gatehouse.LocationKey
-	if len(locs) > limit {
-		locs = locs[:limit]
-		next = &gatehouse.LocationKey{Name: locs[limit-1].Name, ID: locs[limit-1].ID}
-	}
-	for i := range locs {
-		locs[i].OrgID = orgID
-	}
+	locs, next := sqlstore.LocationPage(locs, limit, orgID)
 	return locs, next, wrap(db.attachAccessPoints(ctx, db.replica, locs))
 }
 
@@ -137,10 +127,9 @@ func (db *DB) attachAccessPoints(ctx context.Context, q querier, locs []gatehous
 	if len(locs) == 0 {
 		return nil
 	}
-	index := make(map[uuid.UUID]int, len(locs))
 	ids := make([]uuid.UUID, len(locs))
 	for i, l := range locs {
-		index[l.ID], ids[i] = i, l.ID
+		ids[i] = l.ID
 	}
 	rows, _ := q.Query(ctx, `SELECT id, location_id, name, created_at FROM access_points
 		WHERE location_id = ANY($1) ORDER BY name COLLATE "C", id`, ids)
@@ -151,9 +140,6 @@ func (db *DB) attachAccessPoints(ctx context.Context, q querier, locs []gatehous
 		ap.CreatedAt = gatehouse.Time(at.UTC())
 		return ap, err
 	})
-	for _, ap := range aps {
-		i := index[ap.LocationID]
-		locs[i].AccessPoints = append(locs[i].AccessPoints, ap)
-	}
+	sqlstore.AttachAccessPoints(locs, aps)
 	return err
 }

@@ -3,13 +3,12 @@ package postgres
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"strconv"
-	"strings"
 
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 //go:embed migrations/*.sql
@@ -23,20 +22,12 @@ const migrationLock = 0x6761746568 // "gateh"
 // in its own transaction under an advisory lock, so several instances may
 // start (and migrate) at once. Migrations are forward-only.
 func (db *DB) Migrate(ctx context.Context) error {
-	files, err := fs.Glob(migrations, "migrations/*.sql")
+	ms, err := sqlstore.Migrations(migrations, "migrations/*.sql")
 	if err != nil {
-		return err
+		return fmt.Errorf("postgres: %w", err)
 	}
-	for _, f := range files {
-		version, err := strconv.Atoi(strings.SplitN(path.Base(f), "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("postgres: migration %s: name must start with a number", f)
-		}
-		body, err := migrations.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		err = db.withTx(ctx, func(tx pgx.Tx) error {
+	err = sqlstore.Migrate(ctx, ms, func(ctx context.Context, m sqlstore.Migration) error {
+		return db.withTx(ctx, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
 				return err
 			}
@@ -45,18 +36,42 @@ func (db *DB) Migrate(ctx context.Context) error {
 				return err
 			}
 			var done bool
-			if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", version).Scan(&done); err != nil || done {
+			if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", m.Version).Scan(&done); err != nil || done {
 				return err
 			}
-			if _, err := tx.Exec(ctx, string(body)); err != nil {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", version, db.Now())
+			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", m.Version, db.Now())
 			return err
 		})
-		if err != nil {
-			return fmt.Errorf("postgres: migration %s: %w", f, err)
-		}
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
+}
+
+// checkSchema reports whether every embedded migration is applied,
+// without changing anything.
+//
+// Errors: sqlstore.ErrNotMigrated when one is not.
+func (db *DB) checkSchema(ctx context.Context) error {
+	ms, err := sqlstore.Migrations(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	rows, _ := db.pool.Query(ctx, "SELECT version FROM schema_migrations")
+	applied, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P01" { // undefined_table: never migrated
+		applied, err = nil, nil
+	}
+	if err != nil {
+		return wrap(err)
+	}
+	if err := sqlstore.CheckApplied(ms, applied); err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/orgcache"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -31,7 +31,7 @@ type DB struct {
 	pool    *pgxpool.Pool
 	replica *pgxpool.Pool // serves event and location lists; pool when there is none
 
-	orgs   orgcache.Cache // organization id → seq
+	orgs   sqlstore.OrgCache // organization id → seq
 	search gatehouse.SearchBudgets
 }
 
@@ -55,6 +55,24 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	db := &DB{Now: time.Now, pool: pool, replica: pool, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax}}
 	if err := db.Ping(ctx); err != nil {
 		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// OpenExisting connects to the database at dsn for a command that only
+// reads: rather than migrate a database whose schema is older than this
+// binary's (or absent), it refuses it.
+//
+// Errors: those of Open; sqlstore.ErrNotMigrated when the schema is not
+// up to date.
+func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
+	db, err := Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.checkSchema(ctx); err != nil {
+		db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -176,8 +194,7 @@ func backOff(ctx context.Context, attempt int) bool {
 // wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable
 // and leaves domain errors alone.
 func wrap(err error) error {
-	if err == nil || errors.Is(err, gatehouse.ErrInvalid) || errors.Is(err, gatehouse.ErrNotFound) ||
-		errors.Is(err, gatehouse.ErrConflict) || errors.Is(err, gatehouse.ErrUnavailable) {
+	if sqlstore.Classified(err) {
 		return err
 	}
 	var pgErr *pgconn.PgError
@@ -217,19 +234,11 @@ func connectionLost(err error) bool {
 
 // orgSeq returns the integer key of an organization, or ErrNotFound.
 func (db *DB) orgSeq(ctx context.Context, q querier, id uuid.UUID) (int64, error) {
-	if seq, ok := db.orgs.Get(id); ok {
-		return seq, nil
-	}
-	var seq int64
-	err := q.QueryRow(ctx, "SELECT seq FROM organizations WHERE id = $1", id).Scan(&seq)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
-	}
-	if err != nil {
-		return 0, wrap(err)
-	}
-	db.orgs.Put(id, seq)
-	return seq, nil
+	seq, err := db.orgs.Seq(id, pgx.ErrNoRows, func() (seq int64, err error) {
+		err = q.QueryRow(ctx, "SELECT seq FROM organizations WHERE id = $1", id).Scan(&seq)
+		return seq, err
+	})
+	return seq, wrap(err)
 }
 
 // querier is what the pool and a transaction have in common.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
@@ -20,10 +21,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k gatehouse.APIKey) error {
 	if _, err := gatehouse.CheckName("name", k.Name); err != nil {
 		return err
 	}
-	var rateCount, ratePer any
-	if k.RateLimit != nil {
-		rateCount, ratePer = k.RateLimit.Count, k.RateLimit.Per.Milliseconds()
-	}
+	rateCount, ratePer := sqlstore.RateColumns(k.RateLimit)
 	return db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, k.OrgID)
 		if err != nil {
@@ -113,7 +111,7 @@ func scanAPIKey(s scanner) (gatehouse.APIKey, error) {
 		k                          gatehouse.APIKey
 		hash                       []byte
 		scopes                     string
-		rateCount, ratePer         sql.NullInt64
+		rateCount, ratePer         *int64
 		created                    int64
 		expires, revoked, lastUsed sql.NullInt64
 	)
@@ -122,12 +120,7 @@ func scanAPIKey(s scanner) (gatehouse.APIKey, error) {
 		return k, err
 	}
 	copy(k.Hash[:], hash)
-	for sc := range strings.SplitSeq(scopes, ",") {
-		k.Scopes = append(k.Scopes, gatehouse.Scope(sc))
-	}
-	if rateCount.Valid && ratePer.Valid {
-		k.RateLimit = &gatehouse.Rate{Count: int(rateCount.Int64), Per: time.Duration(ratePer.Int64) * time.Millisecond}
-	}
+	k.Scopes, k.RateLimit = sqlstore.KeyFields(scopes, rateCount, ratePer)
 	k.CreatedAt = fromMillis(created)
 	k.ExpiresAt, k.RevokedAt, k.LastUsedAt = fromOptMillis(expires), fromOptMillis(revoked), fromOptMillis(lastUsed)
 	return k, nil

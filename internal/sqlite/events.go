@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	sqlitedrv "modernc.org/sqlite"
 )
@@ -44,55 +45,60 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 	if f.Q == "" {
 		return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
 	}
-	page, bound, err := db.scanForQ(ctx, org, f, db.search.First)
-	if err != nil || bound == nil || page.Next != nil {
-		return page, err // every candidate scanned, or a full page: the first matches in order
-	}
-	if utf8.RuneCountInString(f.Q) < 3 {
-		// No trigram, so no index: read on to the budget's end and stop
-		// there, so that a rare or absent short term costs what a common
-		// one does instead of a scan of the whole log.
-		if db.search.Max > db.search.First {
-			if page, bound, err = db.scanForQ(ctx, org, f, db.search.Max); err != nil || bound == nil || page.Next != nil {
-				return page, err
-			}
-		}
-		page.Next, page.Partial = bound, true
-		return page, nil
-	}
-	// n matches in the first budget: at that density the page fills
-	// within about budget events more; read on if that is cheap enough.
-	if n := len(page.Events); n > 0 {
-		if budget := 2 * db.search.First * (f.Limit + 1) / n; budget <= db.search.Max {
-			if page, bound, err = db.scanForQ(ctx, org, f, budget); err != nil || bound == nil || page.Next != nil {
-				return page, err
-			}
-		}
-	}
-	return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qIndex}))
+	return sqlstore.SearchEvents(ctx, f, db.search, &eventSearch{db: db, org: org, f: f})
 }
 
-// scanForQ matches q on the first budget candidates in keyset order. bound
-// is the last candidate read, or nil when the candidates were fewer than
-// the budget, so that the page is the whole answer.
-func (db *DB) scanForQ(ctx context.Context, org int64, f gatehouse.EventFilter, budget int) (page gatehouse.EventPage, bound *gatehouse.EventKey, err error) {
-	// The budget's last candidate, found on an index alone.
+// eventSearch runs the steps of a search for q (see sqlstore.SearchEvents).
+type eventSearch struct {
+	db  *DB
+	org int64
+	f   gatehouse.EventFilter
+
+	// The last bound looked up, which Bound returns again for the same
+	// budget rather than look it up twice.
+	looked bool
+	budget int
+	bound  *gatehouse.EventKey
+}
+
+// Scan finds the budget's last candidate on an index alone, then matches
+// q on the candidates up to it: when there is no such candidate, the scan
+// covers every candidate and the page is the whole answer.
+func (s *eventSearch) Scan(ctx context.Context, budget int) (gatehouse.EventPage, bool, error) {
+	bound, err := s.Bound(ctx, budget)
+	if err != nil {
+		return gatehouse.EventPage{}, false, err
+	}
+	page, err := s.db.queryEvents(ctx, s.f, eventQuery(s.org, s.f, queryPlan{q: qScan, notBefore: bound}))
+	return page, bound == nil, err
+}
+
+// Bound returns the key of the budget-th candidate, or nil when there are fewer.
+func (s *eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey, error) {
+	if s.looked && s.budget == budget {
+		return s.bound, nil
+	}
 	var (
 		last gatehouse.EventKey
 		at   int64
 	)
-	q := eventQuery(org, f, queryPlan{q: qIgnore, keysOnly: true, offset: budget - 1})
-	err = db.read.QueryRowContext(ctx, q.sql, q.args...).Scan(&at, &last.ID)
-	if errors.Is(err, sql.ErrNoRows) { // fewer candidates than the budget: scan them all
-		page, err = db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
-		return page, nil, err
+	q := eventQuery(s.org, s.f, queryPlan{q: qIgnore, keysOnly: true, offset: budget - 1})
+	err := s.db.read.QueryRowContext(ctx, q.sql, q.args...).Scan(&at, &last.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		s.looked, s.budget, s.bound = true, budget, nil
+		return nil, nil
 	}
 	if err != nil {
-		return gatehouse.EventPage{}, nil, wrap(err)
+		return nil, wrap(err)
 	}
 	last.OccurredAt = fromMillis(at)
-	page, err = db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan, notBefore: &last}))
-	return page, &last, err
+	s.looked, s.budget, s.bound = true, budget, &last
+	return &last, nil
+}
+
+// Index matches q through the trigram index.
+func (s *eventSearch) Index(ctx context.Context) (gatehouse.EventPage, error) {
+	return s.db.queryEvents(ctx, s.f, eventQuery(s.org, s.f, queryPlan{q: qIndex}))
 }
 
 // queryPlan says how eventQuery matches q and what it returns.
@@ -134,12 +140,7 @@ func (db *DB) queryEvents(ctx context.Context, f gatehouse.EventFilter, q builtQ
 	if err := rows.Err(); err != nil {
 		return page, wrap(err)
 	}
-	if len(page.Events) > f.Limit {
-		page.Events = page.Events[:f.Limit]
-		next := page.Events[f.Limit-1].Key()
-		page.Next = &next
-	}
-	return page, nil
+	return sqlstore.EventPage(page.Events, f.Limit), nil
 }
 
 // eventQuery builds the page query: the organization first, then every
@@ -378,9 +379,7 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 		if err := rows.Scan(&bucket, &allowed, &n); err != nil {
 			return nil, wrap(err)
 		}
-		if bucket >= 0 && bucket < int64(len(counts)) {
-			counts[bucket].Add(gatehouse.Outcome(allowed.String), n)
-		}
+		sqlstore.AddCount(counts, bucket, allowed.String, n)
 	}
 	return counts, wrap(rows.Err())
 }

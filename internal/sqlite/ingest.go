@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
@@ -48,51 +49,31 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	return res, nil
 }
 
-// place is where an access point stands, as recorded with each event.
-type place struct {
-	locationID      uuid.UUID
-	locationName    string
-	accessPointName string
-}
-
-// resolvePlaces looks up the access points and requesters of a batch in the
-// organization, and reports every one that is not the organization's.
-func resolvePlaces(ctx context.Context, tx *sql.Tx, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]place, error) {
-	places := make(map[uuid.UUID]place)
-	users := make(map[uuid.UUID]bool)
-	var errs gatehouse.ValidationError
-	for i, ev := range events {
-		p, seen := places[ev.AccessPointID]
-		if !seen {
-			err := tx.QueryRowContext(ctx, `SELECT l.id, l.name, a.name FROM access_points a
-				JOIN locations l ON l.id = a.location_id WHERE a.id = ? AND a.org = ?`, ev.AccessPointID[:], org).
-				Scan(&p.locationID, &p.locationName, &p.accessPointName)
-			if err != nil && err != sql.ErrNoRows {
-				return nil, err
-			}
-			if err == nil {
-				places[ev.AccessPointID] = p
-			}
-		}
-		if _, ok := places[ev.AccessPointID]; !ok {
-			errs.Add(fmt.Sprintf("events[%d].accessPointId", i), "is not an access point of this organization")
-		}
-		if ev.RequestedBy != nil {
-			ok, seen := users[*ev.RequestedBy]
-			if !seen {
-				var n int
-				if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE id = ? AND org = ?", ev.RequestedBy[:], org).Scan(&n); err != nil {
-					return nil, err
-				}
-				ok = n > 0
-				users[*ev.RequestedBy] = ok
-			}
-			if !ok {
-				errs.Add(fmt.Sprintf("events[%d].requestedBy", i), "is not a dashboard user of this organization")
-			}
+// resolvePlaces looks up the access points and requesters of a batch in
+// the organization, and reports every one that is not the organization's.
+func resolvePlaces(ctx context.Context, tx *sql.Tx, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]sqlstore.Place, error) {
+	apIDs, userIDs := sqlstore.References(events)
+	places := make(map[uuid.UUID]sqlstore.Place, len(apIDs))
+	for _, id := range apIDs {
+		var p sqlstore.Place
+		err := tx.QueryRowContext(ctx, `SELECT l.id, l.name, a.name FROM access_points a
+			JOIN locations l ON l.id = a.location_id WHERE a.id = ? AND a.org = ?`, id[:], org).
+			Scan(&p.LocationID, &p.LocationName, &p.AccessPointName)
+		if err == nil {
+			places[id] = p
+		} else if err != sql.ErrNoRows {
+			return nil, err
 		}
 	}
-	return places, errs.Err()
+	users := make(map[uuid.UUID]bool, len(userIDs))
+	for _, id := range userIDs {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE id = ? AND org = ?", id[:], org).Scan(&n); err != nil {
+			return nil, err
+		}
+		users[id] = n > 0
+	}
+	return places, sqlstore.CheckReferences(events, places, users)
 }
 
 // eventInserter holds the statements of one ingest transaction.
@@ -137,14 +118,14 @@ func (ins *eventInserter) close() {
 
 // insert stores one event unless its id is already stored, and reports
 // whether it did.
-func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.NewEvent, p place, received int64) (bool, error) {
+func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.NewEvent, p sqlstore.Place, received int64) (bool, error) {
 	var commandID any
 	if ev.Command != nil {
 		commandID = ev.Command.ID[:]
 	}
 	r, err := ins.event.ExecContext(ctx, org, ev.ID[:], string(ev.Type), millis(ev.OccurredAt), received,
 		optString((*string)(ev.Allowed)), optString(ev.Reason), optString(ev.PlatformUserID), optString(ev.ServerJobID),
-		optString((*string)(ev.Scope)), p.locationID[:], p.locationName, ev.AccessPointID[:], p.accessPointName,
+		optString((*string)(ev.Scope)), p.LocationID[:], p.LocationName, ev.AccessPointID[:], p.AccessPointName,
 		optUUID(ev.RequestedBy), commandID)
 	if err != nil {
 		return false, err
@@ -156,8 +137,7 @@ func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.Ne
 	if err != nil {
 		return false, err
 	}
-	text := gatehouse.FoldCase(gatehouse.SearchText(ev.ID, ev.PlatformUserID, p.accessPointName, p.locationName, ev.Reason, ev.ServerJobID))
-	if _, err := ins.search.ExecContext(ctx, seq, text); err != nil {
+	if _, err := ins.search.ExecContext(ctx, seq, p.SearchText(ev)); err != nil {
 		return false, err
 	}
 	if c := ev.Command; c != nil {

@@ -6,27 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
 // CreateLocation stores a location of an organization.
 func (db *DB) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (gatehouse.Location, error) {
-	name, err := gatehouse.CheckName("name", name)
+	l, err := sqlstore.NewLocation(orgID, name, db.Now())
 	if err != nil {
-		return gatehouse.Location{}, err
+		return l, err
 	}
-	now := db.Now()
-	l := gatehouse.Location{ID: gatehouse.NewID(), OrgID: orgID, Name: name,
-		CreatedAt: gatehouse.Time(gatehouse.Truncate(now)), AccessPoints: []gatehouse.AccessPoint{}}
 	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, "INSERT INTO locations (id, org, name, created_at) VALUES (?, ?, ?, ?)",
-			l.ID[:], org, name, millis(now))
+			l.ID[:], org, l.Name, millis(time.Time(l.CreatedAt)))
 		return err
 	})
 	return l, err
@@ -88,12 +87,10 @@ func findLocation(ctx context.Context, q querier, org int64, orgID, id uuid.UUID
 
 // CreateAccessPoint stores an access point under a location of the organization.
 func (db *DB) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
-	name, err := gatehouse.CheckName("name", name)
+	ap, err := sqlstore.NewAccessPoint(locationID, name, db.Now())
 	if err != nil {
-		return gatehouse.AccessPoint{}, err
+		return ap, err
 	}
-	now := db.Now()
-	ap := gatehouse.AccessPoint{ID: gatehouse.NewID(), LocationID: locationID, Name: name, CreatedAt: gatehouse.Time(gatehouse.Truncate(now))}
 	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
@@ -107,7 +104,7 @@ func (db *DB) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID
 			return fmt.Errorf("location %s: %w", locationID, gatehouse.ErrNotFound)
 		}
 		_, err = tx.ExecContext(ctx, "INSERT INTO access_points (id, org, location_id, name, created_at) VALUES (?, ?, ?, ?, ?)",
-			ap.ID[:], org, locationID[:], name, millis(now))
+			ap.ID[:], org, locationID[:], ap.Name, millis(time.Time(ap.CreatedAt)))
 		return err
 	})
 	return ap, err
@@ -138,15 +135,7 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	if err != nil {
 		return nil, nil, wrap(err)
 	}
-	var next *gatehouse.LocationKey
-	if len(locs) > limit {
-		locs = locs[:limit]
-		last := locs[limit-1]
-		next = &gatehouse.LocationKey{Name: last.Name, ID: last.ID}
-	}
-	for i := range locs {
-		locs[i].OrgID = orgID
-	}
+	locs, next := sqlstore.LocationPage(locs, limit, orgID)
 	return locs, next, wrap(attachAccessPoints(ctx, db.read, locs))
 }
 
@@ -172,10 +161,8 @@ func attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Locatio
 	if len(locs) == 0 {
 		return nil
 	}
-	index := make(map[uuid.UUID]int, len(locs))
 	args := make([]any, len(locs))
 	for i, l := range locs {
-		index[l.ID] = i
 		args[i] = l.ID[:]
 	}
 	rows, err := q.QueryContext(ctx, `SELECT id, location_id, name, created_at FROM access_points
@@ -184,6 +171,7 @@ func attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Locatio
 		return err
 	}
 	defer rows.Close()
+	var aps []gatehouse.AccessPoint
 	for rows.Next() {
 		var (
 			ap gatehouse.AccessPoint
@@ -193,8 +181,8 @@ func attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Locatio
 			return err
 		}
 		ap.CreatedAt = gatehouse.Time(fromMillis(ms))
-		i := index[ap.LocationID]
-		locs[i].AccessPoints = append(locs[i].AccessPoints, ap)
+		aps = append(aps, ap)
 	}
+	sqlstore.AttachAccessPoints(locs, aps)
 	return rows.Err()
 }

@@ -5,10 +5,9 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
-	"io/fs"
 	"path"
-	"strconv"
-	"strings"
+
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -16,49 +15,82 @@ var migrations embed.FS
 
 // MigrationFiles lists the embedded migrations by file name, in order.
 func MigrationFiles() []string {
-	files, _ := fs.Glob(migrations, "migrations/*.sql")
-	for i, f := range files {
-		files[i] = path.Base(f)
+	ms, _ := sqlstore.Migrations(migrations, "migrations/*.sql")
+	files := make([]string, len(ms))
+	for i, m := range ms {
+		files[i] = path.Base(m.Name)
 	}
 	return files
 }
+
+const schemaTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`
 
 // Migrate applies the embedded migrations not yet applied, in order, each in
 // its own transaction. Migrations are forward-only; running Migrate on an
 // up-to-date database does nothing, and processes racing to migrate are
 // serialised by SQLite's write lock.
 func (db *DB) Migrate(ctx context.Context) error {
-	files, err := fs.Glob(migrations, "migrations/*.sql")
+	ms, err := sqlstore.Migrations(migrations, "migrations/*.sql")
 	if err != nil {
-		return err
+		return fmt.Errorf("sqlite: %w", err)
 	}
-	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+	if _, err := db.write.ExecContext(ctx, schemaTable); err != nil {
 		return wrap(err)
 	}
-	for _, f := range files { // fs.Glob returns names sorted
-		version, err := strconv.Atoi(strings.SplitN(path.Base(f), "_", 2)[0])
-		if err != nil {
-			return fmt.Errorf("sqlite: migration %s: name must start with a number", f)
-		}
-		body, err := migrations.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		err = db.withTx(ctx, func(tx *sql.Tx) error {
+	err = sqlstore.Migrate(ctx, ms, func(ctx context.Context, m sqlstore.Migration) error {
+		return db.withTx(ctx, func(tx *sql.Tx) error {
 			var done int
-			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", version).Scan(&done); err != nil || done > 0 {
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.Version).Scan(&done); err != nil || done > 0 {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", version, millis(db.Now()))
+			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", m.Version, millis(db.Now()))
 			return err
 		})
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	return nil
+}
+
+// checkSchema reports whether every embedded migration is applied,
+// without changing anything.
+//
+// Errors: sqlstore.ErrNotMigrated when one is not.
+func (db *DB) checkSchema(ctx context.Context) error {
+	ms, err := sqlstore.Migrations(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	var applied []int
+	var tables int
+	if err := db.read.QueryRowContext(ctx,
+		"SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'").Scan(&tables); err != nil {
+		return wrap(err)
+	}
+	if tables > 0 {
+		rows, err := db.read.QueryContext(ctx, "SELECT version FROM schema_migrations")
 		if err != nil {
-			return fmt.Errorf("sqlite: migration %s: %w", f, err)
+			return wrap(err)
 		}
+		defer rows.Close()
+		for rows.Next() {
+			var v int
+			if err := rows.Scan(&v); err != nil {
+				return wrap(err)
+			}
+			applied = append(applied, v)
+		}
+		if err := rows.Err(); err != nil {
+			return wrap(err)
+		}
+	}
+	if err := sqlstore.CheckApplied(ms, applied); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", db.path, err)
 	}
 	return nil
 }

@@ -5,22 +5,22 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
 // CreateOrganization stores a new organization.
 func (db *DB) CreateOrganization(ctx context.Context, name string) (gatehouse.Organization, error) {
-	name, err := gatehouse.CheckName("name", name)
+	o, err := sqlstore.NewOrganization(name, db.Now())
 	if err != nil {
-		return gatehouse.Organization{}, err
+		return o, err
 	}
-	now := db.Now()
-	o := gatehouse.Organization{ID: gatehouse.NewID(), Name: name, CreatedAt: gatehouse.Time(gatehouse.Truncate(now))}
 	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)",
-			o.ID[:], o.Name, millis(now))
+			o.ID[:], o.Name, millis(time.Time(o.CreatedAt)))
 		return err
 	})
 	return o, err

@@ -12,14 +12,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/orgcache"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	sqlitedrv "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -34,7 +36,7 @@ type DB struct {
 	write *sql.DB   // one connection: every transaction that writes
 	read  *readPool // several connections: queries
 
-	orgs   orgcache.Cache // organization id → seq
+	orgs   sqlstore.OrgCache // organization id → seq
 	search gatehouse.SearchBudgets
 }
 
@@ -43,15 +45,42 @@ var _ gatehouse.Store = (*DB)(nil)
 // Open opens (creating if needed) the SQLite database at path. It does not
 // change the schema: call Migrate.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return open(ctx, path, "rwc")
+}
+
+// OpenExisting opens the SQLite database at path for a command that only
+// reads: unlike Open it never creates the file, and rather than migrate a
+// database whose schema is older than this binary's, it refuses it.
+//
+// Errors: gatehouse.ErrNotFound, naming path, when there is no such file;
+// sqlstore.ErrNotMigrated when its schema is not up to date.
+func OpenExisting(ctx context.Context, path string) (*DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("sqlite: database file %s: %w (gatehouse migrate creates it)", path, gatehouse.ErrNotFound)
+	}
+	db, err := open(ctx, path, "rw") // "rw": a file removed since the Stat is an error, not created
+	if err != nil {
+		return nil, err
+	}
+	if err := db.checkSchema(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// open opens the database at path in the SQLite open mode given ("rwc"
+// creates the file, "rw" does not).
+func open(ctx context.Context, path, mode string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
 	db := &DB{Now: time.Now, path: path, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax}}
 	var err error
-	if db.write, err = openPool(path, "immediate", 1); err != nil {
+	if db.write, err = openPool(path, mode, "immediate", 1); err != nil {
 		return nil, err
 	}
-	read, err := openPool(path, "deferred", max(4, runtime.GOMAXPROCS(0)))
+	read, err := openPool(path, mode, "deferred", max(4, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		db.write.Close()
 		return nil, err
@@ -64,7 +93,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-func openPool(path, txlock string, conns int) (*sql.DB, error) {
+func openPool(path, mode, txlock string, conns int) (*sql.DB, error) {
 	q := url.Values{}
 	for _, p := range []string{
 		"journal_mode(WAL)",
@@ -77,6 +106,7 @@ func openPool(path, txlock string, conns int) (*sql.DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", txlock)
+	q.Set("mode", mode)
 	pool, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -205,8 +235,7 @@ func (db *DB) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
 // wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable
 // and leaves domain errors alone.
 func wrap(err error) error {
-	if err == nil || errors.Is(err, gatehouse.ErrInvalid) || errors.Is(err, gatehouse.ErrNotFound) ||
-		errors.Is(err, gatehouse.ErrConflict) || errors.Is(err, gatehouse.ErrUnavailable) {
+	if sqlstore.Classified(err) {
 		return err
 	}
 	var se *sqlitedrv.Error
@@ -224,19 +253,11 @@ func wrap(err error) error {
 
 // orgSeq returns the integer key of an organization, or ErrNotFound.
 func (db *DB) orgSeq(ctx context.Context, q querier, id uuid.UUID) (int64, error) {
-	if seq, ok := db.orgs.Get(id); ok {
-		return seq, nil
-	}
-	var seq int64
-	err := q.QueryRowContext(ctx, "SELECT seq FROM organizations WHERE id = ?", id[:]).Scan(&seq)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
-	}
-	if err != nil {
-		return 0, wrap(err)
-	}
-	db.orgs.Put(id, seq)
-	return seq, nil
+	seq, err := db.orgs.Seq(id, sql.ErrNoRows, func() (seq int64, err error) {
+		err = q.QueryRowContext(ctx, "SELECT seq FROM organizations WHERE id = ?", id[:]).Scan(&seq)
+		return seq, err
+	})
+	return seq, wrap(err)
 }
 
 // querier is what *sql.DB and *sql.Tx have in common.

@@ -8,18 +8,17 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	sqlitedrv "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // CreateUser stores a dashboard user; the email is kept lower-cased.
 func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User, error) {
-	u, err := gatehouse.CheckUser(u)
+	u, err := sqlstore.NewUser(u, db.Now())
 	if err != nil {
 		return u, err
 	}
-	u.ID = gatehouse.NewID()
-	u.CreatedAt = gatehouse.Truncate(db.Now())
 	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, u.OrgID)
 		if err != nil {

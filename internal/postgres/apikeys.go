@@ -1,0 +1,107 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+const apiKeyColumns = `k.id, o.id, k.name, k.prefix, k.hash, k.scopes, k.rate_count, k.rate_per_ms,
+	k.created_at, k.expires_at, k.revoked_at, k.last_used_at`
+
+// CreateAPIKey stores k.
+func (db *DB) CreateAPIKey(ctx context.Context, k gatehouse.APIKey) error {
+	if _, err := gatehouse.CheckName("name", k.Name); err != nil {
+		return err
+	}
+	rateCount, ratePer := sqlstore.RateColumns(k.RateLimit)
+	org, err := db.orgSeq(ctx, db.pool, k.OrgID)
+	if err != nil {
+		return err
+	}
+	_, err = db.pool.Exec(ctx, `INSERT INTO api_keys
+		(id, org, name, prefix, hash, scopes, rate_count, rate_per_ms, created_at, expires_at, revoked_at, last_used_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		k.ID, org, strings.TrimSpace(k.Name), k.Prefix, k.Hash[:], gatehouse.JoinScopes(k.Scopes), rateCount, ratePer,
+		k.CreatedAt, k.ExpiresAt, k.RevokedAt, k.LastUsedAt)
+	return wrap(err)
+}
+
+// ListAPIKeys returns an organization's keys, newest first.
+func (db *DB) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]gatehouse.APIKey, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+apiKeyColumns+`
+		FROM api_keys k JOIN organizations o ON o.seq = k.org
+		WHERE o.id = $1 ORDER BY k.created_at DESC, k.id DESC`, orgID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	keys, err := pgx.CollectRows(rows, scanAPIKey)
+	if keys == nil {
+		keys = []gatehouse.APIKey{}
+	}
+	return keys, wrap(err)
+}
+
+// FindAPIKeyByHash returns the key with that hash, or ErrNotFound.
+func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gatehouse.APIKey, error) {
+	rows, _ := db.pool.Query(ctx, `SELECT `+apiKeyColumns+`
+		FROM api_keys k JOIN organizations o ON o.seq = k.org WHERE k.hash = $1`, hash[:])
+	k, err := pgx.CollectExactlyOneRow(rows, scanAPIKey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return k, fmt.Errorf("api key: %w", gatehouse.ErrNotFound)
+	}
+	return k, wrap(err)
+}
+
+// RevokeAPIKey marks a key revoked, unless it already is.
+func (db *DB) RevokeAPIKey(ctx context.Context, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+	rows, _ := db.pool.Query(ctx, `WITH upd AS (
+			UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *)
+		SELECT `+apiKeyColumns+` FROM upd k JOIN organizations o ON o.seq = k.org`, id, at)
+	k, err := pgx.CollectExactlyOneRow(rows, scanAPIKey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return k, fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return k, wrap(err)
+}
+
+// MarkAPIKeysUsed records last-use times in one statement.
+func (db *DB) MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error {
+	if len(used) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, 0, len(used))
+	ats := make([]time.Time, 0, len(used))
+	for id, at := range used {
+		ids, ats = append(ids, id), append(ats, at)
+	}
+	_, err := db.pool.Exec(ctx, `UPDATE api_keys k SET last_used_at = u.at
+		FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at)
+		WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`, ids, ats)
+	return wrap(err)
+}
+
+func scanAPIKey(row pgx.CollectableRow) (gatehouse.APIKey, error) {
+	var (
+		k                  gatehouse.APIKey
+		hash               []byte
+		scopes             string
+		rateCount, ratePer *int64
+	)
+	if err := row.Scan(&k.ID, &k.OrgID, &k.Name, &k.Prefix, &hash, &scopes, &rateCount, &ratePer,
+		&k.CreatedAt, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt); err != nil {
+		return k, err
+	}
+	copy(k.Hash[:], hash)
+	k.Scopes, k.RateLimit = sqlstore.KeyFields(scopes, rateCount, ratePer)
+	k.CreatedAt = utc(k.CreatedAt)
+	k.ExpiresAt, k.RevokedAt, k.LastUsedAt = optUTC(k.ExpiresAt), optUTC(k.RevokedAt), optUTC(k.LastUsedAt)
+	return k, nil
+}

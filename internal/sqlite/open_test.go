@@ -1,0 +1,50 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+)
+
+func TestOpenExistingNeitherCreatesNorMigrates(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "gatehouse.db")
+	if _, err := sqlite.OpenExisting(ctx, path); !errors.Is(err, gatehouse.ErrNotFound) || !strings.Contains(err.Error(), path) {
+		t.Errorf("a missing file: %v, want ErrNotFound naming the path", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the missing file after OpenExisting: %v, want still missing", err)
+	}
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := sqlite.OpenExisting(ctx, path); !errors.Is(err, sqlstore.ErrNotMigrated) {
+		t.Errorf("an unmigrated file: %v, want ErrNotMigrated", err)
+	}
+	if db, err = sqlite.Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	err = db.Migrate(ctx)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err = sqlite.OpenExisting(ctx, path)
+	if err != nil {
+		t.Fatalf("a migrated file: %v", err)
+	}
+	defer db.Close()
+	if _, err := db.ListOrganizations(ctx); err != nil {
+		t.Errorf("reading it: %v", err)
+	}
+}

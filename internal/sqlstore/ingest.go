@@ -1,0 +1,57 @@
+package sqlstore
+
+import (
+	"fmt"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// Place is where an access point stands, as recorded with each event (an
+// audit record does not change when a door is renamed).
+type Place struct {
+	LocationID                    uuid.UUID
+	LocationName, AccessPointName string
+}
+
+// SearchText is the case-folded text that a search for q matches on an
+// event stored at p.
+func (p Place) SearchText(ev gatehouse.NewEvent) string {
+	return gatehouse.FoldCase(gatehouse.SearchText(ev.ID, ev.PlatformUserID, p.AccessPointName, p.LocationName, ev.Reason, ev.ServerJobID))
+}
+
+// References are the ids a batch of events refers to, for a store to look
+// up in the organization.
+func References(events []gatehouse.NewEvent) (accessPoints, users []uuid.UUID) {
+	seenAP, seenUser := make(map[uuid.UUID]bool), make(map[uuid.UUID]bool)
+	for _, ev := range events {
+		if !seenAP[ev.AccessPointID] {
+			seenAP[ev.AccessPointID] = true
+			accessPoints = append(accessPoints, ev.AccessPointID)
+		}
+		if u := ev.RequestedBy; u != nil && !seenUser[*u] {
+			seenUser[*u] = true
+			users = append(users, *u)
+		}
+	}
+	return accessPoints, users
+}
+
+// CheckReferences reports every event of the batch whose access point is
+// not among places or whose requester is not among users: the ones the
+// store found in the organization.
+//
+// Errors: a gatehouse.ValidationError (ErrInvalid) keyed by event index,
+// such as events[3].accessPointId, with every problem of the batch.
+func CheckReferences(events []gatehouse.NewEvent, places map[uuid.UUID]Place, users map[uuid.UUID]bool) error {
+	var errs gatehouse.ValidationError
+	for i, ev := range events {
+		if _, ok := places[ev.AccessPointID]; !ok {
+			errs.Add(fmt.Sprintf("events[%d].accessPointId", i), "is not an access point of this organization")
+		}
+		if ev.RequestedBy != nil && !users[*ev.RequestedBy] {
+			errs.Add(fmt.Sprintf("events[%d].requestedBy", i), "is not a dashboard user of this organization")
+		}
+	}
+	return errs.Err()
+}

@@ -1,0 +1,90 @@
+package sqlstore
+
+import (
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// The New functions check a record's fields and give it what every new
+// record gets, an id and a creation time (to the millisecond that both
+// stores keep), so that both stores store the same thing.
+
+// NewOrganization is the organization to store for name, created at now.
+//
+// Errors: a gatehouse.ValidationError (ErrInvalid) for a bad name.
+func NewOrganization(name string, now time.Time) (gatehouse.Organization, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.Organization{}, err
+	}
+	return gatehouse.Organization{ID: gatehouse.NewID(), Name: name, CreatedAt: gatehouse.Time(gatehouse.Truncate(now))}, nil
+}
+
+// NewLocation is the location to store for name in the organization,
+// created at now, with no access points yet.
+//
+// Errors: a gatehouse.ValidationError (ErrInvalid) for a bad name.
+func NewLocation(orgID uuid.UUID, name string, now time.Time) (gatehouse.Location, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	return gatehouse.Location{ID: gatehouse.NewID(), OrgID: orgID, Name: name,
+		CreatedAt: gatehouse.Time(gatehouse.Truncate(now)), AccessPoints: []gatehouse.AccessPoint{}}, nil
+}
+
+// NewAccessPoint is the access point to store for name under the
+// location, created at now.
+//
+// Errors: a gatehouse.ValidationError (ErrInvalid) for a bad name.
+func NewAccessPoint(locationID uuid.UUID, name string, now time.Time) (gatehouse.AccessPoint, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.AccessPoint{}, err
+	}
+	return gatehouse.AccessPoint{ID: gatehouse.NewID(), LocationID: locationID, Name: name,
+		CreatedAt: gatehouse.Time(gatehouse.Truncate(now))}, nil
+}
+
+// NewUser is the dashboard user to store for u (email lower-cased, see
+// gatehouse.CheckUser), created at now.
+//
+// Errors: a gatehouse.ValidationError (ErrInvalid) for bad fields, with u
+// as checked.
+func NewUser(u gatehouse.User, now time.Time) (gatehouse.User, error) {
+	u, err := gatehouse.CheckUser(u)
+	if err != nil {
+		return u, err
+	}
+	u.ID, u.CreatedAt = gatehouse.NewID(), gatehouse.Truncate(now)
+	return u, nil
+}
+
+// LocationPage finishes a page of an organization's locations, read one
+// beyond limit: it trims the page, sets each location's organization, and
+// returns the key of the next page (nil on the last).
+func LocationPage(locs []gatehouse.Location, limit int, orgID uuid.UUID) ([]gatehouse.Location, *gatehouse.LocationKey) {
+	locs, last := TrimPage(locs, limit)
+	for i := range locs {
+		locs[i].OrgID = orgID
+	}
+	if last == nil {
+		return locs, nil
+	}
+	return locs, &gatehouse.LocationKey{Name: last.Name, ID: last.ID}
+}
+
+// AttachAccessPoints appends each access point, in the order given, to
+// its location among locs.
+func AttachAccessPoints(locs []gatehouse.Location, aps []gatehouse.AccessPoint) {
+	index := make(map[uuid.UUID]int, len(locs))
+	for i, l := range locs {
+		index[l.ID] = i
+	}
+	for _, ap := range aps {
+		i := index[ap.LocationID]
+		locs[i].AccessPoints = append(locs[i].AccessPoints, ap)
+	}
+}

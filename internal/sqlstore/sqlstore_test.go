@@ -1,0 +1,196 @@
+package sqlstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
+)
+
+func TestTrimPage(t *testing.T) {
+	rows, last := sqlstore.TrimPage([]int{1, 2, 3}, 2)
+	if !slices.Equal(rows, []int{1, 2}) || last == nil || *last != 2 {
+		t.Errorf("a row beyond the page: %v, %v; want [1 2] and the last kept, 2", rows, last)
+	}
+	rows, last = sqlstore.TrimPage([]int{1, 2}, 2)
+	if !slices.Equal(rows, []int{1, 2}) || last != nil {
+		t.Errorf("no row beyond the page: %v, %v; want [1 2] and no next page", rows, last)
+	}
+}
+
+func TestMigrationsAreNumberedOnce(t *testing.T) {
+	fsys := fstest.MapFS{
+		"m/0002_b.sql": {Data: []byte("B")},
+		"m/0001_a.sql": {Data: []byte("A")},
+	}
+	ms, err := sqlstore.Migrations(fsys, "m/*.sql")
+	if err != nil || len(ms) != 2 || ms[0].Version != 1 || ms[0].SQL != "A" || ms[1].Version != 2 {
+		t.Fatalf("Migrations: %+v, %v; want 0001 then 0002", ms, err)
+	}
+	fsys["m/0002_c.sql"] = &fstest.MapFile{Data: []byte("C")}
+	if _, err := sqlstore.Migrations(fsys, "m/*.sql"); err == nil || !strings.Contains(err.Error(), "share the number 2") {
+		t.Errorf("two files numbered 2: %v, want an error", err)
+	}
+	if _, err := sqlstore.Migrations(fstest.MapFS{"m/init.sql": {}}, "m/*.sql"); err == nil {
+		t.Error("a file without a number: no error")
+	}
+}
+
+func TestMigrateStopsAtTheFirstFailure(t *testing.T) {
+	ms := []sqlstore.Migration{{Version: 1, Name: "m/0001_a.sql"}, {Version: 2, Name: "m/0002_b.sql"}, {Version: 3, Name: "m/0003_c.sql"}}
+	var ran []int
+	err := sqlstore.Migrate(context.Background(), ms, func(_ context.Context, m sqlstore.Migration) error {
+		ran = append(ran, m.Version)
+		if m.Version == 2 {
+			return errors.New("syntax error")
+		}
+		return nil
+	})
+	if err == nil || err.Error() != "migration m/0002_b.sql: syntax error" || !slices.Equal(ran, []int{1, 2}) {
+		t.Errorf("Migrate: %v after %v; want the second's error, named, and no third", err, ran)
+	}
+}
+
+func TestOrgCacheLooksUpOnce(t *testing.T) {
+	var c sqlstore.OrgCache
+	id, lookups := uuid.New(), 0
+	for range 2 {
+		seq, err := c.Seq(id, errNoRows, func() (int64, error) { lookups++; return 7, nil })
+		if err != nil || seq != 7 {
+			t.Fatalf("Seq: %d, %v; want 7", seq, err)
+		}
+	}
+	if lookups != 1 {
+		t.Errorf("%d lookups, want 1: the key is remembered", lookups)
+	}
+	_, err := c.Seq(uuid.New(), errNoRows, func() (int64, error) { return 0, fmt.Errorf("scan: %w", errNoRows) })
+	if !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("no such row: %v, want ErrNotFound", err)
+	}
+}
+
+var errNoRows = errors.New("no rows")
+
+func TestCheckReferencesNamesEveryBadEvent(t *testing.T) {
+	ap, other, user := uuid.New(), uuid.New(), uuid.New()
+	events := []gatehouse.NewEvent{{AccessPointID: ap}, {AccessPointID: other}, {AccessPointID: ap, RequestedBy: &user}}
+	aps, users := sqlstore.References(events)
+	if len(aps) != 2 || len(users) != 1 {
+		t.Errorf("References: %v, %v; want each id once", aps, users)
+	}
+	err := sqlstore.CheckReferences(events, map[uuid.UUID]sqlstore.Place{ap: {}}, map[uuid.UUID]bool{})
+	var v *gatehouse.ValidationError
+	if !errors.As(err, &v) || !errors.Is(err, gatehouse.ErrInvalid) {
+		t.Fatalf("CheckReferences: %v, want a ValidationError", err)
+	}
+	for _, field := range []string{"events[1].accessPointId", "events[2].requestedBy"} {
+		if len(v.Issues[field]) != 1 {
+			t.Errorf("%s not reported: %v", field, err)
+		}
+	}
+	if len(v.Issues) != 2 {
+		t.Errorf("issues %v, want exactly those two", v.Issues)
+	}
+}
+
+// steps records what SearchEvents asks of a store: each scan answers with
+// the matches it was given for its budget.
+type steps struct {
+	matches map[int]int // budget → matches found in it
+	limit   int
+	bound   *gatehouse.EventKey
+	log     []string
+}
+
+func (s *steps) Scan(_ context.Context, budget int) (gatehouse.EventPage, bool, error) {
+	s.log = append(s.log, fmt.Sprint("scan ", budget))
+	page := gatehouse.EventPage{Events: make([]gatehouse.Event, min(s.matches[budget], s.limit))}
+	if s.matches[budget] > s.limit {
+		page.Next = &gatehouse.EventKey{}
+	}
+	return page, false, nil
+}
+
+func (s *steps) Bound(_ context.Context, budget int) (*gatehouse.EventKey, error) {
+	s.log = append(s.log, fmt.Sprint("bound ", budget))
+	return s.bound, nil
+}
+
+func (s *steps) Index(context.Context) (gatehouse.EventPage, error) {
+	s.log = append(s.log, "index")
+	return gatehouse.EventPage{}, nil
+}
+
+func TestSearchEventsSteps(t *testing.T) {
+	budgets := gatehouse.SearchBudgets{First: 100, Max: 1000}
+	bound := &gatehouse.EventKey{OccurredAt: time.Unix(1, 0)}
+	for _, tc := range []struct {
+		name    string
+		q       string
+		matches map[int]int
+		want    string
+		partial bool
+	}{
+		{"a full page in the first budget", "acme", map[int]int{100: 11}, "scan 100", false},
+		{"too rare: the index", "acme", map[int]int{100: 1}, "scan 100, index", false},
+		{"dense enough: read on", "acme", map[int]int{100: 5, 440: 11}, "scan 100, scan 440", false},
+		{"read on, still short: the index", "acme", map[int]int{100: 5, 440: 8}, "scan 100, scan 440, index", false},
+		{"absent: the index", "acme", nil, "scan 100, index", false},
+		{"short: read to Max, then stop", "ac", map[int]int{100: 1}, "scan 100, scan 1000, bound 1000", true},
+		{"short, full within Max", "ac", map[int]int{1000: 11}, "scan 100, scan 1000", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &steps{matches: tc.matches, limit: 10, bound: bound}
+			page, err := sqlstore.SearchEvents(context.Background(), gatehouse.EventFilter{Q: tc.q, Limit: 10}, budgets, s)
+			if got := strings.Join(s.log, ", "); err != nil || got != tc.want {
+				t.Errorf("steps %q, %v; want %q", got, err, tc.want)
+			}
+			if page.Partial != tc.partial {
+				t.Errorf("Partial %v, want %v", page.Partial, tc.partial)
+			}
+		})
+	}
+}
+
+// The shared code must stay free of any driver, so that neither store
+// links the other's.
+func TestImportsNoDriver(t *testing.T) {
+	fset := token.NewFileSet()
+	files, _ := filepath.Glob("*.go")
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path := strings.Trim(imp.Path.Value, `"`)
+			if strings.Contains(path, "sqlite") || strings.Contains(path, "pgx") || strings.HasPrefix(path, "database/sql") ||
+				strings.Contains(path, "internal/postgres") {
+				t.Errorf("%s imports %s", name, path)
+			}
+		}
+	}
+}
+
+func TestCheckApplied(t *testing.T) {
+	ms := []sqlstore.Migration{{Version: 1, Name: "m/0001_a.sql"}, {Version: 2, Name: "m/0002_b.sql"}}
+	if err := sqlstore.CheckApplied(ms, []int{2, 1}); err != nil {
+		t.Errorf("every migration applied: %v", err)
+	}
+	for _, applied := range [][]int{nil, {1}} {
+		if err := sqlstore.CheckApplied(ms, applied); !errors.Is(err, sqlstore.ErrNotMigrated) {
+			t.Errorf("applied %v: %v, want ErrNotMigrated", applied, err)
+		}
+	}
+}

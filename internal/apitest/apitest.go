@@ -2,7 +2,7 @@
 // that the document cannot drift from the code: a response with a field,
 // status or header the document does not describe fails the test that saw
 // it, and so does a request the server accepted that the document says is
-// invalid.
+// invalid. Start runs a real, checked API server for tests of clients.
 package apitest
 
 import (

@@ -5,7 +5,7 @@
 //		if err != nil {
 //			return err
 //		}
-//		fmt.Println(ev.OccurredAt, ev.AccessPoint.Name, ev.Reason)
+//		fmt.Println(ev.OccurredAt, ev.AccessPoint.Name, ev.Type)
 //	}
 //
 // The client walks pages with nextCursor, waits out 429 and 503 answers as

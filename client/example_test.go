@@ -26,6 +26,10 @@ func ExampleClient_Events() {
 			}
 			log.Fatal(err)
 		}
-		fmt.Println(ev.OccurredAt.Format(time.RFC3339), ev.AccessPoint.Name, *ev.Reason)
+		reason := "-" // null for a denial with no reason given, and for REMOTE_UNLOCK
+		if ev.Reason != nil {
+			reason = *ev.Reason
+		}
+		fmt.Println(ev.OccurredAt.Format(time.RFC3339), ev.AccessPoint.Name, reason)
 	}
 }

@@ -1,5 +1,6 @@
-// Package examples holds the runnable examples of the guide; this test
-// runs them against a live server.
+// Package examples holds the runnable examples of the guide; its tests run
+// them (poll.py, the guide's Go snippet) against a live server, and check
+// the documentation against the repository (docs_test.go).
 package examples_test
 
 import (
@@ -106,3 +107,55 @@ func TestPollPy(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPollPyRepeatedFilters: a filter given twice keeps both values, as
+// the API's repeated type parameter does, instead of the last alone.
+func TestPollPyRepeatedFilters(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		servicetest.Missing(t, "python3 is not installed")
+	}
+	a := apitest.Start(t, ratelimit.Limit{Rate: gatehouse.Rate{Count: 1000, Per: time.Second}, Burst: 1000})
+	key := a.NewKey(t, gatehouse.ScopeEventsRead)
+	now := a.Clock.Now()
+	var events []gatehouse.NewEvent
+	want := map[string]bool{}
+	for i, typ := range []gatehouse.EventType{gatehouse.EventAccessGranted, gatehouse.EventAccessDenied, gatehouse.EventRemoteUnlock} {
+		ev := gatehouse.NewEvent{ID: gatehouse.NewID(), Type: typ, OccurredAt: now.Add(-time.Duration(i) * time.Minute),
+			AccessPointID: a.AccessPointID}
+		switch typ {
+		case gatehouse.EventAccessGranted:
+			ev.Allowed = ptr(gatehouse.Granted)
+		case gatehouse.EventAccessDenied:
+			ev.Allowed = ptr(gatehouse.Denied)
+		case gatehouse.EventRemoteUnlock:
+			ev.Scope = ptr(gatehouse.ScopeUniverse)
+		}
+		if typ != gatehouse.EventAccessDenied {
+			want[ev.ID.String()] = true
+		}
+		events = append(events, ev)
+	}
+	if _, err := a.Store.IngestEvents(context.Background(), a.OrgID, events); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python, "poll.py", "--url", a.URL, "--state", filepath.Join(t.TempDir(), "state.json"), "--once",
+		"--filter", "type=ACCESS_GRANTED", "--filter", "type=REMOTE_UNLOCK")
+	cmd.Env = append(os.Environ(), "GATEHOUSE_KEY="+key)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("poll.py: %v\n%s", err, stderr.String())
+	}
+	got := map[string]bool{}
+	for sc := bufio.NewScanner(&stdout); sc.Scan(); {
+		var ev struct{ ID string }
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("poll.py printed %s (%v)", sc.Text(), err)
+		}
+		got[ev.ID] = true
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("poll.py with two type filters printed %v, want the granted and the unlock %v", got, want)
+	}
+}

@@ -57,14 +57,16 @@ class Gatehouse:
                 raise ApiError(err.code, body) from None
 
     def events(self, params):
-        """Yields every event of the query, walking all pages."""
-        params = dict(params, limit=500)
+        """Yields every event of the query, walking all pages. params is a
+        list of (name, value) pairs: a filter may repeat (type=…, type=…)."""
+        params = list(params) + [("limit", 500)]
+        cursor = None
         while True:
-            page = self.get("/events", params)
+            page = self.get("/events", params + ([("cursor", cursor)] if cursor else []))
             yield from page["data"]
-            if page["nextCursor"] is None:
+            cursor = page["nextCursor"]
+            if cursor is None:
                 return
-            params["cursor"] = page["nextCursor"]
 
 
 class ApiError(Exception):
@@ -91,9 +93,9 @@ def save_state(path, state):
 
 def poll_once(api, filters, state, overlap):
     """Handles the events not seen yet; returns how many there were."""
-    params = dict(filters)
+    params = list(filters)
     if state["watermark"]:
-        params["dateFrom"] = format_time(parse_time(state["watermark"]) - overlap)
+        params.append(("dateFrom", format_time(parse_time(state["watermark"]) - overlap)))
     new = 0
     for event in api.events(params):
         if event["id"] in state["seen"]:
@@ -115,14 +117,17 @@ def main():
     p.add_argument("--state", default="gatehouse-poll.json", help="where the watermark and recent ids are kept")
     p.add_argument("--overlap", type=float, default=300, help="seconds of late arrival to catch (default 300)")
     p.add_argument("--interval", type=float, default=5, help="seconds between polls (default 5)")
-    p.add_argument("--filter", action="append", default=[], metavar="NAME=VALUE", help="e.g. allowed=denied")
+    p.add_argument("--filter", action="append", default=[], metavar="NAME=VALUE",
+                   help="e.g. allowed=denied; repeat it to give several values (type=ACCESS_DENIED --filter type=REMOTE_UNLOCK)")
     p.add_argument("--once", action="store_true", help="poll once and exit")
     args = p.parse_args()
     key = os.environ.get("GATEHOUSE_KEY")
     if not key:
         sys.exit("set GATEHOUSE_KEY to an API key with the events:read scope")
     api = Gatehouse(args.url, key)
-    filters = dict(f.split("=", 1) for f in args.filter)
+    if any("=" not in f for f in args.filter):
+        p.error("--filter takes NAME=VALUE")
+    filters = [tuple(f.split("=", 1)) for f in args.filter]  # pairs, not a dict: a name may repeat
     overlap = dt.timedelta(seconds=args.overlap)
     state = load_state(args.state)
     while True:

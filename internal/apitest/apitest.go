@@ -2,11 +2,12 @@
 // that the document cannot drift from the code: a response with a field,
 // status or header the document does not describe fails the test that saw
 // it, and so does a request the server accepted that the document says is
-// invalid.
+// invalid. Start runs a real, checked API server for tests of clients.
 package apitest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -99,9 +100,15 @@ func (c *Checker) Transport(tb testing.TB, base http.RoundTripper) http.RoundTri
 		if err != nil {
 			return res, nil // the caller sees the short body
 		}
-		if err := c.Check(req, reqBody, res.StatusCode, res.Header, body); err != nil {
+		// A client that asked for gzip itself gets the compressed body; the
+		// check reads it decompressed, as that client will.
+		checked, err := decoded(res.Header, body)
+		if err != nil {
+			tb.Errorf("%s %s: %v", req.Method, req.URL.RequestURI(), err)
+		}
+		if err := c.Check(req, reqBody, res.StatusCode, res.Header, checked); err != nil {
 			tb.Errorf("%s %s → %d does not match the OpenAPI document:\n%v\nresponse body: %.2000s",
-				req.Method, req.URL.RequestURI(), res.StatusCode, err, body)
+				req.Method, req.URL.RequestURI(), res.StatusCode, err, checked)
 		}
 		return res, nil
 	})
@@ -118,11 +125,31 @@ func (c *Checker) Handler(tb testing.TB, h http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(rec, r)
-		if err := c.Check(r, body, rec.status, w.Header(), rec.body.Bytes()); err != nil {
+		resBody, err := decoded(w.Header(), rec.body.Bytes()) // as the client will read it
+		if err != nil {
+			tb.Errorf("%s %s: %v", r.Method, r.URL.RequestURI(), err)
+		}
+		if err := c.Check(r, body, rec.status, w.Header(), resBody); err != nil {
 			tb.Errorf("%s %s → %d does not match the OpenAPI document:\n%v\nresponse body: %.2000s",
-				r.Method, r.URL.RequestURI(), rec.status, err, rec.body.Bytes())
+				r.Method, r.URL.RequestURI(), rec.status, err, resBody)
 		}
 	})
+}
+
+// decoded returns body as its reader sees it: decompressed when the
+// header says gzip.
+func decoded(header http.Header, body []byte) ([]byte, error) {
+	if header.Get("Content-Encoding") != "gzip" {
+		return body, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err == nil {
+		body, err = io.ReadAll(zr)
+	}
+	if err != nil {
+		return body, fmt.Errorf("a gzip body that does not decompress: %w", err)
+	}
+	return body, nil
 }
 
 // recorder passes a response through and keeps a copy.
@@ -152,8 +179,11 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// transportHeaders are set by HTTP itself, not by the API.
-var transportHeaders = []string{"Connection", "Content-Length", "Date", "Transfer-Encoding"}
+// transportHeaders are set by HTTP itself, not by the API: the connection,
+// the framing, and content negotiation (the server gzips a JSON body for a
+// client that accepts it, on every route, and says it varies by
+// Accept-Encoding).
+var transportHeaders = []string{"Connection", "Content-Encoding", "Content-Length", "Date", "Transfer-Encoding", "Vary"}
 
 // ErrNoRoute means the document has no operation for the request; the
 // exchange is not checked (a 404 or 405 for a path or method the API does

@@ -20,11 +20,11 @@ func (r *recordingTB) Errorf(format string, args ...any) {
 // Both ways of checking, server side and client side, report a response
 // the document does not describe, and pass one it does.
 func TestHandlerAndTransportReportDrift(t *testing.T) {
-	ok := `{"status":"ok"}`
+	ok := `{"status":"ok","version":"v1.4.0"}`
 	for _, tc := range []struct {
 		name, body string
 		drift      bool
-	}{{"documented", ok, false}, {"an added field", `{"status":"ok","uptime":3}`, true}} {
+	}{{"documented", ok, false}, {"an added field", `{"status":"ok","version":"v1.4.0","uptime":3}`, true}} {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("X-Request-Id", "0123456789abcdef01234567")

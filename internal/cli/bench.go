@@ -73,7 +73,7 @@ func runBenchRun(ctx context.Context, e *env) error {
 	base := f.String("url", "http://localhost:8080", "the running server")
 	key := f.setting("key", "GATEHOUSE_BENCH_KEY", "", "the key bench seed printed")
 	concurrency := f.Int("concurrency", 1, "requests in flight")
-	duration := f.Duration("duration", 5*time.Second, "time per query class")
+	duration := f.duration("duration", 5*time.Second, "time per query class")
 	classes := f.String("classes", "", "comma-separated classes to run (default: all)")
 	org := f.String("org", "", "also run each query straight through the store (--db) for this organization: the ceiling")
 	if _, err := f.parse(0); err != nil {

@@ -3,12 +3,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,35 +63,52 @@ func commands() []command {
 		{"user set-password", "set a dashboard user's password and end their sessions: --email EMAIL", runUserSetPassword},
 		{"bench seed", "write a synthetic log: --events N --orgs M --seed S", runBenchSeed},
 		{"bench run", "measure a running server: --url URL --key KEY [--concurrency C --duration D --org ORG]", runBenchRun},
+		{"version", "print the version of this build", runVersion},
 	}
 }
 
 // Run runs the gatehouse command line args (without the program name).
+// "--help" (or "-h", or "help" first) prints usage on stdout and returns
+// nil, for the binary, for a command and for a group of commands ("org
+// --help"); a command line that names no command returns a *UsageError
+// after printing usage on stderr.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := &env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printUsage(stdout)
-		if len(args) == 0 {
-			return usagef("no command given")
-		}
-		return nil
+	if len(args) > 0 && args[0] == "help" {
+		args = slices.Concat(args[1:], []string{"--help"})
+	}
+	if len(args) == 0 {
+		printUsage(stderr)
+		return usagef("no command given")
 	}
 	for _, c := range commands() {
 		words := strings.Fields(c.name)
 		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == c.name {
 			e.args = args[len(words):]
-			return c.run(ctx, e)
+			if err := c.run(ctx, e); !errors.Is(err, errHelpShown) {
+				return err
+			}
+			return nil
 		}
 	}
-	return usagef("unknown command %q; run 'gatehouse help'", strings.Join(args[:min(2, len(args))], " "))
-}
-
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "Usage: gatehouse COMMAND [flags]\n\nCommands:")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-20s %s\n", c.name, c.summary)
+	helpAsked := slices.ContainsFunc(args, isHelpFlag)
+	if group := groupCommands(args[0]); len(group) > 0 {
+		if helpAsked {
+			printGroupUsage(stdout, args[0], group)
+			return nil
+		}
+		printGroupUsage(stderr, args[0], group)
+		if len(args) == 1 {
+			return usagef("%q needs a command; run 'gatehouse %s --help'", args[0], args[0])
+		}
+		return usagef("unknown command %q; run 'gatehouse %s --help'", strings.Join(args[:2], " "), args[0])
 	}
-	fmt.Fprintln(w, "\nEvery command accepts --db (GATEHOUSE_DB, default gatehouse.db); commands that print a record accept --json.")
+	if helpAsked && strings.HasPrefix(args[0], "-") { // "--help", or "--db x --help"
+		printUsage(stdout)
+		return nil
+	}
+	printUsage(stderr)
+	return usagef("unknown command %q; run 'gatehouse help'", args[0])
 }
 
 // flags is a command's flag set with the settings every command shares.
@@ -98,12 +117,16 @@ type flags struct {
 	e    *env
 	db   *string
 	json *bool
+	// msgs holds what the flag package writes (usage, errors) until parse
+	// knows where it belongs: stdout when help was asked for, else stderr.
+	msgs bytes.Buffer
 }
 
 func newFlags(e *env, name string) *flags {
 	fs := flag.NewFlagSet("gatehouse "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	f := &flags{FlagSet: fs, e: e}
+	fs.SetOutput(&f.msgs)
+	fs.Usage = func() { printCommandUsage(fs.Output(), name, fs) }
 	f.db = f.setting("db", "GATEHOUSE_DB", "gatehouse.db", "database: a SQLite path (or sqlite:PATH) or a postgres:// URL")
 	f.json = fs.Bool("json", false, "print exactly one JSON document")
 	return f
@@ -126,8 +149,10 @@ func (f *flags) parse(maxArgs int) ([]string, error) {
 	for {
 		if err := f.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, usagef("see the flags above")
+				io.Copy(f.e.stdout, &f.msgs)
+				return nil, errHelpShown
 			}
+			io.Copy(f.e.stderr, &f.msgs)
 			return nil, usagef("%v", err)
 		}
 		if f.NArg() == 0 {

@@ -42,7 +42,7 @@ func runKeyCreate(ctx context.Context, e *env) error {
 	org := f.String("org", "", "organization id")
 	name := f.String("name", "", "key name, e.g. warehouse-sync")
 	scopes := f.String("scopes", "", "comma-separated scopes: "+gatehouse.JoinScopes(gatehouse.Scopes))
-	expiresIn := f.Duration("expires-in", 0, "lifetime, e.g. 720h")
+	expiresIn := f.duration("expires-in", 0, "lifetime, e.g. 30d, 1d12h or 720h")
 	expiresAt := f.String("expires-at", "", "expiry time, RFC 3339")
 	rate := f.String("rate-limit", "", "per-key rate overriding the server's, N/s or N/m")
 	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {

@@ -23,11 +23,12 @@ import (
 
 // serveSettings are the flags of serve and demo.
 type serveSettings struct {
-	addr, metricsAddr, redis, rate, burst, trustedProxies *string
+	db, addr, metricsAddr, redis, rate, burst, trustedProxies *string
 }
 
 func addServeFlags(f *flags) serveSettings {
 	return serveSettings{
+		db:   f.db,
 		addr: f.setting("addr", "GATEHOUSE_ADDR", "localhost:8080", "listen address"),
 		metricsAddr: f.setting("metrics-addr", "GATEHOUSE_METRICS_ADDR", "",
 			"a separate listen address for /metrics, which then leaves --addr; empty: /metrics on --addr"),
@@ -200,7 +201,7 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 		servers, listeners = append(servers, httpServer(mux, logger)), append(listeners, mln)
 		logger.Info("serving metrics", slog.String("addr", mln.Addr().String()))
 	}
-	logger.Info("listening", slog.String("addr", ln.Addr().String()))
+	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("version", gatehouse.Version()), slog.String("database", databaseName(*s.db)))
 
 	flushCtx, stopFlush := context.WithCancel(context.WithoutCancel(ctx))
 	flushed := make(chan struct{})

@@ -1,7 +1,8 @@
 // Package dashboard is the operators' web interface: sign-in, the Event
-// Log, and its event detail. Pages are rendered on the server from
-// html/template and work without JavaScript; a few lines of script only
-// show times in the browser's zone.
+// Log with its chart, event detail and CSV/NDJSON exports, the locations
+// and access points, and the API keys. Pages are rendered on the server
+// from html/template and work without JavaScript; a few lines of script
+// only show times in the browser's zone and copy a new key.
 //
 // Sessions are server-side (the store keeps a hash of the cookie's
 // token). Every state-changing request must pass Go's cross-origin

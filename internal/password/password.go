@@ -1,5 +1,6 @@
 // Package password hashes dashboard passwords with argon2id and checks
-// them in constant time.
+// them in constant time, running at most one hash per core at once (each
+// costs 64 MiB), so that a burst of sign-ins cannot exhaust memory.
 package password
 
 import (

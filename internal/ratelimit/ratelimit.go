@@ -1,4 +1,6 @@
-// Package ratelimit decides whether a request fits its key's rate limit.
+// Package ratelimit decides whether a request fits its key's rate limit,
+// and whether a client address may fail authentication once more; it also
+// finds the client address behind trusted proxies (ParseProxies).
 //
 // Limits are GCRA buckets (the generic cell rate algorithm): a sustained
 // Rate and a Burst that may be spent at once. The in-process Local limiter

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 //go:embed openapi.json
@@ -23,10 +25,17 @@ func serveOpenAPI() http.Handler {
 	})
 }
 
-// healthz answers while the process runs.
+// health is the answer of /healthz.
+type health struct {
+	Status  string `json:"status"`
+	Version string `json:"version"`
+}
+
+// healthz answers while the process runs, naming the build that runs, so
+// that a rollout can be followed instance by instance.
 func (s *server) healthz() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		writeJSON(w, http.StatusOK, health{Status: "ok", Version: gatehouse.Version()})
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/server"
 )
 
@@ -17,7 +18,8 @@ func TestOperationsEndpoints(t *testing.T) {
 	e.get("/api/consumer/v1/events", o.readKey)
 	e.get("/api/consumer/v1/events", "gk_bad")
 
-	if r := e.get("/healthz", ""); r.status != 200 || string(r.body) != "{\"status\":\"ok\"}\n" {
+	// /healthz names the running build, as the version command and the start-up line do.
+	if r := e.get("/healthz", ""); r.status != 200 || string(r.body) != `{"status":"ok","version":"`+gatehouse.Version()+"\"}\n" {
 		t.Errorf("healthz: %d %s", r.status, r.body)
 	}
 	if r := e.get("/readyz", ""); r.status != 200 {

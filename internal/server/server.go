@@ -63,5 +63,5 @@ func New(cfg Config) http.Handler {
 	s := &server{Config: cfg}
 	mux := http.NewServeMux()
 	s.addRoutes(mux)
-	return cfg.TrustedProxies.Resolve(s.withRequestID(s.observe(s.recoverPanics(mux))))
+	return cfg.TrustedProxies.Resolve(s.withRequestID(s.observe(compress(s.recoverPanics(mux)))))
 }

@@ -1,0 +1,161 @@
+package examples_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/cli"
+)
+
+// The documentation is checked against what the repository holds, so that
+// it cannot drift the way a new user found it had: a Go version other than
+// go.mod's, a flag that does not exist, an error code missing from the
+// tables, a file that is not there, a date that goes stale.
+
+const root = "../.."
+
+// markdown returns every Markdown file of the repository but node_modules.
+func markdown(t *testing.T) map[string]string {
+	t.Helper()
+	docs := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".md") {
+			b, err := os.ReadFile(path)
+			docs[path] = string(b)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+func TestReadmeGoVersionIsGoMod(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(mod)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil || m == nil {
+		t.Fatal(err, m)
+	}
+	if !bytes.Contains(readme, []byte("Go "+string(m[1])+" ")) {
+		t.Errorf("README.md does not name Go %s, the version go.mod requires", m[1])
+	}
+}
+
+func TestErrorTablesListEveryCode(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(root, "internal/server/openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var openapi struct {
+		Components struct {
+			Schemas struct {
+				Error struct {
+					Properties struct {
+						Code struct{ Enum []string }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(doc, &openapi); err != nil {
+		t.Fatal(err)
+	}
+	codes := openapi.Components.Schemas.Error.Properties.Code.Enum
+	if !slices.Contains(codes, "validation_failed") {
+		t.Fatalf("no error codes in the document: %v", codes)
+	}
+	for _, file := range []string{"README.md", "docs/api.md", "docs/guide/errors.md"} {
+		b, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, code := range codes {
+			if !bytes.Contains(b, []byte("`"+code+"`")) {
+				t.Errorf("%s does not list the error code %s", file, code)
+			}
+		}
+	}
+}
+
+// otherTools are flags the docs name of programs other than gatehouse.
+var otherTools = []string{"compressed"} // curl
+
+func TestDocsNameOnlyRealFlags(t *testing.T) {
+	flags := map[string]bool{}
+	var usage bytes.Buffer
+	cli.Run(context.Background(), []string{"--help"}, func(string) string { return "" }, nil, &usage, io.Discard)
+	for _, m := range regexp.MustCompile(`(?m)^  ([a-z-]+(?: [a-z-]+)?)  `).FindAllStringSubmatch(usage.String(), -1) {
+		var help bytes.Buffer
+		cli.Run(context.Background(), append(strings.Fields(m[1]), "--help"), func(string) string { return "" }, nil, &help, io.Discard)
+		for _, f := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(help.String(), -1) {
+			flags[f[1]] = true
+		}
+	}
+	if !flags["expires-in"] || !flags["db"] {
+		t.Fatalf("flags read from the help: %v", flags)
+	}
+	span := regexp.MustCompile("`--([a-z][a-z-]*)[^`]*`")
+	for path, text := range markdown(t) {
+		for _, m := range span.FindAllStringSubmatch(text, -1) {
+			if !flags[m[1]] && !slices.Contains(otherTools, m[1]) {
+				t.Errorf("%s names --%s, which no gatehouse command has", path, m[1])
+			}
+		}
+	}
+}
+
+func TestDocsCiteFilesThatExist(t *testing.T) {
+	link := regexp.MustCompile(`\]\(([^)#\s]+)(?:#[^)]*)?\)`)
+	quoted := regexp.MustCompile("`([A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+\\.(?:md|go|py|sql|luau|json|yaml|sh))`")
+	for path, text := range markdown(t) {
+		var cited []string
+		for _, m := range link.FindAllStringSubmatch(text, -1) {
+			if !strings.Contains(m[1], "://") && !strings.HasPrefix(m[1], "mailto:") {
+				cited = append(cited, filepath.Join(filepath.Dir(path), m[1]))
+			}
+		}
+		for _, m := range quoted.FindAllStringSubmatch(text, -1) {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(path), m[1])); err == nil {
+				continue
+			}
+			cited = append(cited, filepath.Join(root, m[1])) // a path from the repository's root
+		}
+		for _, c := range cited {
+			if _, err := os.Stat(c); err != nil {
+				t.Errorf("%s cites %s, which the repository does not have", path, c)
+			}
+		}
+	}
+}
+
+// TestDocsQueriesHaveNoFixedDates: an example query for a fixed date
+// returns nothing once the demo's 90 days have moved past it.
+func TestDocsQueriesHaveNoFixedDates(t *testing.T) {
+	fixed := regexp.MustCompile(`(?m)^.*curl .*date(?:From|To)=\d{4}-\d\d-\d\d.*$`)
+	for path, text := range markdown(t) {
+		for _, m := range fixed.FindAllString(text, -1) {
+			t.Errorf("%s queries a fixed date, which goes stale; compute it:\n%s", path, m)
+		}
+	}
+}

@@ -228,10 +228,6 @@ func openExistingStore(ctx context.Context, dsn string) (gatehouse.Store, error)
 	return db, nil
 }
 
-func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
-
 // print writes a record: one JSON document with --json, else a human line.
 func (f *flags) print(record any, human string, args ...any) error {
 	if *f.json {

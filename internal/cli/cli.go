@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/postgres"
-	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
 )
 
@@ -158,31 +156,6 @@ func parseID(flagName, value string) (uuid.UUID, error) {
 		return id, usagef("--%s must be a UUID, got %q", flagName, value)
 	}
 	return id, nil
-}
-
-// openStore opens and migrates the database named by dsn: a postgres:// or
-// postgresql:// URL, or a SQLite file given as sqlite:PATH or a plain path.
-func openStore(ctx context.Context, dsn string) (gatehouse.Store, error) {
-	var (
-		db interface {
-			gatehouse.Store
-			Migrate(context.Context) error
-		}
-		err error
-	)
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		db, err = postgres.Open(ctx, dsn)
-	} else {
-		db, err = sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
 }
 
 // print writes a record: one JSON document with --json, else a human line.

@@ -19,11 +19,10 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/auth"
-	"github.com/gatehouse/gatehouse/internal/dashboard"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/server"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -71,26 +70,21 @@ func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 		clock = func() time.Time { return s.now }
 	}
 	db.Now = clock
-	secret, _ := db.Secret(ctx)
-	limiter := ratelimit.NewLocal(clock)
 	s.logs, s.metrics, s.faults = new(lockedBuffer), prometheus.NewRegistry(), &faultyStore{DB: db}
-	logger := slog.New(slog.NewJSONHandler(s.logs, nil))
-	cursors := gatehouse.NewCursors(secret)
-	h := server.New(server.Config{ // as gatehouse serve mounts the dashboard
-		Store: db, Auth: auth.New(db, clock), Limiter: limiter,
+	built, err := app.New(ctx, app.Settings{ // as gatehouse serve mounts the dashboard
+		DB:              app.Use(s.faults),
 		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
-		Cursors:         cursors,
-		Logger:          logger,
-		Metrics:         server.NewMetrics(s.metrics),
+		SignInLimit:     ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
+		ReadSlots:       gatehouse.NewReadSlots(1000, time.Minute),
+		Logger:          slog.New(slog.NewJSONHandler(s.logs, nil)),
+		Registry:        s.metrics,
 		Now:             clock,
-		Dashboard: dashboard.New(dashboard.Config{
-			Store: s.faults, Cursors: cursors, Sessions: gatehouse.NewSessions(secret), Limiter: limiter,
-			SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
-			Logger:      logger,
-			Now:         clock,
-		}),
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := built.Handler
 	s.handler = h
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

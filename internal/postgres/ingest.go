@@ -3,7 +3,6 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -79,13 +78,13 @@ func resolvePlaces(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse
 			return nil, err
 		}
 	}
-	var errs gatehouse.ValidationError
+	var errs gatehouse.IngestError
 	for i, ev := range events {
 		if _, ok := places[ev.AccessPointID]; !ok {
-			errs.Add(fmt.Sprintf("events[%d].accessPointId", i), "is not an access point of this organization")
+			errs.Add(i, "accessPointId", "is not an access point of this organization")
 		}
 		if ev.RequestedBy != nil && !users[*ev.RequestedBy] {
-			errs.Add(fmt.Sprintf("events[%d].requestedBy", i), "is not a dashboard user of this organization")
+			errs.Add(i, "requestedBy", "is not a dashboard user of this organization")
 		}
 	}
 	return places, errs.Err()

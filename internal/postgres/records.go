@@ -48,6 +48,20 @@ func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Org
 	return o, wrap(err)
 }
 
+// RenameOrganization renames an organization, or answers ErrNotFound.
+func (db *DB) RenameOrganization(ctx context.Context, id uuid.UUID, name string) (gatehouse.Organization, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.Organization{}, err
+	}
+	rows, _ := db.pool.Query(ctx, "UPDATE organizations SET name = $2 WHERE id = $1 RETURNING id, name, created_at", id, name)
+	o, err := pgx.CollectExactlyOneRow(rows, scanOrganization)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return o, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return o, wrap(err)
+}
+
 func scanOrganization(row pgx.CollectableRow) (gatehouse.Organization, error) {
 	var (
 		o  gatehouse.Organization
@@ -109,11 +123,30 @@ func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gat
 	return k, wrap(err)
 }
 
-// RevokeAPIKey marks a key revoked, unless it already is.
-func (db *DB) RevokeAPIKey(ctx context.Context, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+// RevokeAPIKey marks an organization's key revoked, unless it already is.
+func (db *DB) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return gatehouse.APIKey{}, err
+	}
 	rows, _ := db.pool.Query(ctx, `WITH upd AS (
-			UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *)
-		SELECT `+apiKeyColumns+` FROM upd k JOIN organizations o ON o.seq = k.org`, id, at)
+			UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND org = $2 RETURNING *)
+		SELECT `+apiKeyColumns+` FROM upd k JOIN organizations o ON o.seq = k.org`, id, org, at)
+	k, err := pgx.CollectExactlyOneRow(rows, scanAPIKey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return k, fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return k, wrap(err)
+}
+
+// FindAPIKey returns an organization's key, or ErrNotFound.
+func (db *DB) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.APIKey, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return gatehouse.APIKey{}, err
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT `+apiKeyColumns+`
+		FROM api_keys k JOIN organizations o ON o.seq = k.org WHERE k.id = $1 AND k.org = $2`, id, org)
 	k, err := pgx.CollectExactlyOneRow(rows, scanAPIKey)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return k, fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)

@@ -60,7 +60,7 @@ type place struct {
 func resolvePlaces(ctx context.Context, tx *sql.Tx, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]place, error) {
 	places := make(map[uuid.UUID]place)
 	users := make(map[uuid.UUID]bool)
-	var errs gatehouse.ValidationError
+	var errs gatehouse.IngestError
 	for i, ev := range events {
 		p, seen := places[ev.AccessPointID]
 		if !seen {
@@ -75,7 +75,7 @@ func resolvePlaces(ctx context.Context, tx *sql.Tx, org int64, events []gatehous
 			}
 		}
 		if _, ok := places[ev.AccessPointID]; !ok {
-			errs.Add(fmt.Sprintf("events[%d].accessPointId", i), "is not an access point of this organization")
+			errs.Add(i, "accessPointId", "is not an access point of this organization")
 		}
 		if ev.RequestedBy != nil {
 			ok, seen := users[*ev.RequestedBy]
@@ -88,7 +88,7 @@ func resolvePlaces(ctx context.Context, tx *sql.Tx, org int64, events []gatehous
 				users[*ev.RequestedBy] = ok
 			}
 			if !ok {
-				errs.Add(fmt.Sprintf("events[%d].requestedBy", i), "is not a dashboard user of this organization")
+				errs.Add(i, "requestedBy", "is not a dashboard user of this organization")
 			}
 		}
 	}

@@ -48,10 +48,8 @@ func (s *Service) ListLocations(ctx context.Context, orgID uuid.UUID, limit int,
 // AllLocations returns every location of the organization, page by page:
 // the dashboard's forms and the CLI's lists.
 func (s *Service) AllLocations(ctx context.Context, orgID uuid.UUID) ([]Location, error) {
-	var (
-		all   []Location
-		after *LocationKey
-	)
+	all := []Location{}
+	var after *LocationKey
 	for {
 		locs, next, err := s.store.ListLocations(ctx, orgID, MaxLimit, after)
 		if err != nil {

@@ -89,6 +89,31 @@ func runLocationCreate(ctx context.Context, e *env) error {
 	})
 }
 
+func runLocationList(ctx context.Context, e *env) error {
+	f := newFlags(e, "location list")
+	org := f.String("org", "", "organization id")
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		orgID, err := parseID("org", *org)
+		if err != nil {
+			return err
+		}
+		if _, err := svc.FindOrganization(ctx, orgID); err != nil {
+			return err
+		}
+		locs, err := svc.AllLocations(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		if *f.json {
+			return f.print(locs, "")
+		}
+		for _, l := range locs {
+			fmt.Fprintf(e.stdout, "%s  %s  %s (%d access points)\n", l.ID, gatehouse.FormatTime(time.Time(l.CreatedAt)), l.Name, len(l.AccessPoints))
+		}
+		return nil
+	})
+}
+
 func runAccessPointCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point create")
 	loc := f.String("location", "", "location id")
@@ -110,6 +135,32 @@ func runAccessPointCreate(ctx context.Context, e *env) error {
 			return err
 		}
 		return f.print(ap, "created access point %s %q in location %s", ap.ID, ap.Name, ap.LocationID)
+	})
+}
+
+func runAccessPointList(ctx context.Context, e *env) error {
+	f := newFlags(e, "access-point list")
+	loc := f.String("location", "", "location id")
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		locID, err := parseID("location", *loc)
+		if err != nil {
+			return err
+		}
+		orgID, err := svc.OrgOfLocation(ctx, locID)
+		if err != nil {
+			return err
+		}
+		aps, err := svc.ListAccessPoints(ctx, orgID, locID)
+		if err != nil {
+			return err
+		}
+		if *f.json {
+			return f.print(aps, "")
+		}
+		for _, ap := range aps {
+			fmt.Fprintf(e.stdout, "%s  %s  %s\n", ap.ID, gatehouse.FormatTime(time.Time(ap.CreatedAt)), ap.Name)
+		}
+		return nil
 	})
 }
 

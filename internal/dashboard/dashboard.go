@@ -14,7 +14,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"embed"
-	"encoding/json"
 	"errors"
 	"html/template"
 	"log/slog"
@@ -26,6 +25,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/httperror"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/requestid"
 )
@@ -266,7 +266,7 @@ func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	var b bytes.Buffer
 	if err := d.pages[name].Execute(&b, page{User: v.user, CSRF: v.session.CSRF, Data: data}); err != nil {
 		d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard template", slog.String("page", name), slog.String("error", err.Error()))
-		writeJSONError(w, http.StatusInternalServerError, "internal error; quote the request id when reporting it")
+		httperror.WriteJSON(w, w.Header().Get("X-Request-Id"), httperror.For(err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -274,45 +274,49 @@ func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	b.WriteTo(w)
 }
 
-// errorPage answers an error as a page for browsers and, for any other
-// client, as the JSON error every route of the service answers with.
+// errorPage answers an outcome of the dashboard's own (a page that does
+// not exist, a form that expired) as a page for browsers and, for any
+// other client, as the JSON error every route of the service answers with.
 func (d *dashboard) errorPage(w http.ResponseWriter, r *http.Request, status int, message string) {
+	d.answer(w, r, httperror.OfStatus(status, message), message)
+}
+
+// answer writes a: the error page with message for browsers, the JSON
+// envelope (a's own message) for any other client.
+func (d *dashboard) answer(w http.ResponseWriter, r *http.Request, a httperror.Answer, message string) {
 	if !strings.Contains(r.Header.Get("Accept"), "text/html") {
-		writeJSONError(w, status, message)
+		httperror.WriteJSON(w, w.Header().Get("X-Request-Id"), a)
 		return
 	}
-	d.render(w, r, status, "error", struct {
+	httperror.SetRetryAfter(w.Header(), a.Status)
+	d.render(w, r, a.Status, "error", struct {
 		Status             int
 		Message, RequestID string
-	}{status, message, w.Header().Get("X-Request-Id")})
+	}{a.Status, message, w.Header().Get("X-Request-Id")})
 }
 
-// errorCodes are the JSON error codes of the dashboard's statuses.
-var errorCodes = map[int]string{
-	http.StatusBadRequest: "validation_failed", http.StatusUnauthorized: "unauthenticated",
-	http.StatusForbidden: "forbidden", http.StatusNotFound: "not_found", http.StatusTooManyRequests: "rate_limited",
-	http.StatusInternalServerError: "internal_error", http.StatusServiceUnavailable: "unavailable",
+// pageMessages say on a page what an error's status means to an operator.
+var pageMessages = map[int]string{
+	http.StatusNotFound:           "There is no such page.",
+	http.StatusTooManyRequests:    "Too many requests of your organization are being served at once; try again in a moment.",
+	http.StatusServiceUnavailable: "The database does not answer right now; try again in a moment.",
 }
 
-func writeJSONError(w http.ResponseWriter, status int, message string) {
-	code, ok := errorCodes[status]
-	if !ok {
-		code = "error"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": message, "code": code, "requestId": w.Header().Get("X-Request-Id")})
-}
-
-// fail answers a store error: 503 when the database is away, else 500.
+// fail answers the error of an operation with the status the API gives
+// it (the one table of internal/httperror): 503 when the database is
+// away, 429 when the organization's reads are all in use, 500 for a bug,
+// whose detail is logged.
 func (d *dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, gatehouse.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		w.Header().Set("Retry-After", "2")
-		d.errorPage(w, r, http.StatusServiceUnavailable, "The database does not answer right now; try again in a moment.")
-		return
+	a := httperror.For(err)
+	message, ok := pageMessages[a.Status]
+	switch {
+	case a.Internal || !ok && a.Status >= 500:
+		d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard request failed", slog.String("error", err.Error()))
+		message = "Something went wrong on our side."
+	case !ok:
+		message = a.Message
 	}
-	d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard request failed", slog.String("error", err.Error()))
-	d.errorPage(w, r, http.StatusInternalServerError, "Something went wrong on our side.")
+	d.answer(w, r, a, message)
 }
 
 func formatTime(t gatehouse.Time) string { return gatehouse.FormatTime(time.Time(t)) }

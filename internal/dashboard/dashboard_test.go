@@ -56,6 +56,12 @@ func newSite(t *testing.T) *site { return newSiteWithClock(t, nil) }
 // clock nil means the settable s.now.
 func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 	t.Helper()
+	return newSiteWith(t, clock, nil)
+}
+
+// newSiteWith is newSiteWithClock with edit applied to the settings last.
+func newSiteWith(t *testing.T, clock func() time.Time, edit func(*app.Settings)) *site {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dash.db"))
 	if err != nil {
@@ -71,7 +77,7 @@ func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 	}
 	db.Now = clock
 	s.logs, s.metrics, s.faults = new(lockedBuffer), prometheus.NewRegistry(), &faultyStore{DB: db}
-	built, err := app.New(ctx, app.Settings{ // as gatehouse serve mounts the dashboard
+	settings := app.Settings{ // as gatehouse serve mounts the dashboard
 		DB:              app.Use(s.faults),
 		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
@@ -80,7 +86,11 @@ func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 		Logger:          slog.New(slog.NewJSONHandler(s.logs, nil)),
 		Registry:        s.metrics,
 		Now:             clock,
-	})
+	}
+	if edit != nil {
+		edit(&settings)
+	}
+	built, err := app.New(ctx, settings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -712,5 +722,32 @@ func TestChartWindowIsBounded(t *testing.T) {
 	}
 	if !strings.Contains(r.body, "1 granted, 1 denied in all") {
 		t.Errorf("the bounded window lost the recent events: %.300s", r.body)
+	}
+}
+
+// TestBusyOrganizationIsAnsweredAsTheAPIDoes: the dashboard answers a
+// failed operation from the API's one error table. While the
+// organization's reads are all in use, the Event Log is a 429 with
+// Retry-After, as GET /events is, not a 503 "the database does not
+// answer" (the database answers; the organization is busy).
+func TestBusyOrganizationIsAnsweredAsTheAPIDoes(t *testing.T) {
+	slots := gatehouse.NewReadSlots(1, 0)
+	s := newSiteWith(t, nil, func(st *app.Settings) { st.ReadSlots = slots })
+	acme := s.tenant("Acme")
+	b := s.signedIn(acme)
+	release, err := slots.Acquire(context.Background(), acme.org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	r := b.do("GET", "/dashboard/events", nil)
+	var body struct{ Code, RequestID string }
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" ||
+		json.Unmarshal([]byte(r.body), &body) != nil || body.Code != "rate_limited" || body.RequestID == "" {
+		t.Errorf("busy organization, JSON: %d, Retry-After %q, %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	page := b.do("GET", "/dashboard/events", nil, "Accept", "text/html")
+	if page.status != http.StatusTooManyRequests || page.header.Get("Retry-After") != "1" || !strings.Contains(page.body, "try again in a moment") {
+		t.Errorf("busy organization, page: %d, Retry-After %q", page.status, page.header.Get("Retry-After"))
 	}
 }

@@ -27,11 +27,12 @@ type Service struct {
 	dummy    func() (string, error)
 }
 
-// ServiceConfig is what NewService needs. Store and Secret are required;
-// Hasher is required by the user and sign-in methods.
+// ServiceConfig is what NewService needs. Store is required; Hasher is
+// required by the user and sign-in methods.
 type ServiceConfig struct {
 	Store Store
-	// Secret signs cursors and sessions (see Store.Secret).
+	// Secret signs cursors and sessions (see Store.Secret). A service that
+	// signs neither (an operator's CLI command) may leave it empty.
 	Secret []byte
 	// Hasher hashes and checks dashboard passwords.
 	Hasher PasswordHasher

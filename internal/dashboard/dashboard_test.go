@@ -751,3 +751,26 @@ func TestBusyOrganizationIsAnsweredAsTheAPIDoes(t *testing.T) {
 		t.Errorf("busy organization, page: %d, Retry-After %q", page.status, page.header.Get("Retry-After"))
 	}
 }
+
+// TestAKeyFormWithAnyProblemCreatesNothing: a lifetime the form does not
+// offer, with an otherwise good key, is refused and stores no key; a form
+// with several problems lists them all.
+func TestAKeyFormWithAnyProblemCreatesNothing(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	b := s.signedIn(acme)
+	csrf := csrfOf(t, b.do("GET", "/dashboard/keys", nil).body)
+	r := b.do("POST", "/dashboard/keys", url.Values{"csrf": {csrf}, "name": {"sync"}, "scope": {"events:read"}, "expires": {"7"}})
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "choose one of the offered lifetimes") {
+		t.Errorf("an unoffered lifetime: %d", r.status)
+	}
+	if keys, _ := s.store.ListAPIKeys(context.Background(), acme.org.ID); len(keys) != 0 {
+		t.Errorf("a refused form stored %d keys", len(keys))
+	}
+	r = b.do("POST", "/dashboard/keys", url.Values{"csrf": {csrf}, "name": {" "}, "expires": {"7"}})
+	for _, want := range []string{"choose one of the offered lifetimes", "choose at least one scope", "is required"} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("the form does not say %q", want)
+		}
+	}
+}

@@ -85,10 +85,15 @@ func (d *dashboard) createKey(w http.ResponseWriter, r *http.Request) {
 	}
 	var ve *gatehouse.ValidationError
 	if errors.As(err, &ve) || formErrs.Err() != nil {
-		// The form calls the scopes field "scope".
 		if ve != nil {
-			formErrs.Merge("", &gatehouse.ValidationError{Issues: map[string][]string{
-				"name": ve.Issues["name"], "scope": ve.Issues["scopes"]}})
+			for field, msgs := range ve.Issues {
+				if field == "scopes" {
+					field = "scope" // the form's name for the checkboxes
+				}
+				for _, m := range msgs {
+					formErrs.Add(field, "%s", m)
+				}
+			}
 		}
 		d.renderKeys(w, r, http.StatusBadRequest, keysPage{Form: form, Issues: formErrs.Issues})
 		return

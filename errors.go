@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The error values every Store method and service wraps. The HTTP layer maps
@@ -23,7 +24,30 @@ var (
 	// ReadSlots allow; retrying shortly may work. It is an ErrUnavailable,
 	// so a door that does not tell them apart still answers "retry".
 	ErrBusy = fmt.Errorf("too many reads of the organization at once: %w", ErrUnavailable)
+	// ErrTooMany: a limit on attempts is spent; a *RetryError says when
+	// to try again.
+	ErrTooMany = errors.New("too many attempts")
+	// ErrSignInLimited: too many failed sign-ins for the email or from the
+	// client's network. It is an ErrTooMany.
+	ErrSignInLimited = fmt.Errorf("too many failed sign-ins: %w", ErrTooMany)
+	// ErrHashBusy: every password-hashing slot stayed busy; nothing was
+	// tried. It is an ErrTooMany.
+	ErrHashBusy = fmt.Errorf("too many sign-ins at once: %w", ErrTooMany)
+	// ErrBadCredentials: the email and password of a sign-in do not match
+	// (an unknown email included: the two are not told apart).
+	ErrBadCredentials = errors.New("the email and password do not match")
 )
+
+// RetryError is an ErrTooMany with the wait before a retry may pass.
+type RetryError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e *RetryError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error being retried (ErrSignInLimited, ErrHashBusy).
+func (e *RetryError) Unwrap() error { return e.Err }
 
 // ValidationError lists every problem with an input at once, keyed by the
 // field (query parameter, JSON path such as events[3].occurredAt, or flag).

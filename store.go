@@ -12,8 +12,12 @@ import (
 // anything else, so no filter or id can reach another organization's rows:
 // a foreign id behaves exactly like an unknown one.
 //
-// Implementations: internal/sqlite (embedded default). Their shared
-// behaviour is specified by internal/storetest.
+// A Store is persistence only: the doors (API, dashboard, CLI) reach it
+// through Service, which owns validation, ids, times and tenant checks.
+//
+// Implementations: internal/sqlite (embedded default) and
+// internal/postgres. Their shared behaviour is specified by
+// internal/storetest.
 type Store interface {
 	// CreateOrganization stores a new organization. ErrInvalid for a bad name.
 	CreateOrganization(ctx context.Context, name string) (Organization, error)
@@ -21,6 +25,15 @@ type Store interface {
 	ListOrganizations(ctx context.Context) ([]Organization, error)
 	// FindOrganization returns one organization, or ErrNotFound.
 	FindOrganization(ctx context.Context, id uuid.UUID) (Organization, error)
+	// RenameOrganization renames an organization. ErrNotFound, ErrInvalid.
+	RenameOrganization(ctx context.Context, id uuid.UUID, name string) (Organization, error)
+	// OrgOfAPIKey, OrgOfLocation and OrgOfAccessPoint return the
+	// organization that owns a record, or ErrNotFound: the operator's CLI
+	// spans organizations and is given a bare record id. No door that acts
+	// for an organization's key or user may call them.
+	OrgOfAPIKey(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
+	OrgOfLocation(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
+	OrgOfAccessPoint(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
 
 	// CreateAPIKey stores k, whose ID, OrgID, Name, Prefix, Hash, Scopes and
 	// CreatedAt are set by the caller. ErrNotFound when the organization does
@@ -31,9 +44,13 @@ type Store interface {
 	// FindAPIKeyByHash returns the key with that hash, whatever its status,
 	// or ErrNotFound.
 	FindAPIKeyByHash(ctx context.Context, hash KeyHash) (APIKey, error)
-	// RevokeAPIKey marks a key revoked at time at, unless it already is, and
-	// returns it. ErrNotFound for an unknown key.
-	RevokeAPIKey(ctx context.Context, id uuid.UUID, at time.Time) (APIKey, error)
+	// FindAPIKey returns an organization's key, whatever its status, or
+	// ErrNotFound (another organization's key included).
+	FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey, error)
+	// RevokeAPIKey marks an organization's key revoked at time at, unless
+	// it already is, and returns it. ErrNotFound for an unknown key or one
+	// of another organization.
+	RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID, at time.Time) (APIKey, error)
 	// MarkAPIKeysUsed records last-use times in one write; unknown ids are
 	// ignored and a time never moves backwards.
 	MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error

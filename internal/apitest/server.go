@@ -2,8 +2,6 @@ package apitest
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,12 +11,10 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/auth"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/server"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Clock is a settable time shared by a test API's store, limiter and server.
@@ -81,18 +77,15 @@ func Start(t testing.TB, keyLimit ratelimit.Limit) *API {
 	must(t, err)
 	a.OrgID, a.AccessPointID = org.ID, ap.ID
 	a.Key = a.NewKey(t, gatehouse.Scopes...)
-	secret, err := db.Secret(ctx)
-	must(t, err)
-	h := server.New(server.Config{
-		Store: db, Auth: auth.New(db, a.Clock.Now), Limiter: ratelimit.NewLocal(a.Clock.Now),
+	built, err := app.New(ctx, app.Settings{
+		DB:              app.Use(db),
 		KeyLimit:        keyLimit,
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
-		Cursors:         gatehouse.NewCursors(secret),
-		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Metrics:         server.NewMetrics(prometheus.NewRegistry()),
+		ReadSlots:       gatehouse.NewReadSlots(1000, time.Second), // clients' tests measure the API, not the read bound
 		Now:             a.Clock.Now,
 	})
-	checked := Document(t).Handler(t, h)
+	must(t, err)
+	checked := Document(t).Handler(t, built.Handler)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.Requests.Add(1)
 		checked.ServeHTTP(w, r)

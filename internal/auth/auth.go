@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -60,6 +61,9 @@ type Reserve func(ctx context.Context) (refund func(), err error)
 // Authenticator resolves bearer tokens to API keys. It is safe for
 // concurrent use.
 type Authenticator struct {
+	// Logger receives the failures of Run's periodic writes; nil: discarded.
+	Logger *slog.Logger
+
 	store gatehouse.Store
 	now   func() time.Time
 
@@ -267,18 +271,27 @@ func (a *Authenticator) Flush(ctx context.Context) error {
 }
 
 // Run flushes last-use times every 15 s until ctx is done, then once more.
+// A failed flush is logged (the times stay pending for the next one): a
+// database that refuses them for long is an operator's concern.
 func (a *Authenticator) Run(ctx context.Context) {
 	t := time.NewTicker(15 * time.Second)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			a.Flush(ctx)
+			a.logFailure(ctx, a.Flush(ctx))
 		case <-ctx.Done():
 			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			a.Flush(final)
+			a.logFailure(final, a.Flush(final))
 			cancel()
 			return
 		}
+	}
+}
+
+func (a *Authenticator) logFailure(ctx context.Context, err error) {
+	if err != nil && a.Logger != nil {
+		a.Logger.LogAttrs(ctx, slog.LevelError, "writing last-used times failed; they stay pending",
+			slog.String("error", err.Error()))
 	}
 }

@@ -139,7 +139,7 @@ func TestRevocationAndExpiryApplyWithinTheCacheTTL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.db.RevokeAPIKey(ctx, k.ID, f.now); err != nil {
+	if _, err := f.db.RevokeAPIKey(ctx, k.OrgID, k.ID, f.now); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(auth.CacheTTL)

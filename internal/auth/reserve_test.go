@@ -94,7 +94,7 @@ func TestKnownValidKeysNeedNoReservation(t *testing.T) {
 		t.Fatalf("never-seen key with the budget exhausted: %v", err)
 	}
 	// A known-valid key revoked since fails, and the failure is charged.
-	if _, err := f.db.RevokeAPIKey(ctx, k.ID, f.now); err != nil {
+	if _, err := f.db.RevokeAPIKey(ctx, k.OrgID, k.ID, f.now); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(auth.CacheTTL)

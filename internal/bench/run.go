@@ -24,11 +24,12 @@ type RunConfig struct {
 	Concurrency int
 	Duration    time.Duration // per class
 	Classes     []string      // empty: all
-	// Store and Org, when set, run each class's query straight through the
-	// store as well: the ceiling the API is compared with.
-	Store gatehouse.Store
-	Org   uuid.UUID
-	Now   func() time.Time
+	// Service and Org, when set, run each class's query straight through
+	// the service (and so the store) as well: the ceiling the API is
+	// compared with.
+	Service *gatehouse.Service
+	Org     uuid.UUID
+	Now     func() time.Time
 }
 
 // Stats are the latencies of one class at one level.
@@ -173,7 +174,7 @@ func (d *driver) measure(ctx context.Context, c class) (Result, error) {
 	res.API = d.load(ctx, func(ctx context.Context) error {
 		return d.getJSON(ctx, "/api/consumer/v1/events?"+query, nil)
 	})
-	if d.cfg.Store != nil {
+	if d.cfg.Service != nil {
 		v, _ := url.ParseQuery(c.query)
 		q, err := gatehouse.ParseEventQuery(v)
 		if err != nil {
@@ -181,7 +182,7 @@ func (d *driver) measure(ctx context.Context, c class) (Result, error) {
 		}
 		q.Filter.After = after
 		s := d.load(ctx, func(ctx context.Context) error {
-			_, err := gatehouse.FindEvents(ctx, d.cfg.Store, d.cfg.Org, q.Filter)
+			_, err := d.cfg.Service.ListEvents(ctx, d.cfg.Org, q.Filter)
 			return err
 		})
 		res.Driver = &s

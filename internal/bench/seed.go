@@ -52,7 +52,7 @@ type Importer func(ctx context.Context, org uuid.UUID, ndjson io.Reader) error
 
 // Seed creates cfg.Orgs organizations with their places in store and
 // streams each one's events through imp.
-func Seed(ctx context.Context, store gatehouse.Store, imp Importer, cfg SeedConfig) ([]SeededOrg, error) {
+func Seed(ctx context.Context, store *gatehouse.Service, imp Importer, cfg SeedConfig) ([]SeededOrg, error) {
 	if cfg.Orgs < 1 || cfg.Events < 0 {
 		return nil, fmt.Errorf("bench seed: need at least one organization and no negative event count")
 	}
@@ -87,7 +87,7 @@ func Seed(ctx context.Context, store gatehouse.Store, imp Importer, cfg SeedConf
 	return orgs, nil
 }
 
-func seedPlaces(ctx context.Context, store gatehouse.Store, org uuid.UUID) ([]uuid.UUID, error) {
+func seedPlaces(ctx context.Context, store *gatehouse.Service, org uuid.UUID) ([]uuid.UUID, error) {
 	var points []uuid.UUID
 	for l := range locationsPerOrg {
 		loc, err := store.CreateLocation(ctx, org, fmt.Sprintf("%s %d", venueWords[l%len(venueWords)], l+1))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/bench"
 	"github.com/google/uuid"
 	"golang.org/x/term"
@@ -28,10 +29,10 @@ func runBenchSeed(ctx context.Context, e *env) error {
 	events := f.Int("events", 100_000, "events in all")
 	orgs := f.Int("orgs", 4, "organizations; the first holds half the events")
 	seed := f.Uint64("seed", 1, "random seed: the same seed gives the same log")
-	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
 		start := time.Now()
 		imp := func(ctx context.Context, org uuid.UUID, in io.Reader) error {
-			im, err := newImporter(ctx, store, org, e.now)
+			im, err := newImporter(ctx, svc, org, e.now)
 			if err != nil {
 				return err
 			}
@@ -44,18 +45,17 @@ func runBenchSeed(ctx context.Context, e *env) error {
 			}
 			return err
 		}
-		seeded, err := bench.Seed(ctx, store, imp, bench.SeedConfig{Events: *events, Orgs: *orgs, Seed: *seed, Now: e.now()})
+		seeded, err := bench.Seed(ctx, svc, imp, bench.SeedConfig{Events: *events, Orgs: *orgs, Seed: *seed, Now: e.now()})
 		if err != nil {
 			return err
 		}
 		elapsed := time.Since(start)
 		// A key for the first organization that the benchmark, not the
 		// rate limit, decides the pace of.
-		raw, prefix, hash := gatehouse.GenerateKey()
-		k := gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: seeded[0].ID, Name: "bench", Prefix: prefix, Hash: hash,
+		_, raw, err := svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: seeded[0].ID, Name: "bench",
 			Scopes:    []gatehouse.Scope{gatehouse.ScopeEventsRead, gatehouse.ScopeEventsWrite, gatehouse.ScopeLocationsRead},
-			RateLimit: &gatehouse.Rate{Count: 1_000_000, Per: time.Second}, CreatedAt: gatehouse.Truncate(e.now())}
-		if err := store.CreateAPIKey(ctx, k); err != nil {
+			RateLimit: &gatehouse.Rate{Count: 1_000_000, Per: time.Second}})
+		if err != nil {
 			return err
 		}
 		out := seedOutput{Orgs: seeded, Key: raw, Seconds: elapsed.Seconds(), EventsPerSecond: float64(*events) / elapsed.Seconds()}
@@ -94,12 +94,12 @@ func runBenchRun(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		store, err := openStore(ctx, *f.db)
+		db, err := app.Open(ctx, *f.db)
 		if err != nil {
 			return err
 		}
-		defer store.Close()
-		cfg.Store, cfg.Org = store, id
+		defer db.Close()
+		cfg.Service, cfg.Org = db.Service(e.now), id
 	}
 	results, err := bench.Run(ctx, cfg)
 	if err != nil {

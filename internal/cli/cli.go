@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/postgres"
-	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
 )
 
@@ -57,7 +55,9 @@ func commands() []command {
 		{"key list", "list an organization's keys: --org ID", runKeyList},
 		{"key revoke", "revoke a key: KEY_ID", runKeyRevoke},
 		{"location create", "create a location: --org ID --name NAME", runLocationCreate},
+		{"location list", "list an organization's locations: --org ID", runLocationList},
 		{"access-point create", "create an access point: --location ID --name NAME", runAccessPointCreate},
+		{"access-point list", "list a location's access points: --location ID", runAccessPointList},
 		{"event import", "import NDJSON events: --org ID [FILE|-]", runEventImport},
 		{"user create", "create a dashboard user: --org ID --email EMAIL [--name NAME]", runUserCreate},
 		{"user set-password", "set a dashboard user's password and end their sessions: --email EMAIL", runUserSetPassword},
@@ -183,49 +183,6 @@ func parseID(flagName, value string) (uuid.UUID, error) {
 		return id, usagef("--%s must be a UUID, got %q", flagName, value)
 	}
 	return id, nil
-}
-
-// openStore opens and migrates the database named by dsn: a postgres:// or
-// postgresql:// URL, or a SQLite file given as sqlite:PATH or a plain path.
-func openStore(ctx context.Context, dsn string) (gatehouse.Store, error) {
-	var (
-		db interface {
-			gatehouse.Store
-			Migrate(context.Context) error
-		}
-		err error
-	)
-	if isPostgres(dsn) {
-		db, err = postgres.Open(ctx, dsn)
-	} else {
-		db, err = sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
-}
-
-// openExistingStore opens the database named by dsn, as openStore does,
-// for a command that only reads: it neither creates nor migrates it, and
-// says so when the file is missing or the schema is not up to date.
-func openExistingStore(ctx context.Context, dsn string) (gatehouse.Store, error) {
-	if isPostgres(dsn) {
-		db, err := postgres.OpenExisting(ctx, dsn)
-		if err != nil {
-			return nil, err
-		}
-		return db, nil
-	}
-	db, err := sqlite.OpenExisting(ctx, strings.TrimPrefix(dsn, "sqlite:"))
-	if err != nil {
-		return nil, err
-	}
-	return db, nil
 }
 
 // print writes a record: one JSON document with --json, else a human line.

@@ -4,20 +4,16 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-)
 
-// isPostgres reports whether dsn names a PostgreSQL database rather than
-// a SQLite file.
-func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
+	"github.com/gatehouse/gatehouse/internal/app"
+)
 
 // databaseName says which database dsn opens, for the start-up log line:
 // the SQLite file's absolute path, or PostgreSQL's host, port and database.
 // It never includes a user, a password or the query string, where a URL
 // may carry credentials (password=…, sslkey=…).
 func databaseName(dsn string) string {
-	if !isPostgres(dsn) {
+	if !app.IsPostgres(dsn) {
 		path := strings.TrimPrefix(dsn, "sqlite:")
 		if abs, err := filepath.Abs(path); err == nil {
 			path = abs

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/demo"
-	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/google/uuid"
 )
 
@@ -37,49 +35,40 @@ const demoEmail = "demo@gatehouse.test"
 
 // demoAccount creates the demo's dashboard user once and gives it a fresh
 // password on every run.
-func demoAccount(ctx context.Context, store gatehouse.Store, org uuid.UUID) (string, error) {
+func demoAccount(ctx context.Context, svc *gatehouse.Service, org uuid.UUID) (string, error) {
 	pw := rand.Text()[:20] // 100 random bits
-	hash, err := password.Hash(pw)
-	if err != nil {
-		return "", err
-	}
-	if _, err := store.SetUserPassword(ctx, demoEmail, hash); errors.Is(err, gatehouse.ErrNotFound) {
-		_, err = store.CreateUser(ctx, gatehouse.User{OrgID: org, Email: demoEmail, Name: "Demo operator", PasswordHash: hash})
-		return pw, err
-	} else if err != nil {
-		return "", err
-	}
-	return pw, nil
+	_, err := svc.SetUpUser(ctx, gatehouse.NewUser{OrgID: org, Email: demoEmail, Name: "Demo operator", Password: pw})
+	return pw, err
 }
 
 func runDemo(ctx context.Context, e *env) error {
 	f := newFlags(e, "demo")
 	s := addServeFlags(f)
-	store, limit, err := openServing(ctx, f, s)
+	db, err := openServing(ctx, f, s)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer db.Close()
 
 	now := gatehouse.Truncate(e.now())
-	org, created, err := demo.Seed(ctx, store, now, demo.DefaultEvents)
+	org, created, err := db.SeedDemo(ctx, now, demo.DefaultEvents)
 	if err != nil {
 		return err
 	}
-	raw, prefix, hash := gatehouse.GenerateKey()
-	key := gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: org.ID, Name: "demo", Prefix: prefix, Hash: hash,
-		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead, gatehouse.ScopeLocationsRead}, CreatedAt: now}
-	if err := store.CreateAPIKey(ctx, key); err != nil {
+	svc := db.Service(e.now)
+	key, raw, err := svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: org.ID, Name: "demo",
+		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead, gatehouse.ScopeLocationsRead}})
+	if err != nil {
 		return err
 	}
 	out := demoOutput{Organization: org, Created: created, Key: newKeyRecord(key, now)}
 	out.Key.Key = raw
-	out.Curl, err = demoCurls(ctx, store, org, raw, baseURL(*s.addr), now)
+	out.Curl, err = demoCurls(ctx, svc, org, raw, baseURL(*s.addr), now)
 	if err != nil {
 		return err
 	}
 	out.Dashboard = demoSignIn{URL: baseURL(*s.addr) + "/dashboard/", Email: demoEmail}
-	if out.Dashboard.Password, err = demoAccount(ctx, store, org.ID); err != nil {
+	if out.Dashboard.Password, err = demoAccount(ctx, svc, org.ID); err != nil {
 		return err
 	}
 	if *f.json {
@@ -98,17 +87,17 @@ func runDemo(ctx context.Context, e *env) error {
 		fmt.Fprintf(e.stdout, "Dashboard: %s\n  sign in as %s with the password %s (new on every run)\n\n",
 			out.Dashboard.URL, out.Dashboard.Email, out.Dashboard.Password)
 	}
-	return serve(ctx, e, store, s, limit)
+	return serve(ctx, e, db, s)
 }
 
 // demoCurls are ready-to-paste requests for the main filters, with ids
 // from the demo data.
-func demoCurls(ctx context.Context, store gatehouse.Store, org gatehouse.Organization, key, base string, now time.Time) ([]string, error) {
-	locs, _, err := store.ListLocations(ctx, org.ID, 10, nil)
+func demoCurls(ctx context.Context, svc *gatehouse.Service, org gatehouse.Organization, key, base string, now time.Time) ([]string, error) {
+	locs, _, err := svc.ListLocations(ctx, org.ID, 10, nil)
 	if err != nil {
 		return nil, err
 	}
-	page, err := store.ListEvents(ctx, org.ID, gatehouse.EventFilter{Limit: 1, Allowed: ptr(gatehouse.Denied)})
+	page, err := svc.ListEvents(ctx, org.ID, gatehouse.EventFilter{Limit: 1, Allowed: ptr(gatehouse.Denied)})
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -40,7 +38,7 @@ type lineError struct {
 func runEventImport(ctx context.Context, e *env) error {
 	f := newFlags(e, "event import")
 	org := f.String("org", "", "organization id")
-	return withStore(ctx, f, 1, func(store gatehouse.Store, args []string) error {
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -54,7 +52,7 @@ func runEventImport(ctx context.Context, e *env) error {
 			defer file.Close()
 			in = file
 		}
-		imp, err := newImporter(ctx, store, orgID, e.now)
+		imp, err := newImporter(ctx, svc, orgID, e.now)
 		if err != nil {
 			return err
 		}
@@ -78,9 +76,9 @@ func listErrors(errs []lineError) string {
 	return b.String()
 }
 
-// importer streams NDJSON into the store in batches, one transaction each.
+// importer streams NDJSON into the service in batches, one transaction each.
 type importer struct {
-	store        gatehouse.Store
+	svc          *gatehouse.Service
 	org          uuid.UUID
 	now          func() time.Time
 	accessPoints map[uuid.UUID]bool
@@ -94,27 +92,21 @@ type importer struct {
 	shown   time.Time
 }
 
-func newImporter(ctx context.Context, store gatehouse.Store, org uuid.UUID, now func() time.Time) (*importer, error) {
-	if _, err := store.FindOrganization(ctx, org); err != nil {
+func newImporter(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, now func() time.Time) (*importer, error) {
+	if _, err := svc.FindOrganization(ctx, org); err != nil {
 		return nil, err
 	}
-	imp := &importer{store: store, org: org, now: now, accessPoints: make(map[uuid.UUID]bool), sum: importSummary{Errors: []lineError{}}}
-	var after *gatehouse.LocationKey
-	for {
-		locs, next, err := store.ListLocations(ctx, org, gatehouse.MaxLimit, after)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range locs {
-			for _, ap := range l.AccessPoints {
-				imp.accessPoints[ap.ID] = true
-			}
-		}
-		if next == nil {
-			return imp, nil
-		}
-		after = next
+	imp := &importer{svc: svc, org: org, now: now, accessPoints: make(map[uuid.UUID]bool), sum: importSummary{Errors: []lineError{}}}
+	locs, err := svc.AllLocations(ctx, org)
+	if err != nil {
+		return nil, err
 	}
+	for _, l := range locs {
+		for _, ap := range l.AccessPoints {
+			imp.accessPoints[ap.ID] = true
+		}
+	}
+	return imp, nil
 }
 
 // run reads every line of in, reporting bad lines and storing good ones.
@@ -170,7 +162,7 @@ func (imp *importer) take(ctx context.Context, line []byte, tooLong bool) error 
 		imp.reject(imp.lines, fmt.Sprintf("line longer than %d bytes", maxLineBytes))
 		return nil
 	}
-	ev, err := gatehouse.DecodeIngestEvent(line, imp.now())
+	ev, err := imp.svc.DecodeEvent(line)
 	if err == nil && !imp.accessPoints[ev.AccessPointID] {
 		err = gatehouse.Invalid("accessPointId", "is not an access point of this organization")
 	}
@@ -194,26 +186,13 @@ func (imp *importer) reject(line int, msg string) {
 	}
 }
 
-var eventIndex = regexp.MustCompile(`^events\[(\d+)\]\.?(.*)$`)
-
-// flush stores the batch. Events the store rejects (a requester that is
-// not the organization's, say) are reported by line and the rest stored.
+// flush stores the batch. Events the service rejects (a requester that
+// is not the organization's, say) are reported by line and the rest stored.
 func (imp *importer) flush(ctx context.Context) error {
 	for len(imp.batch) > 0 {
-		res, err := imp.store.IngestEvents(ctx, imp.org, imp.batch)
-		var ve *gatehouse.ValidationError
-		if errors.As(err, &ve) {
-			bad := map[int]string{}
-			for key, msgs := range ve.Issues {
-				if m := eventIndex.FindStringSubmatch(key); m != nil {
-					i, _ := strconv.Atoi(m[1])
-					bad[i] = m[2] + ": " + msgs[0]
-				}
-			}
-			if len(bad) == 0 {
-				return err
-			}
-			imp.dropBad(bad)
+		res, err := imp.svc.IngestEvents(ctx, imp.org, imp.batch)
+		var ie *gatehouse.IngestError
+		if errors.As(err, &ie) && imp.dropBad(ie) > 0 {
 			continue
 		}
 		if err != nil {
@@ -227,16 +206,20 @@ func (imp *importer) flush(ctx context.Context) error {
 	return nil
 }
 
-func (imp *importer) dropBad(bad map[int]string) {
+// dropBad reports the events of the batch that ie names, by their lines,
+// keeps the others, and returns how many it dropped.
+func (imp *importer) dropBad(ie *gatehouse.IngestError) int {
 	keep, keepAt := imp.batch[:0], imp.batchAt[:0]
 	for i, ev := range imp.batch {
-		if msg, ok := bad[i]; ok {
-			imp.reject(imp.batchAt[i], msg)
+		if bad, ok := ie.Events[i]; ok {
+			imp.reject(imp.batchAt[i], bad.Error())
 			continue
 		}
 		keep, keepAt = append(keep, ev), append(keepAt, imp.batchAt[i])
 	}
+	dropped := len(imp.batch) - len(keep)
 	imp.batch, imp.batchAt = keep, keepAt
+	return dropped
 }
 
 // showProgress rewrites one status line on a terminal, four times a second.

@@ -45,7 +45,7 @@ func runKeyCreate(ctx context.Context, e *env) error {
 	expiresIn := f.duration("expires-in", 0, "lifetime, e.g. 30d, 1d12h or 720h")
 	expiresAt := f.String("expires-at", "", "expiry time, RFC 3339")
 	rate := f.String("rate-limit", "", "per-key rate overriding the server's, N/s or N/m")
-	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -61,7 +61,7 @@ func runKeyCreate(ctx context.Context, e *env) error {
 			return usagef("--scopes: %v", err)
 		}
 		now := gatehouse.Truncate(e.now())
-		k := gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: orgID, Name: *name, Scopes: sc, CreatedAt: now}
+		k := gatehouse.NewAPIKey{OrgID: orgID, Name: *name, Scopes: sc}
 		switch {
 		case *expiresIn != 0 && *expiresAt != "":
 			return usagef("give --expires-in or --expires-at, not both")
@@ -84,27 +84,26 @@ func runKeyCreate(ctx context.Context, e *env) error {
 			}
 			k.RateLimit = &r
 		}
-		raw, prefix, hash := gatehouse.GenerateKey()
-		k.Prefix, k.Hash = prefix, hash
-		if err := store.CreateAPIKey(ctx, k); err != nil {
+		created, raw, err := svc.CreateAPIKey(ctx, k)
+		if err != nil {
 			return err
 		}
-		rec := newKeyRecord(k, now)
+		rec := newKeyRecord(created, now)
 		rec.Key = raw
 		return f.print(rec, "created key %s (%s) with scopes %s\n\n  %s\n\nStore it now: it will not be shown again.",
-			k.ID, k.Prefix, gatehouse.JoinScopes(k.Scopes), raw)
+			created.ID, created.Prefix, gatehouse.JoinScopes(created.Scopes), raw)
 	})
 }
 
 func runKeyList(ctx context.Context, e *env) error {
 	f := newFlags(e, "key list")
 	org := f.String("org", "", "organization id")
-	return withExistingStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
 		}
-		keys, err := store.ListAPIKeys(ctx, orgID)
+		keys, err := svc.ListAPIKeys(ctx, orgID)
 		if err != nil {
 			return err
 		}
@@ -125,7 +124,7 @@ func runKeyList(ctx context.Context, e *env) error {
 
 func runKeyRevoke(ctx context.Context, e *env) error {
 	f := newFlags(e, "key revoke")
-	return withStore(ctx, f, 1, func(store gatehouse.Store, args []string) error {
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
 		if len(args) != 1 {
 			return usagef("usage: gatehouse key revoke KEY_ID")
 		}
@@ -133,11 +132,15 @@ func runKeyRevoke(ctx context.Context, e *env) error {
 		if err != nil {
 			return usagef("KEY_ID must be a UUID, got %q", args[0])
 		}
-		now := e.now()
-		k, err := store.RevokeAPIKey(ctx, id, gatehouse.Truncate(now))
+		orgID, err := svc.OrgOfAPIKey(ctx, id)
 		if err != nil {
 			return err
 		}
+		k, err := svc.RevokeAPIKey(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		now := e.now()
 		return f.print(newKeyRecord(k, now), "revoked key %s (%s)", k.ID, k.Prefix)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -40,7 +41,15 @@ type buildError struct {
 
 func (e *buildError) Error() string { return "go build: " + e.err.Error() + "\n" + e.out }
 
+// initAlloc is what the process had allocated when every package was
+// initialised, before any test ran: what any gatehouse command pays
+// before it starts (see TestCommandsHashNoPassword).
+var initAlloc uint64
+
 func TestMain(m *testing.M) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	initAlloc = ms.TotalAlloc
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

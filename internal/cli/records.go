@@ -10,39 +10,39 @@ import (
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/password"
-	"github.com/google/uuid"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"golang.org/x/term"
 )
 
-// withStore parses f, opens (creating and migrating) the store and runs fn with it.
-func withStore(ctx context.Context, f *flags, maxArgs int, fn func(store gatehouse.Store, args []string) error) error {
-	return withOpenedStore(ctx, f, maxArgs, openStore, fn)
+// withService parses f, opens (creating and migrating) the database and
+// runs fn with the service on it.
+func withService(ctx context.Context, f *flags, maxArgs int, fn func(svc *gatehouse.Service, args []string) error) error {
+	return withOpenedService(ctx, f, maxArgs, app.Open, fn)
 }
 
-// withExistingStore is withStore for a command that only reads: the
+// withExistingService is withService for a command that only reads: the
 // database must exist and be migrated already.
-func withExistingStore(ctx context.Context, f *flags, maxArgs int, fn func(store gatehouse.Store, args []string) error) error {
-	return withOpenedStore(ctx, f, maxArgs, openExistingStore, fn)
+func withExistingService(ctx context.Context, f *flags, maxArgs int, fn func(svc *gatehouse.Service, args []string) error) error {
+	return withOpenedService(ctx, f, maxArgs, app.OpenExisting, fn)
 }
 
-func withOpenedStore(ctx context.Context, f *flags, maxArgs int, open func(context.Context, string) (gatehouse.Store, error),
-	fn func(store gatehouse.Store, args []string) error) error {
+func withOpenedService(ctx context.Context, f *flags, maxArgs int, open func(context.Context, string) (*app.DB, error),
+	fn func(svc *gatehouse.Service, args []string) error) error {
 	args, err := f.parse(maxArgs)
 	if err != nil {
 		return err
 	}
-	store, err := open(ctx, *f.db)
+	db, err := open(ctx, *f.db)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	return fn(store, args)
+	defer db.Close()
+	return fn(db.Service(f.e.now), args)
 }
 
 func runMigrate(ctx context.Context, e *env) error {
 	f := newFlags(e, "migrate")
-	return withStore(ctx, f, 0, func(gatehouse.Store, []string) error {
+	return withService(ctx, f, 0, func(*gatehouse.Service, []string) error {
 		return f.print(map[string]string{"status": "migrated"}, "database %s is up to date", *f.db)
 	})
 }
@@ -50,11 +50,11 @@ func runMigrate(ctx context.Context, e *env) error {
 func runOrgCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "org create")
 	name := f.String("name", "", "organization name")
-	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
 		if err := required("name", *name); err != nil {
 			return err
 		}
-		o, err := store.CreateOrganization(ctx, *name)
+		o, err := svc.CreateOrganization(ctx, *name)
 		if err != nil {
 			return err
 		}
@@ -64,8 +64,8 @@ func runOrgCreate(ctx context.Context, e *env) error {
 
 func runOrgList(ctx context.Context, e *env) error {
 	f := newFlags(e, "org list")
-	return withExistingStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
-		orgs, err := store.ListOrganizations(ctx)
+	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		orgs, err := svc.ListOrganizations(ctx)
 		if err != nil || *f.json {
 			return errors.Join(err, f.print(orgs, ""))
 		}
@@ -80,7 +80,7 @@ func runLocationCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "location create")
 	org := f.String("org", "", "organization id")
 	name := f.String("name", "", "location name")
-	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -88,7 +88,7 @@ func runLocationCreate(ctx context.Context, e *env) error {
 		if err := required("name", *name); err != nil {
 			return err
 		}
-		l, err := store.CreateLocation(ctx, orgID, *name)
+		l, err := svc.CreateLocation(ctx, orgID, *name)
 		if err != nil {
 			return err
 		}
@@ -100,11 +100,36 @@ func runLocationCreate(ctx context.Context, e *env) error {
 	})
 }
 
+func runLocationList(ctx context.Context, e *env) error {
+	f := newFlags(e, "location list")
+	org := f.String("org", "", "organization id")
+	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		orgID, err := parseID("org", *org)
+		if err != nil {
+			return err
+		}
+		if _, err := svc.FindOrganization(ctx, orgID); err != nil {
+			return err
+		}
+		locs, err := svc.AllLocations(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		if *f.json {
+			return f.print(locs, "")
+		}
+		for _, l := range locs {
+			fmt.Fprintf(e.stdout, "%s  %s  %s (%d access points)\n", l.ID, gatehouse.FormatTime(time.Time(l.CreatedAt)), l.Name, len(l.AccessPoints))
+		}
+		return nil
+	})
+}
+
 func runAccessPointCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point create")
 	loc := f.String("location", "", "location id")
 	name := f.String("name", "", "access point name")
-	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
 		locID, err := parseID("location", *loc)
 		if err != nil {
 			return err
@@ -112,11 +137,11 @@ func runAccessPointCreate(ctx context.Context, e *env) error {
 		if err := required("name", *name); err != nil {
 			return err
 		}
-		orgID, err := orgOfLocation(ctx, store, locID)
+		orgID, err := svc.OrgOfLocation(ctx, locID)
 		if err != nil {
 			return err
 		}
-		ap, err := store.CreateAccessPoint(ctx, orgID, locID, *name)
+		ap, err := svc.CreateAccessPoint(ctx, orgID, locID, *name)
 		if err != nil {
 			return err
 		}
@@ -124,21 +149,30 @@ func runAccessPointCreate(ctx context.Context, e *env) error {
 	})
 }
 
-// orgOfLocation finds which organization a location belongs to. The
-// operator's CLI spans organizations; the API never does.
-func orgOfLocation(ctx context.Context, store gatehouse.Store, locID uuid.UUID) (uuid.UUID, error) {
-	orgs, err := store.ListOrganizations(ctx)
-	if err != nil {
-		return uuid.UUID{}, err
-	}
-	for _, o := range orgs {
-		if _, err := store.FindLocation(ctx, o.ID, locID); err == nil {
-			return o.ID, nil
-		} else if !errors.Is(err, gatehouse.ErrNotFound) {
-			return uuid.UUID{}, err
+func runAccessPointList(ctx context.Context, e *env) error {
+	f := newFlags(e, "access-point list")
+	loc := f.String("location", "", "location id")
+	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		locID, err := parseID("location", *loc)
+		if err != nil {
+			return err
 		}
-	}
-	return uuid.UUID{}, fmt.Errorf("location %s: %w", locID, gatehouse.ErrNotFound)
+		orgID, err := svc.OrgOfLocation(ctx, locID)
+		if err != nil {
+			return err
+		}
+		aps, err := svc.ListAccessPoints(ctx, orgID, locID)
+		if err != nil {
+			return err
+		}
+		if *f.json {
+			return f.print(aps, "")
+		}
+		for _, ap := range aps {
+			fmt.Fprintf(e.stdout, "%s  %s  %s\n", ap.ID, gatehouse.FormatTime(time.Time(ap.CreatedAt)), ap.Name)
+		}
+		return nil
+	})
 }
 
 func runUserCreate(ctx context.Context, e *env) error {
@@ -146,7 +180,7 @@ func runUserCreate(ctx context.Context, e *env) error {
 	org := f.String("org", "", "organization id")
 	email := f.String("email", "", "sign-in email")
 	name := f.String("name", "", "display name")
-	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -154,11 +188,11 @@ func runUserCreate(ctx context.Context, e *env) error {
 		if err := required("email", *email); err != nil {
 			return err
 		}
-		hash, err := readPasswordHash(e)
+		pw, err := readPassword(e)
 		if err != nil {
 			return err
 		}
-		u, err := store.CreateUser(ctx, gatehouse.User{OrgID: orgID, Email: *email, Name: *name, PasswordHash: hash})
+		u, err := svc.CreateUser(ctx, gatehouse.NewUser{OrgID: orgID, Email: *email, Name: *name, Password: pw})
 		if err != nil {
 			return err
 		}
@@ -174,15 +208,15 @@ func runUserCreate(ctx context.Context, e *env) error {
 func runUserSetPassword(ctx context.Context, e *env) error {
 	f := newFlags(e, "user set-password")
 	email := f.String("email", "", "the user's sign-in email")
-	return withStore(ctx, f, 0, func(store gatehouse.Store, _ []string) error {
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
 		if err := required("email", *email); err != nil {
 			return err
 		}
-		hash, err := readPasswordHash(e)
+		pw, err := readPassword(e)
 		if err != nil {
 			return err
 		}
-		u, err := store.SetUserPassword(ctx, *email, hash)
+		u, err := svc.SetPassword(ctx, *email, pw)
 		if err != nil {
 			return err
 		}
@@ -191,17 +225,6 @@ func runUserSetPassword(ctx context.Context, e *env) error {
 			Email string `json:"email"`
 		}{u.ID.String(), u.Email}, "set the password of %s; their sessions have ended", u.Email)
 	})
-}
-
-const minPasswordLen = 12
-
-// readPasswordHash reads a new password (see readPassword) and hashes it.
-func readPasswordHash(e *env) (string, error) {
-	pw, err := readPassword(e)
-	if err != nil {
-		return "", err
-	}
-	return password.Hash(pw)
 }
 
 // readPassword takes the password from GATEHOUSE_PASSWORD or, on a
@@ -226,8 +249,8 @@ func readPassword(e *env) (string, error) {
 		}
 		pw = first
 	}
-	if utf8.RuneCountInString(pw) < minPasswordLen {
-		return "", fmt.Errorf("the password must have at least %d characters", minPasswordLen)
+	if utf8.RuneCountInString(pw) < gatehouse.MinPasswordLen {
+		return "", fmt.Errorf("the password must have at least %d characters", gatehouse.MinPasswordLen)
 	}
 	return pw, nil
 }

@@ -13,12 +13,9 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/auth"
-	"github.com/gatehouse/gatehouse/internal/dashboard"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/requestid"
 	"github.com/gatehouse/gatehouse/internal/server"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // serveSettings are the flags of serve and demo.
@@ -62,20 +59,6 @@ func (s serveSettings) keyLimit() (ratelimit.Limit, error) {
 	return ratelimit.Limit{Rate: rate, Burst: burst}, nil
 }
 
-// failedAuthLimit bounds failed authentications per client address.
-var failedAuthLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.Second}, Burst: 20}
-
-// readsPerOrg, readWait and queryTimeout bound every door's event reads:
-// an organization runs at most readsPerOrg at once (a SQLite file has
-// max(4, cores) read connections; the rest stay for other organizations),
-// a read waits up to readWait for its turn, then answers busy, and none
-// runs longer than queryTimeout. See docs/decisions.md.
-const (
-	readsPerOrg  = 2
-	readWait     = time.Second
-	queryTimeout = 10 * time.Second
-)
-
 // drainTimeout bounds how long SIGTERM waits for in-flight requests; a
 // variable only so that tests can shorten it. cutGrace bounds the wait,
 // after that, for the requests then cut to end and log their lines.
@@ -85,46 +68,40 @@ var (
 )
 
 // openServing parses the flags of serve and demo, checks the rate and
-// proxy flags before anything starts, and opens the store.
-func openServing(ctx context.Context, f *flags, s serveSettings) (gatehouse.Store, ratelimit.Limit, error) {
+// proxy flags before anything starts, and opens the database.
+func openServing(ctx context.Context, f *flags, s serveSettings) (*app.DB, error) {
 	if _, err := f.parse(0); err != nil {
-		return nil, ratelimit.Limit{}, err
+		return nil, err
 	}
-	limit, err := s.keyLimit()
-	if err != nil {
-		return nil, limit, err
+	if _, err := s.keyLimit(); err != nil {
+		return nil, err
 	}
 	if _, err := s.proxies(); err != nil {
-		return nil, limit, err
+		return nil, err
 	}
-	store, err := openStore(ctx, *f.db)
-	return store, limit, err
+	return app.Open(ctx, *f.db)
 }
 
 func runServe(ctx context.Context, e *env) error {
 	f := newFlags(e, "serve")
 	s := addServeFlags(f)
 	replica := f.setting("db-replica", "GATEHOUSE_DB_REPLICA", "", "PostgreSQL read replica for the event and location lists")
-	store, limit, err := openServing(ctx, f, s)
+	db, err := openServing(ctx, f, s)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer db.Close()
 	if *replica != "" {
-		r, ok := store.(interface {
-			UseReplica(context.Context, string) error
-		})
-		if !ok {
+		if err := db.UseReplica(ctx, *replica); errors.Is(err, app.ErrNoReplica) {
 			return usagef("--db-replica needs a postgres:// --db")
-		}
-		if err := r.UseReplica(ctx, *replica); err != nil {
+		} else if err != nil {
 			return err
 		}
 	}
-	return serve(ctx, e, store, s, limit)
+	return serve(ctx, e, db, s)
 }
 
-// serve runs the API on store until ctx ends, then drains in-flight
+// serve runs the API on db until ctx ends, then drains in-flight
 // requests and writes pending last-used times.
 //
 // Stopping is designed to end well: requests still running when the drain
@@ -132,51 +109,34 @@ func runServe(ctx context.Context, e *env) error {
 // and their connections closed), each leaves an access-log line marked
 // "cut": "shutdown" with its request id, and serve returns nil, so the
 // process exits 0. It returns an error only when serving itself failed.
-func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, limit ratelimit.Limit) error {
-	// Every part (the limiter too) logs with this logger, so any line
-	// logged with a request's context names that request.
-	logger := requestid.Logger(slog.New(slog.NewJSONHandler(e.stderr, nil)))
-	secret := []byte(e.getenv("GATEHOUSE_SECRET"))
-	if len(secret) == 0 {
-		var err error
-		if secret, err = store.Secret(ctx); err != nil {
-			return fmt.Errorf("reading the service secret: %w", err)
-		}
+func serve(ctx context.Context, e *env, db *app.DB, s serveSettings) error {
+	limit, err := s.keyLimit()
+	if err != nil {
+		return err
 	}
 	proxies, err := s.proxies()
 	if err != nil {
 		return err
 	}
-	reg := prometheus.NewRegistry()
-	var limiter ratelimit.Limiter = ratelimit.NewLocal(time.Now)
-	if *s.redis != "" {
-		shared, err := ratelimit.NewRedis(*s.redis, ratelimit.NewLocal(time.Now), logger, reg)
-		if err != nil {
-			return usagef("--redis: %v", err)
-		}
-		limiter = shared
-	}
-	authn := auth.New(store, time.Now)
-	store = gatehouse.LimitReads(store, gatehouse.NewReadSlots(readsPerOrg, readWait), queryTimeout)
-	cursors := gatehouse.NewCursors(secret)
-	metrics := server.NewMetrics(reg)
-	var inflight inFlight
-	handler := inflight.track(server.New(server.Config{
-		Store:           store,
-		Auth:            authn,
-		Limiter:         limiter,
+	a, err := app.New(ctx, app.Settings{
+		DB:              db,
+		Secret:          []byte(e.getenv("GATEHOUSE_SECRET")),
+		Logger:          slog.New(slog.NewJSONHandler(e.stderr, nil)),
+		Redis:           *s.redis,
 		KeyLimit:        limit,
-		FailedAuthLimit: failedAuthLimit,
 		TrustedProxies:  proxies,
-		Cursors:         cursors,
-		Logger:          logger,
-		Metrics:         metrics,
 		SeparateMetrics: *s.metricsAddr != "",
-		Dashboard: dashboard.New(dashboard.Config{
-			Store: store, Cursors: cursors, Sessions: gatehouse.NewSessions(secret), Limiter: limiter, Logger: logger,
-			SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 10},
-		}),
-	}))
+	})
+	var redisErr *app.RedisError
+	if errors.As(err, &redisErr) {
+		return usagef("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	logger, metrics := a.Logger, a.Metrics
+	var inflight inFlight
+	handler := inflight.track(a.Handler)
 	// Requests run in base, not in ctx: SIGTERM must let them finish, and
 	// only the drain's deadline cancels them.
 	base, cutAll := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -205,7 +165,7 @@ func serve(ctx context.Context, e *env, store gatehouse.Store, s serveSettings, 
 
 	flushCtx, stopFlush := context.WithCancel(context.WithoutCancel(ctx))
 	flushed := make(chan struct{})
-	go func() { authn.Run(flushCtx); close(flushed) }()
+	go func() { a.Auth.Run(flushCtx); close(flushed) }()
 
 	errc := make(chan error, len(servers))
 	for i, srv := range servers {

@@ -47,7 +47,7 @@ func (d *dashboard) eventChart(w http.ResponseWriter, r *http.Request) {
 	}
 	from = from.UTC().Truncate(step)
 	f.From, f.To = &from, &to
-	counts, err := d.Store.CountEvents(r.Context(), viewerOf(r).user.OrgID, f, step)
+	counts, err := d.Service.CountEvents(r.Context(), viewerOf(r).user.OrgID, f, step)
 	if err != nil {
 		d.fail(w, r, err)
 		return

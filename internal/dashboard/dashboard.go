@@ -15,7 +15,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"embed"
-	"encoding/json"
 	"errors"
 	"html/template"
 	"log/slog"
@@ -27,7 +26,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/httperror"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/requestid"
 )
@@ -42,13 +41,10 @@ const (
 
 // Config is what the dashboard needs.
 type Config struct {
-	Store    gatehouse.Store
-	Cursors  *gatehouse.Cursors
-	Sessions *gatehouse.Sessions
-	Limiter  ratelimit.Limiter
-	// SignInLimit bounds failed sign-ins, per email and per client address.
-	SignInLimit ratelimit.Limit
-	Logger      *slog.Logger
+	// Service performs every operation, sign-in and its limits included;
+	// the handlers only translate forms and render pages.
+	Service *gatehouse.Service
+	Logger  *slog.Logger
 	// Now is the clock; it defaults to time.Now.
 	Now func() time.Time
 }
@@ -72,8 +68,9 @@ func New(cfg Config) http.Handler {
 		cfg.Now = time.Now
 	}
 	// Mounted behind the API's middleware, every request carries an id;
-	// every line the dashboard logs while serving one names it.
-	cfg.Logger = requestid.Logger(cfg.Logger)
+	// every line the dashboard logs while serving one names it, and the
+	// signed-in user and organization.
+	cfg.Logger = requestid.Logger(slog.New(viewerLogs{cfg.Logger.Handler()}))
 	d := &dashboard{Config: cfg, pages: map[string]*template.Template{}}
 	funcs := template.FuncMap{"time": formatTime, "deref": deref, "hasValue": hasValue, "tp": timePtr,
 		"timeT": gatehouse.FormatTime, "contains": slices.Contains[[]string],
@@ -149,7 +146,7 @@ func (d *dashboard) signedIn(next http.HandlerFunc) http.Handler {
 		var v viewer
 		var err error = gatehouse.ErrNotFound
 		if c, cerr := r.Cookie(sessionCookie); cerr == nil {
-			v.session, v.user, err = d.Store.FindSession(r.Context(), d.Sessions.Hash(c.Value), d.Now())
+			v.session, v.user, err = d.Service.FindSession(r.Context(), c.Value)
 		}
 		switch {
 		case errors.Is(err, gatehouse.ErrNotFound) && r.Method == http.MethodGet:
@@ -166,7 +163,10 @@ func (d *dashboard) signedIn(next http.HandlerFunc) http.Handler {
 			d.errorPage(w, r, http.StatusForbidden, "This form has expired or did not come from this dashboard; go back, reload it and try again.")
 			return
 		}
-		next(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+		ctx := context.WithValue(r.Context(), viewerKey{}, v)
+		ctx = gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: v.user.ID, Label: v.user.Email,
+			RequestID: requestid.FromContext(ctx), ClientAddress: ratelimit.ClientAddress(r)})
+		next(w, r.WithContext(ctx))
 	})
 }
 
@@ -190,14 +190,6 @@ func (d *dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status i
 	d.render(w, r, status, "login", p)
 }
 
-// hashWait is how long a sign-in waits for a hashing slot (see package
-// password) before it is answered 429.
-const hashWait = 2 * time.Second
-
-// dummyHash is verified against when the email is unknown, so that a
-// wrong email takes as long as a wrong password.
-var dummyHash, _ = password.Hash("gatehouse: no such user")
-
 func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 	email := strings.ToLower(strings.TrimSpace(r.PostFormValue("email")))
 	p := loginPage{Email: email, Next: safeNext(r.PostFormValue("next"))}
@@ -206,46 +198,23 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.renderLogin(w, r, http.StatusForbidden, p)
 		return
 	}
-	// The failure is spent before the hash and given back on success:
-	// checked before and spent after, every attempt of a burst sent at
-	// once would pass the check and cost 64 MiB.
-	reservation, wait, allowed := ratelimit.Reserve(r.Context(), d.Limiter, d.SignInLimit,
-		"signin-email:"+email, "signin-addr:"+ratelimit.ClientNetwork(r))
-	if !allowed {
-		w.Header().Set("Retry-After", strconv.Itoa(int((wait+time.Second-1)/time.Second)))
-		p.Error = "Too many failed sign-ins. Wait a minute and try again."
-		d.renderLogin(w, r, http.StatusTooManyRequests, p)
-		return
-	}
-	user, err := d.Store.FindUserByEmail(r.Context(), email)
-	hash := user.PasswordHash
+	session, token, user, err := d.Service.SignIn(r.Context(), email, r.PostFormValue("password"), ratelimit.ClientNetwork(r))
+	var retry *gatehouse.RetryError
 	switch {
-	case errors.Is(err, gatehouse.ErrNotFound):
-		hash = dummyHash
-	case err != nil:
-		reservation.Refund(r.Context())
-		d.fail(w, r, err)
-		return
-	}
-	hashCtx, cancel := context.WithTimeout(r.Context(), hashWait)
-	ok, verr := password.Verify(hashCtx, r.PostFormValue("password"), hash)
-	cancel()
-	if errors.Is(verr, password.ErrBusy) {
-		reservation.Refund(r.Context()) // nothing was tried
-		w.Header().Set("Retry-After", "1")
-		p.Error = "Too many sign-ins at once. Wait a moment and try again."
+	case errors.As(err, &retry):
+		w.Header().Set("Retry-After", strconv.Itoa(int((retry.After+time.Second-1)/time.Second)))
+		p.Error = "Too many failed sign-ins. Wait a minute and try again."
+		if errors.Is(err, gatehouse.ErrHashBusy) {
+			p.Error = "Too many sign-ins at once. Wait a moment and try again."
+		}
 		d.renderLogin(w, r, http.StatusTooManyRequests, p)
 		return
-	}
-	if err != nil || verr != nil || !ok {
+	case errors.Is(err, gatehouse.ErrBadCredentials):
 		d.Logger.LogAttrs(r.Context(), slog.LevelWarn, "dashboard sign-in failed", slog.String("remoteAddr", ratelimit.ClientAddress(r)))
 		p.Error = "That email and password do not match."
 		d.renderLogin(w, r, http.StatusUnauthorized, p)
 		return
-	}
-	reservation.Refund(r.Context())
-	session, token := d.Sessions.New(user.ID, d.Now())
-	if err := d.Store.CreateSession(r.Context(), session); err != nil {
+	case err != nil:
 		d.fail(w, r, err)
 		return
 	}
@@ -263,7 +232,7 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 
 func (d *dashboard) logout(w http.ResponseWriter, r *http.Request) {
 	v := viewerOf(r)
-	if err := d.Store.DeleteSession(r.Context(), v.session.TokenHash, d.Now()); err != nil {
+	if err := d.Service.SignOut(r.Context(), v.session); err != nil {
 		d.fail(w, r, err)
 		return
 	}
@@ -298,7 +267,7 @@ func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	var b bytes.Buffer
 	if err := d.pages[name].Execute(&b, page{User: v.user, CSRF: v.session.CSRF, Data: data}); err != nil {
 		d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard template", slog.String("page", name), slog.String("error", err.Error()))
-		writeJSONError(w, http.StatusInternalServerError, "internal error; quote the request id when reporting it")
+		httperror.WriteJSON(w, w.Header().Get("X-Request-Id"), httperror.For(err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -306,45 +275,49 @@ func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	b.WriteTo(w)
 }
 
-// errorPage answers an error as a page for browsers and, for any other
-// client, as the JSON error every route of the service answers with.
+// errorPage answers an outcome of the dashboard's own (a page that does
+// not exist, a form that expired) as a page for browsers and, for any
+// other client, as the JSON error every route of the service answers with.
 func (d *dashboard) errorPage(w http.ResponseWriter, r *http.Request, status int, message string) {
+	d.answer(w, r, httperror.OfStatus(status, message), message)
+}
+
+// answer writes a: the error page with message for browsers, the JSON
+// envelope (a's own message) for any other client.
+func (d *dashboard) answer(w http.ResponseWriter, r *http.Request, a httperror.Answer, message string) {
 	if !strings.Contains(r.Header.Get("Accept"), "text/html") {
-		writeJSONError(w, status, message)
+		httperror.WriteJSON(w, w.Header().Get("X-Request-Id"), a)
 		return
 	}
-	d.render(w, r, status, "error", struct {
+	httperror.SetRetryAfter(w.Header(), a.Status)
+	d.render(w, r, a.Status, "error", struct {
 		Status             int
 		Message, RequestID string
-	}{status, message, w.Header().Get("X-Request-Id")})
+	}{a.Status, message, w.Header().Get("X-Request-Id")})
 }
 
-// errorCodes are the JSON error codes of the dashboard's statuses.
-var errorCodes = map[int]string{
-	http.StatusBadRequest: "validation_failed", http.StatusUnauthorized: "unauthenticated",
-	http.StatusForbidden: "forbidden", http.StatusNotFound: "not_found", http.StatusTooManyRequests: "rate_limited",
-	http.StatusInternalServerError: "internal_error", http.StatusServiceUnavailable: "unavailable",
+// pageMessages say on a page what an error's status means to an operator.
+var pageMessages = map[int]string{
+	http.StatusNotFound:           "There is no such page.",
+	http.StatusTooManyRequests:    "Too many requests of your organization are being served at once; try again in a moment.",
+	http.StatusServiceUnavailable: "The database does not answer right now; try again in a moment.",
 }
 
-func writeJSONError(w http.ResponseWriter, status int, message string) {
-	code, ok := errorCodes[status]
-	if !ok {
-		code = "error"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": message, "code": code, "requestId": w.Header().Get("X-Request-Id")})
-}
-
-// fail answers a store error: 503 when the database is away, else 500.
+// fail answers the error of an operation with the status the API gives
+// it (the one table of internal/httperror): 503 when the database is
+// away, 429 when the organization's reads are all in use, 500 for a bug,
+// whose detail is logged.
 func (d *dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, gatehouse.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		w.Header().Set("Retry-After", "2")
-		d.errorPage(w, r, http.StatusServiceUnavailable, "The database does not answer right now; try again in a moment.")
-		return
+	a := httperror.For(err)
+	message, ok := pageMessages[a.Status]
+	switch {
+	case a.Internal || !ok && a.Status >= 500:
+		d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard request failed", slog.String("error", err.Error()))
+		message = "Something went wrong on our side."
+	case !ok:
+		message = a.Message
 	}
-	d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard request failed", slog.String("error", err.Error()))
-	d.errorPage(w, r, http.StatusInternalServerError, "Something went wrong on our side.")
+	d.answer(w, r, a, message)
 }
 
 func formatTime(t gatehouse.Time) string { return gatehouse.FormatTime(time.Time(t)) }

@@ -19,11 +19,10 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/auth"
-	"github.com/gatehouse/gatehouse/internal/dashboard"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/server"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -57,6 +56,12 @@ func newSite(t *testing.T) *site { return newSiteWithClock(t, nil) }
 // clock nil means the settable s.now.
 func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 	t.Helper()
+	return newSiteWith(t, clock, nil)
+}
+
+// newSiteWith is newSiteWithClock with edit applied to the settings last.
+func newSiteWith(t *testing.T, clock func() time.Time, edit func(*app.Settings)) *site {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dash.db"))
 	if err != nil {
@@ -71,26 +76,25 @@ func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 		clock = func() time.Time { return s.now }
 	}
 	db.Now = clock
-	secret, _ := db.Secret(ctx)
-	limiter := ratelimit.NewLocal(clock)
 	s.logs, s.metrics, s.faults = new(lockedBuffer), prometheus.NewRegistry(), &faultyStore{DB: db}
-	logger := slog.New(slog.NewJSONHandler(s.logs, nil))
-	cursors := gatehouse.NewCursors(secret)
-	h := server.New(server.Config{ // as gatehouse serve mounts the dashboard
-		Store: db, Auth: auth.New(db, clock), Limiter: limiter,
+	settings := app.Settings{ // as gatehouse serve mounts the dashboard
+		DB:              app.Use(s.faults),
 		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
-		Cursors:         cursors,
-		Logger:          logger,
-		Metrics:         server.NewMetrics(s.metrics),
+		SignInLimit:     ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
+		ReadSlots:       gatehouse.NewReadSlots(1000, time.Minute),
+		Logger:          slog.New(slog.NewJSONHandler(s.logs, nil)),
+		Registry:        s.metrics,
 		Now:             clock,
-		Dashboard: dashboard.New(dashboard.Config{
-			Store: s.faults, Cursors: cursors, Sessions: gatehouse.NewSessions(secret), Limiter: limiter,
-			SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
-			Logger:      logger,
-			Now:         clock,
-		}),
-	})
+	}
+	if edit != nil {
+		edit(&settings)
+	}
+	built, err := app.New(ctx, settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := built.Handler
 	s.handler = h
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -718,5 +722,55 @@ func TestChartWindowIsBounded(t *testing.T) {
 	}
 	if !strings.Contains(r.body, "1 granted, 1 denied in all") {
 		t.Errorf("the bounded window lost the recent events: %.300s", r.body)
+	}
+}
+
+// TestBusyOrganizationIsAnsweredAsTheAPIDoes: the dashboard answers a
+// failed operation from the API's one error table. While the
+// organization's reads are all in use, the Event Log is a 429 with
+// Retry-After, as GET /events is, not a 503 "the database does not
+// answer" (the database answers; the organization is busy).
+func TestBusyOrganizationIsAnsweredAsTheAPIDoes(t *testing.T) {
+	slots := gatehouse.NewReadSlots(1, 0)
+	s := newSiteWith(t, nil, func(st *app.Settings) { st.ReadSlots = slots })
+	acme := s.tenant("Acme")
+	b := s.signedIn(acme)
+	release, err := slots.Acquire(context.Background(), acme.org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	r := b.do("GET", "/dashboard/events", nil)
+	var body struct{ Code, RequestID string }
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" ||
+		json.Unmarshal([]byte(r.body), &body) != nil || body.Code != "rate_limited" || body.RequestID == "" {
+		t.Errorf("busy organization, JSON: %d, Retry-After %q, %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	page := b.do("GET", "/dashboard/events", nil, "Accept", "text/html")
+	if page.status != http.StatusTooManyRequests || page.header.Get("Retry-After") != "1" || !strings.Contains(page.body, "try again in a moment") {
+		t.Errorf("busy organization, page: %d, Retry-After %q", page.status, page.header.Get("Retry-After"))
+	}
+}
+
+// TestAKeyFormWithAnyProblemCreatesNothing: a lifetime the form does not
+// offer, with an otherwise good key, is refused and stores no key; a form
+// with several problems lists them all.
+func TestAKeyFormWithAnyProblemCreatesNothing(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	b := s.signedIn(acme)
+	csrf := csrfOf(t, b.do("GET", "/dashboard/keys", nil).body)
+	r := b.do("POST", "/dashboard/keys", url.Values{"csrf": {csrf}, "name": {"sync"}, "scope": {"events:read"}, "expires": {"7"}})
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "choose one of the offered lifetimes") {
+		t.Errorf("an unoffered lifetime: %d", r.status)
+	}
+	if keys, _ := s.store.ListAPIKeys(context.Background(), acme.org.ID); len(keys) != 0 {
+		t.Errorf("a refused form stored %d keys", len(keys))
+	}
+	r = b.do("POST", "/dashboard/keys", url.Values{"csrf": {csrf}, "name": {" "}, "expires": {"7"}})
+	for _, want := range []string{"choose one of the offered lifetimes", "choose at least one scope", "is required"} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("the form does not say %q", want)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -59,14 +58,14 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 	}
 	form.Del("prev")
 	p := eventLogPage{Form: form, Types: gatehouse.EventTypes, Scopes: gatehouse.CommandScopes, MaxRangeDay: 366}
-	locs, err := d.allLocations(r.Context(), orgID)
+	locs, err := d.Service.AllLocations(r.Context(), orgID)
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	p.Locations = locs
 	status := http.StatusOK
-	q, err := gatehouse.ReadEventQuery(form, d.Cursors, orgID)
+	q, err := d.Service.ReadEventQuery(orgID, form)
 	var ve *gatehouse.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -75,7 +74,7 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	default:
-		page, err := gatehouse.FindEvents(r.Context(), d.Store, orgID, q.Filter)
+		page, err := d.Service.ListEvents(r.Context(), orgID, q.Filter)
 		if err != nil {
 			d.fail(w, r, err)
 			return
@@ -89,7 +88,7 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 		p.Chart = Prefix + "/events/chart.svg?" + newest.Encode()
 		if page.Next != nil {
 			older := withoutCursor(form)
-			older.Set("cursor", d.Cursors.EventCursor(orgID, q.Filter, *page.Next))
+			older.Set("cursor", d.Service.EventCursor(orgID, q.Filter, *page.Next))
 			if q.Cursor != "" {
 				back := append([]string{q.Cursor}, prev...)
 				older.Set("prev", strings.Join(back[:min(len(back), maxPrev)], " "))
@@ -120,26 +119,6 @@ func withoutCursor(v url.Values) url.Values {
 	return c
 }
 
-// allLocations lists the organization's locations with their access
-// points, for the filter form.
-func (d *dashboard) allLocations(ctx context.Context, orgID uuid.UUID) ([]gatehouse.Location, error) {
-	var (
-		all   []gatehouse.Location
-		after *gatehouse.LocationKey
-	)
-	for {
-		locs, next, err := d.Store.ListLocations(ctx, orgID, gatehouse.MaxLimit, after)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, locs...)
-		if next == nil {
-			return all, nil
-		}
-		after = next
-	}
-}
-
 // eventDetail shows one event of the user's organization, whole.
 func (d *dashboard) eventDetail(w http.ResponseWriter, r *http.Request) {
 	id, err := uuid.Parse(r.PathValue("id"))
@@ -147,16 +126,15 @@ func (d *dashboard) eventDetail(w http.ResponseWriter, r *http.Request) {
 		d.errorPage(w, r, http.StatusNotFound, "There is no such event.")
 		return
 	}
-	page, err := d.Store.ListEvents(r.Context(), viewerOf(r).user.OrgID, gatehouse.EventFilter{ID: &id, Limit: 1})
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	if len(page.Events) == 0 { // another organization's id reads exactly like an unknown one
+	ev, err := d.Service.FindEvent(r.Context(), viewerOf(r).user.OrgID, id)
+	switch {
+	case errors.Is(err, gatehouse.ErrNotFound): // another organization's id reads exactly like an unknown one
 		d.errorPage(w, r, http.StatusNotFound, "There is no such event.")
-		return
+	case err != nil:
+		d.fail(w, r, err)
+	default:
+		d.render(w, r, http.StatusOK, "event", ev)
 	}
-	d.render(w, r, http.StatusOK, "event", page.Events[0])
 }
 
 // wholeFilter reads the Event Log's filter for a view of all its events
@@ -165,7 +143,7 @@ func (d *dashboard) eventDetail(w http.ResponseWriter, r *http.Request) {
 func (d *dashboard) wholeFilter(w http.ResponseWriter, r *http.Request) (gatehouse.EventFilter, bool) {
 	form := withoutCursor(r.URL.Query())
 	form.Set("limit", strconv.Itoa(gatehouse.MaxLimit))
-	q, err := gatehouse.ReadEventQuery(form, d.Cursors, viewerOf(r).user.OrgID)
+	q, err := d.Service.ReadEventQuery(viewerOf(r).user.OrgID, form)
 	var ve *gatehouse.ValidationError
 	if errors.As(err, &ve) {
 		d.errorPage(w, r, http.StatusBadRequest, "These filters cannot be used: "+ve.Error())
@@ -225,7 +203,7 @@ func (d *dashboard) exportEvents(format string) http.HandlerFunc {
 		}
 		rows := 0
 		for {
-			page, err := gatehouse.FindEvents(r.Context(), d.Store, orgID, f)
+			page, err := d.Service.ListEvents(r.Context(), orgID, f)
 			if err != nil && f.After == nil { // nothing is sent yet: an error page can still say so
 				h.Del("Content-Disposition")
 				d.fail(w, r, err)

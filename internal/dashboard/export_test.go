@@ -153,3 +153,28 @@ func cutCount(t *testing.T, s *site) float64 {
 	}
 	return n
 }
+
+// TestDashboardLogLinesNameTheUserAndOrganization: a line the dashboard
+// logs while serving a signed-in user names the request, the user and the
+// organization, as the API's lines name the key.
+func TestDashboardLogLinesNameTheUserAndOrganization(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	s.manyEvents(acme, 600)
+	b := s.signedIn(acme)
+	s.faults.failLists(1)
+	if res, err := b.client.Get(s.url + "/dashboard/events/export.csv"); err == nil {
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	for line := range strings.SplitSeq(s.logs.String(), "\n") {
+		if !strings.Contains(line, `"msg":"dashboard export cut"`) {
+			continue
+		}
+		if !strings.Contains(line, `"orgId":"`+acme.org.ID.String()+`"`) || !strings.Contains(line, `"userId":"`) {
+			t.Errorf("the line does not name the organization and the user: %s", line)
+		}
+		return
+	}
+	t.Fatalf("no cut logged:\n%s", s.logs.String())
+}

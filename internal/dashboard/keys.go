@@ -5,11 +5,9 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/google/uuid"
 )
 
 // keysPage lists the organization's API keys; Created is set only on the
@@ -45,7 +43,7 @@ func (d *dashboard) keysPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status int, p keysPage) {
-	keys, err := d.Store.ListAPIKeys(r.Context(), viewerOf(r).user.OrgID)
+	keys, err := d.Service.ListAPIKeys(r.Context(), viewerOf(r).user.OrgID)
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -61,61 +59,66 @@ func (d *dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status in
 // createKey stores a key and shows it, raw, this once.
 func (d *dashboard) createKey(w http.ResponseWriter, r *http.Request) {
 	form := keyForm{Name: r.PostFormValue("name"), Scopes: r.PostForm["scope"], Expires: r.PostFormValue("expires")}
-	var errs gatehouse.ValidationError
-	name, err := gatehouse.CheckName("name", form.Name)
-	var ve *gatehouse.ValidationError
-	if errors.As(err, &ve) {
-		errs.Merge("", ve)
+	nk := gatehouse.NewAPIKey{OrgID: viewerOf(r).user.OrgID, Name: form.Name}
+	for _, sc := range form.Scopes {
+		nk.Scopes = append(nk.Scopes, gatehouse.Scope(sc))
 	}
-	var scopes []gatehouse.Scope
-	if len(form.Scopes) == 0 {
-		errs.Add("scope", "choose at least one scope")
-	} else if sc, err := gatehouse.ParseScopes(strings.Join(form.Scopes, ",")); err != nil {
-		errs.Add("scope", "%s", err.Error())
-	} else {
-		scopes = sc
-	}
-	now := gatehouse.Truncate(d.Now())
-	k := gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: viewerOf(r).user.OrgID, Name: name, Scopes: scopes, CreatedAt: now}
+	var formErrs gatehouse.ValidationError
 	if form.Expires != "" {
 		if !slices.Contains(expiryChoices, form.Expires) {
-			errs.Add("expires", "choose one of the offered lifetimes")
+			formErrs.Add("expires", "choose one of the offered lifetimes")
 		} else {
 			days, _ := strconv.Atoi(form.Expires)
-			t := now.Add(time.Duration(days) * 24 * time.Hour)
-			k.ExpiresAt = &t
+			t := d.Now().Add(time.Duration(days) * 24 * time.Hour)
+			nk.ExpiresAt = &t
 		}
 	}
-	if len(errs.Issues) > 0 {
-		d.renderKeys(w, r, http.StatusBadRequest, keysPage{Form: form, Issues: errs.Issues})
+	var (
+		k   gatehouse.APIKey
+		raw string
+		err error
+	)
+	if formErrs.Err() != nil {
+		err = d.Service.CheckAPIKey(nk) // every problem at once
+	} else {
+		k, raw, err = d.Service.CreateAPIKey(r.Context(), nk)
+	}
+	var ve *gatehouse.ValidationError
+	if errors.As(err, &ve) || formErrs.Err() != nil {
+		if ve != nil {
+			for field, msgs := range ve.Issues {
+				if field == "scopes" {
+					field = "scope" // the form's name for the checkboxes
+				}
+				for _, m := range msgs {
+					formErrs.Add(field, "%s", m)
+				}
+			}
+		}
+		d.renderKeys(w, r, http.StatusBadRequest, keysPage{Form: form, Issues: formErrs.Issues})
 		return
 	}
-	raw, prefix, hash := gatehouse.GenerateKey()
-	k.Prefix, k.Hash = prefix, hash
-	if err := d.Store.CreateAPIKey(r.Context(), k); err != nil {
+	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	d.renderKeys(w, r, http.StatusCreated, keysPage{Created: &createdKey{Raw: raw, Prefix: prefix, Name: name},
+	d.renderKeys(w, r, http.StatusCreated, keysPage{Created: &createdKey{Raw: raw, Prefix: k.Prefix, Name: k.Name},
 		Form: keyForm{Scopes: []string{string(gatehouse.ScopeEventsRead)}, Expires: "90"}})
 }
 
 // ownKey finds one of the viewer's organization's keys by the path's id;
 // any other id reads as unknown.
 func (d *dashboard) ownKey(w http.ResponseWriter, r *http.Request) (gatehouse.APIKey, bool) {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err == nil {
-		keys, err := d.Store.ListAPIKeys(r.Context(), viewerOf(r).user.OrgID)
-		if err != nil {
-			d.fail(w, r, err)
-			return gatehouse.APIKey{}, false
-		}
-		if i := slices.IndexFunc(keys, func(k gatehouse.APIKey) bool { return k.ID == id }); i >= 0 {
-			return keys[i], true
-		}
+	k, err := d.Service.FindAPIKey(r.Context(), viewerOf(r).user.OrgID, pathID(r))
+	switch {
+	case errors.Is(err, gatehouse.ErrNotFound):
+		d.errorPage(w, r, http.StatusNotFound, "There is no such key.")
+		return k, false
+	case err != nil:
+		d.fail(w, r, err)
+		return k, false
 	}
-	d.errorPage(w, r, http.StatusNotFound, "There is no such key.")
-	return gatehouse.APIKey{}, false
+	return k, true
 }
 
 // confirmRevoke asks before revoking: the form on this page does it.
@@ -125,16 +128,16 @@ func (d *dashboard) confirmRevoke(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// revokeKey revokes one of the viewer's organization's keys; the service
+// matches the id within the organization, so another's is unknown.
 func (d *dashboard) revokeKey(w http.ResponseWriter, r *http.Request) {
-	k, ok := d.ownKey(w, r)
-	if !ok {
-		return
+	_, err := d.Service.RevokeAPIKey(r.Context(), viewerOf(r).user.OrgID, pathID(r))
+	switch {
+	case errors.Is(err, gatehouse.ErrNotFound):
+		d.errorPage(w, r, http.StatusNotFound, "There is no such key.")
+	case err != nil:
+		d.fail(w, r, err)
+	default:
+		http.Redirect(w, r, Prefix+"/keys", http.StatusSeeOther)
 	}
-	if k.RevokedAt == nil {
-		if _, err := d.Store.RevokeAPIKey(r.Context(), k.ID, d.Now()); err != nil {
-			d.fail(w, r, err)
-			return
-		}
-	}
-	http.Redirect(w, r, Prefix+"/keys", http.StatusSeeOther)
 }

@@ -21,7 +21,7 @@ func (d *dashboard) locationsPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *dashboard) renderLocations(w http.ResponseWriter, r *http.Request, status int, p locationsPage) {
-	locs, err := d.allLocations(r.Context(), viewerOf(r).user.OrgID)
+	locs, err := d.Service.AllLocations(r.Context(), viewerOf(r).user.OrgID)
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -48,19 +48,19 @@ func (d *dashboard) saved(w http.ResponseWriter, r *http.Request, err error, nam
 
 func (d *dashboard) createLocation(w http.ResponseWriter, r *http.Request) {
 	name := r.PostFormValue("name")
-	_, err := d.Store.CreateLocation(r.Context(), viewerOf(r).user.OrgID, name)
+	_, err := d.Service.CreateLocation(r.Context(), viewerOf(r).user.OrgID, name)
 	d.saved(w, r, err, name)
 }
 
 // renameLocation renames a location of the viewer's organization; the
 // store matches the id within the organization, so another's is unknown.
 func (d *dashboard) renameLocation(w http.ResponseWriter, r *http.Request) {
-	_, err := d.Store.RenameLocation(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
+	_, err := d.Service.RenameLocation(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
 	d.saved(w, r, err, "")
 }
 
 func (d *dashboard) createAccessPoint(w http.ResponseWriter, r *http.Request) {
-	_, err := d.Store.CreateAccessPoint(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
+	_, err := d.Service.CreateAccessPoint(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
 	d.saved(w, r, err, "")
 }
 

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/gatehouse/gatehouse"
 	"golang.org/x/crypto/argon2"
 )
 
@@ -32,8 +33,21 @@ const (
 // ErrMalformedHash: the stored hash is not an argon2id PHC string.
 var ErrMalformedHash = errors.New("password: malformed hash")
 
-// ErrBusy: no hashing slot came free before the context ended.
-var ErrBusy = errors.New("password: every hashing slot is busy")
+// ErrBusy: no hashing slot came free before the context ended. It is a
+// gatehouse.ErrHashBusy, which the service answers as "retry".
+var ErrBusy = fmt.Errorf("password: every hashing slot is busy: %w", gatehouse.ErrHashBusy)
+
+// Hasher is Hash and Verify as the gatehouse.PasswordHasher the service
+// takes.
+type Hasher struct{}
+
+// Hash is the package's Hash.
+func (Hasher) Hash(password string) (string, error) { return Hash(password) }
+
+// Verify is the package's Verify.
+func (Hasher) Verify(ctx context.Context, password, encoded string) (bool, error) {
+	return Verify(ctx, password, encoded)
+}
 
 // slots bounds the argon2id runs in progress at once to the number of
 // cores. Each run holds its memory cost (64 MiB) until it ends, and runs

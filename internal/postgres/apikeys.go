@@ -60,11 +60,30 @@ func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gat
 	return k, wrap(err)
 }
 
-// RevokeAPIKey marks a key revoked, unless it already is.
-func (db *DB) RevokeAPIKey(ctx context.Context, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+// RevokeAPIKey marks an organization's key revoked, unless it already is.
+func (db *DB) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return gatehouse.APIKey{}, err
+	}
 	rows, _ := db.pool.Query(ctx, `WITH upd AS (
-			UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *)
-		SELECT `+apiKeyColumns+` FROM upd k JOIN organizations o ON o.seq = k.org`, id, at)
+			UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND org = $2 RETURNING *)
+		SELECT `+apiKeyColumns+` FROM upd k JOIN organizations o ON o.seq = k.org`, id, org, at)
+	k, err := pgx.CollectExactlyOneRow(rows, scanAPIKey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return k, fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return k, wrap(err)
+}
+
+// FindAPIKey returns an organization's key, or ErrNotFound.
+func (db *DB) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.APIKey, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return gatehouse.APIKey{}, err
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT `+apiKeyColumns+`
+		FROM api_keys k JOIN organizations o ON o.seq = k.org WHERE k.id = $1 AND k.org = $2`, id, org)
 	k, err := pgx.CollectExactlyOneRow(rows, scanAPIKey)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return k, fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)

@@ -45,6 +45,20 @@ func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Org
 	return o, wrap(err)
 }
 
+// RenameOrganization renames an organization, or answers ErrNotFound.
+func (db *DB) RenameOrganization(ctx context.Context, id uuid.UUID, name string) (gatehouse.Organization, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.Organization{}, err
+	}
+	rows, _ := db.pool.Query(ctx, "UPDATE organizations SET name = $2 WHERE id = $1 RETURNING id, name, created_at", id, name)
+	o, err := pgx.CollectExactlyOneRow(rows, scanOrganization)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return o, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return o, wrap(err)
+}
+
 func scanOrganization(row pgx.CollectableRow) (gatehouse.Organization, error) {
 	var (
 		o  gatehouse.Organization

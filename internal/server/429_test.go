@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/auth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/server"
 )
 
 func withKeyLimit(rate gatehouse.Rate, burst int) envOption {
-	return func(c *server.Config) { c.KeyLimit = ratelimit.Limit{Rate: rate, Burst: burst} }
+	return func(c *app.Settings) { c.KeyLimit = ratelimit.Limit{Rate: rate, Burst: burst} }
 }
 
 func TestRateLimitPerKey(t *testing.T) {
@@ -111,9 +111,8 @@ func (s *lookupCounter) FindAPIKeyByHash(ctx context.Context, h gatehouse.KeyHas
 // made before the lookup and paid for after it lets all of them through.
 func TestConcurrentUnknownKeysAreBoundedByTheAddressBurst(t *testing.T) {
 	counter := &lookupCounter{arrived: make(chan struct{}), hold: make(chan struct{})}
-	e := newEnv(t, func(c *server.Config) {
-		counter.Store = c.Store
-		c.Auth = auth.New(counter, c.Now)
+	e := newEnv(t, func(c *app.Settings) {
+		c.AuthStore = func(s gatehouse.Store) gatehouse.Store { counter.Store = s; return counter }
 	})
 	const n = 100
 	answered := make(chan int)
@@ -157,7 +156,7 @@ func TestConcurrentUnknownKeysAreBoundedByTheAddressBurst(t *testing.T) {
 // failures must not lock out another's good key, also when its cache
 // entry has expired and it must be looked up again.
 func TestAValidKeyIsNotRefusedForOthersFailures(t *testing.T) {
-	e := newEnv(t, func(c *server.Config) {
+	e := newEnv(t, func(c *app.Settings) {
 		c.FailedAuthLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 1, Per: time.Minute}, Burst: 20}
 	})
 	o := e.newOrg("Acme")
@@ -188,7 +187,7 @@ func TestTrustedProxiesSeparateClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, trusted := range []bool{true, false} {
-		e := newEnv(t, func(c *server.Config) {
+		e := newEnv(t, func(c *app.Settings) {
 			if trusted {
 				c.TrustedProxies = proxies
 			}

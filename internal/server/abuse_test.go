@@ -23,10 +23,8 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/auth"
-	"github.com/gatehouse/gatehouse/internal/dashboard"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/server"
 )
 
 // TestAbuseLoad runs a bounded load on loopback, 64 clients at once: a
@@ -51,19 +49,11 @@ func TestAbuseLoad(t *testing.T) {
 		}
 	}
 	limiter := ratelimit.NewLocal(time.Now)
-	e := newEnv(t, func(c *server.Config) { // real time, production limits
+	e := newEnv(t, func(c *app.Settings) { // real time, production limits
 		c.Now, c.Limiter = time.Now, limiter
 		c.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil)) // the suite's log buffer would hold every line
-		c.Auth = auth.New(c.Store, time.Now)
-		c.KeyLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 20, Per: time.Second}, Burst: 40}
-		c.FailedAuthLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.Second}, Burst: 20}
-		secret, err := c.Store.Secret(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Store = gatehouse.LimitReads(c.Store, gatehouse.NewReadSlots(2, time.Second), 10*time.Second) // as serve does
-		c.Dashboard = dashboard.New(dashboard.Config{Store: c.Store, Cursors: c.Cursors, Sessions: gatehouse.NewSessions(secret),
-			Limiter: limiter, Logger: c.Logger, SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 10}})
+		// Production limits and read bounds: the defaults of app, as serve uses them.
+		c.KeyLimit, c.FailedAuthLimit, c.SignInLimit, c.ReadSlots = app.DefaultKeyLimit, app.DefaultFailedAuthLimit, app.DefaultSignInLimit, nil
 	})
 	o := e.newOrg("Acme")
 	for i, ap := range o.accessPoints {

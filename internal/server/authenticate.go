@@ -72,7 +72,10 @@ func (s *server) requireScope(scope gatehouse.Scope, next http.Handler) http.Han
 				"this API key lacks the %s scope this endpoint requires", scope))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, keyKey{}, key)))
+		// The key acts: what the service records of who changed what.
+		ctx = gatehouse.WithActor(context.WithValue(ctx, keyKey{}, key), gatehouse.Actor{Type: gatehouse.ActorKey,
+			ID: key.ID, Label: key.Prefix, RequestID: requestID(ctx), ClientAddress: ratelimit.ClientAddress(r)})
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

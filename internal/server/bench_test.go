@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/demo"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/server"
@@ -23,7 +24,7 @@ import (
 //
 //	go test ./internal/server -run '^$' -bench DemoQueries -benchmem
 func BenchmarkDemoQueries(b *testing.B) {
-	e := newEnv(b, func(c *server.Config) {
+	e := newEnv(b, func(c *app.Settings) {
 		c.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
 		c.KeyLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 1e9, Per: 1e9}, Burst: 1e9}
 	})

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/server"
+	"github.com/gatehouse/gatehouse/internal/app"
 )
 
 // TestBusyOrganization: while one organization's reads hold all of its
@@ -14,7 +14,7 @@ import (
 // outage), and another organization's page is served.
 func TestBusyOrganization(t *testing.T) {
 	slots := gatehouse.NewReadSlots(2, 0)
-	e := newEnv(t, func(c *server.Config) { c.Store = gatehouse.LimitReads(c.Store, slots, time.Minute) })
+	e := newEnv(t, func(c *app.Settings) { c.ReadSlots, c.QueryTimeout = slots, time.Minute })
 	busy, quiet := e.newOrg("Busy"), e.newOrg("Quiet")
 	for range 2 {
 		release, err := slots.Acquire(context.Background(), busy.ID)

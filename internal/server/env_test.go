@@ -19,14 +19,12 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/apitest"
-	"github.com/gatehouse/gatehouse/internal/auth"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/pgtest"
 	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/server"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // clock is a settable time shared by the store, the authenticator, the
@@ -62,33 +60,34 @@ type env struct {
 	client  *http.Client
 }
 
-type envOption func(*server.Config)
+type envOption func(*app.Settings)
 
+// newEnv builds the API as gatehouse serve does (internal/app), on a
+// settable clock, with limits high enough that only the tests of limits
+// meet them.
 func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
 	c := apitest.NewClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 	db := openStore(t, c.Now)
-	secret, err := db.Secret(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	logs := &syncBuffer{}
-	cfg := server.Config{
-		Store:           db,
-		Auth:            auth.New(db, c.Now),
+	settings := app.Settings{
+		DB:              app.Use(db),
 		Limiter:         ratelimit.NewLocal(c.Now),
 		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 1000, Per: time.Second}, Burst: 1000},
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.Second}, Burst: 20},
-		Cursors:         gatehouse.NewCursors(secret),
+		ReadSlots:       gatehouse.NewReadSlots(1000, time.Minute), // busy_test sets its own
 		Logger:          slog.New(slog.NewJSONHandler(logs, nil)),
-		Metrics:         server.NewMetrics(prometheus.NewRegistry()),
 		Now:             c.Now,
 	}
 	for _, o := range opts {
-		o(&cfg)
+		o(&settings)
 	}
-	h := server.New(cfg)
+	built, err := app.New(ctx, settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := built.Handler
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	// Every exchange of the suite is checked against the OpenAPI document.

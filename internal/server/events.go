@@ -38,7 +38,7 @@ func (s *server) listEvents() http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.QueryTimeout)
 		defer cancel()
-		page, err := gatehouse.FindEvents(ctx, s.Store, orgID, q.Filter)
+		page, err := s.Service.ListEvents(ctx, orgID, q.Filter)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -55,7 +55,7 @@ func (s *server) listEvents() http.Handler {
 			body.Meta.IgnoredTypes = []string{}
 		}
 		if page.Next != nil {
-			c := s.Cursors.EventCursor(orgID, f, *page.Next)
+			c := s.Service.EventCursor(orgID, f, *page.Next)
 			body.NextCursor = &c
 		}
 		writeJSON(w, http.StatusOK, body)
@@ -69,5 +69,5 @@ func (s *server) eventQuery(r *http.Request, orgID uuid.UUID) (gatehouse.EventQu
 	if err != nil {
 		return gatehouse.EventQuery{}, err
 	}
-	return gatehouse.ReadEventQuery(v, s.Cursors, orgID)
+	return s.Service.ReadEventQuery(orgID, v)
 }

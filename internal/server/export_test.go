@@ -31,6 +31,6 @@ func WaitForCancelOnPath(c *Config, path string, reached chan<- struct{}) {
 // DecodeIngest reads the body of POST /events as the handler does, for
 // benchmarks of the decoder alone.
 func DecodeIngest(r *http.Request, now time.Time) ([]gatehouse.NewEvent, error) {
-	s := &server{Config: Config{Now: func() time.Time { return now }}}
+	s := &server{Config: Config{Service: gatehouse.NewService(gatehouse.ServiceConfig{Now: func() time.Time { return now }})}}
 	return s.decodeIngest(httptest.NewRecorder(), r)
 }

@@ -9,15 +9,15 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/apitest"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/server"
 )
 
 // fuzzHTTP serves each input through the whole handler (authentication,
 // limits, parsing, the store): no input may get a 5xx, and every answer
 // must match the OpenAPI document.
 func fuzzHTTP(f *testing.F, seeds []string, request func(o org, input string) *http.Request) {
-	e := newEnv(f, func(c *server.Config) { // every input reaches the query, none is rate limited
+	e := newEnv(f, func(c *app.Settings) { // every input reaches the query, none is rate limited
 		c.KeyLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 1e9, Per: time.Second}, Burst: 1e9}
 	})
 	o := e.newOrg("Acme")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -29,7 +28,7 @@ func (s *server) ingestEvents() http.Handler {
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.QueryTimeout)
 		defer cancel()
-		res, err := s.Store.IngestEvents(ctx, apiKey(r.Context()).OrgID, events)
+		res, err := s.Service.IngestEvents(ctx, apiKey(r.Context()).OrgID, events)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -58,18 +57,7 @@ func (s *server) decodeIngest(w http.ResponseWriter, r *http.Request) ([]gatehou
 	case len(raws) == 0 || len(raws) > maxIngestEvents:
 		return nil, gatehouse.Invalid("events", "must hold 1 to %d events", maxIngestEvents)
 	}
-	now := s.Now()
-	events := make([]gatehouse.NewEvent, len(raws))
-	var errs gatehouse.ValidationError
-	for i, raw := range raws {
-		ev, err := gatehouse.DecodeIngestEvent(raw, now)
-		var ve *gatehouse.ValidationError
-		if errors.As(err, &ve) {
-			errs.Merge(fmt.Sprintf("events[%d]", i), ve)
-		}
-		events[i] = ev
-	}
-	return events, errs.Err()
+	return s.Service.DecodeEvents(raws)
 }
 
 // errTrailingData: the body goes on after its JSON value.

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/server"
 )
 
 // injections are strings that break naive SQL, LIKE patterns, FTS
@@ -27,7 +27,7 @@ var injections = []string{
 // is a result of the caller's own organization or a 400, never a 5xx or a
 // database error, and every answer matches the OpenAPI document.
 func TestInjectionIsHarmless(t *testing.T) {
-	e := newEnv(t, func(c *server.Config) { // every request reaches the handlers
+	e := newEnv(t, func(c *app.Settings) { // every request reaches the handlers
 		c.KeyLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 1e9, Per: time.Second}, Burst: 1e9}
 		c.FailedAuthLimit = c.KeyLimit
 	})

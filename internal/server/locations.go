@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"net/http"
 	"slices"
@@ -31,15 +30,14 @@ var locationParams = []string{"limit", "cursor"}
 func (s *server) listLocations() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		orgID := apiKey(r.Context()).OrgID
-		digest := locationsDigest(orgID)
-		limit, after, err := s.locationQuery(r, digest)
+		limit, after, err := s.locationQuery(r, orgID)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.QueryTimeout)
 		defer cancel()
-		locs, next, err := s.Store.ListLocations(ctx, orgID, limit, after)
+		locs, next, err := s.Service.ListLocations(ctx, orgID, limit, after)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -53,14 +51,14 @@ func (s *server) listLocations() http.Handler {
 			body.Data[i] = locationBody{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt, AccessPoints: aps}
 		}
 		if next != nil {
-			c := s.Cursors.Sign(gatehouse.CursorLocations, digest, gatehouse.EncodeLocationKey(*next))
+			c := s.Service.LocationCursor(orgID, *next)
 			body.NextCursor = &c
 		}
 		writeJSON(w, http.StatusOK, body)
 	})
 }
 
-func (s *server) locationQuery(r *http.Request, digest [8]byte) (int, *gatehouse.LocationKey, error) {
+func (s *server) locationQuery(r *http.Request, orgID uuid.UUID) (int, *gatehouse.LocationKey, error) {
 	v, err := parseQuery(r)
 	if err != nil {
 		return 0, nil, err
@@ -80,21 +78,11 @@ func (s *server) locationQuery(r *http.Request, digest [8]byte) (int, *gatehouse
 	case len(cursors) > 1:
 		errs.Add("cursor", "must be given at most once")
 	case len(cursors) == 1:
-		b, err := s.Cursors.Open(cursors[0], gatehouse.CursorLocations, digest)
-		if err == nil {
-			var k gatehouse.LocationKey
-			k, err = gatehouse.DecodeLocationKey(b)
-			after = &k
-		}
+		k, err := s.Service.OpenLocationCursor(orgID, cursors[0])
+		after = &k
 		if err != nil {
 			errs.Add("cursor", "%s", err.Error())
 		}
 	}
 	return limit, after, errs.Err()
-}
-
-// locationsDigest binds a locations cursor to its organization.
-func locationsDigest(orgID uuid.UUID) [8]byte {
-	sum := sha256.Sum256(append([]byte("locations\x00"), orgID[:]...))
-	return [8]byte(sum[:8])
 }

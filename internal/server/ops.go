@@ -44,7 +44,7 @@ func (s *server) readyz() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		if err := s.Store.Ping(ctx); err != nil {
+		if err := s.Service.Ping(ctx); err != nil {
 			s.writeError(w, r, err)
 			return
 		}

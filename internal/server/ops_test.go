@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/server"
 )
 
@@ -52,7 +53,9 @@ func TestOperationsEndpoints(t *testing.T) {
 }
 
 func TestPanicIsAJSON500(t *testing.T) {
-	e := newEnv(t, func(c *server.Config) { server.PanicOnPath(c, "/api/consumer/v1/panic") })
+	e := newEnv(t, func(s *app.Settings) {
+		s.Configure = func(c *server.Config) { server.PanicOnPath(c, "/api/consumer/v1/panic") }
+	})
 	e.client = http.DefaultClient // the route exists only here: the document cannot describe it
 	r := e.get("/api/consumer/v1/panic", "")
 	if r.status != 500 || r.apiError(t).Code != "internal_error" {
@@ -68,7 +71,9 @@ func TestPanicIsAJSON500(t *testing.T) {
 
 func TestClientDisconnectIsNoServerError(t *testing.T) {
 	reached := make(chan struct{}, 1)
-	e := newEnv(t, func(c *server.Config) { server.WaitForCancelOnPath(c, "/api/consumer/v1/slow", reached) })
+	e := newEnv(t, func(s *app.Settings) {
+		s.Configure = func(c *server.Config) { server.WaitForCancelOnPath(c, "/api/consumer/v1/slow", reached) }
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/api/consumer/v1/slow", nil)
 	done := make(chan error, 1)

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/dashboard"
-	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/server"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 )
@@ -41,12 +41,13 @@ func TestErrorLogLinesCarryTheRequestID(t *testing.T) {
 	}
 	t.Cleanup(func() { broken.Close() })
 	// Not migrated: every store call fails with an internal error.
-	e := newEnv(t, func(c *server.Config) {
-		c.Dashboard = dashboard.New(dashboard.Config{
-			Store: broken, Cursors: c.Cursors, Sessions: gatehouse.NewSessions([]byte("0123456789abcdef0123456789abcdef")),
-			Limiter: c.Limiter, SignInLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: 60e9}, Burst: 5},
-			Logger: c.Logger, Now: c.Now,
-		})
+	e := newEnv(t, func(s *app.Settings) {
+		s.Configure = func(c *server.Config) {
+			c.Dashboard = dashboard.New(dashboard.Config{
+				Service: gatehouse.NewService(gatehouse.ServiceConfig{Store: broken, Secret: []byte("0123456789abcdef0123456789abcdef"), Now: c.Now}),
+				Logger:  c.Logger, Now: c.Now,
+			})
+		}
 	})
 	req := httptest.NewRequest(http.MethodGet, "/dashboard/events", nil)
 	req.AddCookie(&http.Cookie{Name: "gatehouse_session", Value: "any"})

@@ -14,17 +14,17 @@ import (
 	"github.com/gatehouse/gatehouse/internal/requestid"
 )
 
-// Config is everything the API needs. Store, Auth, Limiter, Cursors,
-// Logger and Metrics are required.
+// Config is everything the API needs. Service, Auth, Limiter, Logger and
+// Metrics are required.
 type Config struct {
-	Store   gatehouse.Store
+	// Service performs every operation; the handlers only translate HTTP.
+	Service *gatehouse.Service
 	Auth    *auth.Authenticator
 	Limiter ratelimit.Limiter
 	// KeyLimit is the default per-key limit; a key's own RateLimit replaces its rate.
 	KeyLimit ratelimit.Limit
 	// FailedAuthLimit bounds failed authentications per client address.
 	FailedAuthLimit ratelimit.Limit
-	Cursors         *gatehouse.Cursors
 	Logger          *slog.Logger
 	Metrics         *Metrics
 	// Now is the clock; it defaults to time.Now.

@@ -66,22 +66,40 @@ func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gat
 	return k, wrap(err)
 }
 
-// RevokeAPIKey marks a key revoked, unless it already is.
-func (db *DB) RevokeAPIKey(ctx context.Context, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+// RevokeAPIKey marks an organization's key revoked, unless it already is.
+func (db *DB) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
 	var k gatehouse.APIKey
 	err := db.withTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
-			millis(at), id[:]); err != nil {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
 			return err
 		}
-		var err error
-		k, err = scanAPIKey(tx.QueryRowContext(ctx, `SELECT `+apiKeyColumns+`
-			FROM api_keys k JOIN organizations o ON o.seq = k.org WHERE k.id = ?`, id[:]))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)
+		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND org = ? AND revoked_at IS NULL",
+			millis(at), id[:], org); err != nil {
+			return err
 		}
+		k, err = findAPIKey(ctx, tx, org, id)
 		return err
 	})
+	return k, err
+}
+
+// FindAPIKey returns an organization's key, or ErrNotFound.
+func (db *DB) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.APIKey, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return gatehouse.APIKey{}, err
+	}
+	k, err := findAPIKey(ctx, db.read, org, id)
+	return k, wrap(err)
+}
+
+func findAPIKey(ctx context.Context, q querier, org int64, id uuid.UUID) (gatehouse.APIKey, error) {
+	k, err := scanAPIKey(q.QueryRowContext(ctx, `SELECT `+apiKeyColumns+`
+		FROM api_keys k JOIN organizations o ON o.seq = k.org WHERE k.id = ? AND k.org = ?`, id[:], org))
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)
+	}
 	return k, err
 }
 

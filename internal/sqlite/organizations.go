@@ -64,3 +64,23 @@ func scanOrganization(s scanner) (gatehouse.Organization, error) {
 	o.CreatedAt = gatehouse.Time(fromMillis(ms))
 	return o, err
 }
+
+// RenameOrganization renames an organization, or answers ErrNotFound.
+func (db *DB) RenameOrganization(ctx context.Context, id uuid.UUID, name string) (gatehouse.Organization, error) {
+	name, err := gatehouse.CheckName("name", name)
+	if err != nil {
+		return gatehouse.Organization{}, err
+	}
+	var o gatehouse.Organization
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE organizations SET name = ? WHERE id = ?", name, id[:]); err != nil {
+			return err
+		}
+		o, err = scanOrganization(tx.QueryRowContext(ctx, "SELECT id, name, created_at FROM organizations WHERE id = ?", id[:]))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
+		}
+		return err
+	})
+	return o, err
+}

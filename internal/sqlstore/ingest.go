@@ -1,8 +1,6 @@
 package sqlstore
 
 import (
-	"fmt"
-
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
 )
@@ -41,16 +39,17 @@ func References(events []gatehouse.NewEvent) (accessPoints, users []uuid.UUID) {
 // not among places or whose requester is not among users: the ones the
 // store found in the organization.
 //
-// Errors: a gatehouse.ValidationError (ErrInvalid) keyed by event index,
-// such as events[3].accessPointId, with every problem of the batch.
+// Errors: a *gatehouse.IngestError (ErrInvalid) with every problem of the
+// batch by event index; errors.As finds in it the *ValidationError keyed
+// such as events[3].accessPointId.
 func CheckReferences(events []gatehouse.NewEvent, places map[uuid.UUID]Place, users map[uuid.UUID]bool) error {
-	var errs gatehouse.ValidationError
+	var errs gatehouse.IngestError
 	for i, ev := range events {
 		if _, ok := places[ev.AccessPointID]; !ok {
-			errs.Add(fmt.Sprintf("events[%d].accessPointId", i), "is not an access point of this organization")
+			errs.Add(i, "accessPointId", "is not an access point of this organization")
 		}
 		if ev.RequestedBy != nil && !users[*ev.RequestedBy] {
-			errs.Add(fmt.Sprintf("events[%d].requestedBy", i), "is not a dashboard user of this organization")
+			errs.Add(i, "requestedBy", "is not a dashboard user of this organization")
 		}
 	}
 	return errs.Err()

@@ -28,6 +28,17 @@ func testOrganizations(t *testing.T, f *fixture) {
 	}
 	_, err = f.s.FindOrganization(ctx, gatehouse.NewID())
 	wantErr(t, "unknown organization", err, gatehouse.ErrNotFound)
+	renamed, err := f.s.RenameOrganization(ctx, b.ID, "  Beta Studios ")
+	if err != nil || renamed.ID != b.ID || renamed.Name != "Beta Studios" || renamed.CreatedAt != b.CreatedAt {
+		t.Errorf("RenameOrganization = %+v, %v", renamed, err)
+	}
+	if got, _ := f.s.FindOrganization(ctx, b.ID); got != renamed {
+		t.Errorf("after the rename FindOrganization = %+v, want %+v", got, renamed)
+	}
+	_, err = f.s.RenameOrganization(ctx, gatehouse.NewID(), "X")
+	wantErr(t, "rename an unknown organization", err, gatehouse.ErrNotFound)
+	_, err = f.s.RenameOrganization(ctx, a.ID, " ")
+	wantErr(t, "rename to an empty name", err, gatehouse.ErrInvalid, "name")
 	_, err = f.s.CreateOrganization(ctx, " ")
 	wantErr(t, "empty name", err, gatehouse.ErrInvalid, "name")
 	_, err = f.s.CreateOrganization(ctx, strings.Repeat("x", gatehouse.MaxNameLen+1))
@@ -80,16 +91,31 @@ func testAPIKeys(t *testing.T, f *fixture) {
 	wantErr(t, "key of an unknown organization", err, gatehouse.ErrNotFound)
 
 	first := f.now
-	revoked, err := f.s.RevokeAPIKey(ctx, plain.ID, first)
+	_, err = f.s.RevokeAPIKey(ctx, b.ID, plain.ID, first)
+	wantErr(t, "revoke another organization's key", err, gatehouse.ErrNotFound)
+	revoked, err := f.s.RevokeAPIKey(ctx, a.ID, plain.ID, first)
 	if err != nil || revoked.RevokedAt == nil || !revoked.RevokedAt.Equal(first) {
 		t.Fatalf("revoke: %v %v", revoked.RevokedAt, err)
 	}
-	again, err := f.s.RevokeAPIKey(ctx, plain.ID, first.Add(time.Hour))
+	again, err := f.s.RevokeAPIKey(ctx, a.ID, plain.ID, first.Add(time.Hour))
 	if err != nil || !again.RevokedAt.Equal(first) {
 		t.Errorf("a second revoke moved RevokedAt to %v (%v)", again.RevokedAt, err)
 	}
-	_, err = f.s.RevokeAPIKey(ctx, gatehouse.NewID(), first)
+	_, err = f.s.RevokeAPIKey(ctx, a.ID, gatehouse.NewID(), first)
 	wantErr(t, "revoke unknown key", err, gatehouse.ErrNotFound)
+
+	found, err := f.s.FindAPIKey(ctx, a.ID, plain.ID)
+	if err != nil || found.ID != plain.ID || found.RevokedAt == nil {
+		t.Errorf("FindAPIKey = %+v, %v", found, err)
+	}
+	_, err = f.s.FindAPIKey(ctx, b.ID, plain.ID)
+	wantErr(t, "find another organization's key", err, gatehouse.ErrNotFound)
+	owner, err := f.s.OrgOfAPIKey(ctx, plain.ID)
+	if err != nil || owner != a.ID {
+		t.Errorf("OrgOfAPIKey = %v, %v; want %v", owner, err, a.ID)
+	}
+	_, err = f.s.OrgOfAPIKey(ctx, gatehouse.NewID())
+	wantErr(t, "owner of an unknown key", err, gatehouse.ErrNotFound)
 
 	t1, t0 := f.now.Add(time.Minute), f.now
 	must(t, f.s.MarkAPIKeysUsed(ctx, map[uuid.UUID]time.Time{full.ID: t1, gatehouse.NewID(): t1}))
@@ -130,6 +156,16 @@ func testLocations(t *testing.T, f *fixture) {
 	wantErr(t, "rename another organization's location", err, gatehouse.ErrNotFound)
 	_, err = f.s.CreateAccessPoint(ctx, b.ID, hq.ID, "Sneaky door")
 	wantErr(t, "access point under another organization's location", err, gatehouse.ErrNotFound)
+	if owner, err := f.s.OrgOfLocation(ctx, hq.ID); err != nil || owner != a.ID {
+		t.Errorf("OrgOfLocation = %v, %v; want %v", owner, err, a.ID)
+	}
+	_, err = f.s.OrgOfLocation(ctx, gatehouse.NewID())
+	wantErr(t, "owner of an unknown location", err, gatehouse.ErrNotFound)
+	if owner, err := f.s.OrgOfAccessPoint(ctx, door.ID); err != nil || owner != a.ID {
+		t.Errorf("OrgOfAccessPoint = %v, %v; want %v", owner, err, a.ID)
+	}
+	_, err = f.s.OrgOfAccessPoint(ctx, hq.ID)
+	wantErr(t, "owner of an unknown access point", err, gatehouse.ErrNotFound)
 	_, err = f.s.CreateLocation(ctx, gatehouse.NewID(), "X")
 	wantErr(t, "location of an unknown organization", err, gatehouse.ErrNotFound)
 	_, err = f.s.CreateLocation(ctx, a.ID, "")

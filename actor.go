@@ -1,0 +1,48 @@
+package gatehouse
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+)
+
+// ActorType says who performs an operation.
+type ActorType string
+
+// The actors of an operation: a dashboard user, an API key, or Gatehouse
+// itself (an operator's CLI command, a background job).
+const (
+	ActorUser   ActorType = "user"
+	ActorKey    ActorType = "key"
+	ActorSystem ActorType = "system"
+)
+
+// Actor is who performs an operation, and through which request: what an
+// audit entry records. The doors build it (the API from the request's key,
+// the dashboard from the session, the CLI as ActorSystem) and carry it in
+// the context with WithActor; the request id and the client address come
+// from the door too, since the root package knows no HTTP.
+type Actor struct {
+	Type ActorType
+	// ID is the user's or the key's id; zero for ActorSystem.
+	ID uuid.UUID
+	// Label is the user's email or the key's display prefix.
+	Label         string
+	RequestID     string
+	ClientAddress string
+}
+
+type actorKey struct{}
+
+// WithActor returns ctx carrying a.
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// ActorFrom returns the actor ctx carries, or ActorSystem when none.
+func ActorFrom(ctx context.Context) Actor {
+	if a, ok := ctx.Value(actorKey{}).(Actor); ok {
+		return a
+	}
+	return Actor{Type: ActorSystem}
+}

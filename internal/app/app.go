@@ -1,0 +1,200 @@
+// Package app is the one wiring of Gatehouse: it builds the running
+// service (store, limiter, authenticator, service, API and dashboard) from
+// one Settings value with defaults. gatehouse serve, gatehouse demo and
+// every test harness build it here, so that what is tested is what runs.
+//
+// It is also the only package outside the stores that holds a
+// gatehouse.Store: the doors (internal/server, internal/dashboard,
+// internal/cli) reach the records through gatehouse.Service alone.
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/auth"
+	"github.com/gatehouse/gatehouse/internal/dashboard"
+	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/requestid"
+	"github.com/gatehouse/gatehouse/internal/server"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Defaults of Settings: the production values.
+var (
+	// DefaultKeyLimit is the per-key limit of --rate-limit and --rate-burst.
+	DefaultKeyLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 20, Per: time.Second}, Burst: 40}
+	// DefaultFailedAuthLimit bounds failed authentications per client address.
+	DefaultFailedAuthLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.Second}, Burst: 20}
+	// DefaultSignInLimit bounds failed dashboard sign-ins per email and per network.
+	DefaultSignInLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 10}
+)
+
+// readsPerOrg, readWait and queryTimeout bound every door's event reads:
+// an organization runs at most readsPerOrg at once (a SQLite file has
+// max(4, cores) read connections; the rest stay for other organizations),
+// a read waits up to readWait for its turn, then answers busy, and none
+// runs longer than queryTimeout. See docs/decisions.md.
+const (
+	readsPerOrg  = 2
+	readWait     = time.Second
+	queryTimeout = 10 * time.Second
+)
+
+// Settings are everything a running Gatehouse is built from. Only DB is
+// required; every zero value means the default named beside it.
+type Settings struct {
+	DB *DB
+	// Secret signs cursors and sessions; empty: the one stored in the
+	// database (GATEHOUSE_SECRET sets it).
+	Secret []byte
+	// Logger writes JSON lines; nil: discarded.
+	Logger *slog.Logger
+	// Now is the clock of every part; nil: time.Now.
+	Now func() time.Time
+	// Redis, when set, shares rate limits across instances (--redis).
+	Redis string
+	// Limiter replaces the in-process (or Redis) limiter: tests share one.
+	Limiter ratelimit.Limiter
+	// Registry collects the metrics; nil: a new one.
+	Registry *prometheus.Registry
+	// KeyLimit, FailedAuthLimit, SignInLimit: zero means the Default ones.
+	KeyLimit, FailedAuthLimit, SignInLimit ratelimit.Limit
+	// TrustedProxies are the load balancers whose X-Forwarded-For is believed.
+	TrustedProxies ratelimit.Proxies
+	// SeparateMetrics leaves /metrics to a listener of the caller's.
+	SeparateMetrics bool
+	// ReadSlots bound every door's event reads per organization; nil:
+	// readsPerOrg at once, waiting readWait. QueryTimeout bounds each
+	// read and each API store call; zero: queryTimeout.
+	ReadSlots    *gatehouse.ReadSlots
+	QueryTimeout time.Duration
+	// Hasher hashes dashboard passwords; nil: argon2id (internal/password).
+	Hasher gatehouse.PasswordHasher
+	// AuthStore, when set, wraps the store the authenticator reads keys
+	// from: a test that counts the lookups.
+	AuthStore func(gatehouse.Store) gatehouse.Store
+	// Configure, when set, edits the API's configuration last: a test's
+	// extra routes.
+	Configure func(*server.Config)
+}
+
+// App is a built Gatehouse: Handler serves the API and the dashboard;
+// the caller runs Auth.Run for the batched last-used writes and serves
+// Metrics.Handler when SeparateMetrics is set.
+type App struct {
+	Service *gatehouse.Service
+	Auth    *auth.Authenticator
+	Limiter ratelimit.Limiter
+	Metrics *server.Metrics
+	Logger  *slog.Logger
+	Handler http.Handler
+}
+
+// RedisError: the Redis URL of the settings cannot be used.
+type RedisError struct{ err error }
+
+func (e *RedisError) Error() string { return "--redis: " + e.err.Error() }
+func (e *RedisError) Unwrap() error { return e.err }
+
+// New builds Gatehouse from s. Its errors: the service secret cannot be
+// read (a store error), or a *RedisError.
+func New(ctx context.Context, s Settings) (*App, error) {
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	// Every part (the limiter too) logs with this logger, so any line
+	// logged with a request's context names that request.
+	logger := requestid.Logger(s.Logger)
+	if len(s.Secret) == 0 {
+		secret, err := s.DB.store.Secret(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading the service secret: %w", err)
+		}
+		s.Secret = secret
+	}
+	if s.Registry == nil {
+		s.Registry = prometheus.NewRegistry()
+	}
+	limiter := s.Limiter
+	if limiter == nil {
+		local := ratelimit.NewLocal(s.Now)
+		limiter = local
+		if s.Redis != "" {
+			shared, err := ratelimit.NewRedis(s.Redis, local, logger, s.Registry)
+			if err != nil {
+				return nil, &RedisError{err}
+			}
+			limiter = shared
+		}
+	}
+	orDefault(&s.KeyLimit, DefaultKeyLimit)
+	orDefault(&s.FailedAuthLimit, DefaultFailedAuthLimit)
+	orDefault(&s.SignInLimit, DefaultSignInLimit)
+	if s.QueryTimeout == 0 {
+		s.QueryTimeout = queryTimeout
+	}
+	if s.ReadSlots == nil {
+		s.ReadSlots = gatehouse.NewReadSlots(readsPerOrg, readWait)
+	}
+	if s.Hasher == nil {
+		s.Hasher = password.Hasher{}
+	}
+	authStore := s.DB.store
+	if s.AuthStore != nil {
+		authStore = s.AuthStore(authStore)
+	}
+	authn := auth.New(authStore, s.Now)
+	authn.Logger = logger
+	svc := gatehouse.NewService(gatehouse.ServiceConfig{
+		Store:         gatehouse.LimitReads(s.DB.store, s.ReadSlots, s.QueryTimeout),
+		Secret:        s.Secret,
+		Hasher:        s.Hasher,
+		SignInLimiter: signInLimiter(limiter, s.SignInLimit),
+		Now:           s.Now,
+	})
+	metrics := server.NewMetrics(s.Registry)
+	cfg := server.Config{
+		Service:         svc,
+		Auth:            authn,
+		Limiter:         limiter,
+		KeyLimit:        s.KeyLimit,
+		FailedAuthLimit: s.FailedAuthLimit,
+		TrustedProxies:  s.TrustedProxies,
+		Logger:          logger,
+		Metrics:         metrics,
+		Now:             s.Now,
+		QueryTimeout:    s.QueryTimeout,
+		SeparateMetrics: s.SeparateMetrics,
+		Dashboard:       dashboard.New(dashboard.Config{Service: svc, Logger: logger, Now: s.Now}),
+	}
+	if s.Configure != nil {
+		s.Configure(&cfg)
+	}
+	return &App{Service: svc, Auth: authn, Limiter: limiter, Metrics: metrics, Logger: logger,
+		Handler: server.New(cfg)}, nil
+}
+
+func orDefault(l *ratelimit.Limit, def ratelimit.Limit) {
+	if *l == (ratelimit.Limit{}) {
+		*l = def
+	}
+}
+
+// signInLimiter spends a failed sign-in from the email's and the
+// network's buckets at once (see gatehouse.Service.SignIn).
+func signInLimiter(l ratelimit.Limiter, limit ratelimit.Limit) gatehouse.SignInLimiter {
+	return func(ctx context.Context, email, network string) (func(context.Context), time.Duration, bool) {
+		r, wait, ok := ratelimit.Reserve(ctx, l, limit, "signin-email:"+email, "signin-addr:"+network)
+		return r.Refund, wait, ok
+	}
+}

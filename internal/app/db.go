@@ -1,0 +1,104 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/demo"
+	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/postgres"
+	"github.com/gatehouse/gatehouse/internal/sqlite"
+)
+
+// DB is an open database. It holds the Store so that nothing outside this
+// package and the stores does: a door gets a gatehouse.Service from it.
+type DB struct {
+	store gatehouse.Store
+}
+
+// ErrNoReplica: a read replica was asked of a database that is not PostgreSQL.
+var ErrNoReplica = errors.New("a read replica needs a postgres:// database")
+
+// Open opens and migrates the database named by dsn: a postgres:// or
+// postgresql:// URL, or a SQLite file given as sqlite:PATH or a plain path.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	var (
+		db interface {
+			gatehouse.Store
+			Migrate(context.Context) error
+		}
+		err error
+	)
+	if IsPostgres(dsn) {
+		db, err = postgres.Open(ctx, dsn)
+	} else {
+		db, err = sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &DB{store: db}, nil
+}
+
+// OpenExisting opens the database named by dsn, as Open does, for a
+// command that only reads: it neither creates nor migrates it, and says so
+// when the file is missing or the schema is not up to date.
+func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
+	var (
+		store gatehouse.Store
+		err   error
+	)
+	if IsPostgres(dsn) {
+		store, err = postgres.OpenExisting(ctx, dsn)
+	} else {
+		store, err = sqlite.OpenExisting(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &DB{store: store}, nil
+}
+
+// IsPostgres reports whether dsn names a PostgreSQL database rather than
+// a SQLite file.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Use wraps a store a test has opened (and set the clock of).
+func Use(store gatehouse.Store) *DB { return &DB{store: store} }
+
+// Close releases the database.
+func (db *DB) Close() error { return db.store.Close() }
+
+// UseReplica sends the event and location lists to a PostgreSQL read
+// replica at dsn. ErrNoReplica when the database is not PostgreSQL.
+func (db *DB) UseReplica(ctx context.Context, dsn string) error {
+	r, ok := db.store.(interface {
+		UseReplica(context.Context, string) error
+	})
+	if !ok {
+		return ErrNoReplica
+	}
+	return r.UseReplica(ctx, dsn)
+}
+
+// Service returns the service of an operator's command: it signs no
+// cursor and no session, so it needs no secret, and it hashes passwords
+// with argon2id.
+func (db *DB) Service(now func() time.Time) *gatehouse.Service {
+	return gatehouse.NewService(gatehouse.ServiceConfig{Store: db.store, Hasher: password.Hasher{}, Now: now})
+}
+
+// SeedDemo creates the demo organization with events of the last weeks,
+// once (see demo.Seed); created is false when it existed.
+func (db *DB) SeedDemo(ctx context.Context, now time.Time, events int) (org gatehouse.Organization, created bool, err error) {
+	return demo.Seed(ctx, db.store, now, events)
+}

@@ -1,0 +1,35 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// OrgOfAPIKey returns the organization that owns the key, or ErrNotFound.
+func (db *DB) OrgOfAPIKey(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	return db.ownerOf(ctx, "api key", `SELECT o.id FROM api_keys t JOIN organizations o ON o.seq = t.org WHERE t.id = ?`, id)
+}
+
+// OrgOfLocation returns the organization that owns the location, or ErrNotFound.
+func (db *DB) OrgOfLocation(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	return db.ownerOf(ctx, "location", `SELECT o.id FROM locations t JOIN organizations o ON o.seq = t.org WHERE t.id = ?`, id)
+}
+
+// OrgOfAccessPoint returns the organization that owns the access point, or ErrNotFound.
+func (db *DB) OrgOfAccessPoint(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	return db.ownerOf(ctx, "access point", `SELECT o.id FROM access_points t JOIN organizations o ON o.seq = t.org WHERE t.id = ?`, id)
+}
+
+func (db *DB) ownerOf(ctx context.Context, what, query string, id uuid.UUID) (uuid.UUID, error) {
+	var org uuid.UUID
+	err := db.read.QueryRowContext(ctx, query, id[:]).Scan(&org)
+	if errors.Is(err, sql.ErrNoRows) {
+		return org, fmt.Errorf("%s %s: %w", what, id, gatehouse.ErrNotFound)
+	}
+	return org, wrap(err)
+}

@@ -1,0 +1,84 @@
+package gatehouse
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Service is the one place where an operation of Gatehouse happens. The
+// API, the dashboard and the CLI parse their input, call one method, and
+// render its answer or its error; none of them reaches the Store. The
+// service owns validation, ids and times, cursor signing, key generation
+// and tenant checks: every method that touches an organization's records
+// takes the organization first, and a record of another organization
+// behaves exactly like an unknown one (ErrNotFound).
+//
+// Who acts is carried in the context (WithActor), so that the audit
+// entries of the next changes can be written here, in the store
+// transaction of the change, without every signature changing again.
+type Service struct {
+	store    Store
+	cursors  *Cursors
+	sessions *Sessions
+	hasher   PasswordHasher
+	signIns  SignInLimiter
+	now      func() time.Time
+	dummy    func() (string, error)
+}
+
+// ServiceConfig is what NewService needs. Store is required; Hasher is
+// required by the user and sign-in methods.
+type ServiceConfig struct {
+	Store Store
+	// Secret signs cursors and sessions (see Store.Secret). A service that
+	// signs neither (an operator's CLI command) may leave it empty.
+	Secret []byte
+	// Hasher hashes and checks dashboard passwords.
+	Hasher PasswordHasher
+	// SignInLimiter bounds failed sign-ins; nil allows every attempt.
+	SignInLimiter SignInLimiter
+	// Now is the clock; it defaults to time.Now.
+	Now func() time.Time
+}
+
+// PasswordHasher hashes dashboard passwords and checks them. Verify waits
+// for a hashing slot until ctx ends and then returns an error matching
+// ErrHashBusy; it never reports a match for a hash it cannot read.
+type PasswordHasher interface {
+	Hash(password string) (string, error)
+	Verify(ctx context.Context, password, encoded string) (bool, error)
+}
+
+// SignInLimiter reserves one failed sign-in for the email and the client
+// network before a password is checked. allowed false means the limit is
+// spent and wait says for how long; refund gives the reservation back
+// (the attempt succeeded, or was never tried).
+type SignInLimiter func(ctx context.Context, email, clientNetwork string) (refund func(context.Context), wait time.Duration, allowed bool)
+
+// NewService returns the service on cfg.Store.
+func NewService(cfg ServiceConfig) *Service {
+	s := &Service{store: cfg.Store, cursors: NewCursors(cfg.Secret), sessions: NewSessions(cfg.Secret),
+		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.signIns == nil {
+		s.signIns = func(context.Context, string, string) (func(context.Context), time.Duration, bool) {
+			return func(context.Context) {}, 0, true
+		}
+	}
+	// The hash an unknown email is checked against costs a full argon2id
+	// run (64 MiB): made on the first sign-in of an unknown email, never
+	// by a process that signs no one in (every CLI command).
+	s.dummy = sync.OnceValues(func() (string, error) {
+		return s.hasher.Hash("gatehouse: no such user")
+	})
+	return s
+}
+
+// Ping reports whether the database answers: ErrUnavailable when not.
+func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
+
+// Now is the service's clock, truncated as Gatehouse stores times.
+func (s *Service) Now() time.Time { return Truncate(s.now()) }

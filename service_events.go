@@ -1,0 +1,83 @@
+package gatehouse
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ReadEventQuery parses the query of an event list (GET /events, the
+// Event Log) and opens its cursor for orgID, reporting every problem of
+// both at once as a *ValidationError.
+func (s *Service) ReadEventQuery(orgID uuid.UUID, v url.Values) (EventQuery, error) {
+	return ReadEventQuery(v, s.cursors, orgID)
+}
+
+// ListEvents returns a page of the organization's events matching f,
+// with the exact-id rule of q (FindEvents). f.Limit must be set. Errors:
+// ErrUnavailable (ErrBusy among them) when the database cannot answer now.
+func (s *Service) ListEvents(ctx context.Context, orgID uuid.UUID, f EventFilter) (EventPage, error) {
+	return FindEvents(ctx, s.store, orgID, f)
+}
+
+// EventCursor signs the position next of the list of orgID's events
+// matching f: the nextCursor of a page.
+func (s *Service) EventCursor(orgID uuid.UUID, f EventFilter, next EventKey) string {
+	return s.cursors.EventCursor(orgID, f, next)
+}
+
+// FindEvent returns one of the organization's events, or ErrNotFound
+// (another organization's event included).
+func (s *Service) FindEvent(ctx context.Context, orgID, id uuid.UUID) (Event, error) {
+	page, err := s.store.ListEvents(ctx, orgID, EventFilter{ID: &id, Limit: 1})
+	if err != nil {
+		return Event{}, err
+	}
+	if len(page.Events) == 0 {
+		return Event{}, ErrNotFound
+	}
+	return page.Events[0], nil
+}
+
+// CountEvents counts the organization's events matching f in buckets of
+// step from f.From to f.To, which must be set, by outcome. ErrInvalid
+// when they are not.
+func (s *Service) CountEvents(ctx context.Context, orgID uuid.UUID, f EventFilter, step time.Duration) ([]EventCount, error) {
+	if f.From == nil || f.To == nil || step <= 0 {
+		return nil, Invalid("", "a count needs a window and a step")
+	}
+	return s.store.CountEvents(ctx, orgID, f, step)
+}
+
+// DecodeEvent reads one ingest object (an NDJSON line) on the service's
+// clock: a *ValidationError keyed by field when it breaks a rule.
+func (s *Service) DecodeEvent(raw []byte) (NewEvent, error) {
+	return DecodeIngestEvent(raw, s.now())
+}
+
+// DecodeEvents reads a batch of ingest objects (POST /events) on the
+// service's clock, reporting every problem of every event at once as an
+// *IngestError.
+func (s *Service) DecodeEvents(raws []json.RawMessage) ([]NewEvent, error) {
+	now := s.now()
+	events := make([]NewEvent, len(raws))
+	var errs IngestError
+	for i, raw := range raws {
+		ev, err := DecodeIngestEvent(raw, now)
+		errs.Merge(i, err)
+		events[i] = ev
+	}
+	return events, errs.Err()
+}
+
+// IngestEvents stores a batch of the organization's events, all or
+// nothing, idempotent by event id. An event naming an access point or a
+// requester that is not the organization's makes an *IngestError (which
+// is an ErrInvalid) and nothing is stored; ErrUnavailable when the
+// database cannot answer.
+func (s *Service) IngestEvents(ctx context.Context, orgID uuid.UUID, events []NewEvent) (IngestResult, error) {
+	return s.store.IngestEvents(ctx, orgID, events)
+}

@@ -1,0 +1,105 @@
+package gatehouse
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// NewAPIKey is what a door asks for when it creates a key.
+type NewAPIKey struct {
+	OrgID     uuid.UUID
+	Name      string
+	Scopes    []Scope
+	ExpiresAt *time.Time // nil: never
+	RateLimit *Rate      // nil: the server's
+}
+
+// CreateAPIKey creates a key of the organization and returns it with the
+// raw key, which exists nowhere else: the caller shows it once. The
+// service sets the id, the creation time, the prefix and the hash.
+// Errors: a *ValidationError keyed "name", "scopes" or "expiresAt" (every
+// problem at once); ErrNotFound for an unknown organization.
+func (s *Service) CreateAPIKey(ctx context.Context, nk NewAPIKey) (APIKey, string, error) {
+	name, scopes, err := s.checkAPIKey(nk)
+	if err != nil {
+		return APIKey{}, "", err
+	}
+	raw, prefix, hash := GenerateKey()
+	k := APIKey{ID: NewID(), OrgID: nk.OrgID, Name: name, Prefix: prefix, Hash: hash, Scopes: scopes,
+		RateLimit: nk.RateLimit, CreatedAt: s.Now()}
+	if nk.ExpiresAt != nil {
+		t := Truncate(*nk.ExpiresAt)
+		k.ExpiresAt = &t
+	}
+	if err := s.store.CreateAPIKey(ctx, k); err != nil {
+		return APIKey{}, "", err
+	}
+	return k, raw, nil
+}
+
+// CheckAPIKey reports what CreateAPIKey would refuse in nk, without
+// creating anything: a form with problems of its own lists them all.
+func (s *Service) CheckAPIKey(nk NewAPIKey) error {
+	_, _, err := s.checkAPIKey(nk)
+	return err
+}
+
+func (s *Service) checkAPIKey(nk NewAPIKey) (string, []Scope, error) {
+	now := s.Now()
+	var errs ValidationError
+	name, err := CheckName("name", nk.Name)
+	errs.Merge("", asValidation(err))
+	scopes := []Scope{}
+	for _, sc := range nk.Scopes {
+		switch {
+		case !slices.Contains(Scopes, sc):
+			errs.Add("scopes", "unknown scope %q (known: %s)", sc, JoinScopes(Scopes))
+		case !slices.Contains(scopes, sc):
+			scopes = append(scopes, sc)
+		}
+	}
+	if len(nk.Scopes) == 0 {
+		errs.Add("scopes", "choose at least one scope")
+	}
+	if nk.ExpiresAt != nil && !nk.ExpiresAt.After(now) {
+		errs.Add("expiresAt", "must be in the future")
+	}
+	if nk.RateLimit != nil && (nk.RateLimit.Count < 1 || nk.RateLimit.Per <= 0) {
+		errs.Add("rateLimit", "must be a positive rate")
+	}
+	return name, scopes, errs.Err()
+}
+
+// ListAPIKeys returns the organization's keys, newest first, never a raw
+// key. An unknown organization has none.
+func (s *Service) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]APIKey, error) {
+	return s.store.ListAPIKeys(ctx, orgID)
+}
+
+// FindAPIKey returns one of the organization's keys, whatever its status,
+// or ErrNotFound (another organization's key included).
+func (s *Service) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey, error) {
+	return s.store.FindAPIKey(ctx, orgID, id)
+}
+
+// RevokeAPIKey revokes one of the organization's keys now, unless it
+// already is revoked, and returns it. Every instance refuses it within a
+// second. ErrNotFound for an unknown key or one of another organization.
+func (s *Service) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey, error) {
+	return s.store.RevokeAPIKey(ctx, orgID, id, s.Now())
+}
+
+// OrgOfAPIKey returns the organization that owns a key, or ErrNotFound.
+// Only the operator's CLI, which spans organizations, asks it.
+func (s *Service) OrgOfAPIKey(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	return s.store.OrgOfAPIKey(ctx, id)
+}
+
+// asValidation returns err's *ValidationError, or nil.
+func asValidation(err error) *ValidationError {
+	ve, _ := err.(*ValidationError)
+	return ve
+}

@@ -1,0 +1,117 @@
+package gatehouse
+
+import (
+	"context"
+	"crypto/sha256"
+
+	"github.com/google/uuid"
+)
+
+// CreateLocation creates a location of the organization. A
+// *ValidationError keyed "name" for a bad name; ErrNotFound for an
+// unknown organization.
+func (s *Service) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (Location, error) {
+	name, err := CheckName("name", name)
+	if err != nil {
+		return Location{}, err
+	}
+	return s.store.CreateLocation(ctx, orgID, name)
+}
+
+// RenameLocation renames one of the organization's locations; events keep
+// the names they were recorded with. A *ValidationError keyed "name";
+// ErrNotFound for an unknown location or one of another organization.
+func (s *Service) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name string) (Location, error) {
+	name, err := CheckName("name", name)
+	if err != nil {
+		return Location{}, err
+	}
+	return s.store.RenameLocation(ctx, orgID, id, name)
+}
+
+// FindLocation returns one of the organization's locations with its
+// access points, or ErrNotFound.
+func (s *Service) FindLocation(ctx context.Context, orgID, id uuid.UUID) (Location, error) {
+	return s.store.FindLocation(ctx, orgID, id)
+}
+
+// ListLocations returns a page of the organization's locations ordered by
+// name then id, each with its access points; next is set when more follow.
+// limit must be between 1 and MaxLimit.
+func (s *Service) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *LocationKey) (page []Location, next *LocationKey, err error) {
+	if limit < 1 || limit > MaxLimit {
+		return nil, nil, Invalid("limit", "must be between 1 and %d", MaxLimit)
+	}
+	return s.store.ListLocations(ctx, orgID, limit, after)
+}
+
+// AllLocations returns every location of the organization, page by page:
+// the dashboard's forms and the CLI's lists.
+func (s *Service) AllLocations(ctx context.Context, orgID uuid.UUID) ([]Location, error) {
+	all := []Location{}
+	var after *LocationKey
+	for {
+		locs, next, err := s.store.ListLocations(ctx, orgID, MaxLimit, after)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, locs...)
+		if next == nil {
+			return all, nil
+		}
+		after = next
+	}
+}
+
+// LocationCursor signs the position next of orgID's location list.
+func (s *Service) LocationCursor(orgID uuid.UUID, next LocationKey) string {
+	return s.cursors.Sign(CursorLocations, locationsDigest(orgID), EncodeLocationKey(next))
+}
+
+// OpenLocationCursor reads a cursor LocationCursor signed for orgID:
+// ErrCursorInvalid (or another cursor error) for any other string.
+func (s *Service) OpenLocationCursor(orgID uuid.UUID, cursor string) (LocationKey, error) {
+	b, err := s.cursors.Open(cursor, CursorLocations, locationsDigest(orgID))
+	if err != nil {
+		return LocationKey{}, err
+	}
+	return DecodeLocationKey(b)
+}
+
+// locationsDigest binds a locations cursor to its organization.
+func locationsDigest(orgID uuid.UUID) [8]byte {
+	sum := sha256.Sum256(append([]byte("locations\x00"), orgID[:]...))
+	return [8]byte(sum[:8])
+}
+
+// CreateAccessPoint creates an access point under one of the
+// organization's locations. A *ValidationError keyed "name"; ErrNotFound
+// for an unknown location or one of another organization.
+func (s *Service) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (AccessPoint, error) {
+	name, err := CheckName("name", name)
+	if err != nil {
+		return AccessPoint{}, err
+	}
+	return s.store.CreateAccessPoint(ctx, orgID, locationID, name)
+}
+
+// ListAccessPoints returns the access points of one of the organization's
+// locations, ordered by name then id; ErrNotFound for an unknown location.
+func (s *Service) ListAccessPoints(ctx context.Context, orgID, locationID uuid.UUID) ([]AccessPoint, error) {
+	l, err := s.store.FindLocation(ctx, orgID, locationID)
+	if err != nil {
+		return nil, err
+	}
+	return l.AccessPoints, nil
+}
+
+// OrgOfLocation and OrgOfAccessPoint return the organization that owns a
+// record, or ErrNotFound. Only the operator's CLI, given a bare id, asks.
+func (s *Service) OrgOfLocation(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	return s.store.OrgOfLocation(ctx, id)
+}
+
+// OrgOfAccessPoint: see OrgOfLocation.
+func (s *Service) OrgOfAccessPoint(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	return s.store.OrgOfAccessPoint(ctx, id)
+}

@@ -125,12 +125,9 @@ func runKeyList(ctx context.Context, e *env) error {
 func runKeyRevoke(ctx context.Context, e *env) error {
 	f := newFlags(e, "key revoke")
 	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
-		if len(args) != 1 {
-			return usagef("usage: gatehouse key revoke KEY_ID")
-		}
-		id, err := gatehouse.ParseUUID(args[0])
+		id, err := positionalID(args, "key revoke KEY_ID", "KEY_ID")
 		if err != nil {
-			return usagef("KEY_ID must be a UUID, got %q", args[0])
+			return err
 		}
 		orgID, err := svc.OrgOfAPIKey(ctx, id)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/google/uuid"
 	"golang.org/x/term"
 )
 
@@ -62,6 +63,25 @@ func runOrgCreate(ctx context.Context, e *env) error {
 	})
 }
 
+func runOrgRename(ctx context.Context, e *env) error {
+	f := newFlags(e, "org rename")
+	name := f.String("name", "", "the new name")
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+		id, err := positionalID(args, "org rename ORG_ID --name NAME", "ORG_ID")
+		if err != nil {
+			return err
+		}
+		if err := required("name", *name); err != nil {
+			return err
+		}
+		o, err := svc.RenameOrganization(ctx, id, *name)
+		if err != nil {
+			return err
+		}
+		return f.print(o, "renamed organization %s to %q", o.ID, o.Name)
+	})
+}
+
 func runOrgList(ctx context.Context, e *env) error {
 	f := newFlags(e, "org list")
 	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
@@ -97,6 +117,33 @@ func runLocationCreate(ctx context.Context, e *env) error {
 			Name      string         `json:"name"`
 			CreatedAt gatehouse.Time `json:"createdAt"`
 		}{l.ID.String(), l.Name, l.CreatedAt}, "created location %s %q", l.ID, l.Name)
+	})
+}
+
+func runLocationRename(ctx context.Context, e *env) error {
+	f := newFlags(e, "location rename")
+	name := f.String("name", "", "the new name; events keep the name they were recorded with")
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+		id, err := positionalID(args, "location rename LOCATION_ID --name NAME", "LOCATION_ID")
+		if err != nil {
+			return err
+		}
+		if err := required("name", *name); err != nil {
+			return err
+		}
+		orgID, err := svc.OrgOfLocation(ctx, id)
+		if err != nil {
+			return err
+		}
+		l, err := svc.RenameLocation(ctx, orgID, id, *name)
+		if err != nil {
+			return err
+		}
+		return f.print(struct {
+			ID        string         `json:"id"`
+			Name      string         `json:"name"`
+			CreatedAt gatehouse.Time `json:"createdAt"`
+		}{l.ID.String(), l.Name, l.CreatedAt}, "renamed location %s to %q", l.ID, l.Name)
 	})
 }
 
@@ -260,4 +307,17 @@ func prompt(e *env, in *os.File, label string) (string, error) {
 	b, err := term.ReadPassword(int(in.Fd()))
 	fmt.Fprintln(e.stderr)
 	return strings.TrimRight(string(b), "\r\n"), err
+}
+
+// positionalID reads the one id a command takes as its argument; usage is
+// the command's synopsis for the error.
+func positionalID(args []string, usage, what string) (uuid.UUID, error) {
+	if len(args) != 1 {
+		return uuid.UUID{}, usagef("usage: gatehouse %s", usage)
+	}
+	id, err := gatehouse.ParseUUID(args[0])
+	if err != nil {
+		return uuid.UUID{}, usagef("%s must be a UUID, got %q", what, args[0])
+	}
+	return id, nil
 }

@@ -72,7 +72,7 @@ type Settings struct {
 	SeparateMetrics bool
 	// ReadSlots bound every door's event reads per organization; nil:
 	// readsPerOrg at once, waiting readWait. QueryTimeout bounds each
-	// read and each API store call; zero: queryTimeout.
+	// read, each API request and each dashboard page; zero: queryTimeout.
 	ReadSlots    *gatehouse.ReadSlots
 	QueryTimeout time.Duration
 	// Hasher hashes dashboard passwords; nil: argon2id (internal/password).
@@ -175,7 +175,7 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		Now:             s.Now,
 		QueryTimeout:    s.QueryTimeout,
 		SeparateMetrics: s.SeparateMetrics,
-		Dashboard:       dashboard.New(dashboard.Config{Service: svc, Logger: logger, Now: s.Now}),
+		Dashboard:       dashboard.New(dashboard.Config{Service: svc, Logger: logger, Now: s.Now, QueryTimeout: s.QueryTimeout}),
 	}
 	if s.Configure != nil {
 		s.Configure(&cfg)

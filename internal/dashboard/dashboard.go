@@ -47,6 +47,9 @@ type Config struct {
 	Logger  *slog.Logger
 	// Now is the clock; it defaults to time.Now.
 	Now func() time.Time
+	// QueryTimeout bounds the work of each page; it defaults to 10 s.
+	// Exports stream for longer: each of their reads has its own deadline.
+	QueryTimeout time.Duration
 }
 
 type dashboard struct {
@@ -67,6 +70,9 @@ func New(cfg Config) http.Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.QueryTimeout == 0 {
+		cfg.QueryTimeout = 10 * time.Second
+	}
 	// Mounted behind the API's middleware, every request carries an id;
 	// every line the dashboard logs while serving one names it, and the
 	// signed-in user and organization.
@@ -86,18 +92,18 @@ func New(cfg Config) http.Handler {
 	})
 	mux.HandleFunc("GET "+Prefix+"/login", d.loginForm)
 	mux.HandleFunc("POST "+Prefix+"/login", d.login)
-	mux.Handle("POST "+Prefix+"/logout", d.signedIn(d.logout))
-	mux.Handle("GET "+Prefix+"/events", d.signedIn(d.eventLog))
-	mux.Handle("GET "+Prefix+"/events/{id}", d.signedIn(d.eventDetail))
-	mux.Handle("GET "+Prefix+"/locations", d.signedIn(d.locationsPage))
-	mux.Handle("POST "+Prefix+"/locations", d.signedIn(d.createLocation))
-	mux.Handle("POST "+Prefix+"/locations/{id}/rename", d.signedIn(d.renameLocation))
-	mux.Handle("POST "+Prefix+"/locations/{id}/access-points", d.signedIn(d.createAccessPoint))
-	mux.Handle("GET "+Prefix+"/keys", d.signedIn(d.keysPage))
-	mux.Handle("POST "+Prefix+"/keys", d.signedIn(d.createKey))
-	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.signedIn(d.confirmRevoke))
-	mux.Handle("POST "+Prefix+"/keys/{id}/revoke", d.signedIn(d.revokeKey))
-	mux.Handle("GET "+Prefix+"/events/chart.svg", d.signedIn(d.eventChart))
+	mux.Handle("POST "+Prefix+"/logout", d.page(d.logout))
+	mux.Handle("GET "+Prefix+"/events", d.page(d.eventLog))
+	mux.Handle("GET "+Prefix+"/events/{id}", d.page(d.eventDetail))
+	mux.Handle("GET "+Prefix+"/locations", d.page(d.locationsPage))
+	mux.Handle("POST "+Prefix+"/locations", d.page(d.createLocation))
+	mux.Handle("POST "+Prefix+"/locations/{id}/rename", d.page(d.renameLocation))
+	mux.Handle("POST "+Prefix+"/locations/{id}/access-points", d.page(d.createAccessPoint))
+	mux.Handle("GET "+Prefix+"/keys", d.page(d.keysPage))
+	mux.Handle("POST "+Prefix+"/keys", d.page(d.createKey))
+	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.page(d.confirmRevoke))
+	mux.Handle("POST "+Prefix+"/keys/{id}/revoke", d.page(d.revokeKey))
+	mux.Handle("GET "+Prefix+"/events/chart.svg", d.page(d.eventChart))
 	mux.Handle("GET "+Prefix+"/events/export.csv", d.signedIn(d.exportEvents("csv")))
 	mux.Handle("GET "+Prefix+"/events/export.ndjson", d.signedIn(d.exportEvents("ndjson")))
 	mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
@@ -136,6 +142,17 @@ type viewerKey struct{}
 func viewerOf(r *http.Request) viewer {
 	v, _ := r.Context().Value(viewerKey{}).(viewer)
 	return v
+}
+
+// page is signedIn with the request bounded by QueryTimeout: every page
+// and form of the dashboard but the streamed exports.
+func (d *dashboard) page(next http.HandlerFunc) http.Handler {
+	h := d.signedIn(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d.QueryTimeout)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // signedIn lets only signed-in users through: a page request without a

@@ -774,3 +774,16 @@ func TestAKeyFormWithAnyProblemCreatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestPagesAreBoundedByTheQueryTimeout: every page's work runs under the
+// query timeout, as the API's does: with a timeout already spent, the
+// Locations page is a 503, not an answer that waited as long as the
+// database took.
+func TestPagesAreBoundedByTheQueryTimeout(t *testing.T) {
+	s := newSiteWith(t, nil, func(st *app.Settings) { st.QueryTimeout = time.Nanosecond })
+	acme := s.tenant("Acme")
+	b := s.signedIn(acme)
+	if r := b.do("GET", "/dashboard/locations", nil); r.status != http.StatusServiceUnavailable {
+		t.Errorf("locations page with its time spent: %d, want 503", r.status)
+	}
+}

@@ -35,7 +35,11 @@ func apiKey(ctx context.Context) gatehouse.APIKey {
 //  5. a key without the scope is 403.
 func (s *server) requireScope(scope gatehouse.Scope, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
+		// Every API route passes here: its work, the key lookup included,
+		// is bounded by the query timeout.
+		ctx, cancel := context.WithTimeout(r.Context(), s.QueryTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
 		if len(r.Header.Values("Authorization")) > 1 {
 			var ve gatehouse.ValidationError
 			ve.Add("Authorization", "must be given at most once")

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gatehouse/gatehouse"
@@ -36,9 +35,7 @@ func (s *server) listEvents() http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), s.QueryTimeout)
-		defer cancel()
-		page, err := s.Service.ListEvents(ctx, orgID, q.Filter)
+		page, err := s.Service.ListEvents(r.Context(), orgID, q.Filter)
 		if err != nil {
 			s.writeError(w, r, err)
 			return

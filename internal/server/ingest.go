@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -26,9 +25,7 @@ func (s *server) ingestEvents() http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), s.QueryTimeout)
-		defer cancel()
-		res, err := s.Service.IngestEvents(ctx, apiKey(r.Context()).OrgID, events)
+		res, err := s.Service.IngestEvents(r.Context(), apiKey(r.Context()).OrgID, events)
 		if err != nil {
 			s.writeError(w, r, err)
 			return

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"slices"
@@ -35,9 +34,7 @@ func (s *server) listLocations() http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), s.QueryTimeout)
-		defer cancel()
-		locs, next, err := s.Service.ListLocations(ctx, orgID, limit, after)
+		locs, next, err := s.Service.ListLocations(r.Context(), orgID, limit, after)
 		if err != nil {
 			s.writeError(w, r, err)
 			return

@@ -16,7 +16,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/apitest"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/servicetest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // TestTypeScriptClient generates a TypeScript client from the OpenAPI
@@ -28,10 +28,10 @@ func TestTypeScriptClient(t *testing.T) {
 	dir := "typescript"
 	node, err := exec.LookPath("node")
 	if err != nil {
-		servicetest.Missing(t, "node is not installed")
+		testenv.Missing(t, "node is not installed")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", "tsc")); err != nil {
-		servicetest.Missing(t, "the npm packages are not installed: npm ci --prefix clients/typescript")
+		testenv.Missing(t, "the npm packages are not installed: npm ci --prefix clients/typescript")
 	}
 	build := exec.Command("npm", "run", "--silent", "build")
 	build.Dir = dir

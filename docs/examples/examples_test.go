@@ -18,7 +18,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/apitest"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/servicetest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // TestPollPy runs poll.py twice against a live server: the first poll
@@ -27,7 +27,7 @@ import (
 func TestPollPy(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		servicetest.Missing(t, "python3 is not installed")
+		testenv.Missing(t, "python3 is not installed")
 	}
 	a := apitest.Start(t, ratelimit.Limit{Rate: gatehouse.Rate{Count: 1000, Per: time.Second}, Burst: 1000})
 	key := a.NewKey(t, gatehouse.ScopeEventsRead)
@@ -113,7 +113,7 @@ func ptr[T any](v T) *T { return &v }
 func TestPollPyRepeatedFilters(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		servicetest.Missing(t, "python3 is not installed")
+		testenv.Missing(t, "python3 is not installed")
 	}
 	a := apitest.Start(t, ratelimit.Limit{Rate: gatehouse.Rate{Count: 1000, Per: time.Second}, Burst: 1000})
 	key := a.NewKey(t, gatehouse.ScopeEventsRead)

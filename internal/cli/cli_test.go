@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/cli"
-	"github.com/gatehouse/gatehouse/internal/pgtest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // gh runs one gatehouse command in-process against db and returns stdout.
@@ -72,7 +72,7 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) { endToEnd(t, newGH(t)) })
 	t.Run("postgres", func(t *testing.T) {
 		g := newGH(t)
-		g.db = pgtest.DSN(t)
+		g.db = testenv.PostgresDSN(t)
 		endToEnd(t, g)
 	})
 }

@@ -15,9 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/pgtest"
-	"github.com/gatehouse/gatehouse/internal/proxytest"
-	"github.com/gatehouse/gatehouse/internal/redistest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // instance is one "gatehouse serve" process.
@@ -110,8 +108,8 @@ func seedCluster(t *testing.T, g *gh) (org string, newKey func() record) {
 // both within a second, and a cursor from one works on the other.
 func TestTwoInstancesActAsOne(t *testing.T) {
 	g := newGH(t)
-	g.db = pgtest.DSN(t)
-	redisURL := redistest.URL(t)
+	g.db = testenv.PostgresDSN(t)
+	redisURL := testenv.RedisURL(t)
 	_, newKey := seedCluster(t, g)
 	args := []string{"--db", g.db, "--redis", redisURL, "--rate-limit", "1/m", "--rate-burst", "10"}
 	a, b := startServe(t, args...), startServe(t, args...)
@@ -177,7 +175,7 @@ func TestTwoInstancesActAsOne(t *testing.T) {
 // there: requests are answered with per-process limits, never a 5xx.
 func TestRedisDownStillServes(t *testing.T) {
 	g := newGH(t)
-	redistest.URL(t) // a Redis-backed test: skip or fail with the others
+	testenv.RedisURL(t) // a Redis-backed test: skip or fail with the others
 	_, newKey := seedCluster(t, g)
 	k := newKey()
 	in := startServe(t, "--db", g.db, "--redis", "redis://127.0.0.1:1/0", "--rate-burst", "5")
@@ -195,11 +193,11 @@ func TestRedisDownStillServes(t *testing.T) {
 // by itself when the database is back.
 func TestPostgresOutage(t *testing.T) {
 	g := newGH(t)
-	g.db = pgtest.DSN(t)
+	g.db = testenv.PostgresDSN(t)
 	_, newKey := seedCluster(t, g)
 	k := newKey()
 	u, _ := url.Parse(g.db)
-	proxy := proxytest.New(t, u.Host)
+	proxy := testenv.NewProxy(t, u.Host)
 	u.Host = proxy.Addr()
 	in := startServe(t, "--db", u.String())
 	if r := in.get(t, "/api/consumer/v1/events", k.Key); r.status != 200 {
@@ -238,7 +236,7 @@ func TestPostgresOutage(t *testing.T) {
 func writerOnPostgres(t *testing.T) (g *gh, ap, key record) {
 	t.Helper()
 	g = newGH(t)
-	g.db = pgtest.DSN(t)
+	g.db = testenv.PostgresDSN(t)
 	var o, loc record
 	g.json(&o, "org", "create", "--name", "Writer")
 	g.json(&loc, "location", "create", "--org", o.ID, "--name", "HQ")
@@ -254,7 +252,7 @@ func writerOnPostgres(t *testing.T) (g *gh, ap, key record) {
 func TestIngestSurvivesAnOutage(t *testing.T) {
 	g, ap, k := writerOnPostgres(t)
 	u, _ := url.Parse(g.db)
-	proxy := proxytest.New(t, u.Host)
+	proxy := testenv.NewProxy(t, u.Host)
 	u.Host = proxy.Addr()
 	in := startServe(t, "--db", u.String(), "--rate-burst", "1000")
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gatehouse/gatehouse/internal/pgtest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -54,7 +54,7 @@ func TestReadOnlyCommandsDoNotMigrate(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		g := newGH(t)
-		g.db = pgtest.DSN(t)
+		g.db = testenv.PostgresDSN(t)
 		for _, args := range readOnly {
 			if _, _, err := g.run(nil, args...); err == nil || !strings.Contains(err.Error(), "run gatehouse migrate") {
 				t.Errorf("%s on an unmigrated database: %v, want an error saying to run gatehouse migrate", args[:2], err)

@@ -13,7 +13,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/demo"
 	"github.com/gatehouse/gatehouse/internal/password"
-	"github.com/gatehouse/gatehouse/internal/servicetest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // TestBrowser drives the dashboard in Debian's chromium, headless, with
@@ -29,13 +29,13 @@ func TestBrowser(t *testing.T) {
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		servicetest.Missing(t, "node is not installed")
+		testenv.Missing(t, "node is not installed")
 	}
 	if _, err := os.Stat(chromium); err != nil {
-		servicetest.Missing(t, "chromium is not installed at %s (apt-get install chromium)", chromium)
+		testenv.Missing(t, "chromium is not installed at %s (apt-get install chromium)", chromium)
 	}
 	if _, err := os.Stat("browsertest/node_modules/playwright-core"); err != nil {
-		servicetest.Missing(t, "playwright-core is not installed: npm ci --prefix internal/dashboard/browsertest")
+		testenv.Missing(t, "playwright-core is not installed: npm ci --prefix internal/dashboard/browsertest")
 	}
 	shots := filepath.Join(os.Getenv("GATEHOUSE_ARTIFACTS"), "dashboard")
 	if os.Getenv("GATEHOUSE_ARTIFACTS") == "" {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/pgtest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -20,7 +20,7 @@ import (
 // two wait for each other and PostgreSQL kills one as a deadlock. Both
 // must succeed, all or nothing, with every id stored exactly once.
 func TestConcurrentBatchesInOppositeOrderBothSucceed(t *testing.T) {
-	db := open(t, pgtest.DSN(t))
+	db := open(t, testenv.PostgresDSN(t))
 	ctx := context.Background()
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestConcurrentBatchesInOppositeOrderBothSucceed(t *testing.T) {
 // and gives up after a bounded number of runs with ErrUnavailable, which
 // clients retry.
 func TestAbortedTransactionsAreRetried(t *testing.T) {
-	db := open(t, pgtest.DSN(t))
+	db := open(t, testenv.PostgresDSN(t))
 	ctx := context.Background()
 	exec := func(sql string) func(pgx.Tx) error {
 		return func(tx pgx.Tx) error { _, err := tx.Exec(ctx, sql); return err }

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/gatehouse/gatehouse/internal/pgtest"
 	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 func TestOpenExistingDoesNotMigrate(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.DSN(t)
+	dsn := testenv.PostgresDSN(t)
 	if _, err := postgres.OpenExisting(ctx, dsn); !errors.Is(err, sqlstore.ErrNotMigrated) {
 		t.Errorf("an unmigrated database: %v, want ErrNotMigrated", err)
 	}

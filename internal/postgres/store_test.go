@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/pgtest"
 	"github.com/gatehouse/gatehouse/internal/postgres"
-	"github.com/gatehouse/gatehouse/internal/proxytest"
 	"github.com/gatehouse/gatehouse/internal/storetest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 func open(t *testing.T, dsn string) *postgres.DB {
@@ -27,7 +26,7 @@ func open(t *testing.T, dsn string) *postgres.DB {
 
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) (gatehouse.Store, *func() time.Time) {
-		db := open(t, pgtest.DSN(t))
+		db := open(t, testenv.PostgresDSN(t))
 		if err := db.Migrate(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +35,7 @@ func TestStore(t *testing.T) {
 }
 
 func TestConcurrentMigrate(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := testenv.PostgresDSN(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
@@ -55,7 +54,7 @@ func TestConcurrentMigrate(t *testing.T) {
 }
 
 func TestUnreachableDatabaseIsUnavailableQuickly(t *testing.T) {
-	pgtest.URL(t) // only where PostgreSQL tests run
+	testenv.PostgresURL(t) // only where PostgreSQL tests run
 	start := time.Now()
 	_, err := postgres.Open(context.Background(), "postgres://postgres@127.0.0.1:1/test?connect_timeout=2")
 	if !errors.Is(err, gatehouse.ErrUnavailable) {
@@ -67,7 +66,7 @@ func TestUnreachableDatabaseIsUnavailableQuickly(t *testing.T) {
 }
 
 func TestStatementTimeoutIsUnavailable(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := testenv.PostgresDSN(t)
 	if err := open(t, dsn).Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -81,14 +80,14 @@ func TestStatementTimeoutIsUnavailable(t *testing.T) {
 // TestReplicaServesOnlyTheLists cuts the replica: the lists fail with
 // ErrUnavailable while key lookups and writes, on the primary, go on.
 func TestReplicaServesOnlyTheLists(t *testing.T) {
-	dsn := pgtest.DSN(t)
+	dsn := testenv.PostgresDSN(t)
 	db := open(t, dsn)
 	ctx := context.Background()
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(dsn)
-	proxy := proxytest.New(t, u.Host)
+	proxy := testenv.NewProxy(t, u.Host)
 	u.Host = proxy.Addr()
 	if err := db.UseReplica(ctx, u.String()); err != nil {
 		t.Fatal(err)

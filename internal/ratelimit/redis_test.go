@@ -12,7 +12,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/redistest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -28,7 +28,7 @@ func newRedis(t *testing.T, url string, logs *bytes.Buffer) *ratelimit.Redis {
 // TestRedisLimitIsShared plays two instances: a burst split between them is
 // limited as one.
 func TestRedisLimitIsShared(t *testing.T) {
-	url := redistest.URL(t)
+	url := testenv.RedisURL(t)
 	var logs bytes.Buffer
 	a, b := newRedis(t, url, &logs), newRedis(t, url, &logs)
 	key := "key:" + gatehouse.NewID().String()
@@ -61,7 +61,7 @@ func TestRedisLimitIsShared(t *testing.T) {
 // per process, the change is logged once and counted, and the limiter
 // returns to Redis by itself.
 func TestRedisOutageFallsBackAndRecovers(t *testing.T) {
-	proxy, url := redistest.NewProxy(t)
+	proxy, url := testenv.RedisProxy(t)
 	var logs bytes.Buffer
 	reg := prometheus.NewRegistry()
 	r, err := ratelimit.NewRedis(url, ratelimit.NewLocal(time.Now), slog.New(slog.NewTextHandler(&logs, nil)), reg)
@@ -128,7 +128,7 @@ func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
 // decisions must still be made in Redis, shared with the other instance,
 // and nothing may report Redis down.
 func TestAbortedRequestKeepsRedisLimits(t *testing.T) {
-	url := redistest.URL(t)
+	url := testenv.RedisURL(t)
 	var logs bytes.Buffer
 	reg := prometheus.NewRegistry()
 	a, err := ratelimit.NewRedis(url, ratelimit.NewLocal(time.Now), slog.New(slog.NewTextHandler(&logs, nil)), reg)
@@ -161,7 +161,7 @@ func TestAbortedRequestKeepsRedisLimits(t *testing.T) {
 // retries): it must reach the limiter's structured logger, not stderr as a
 // plain-text line.
 func TestRedisClientLogsAreStructured(t *testing.T) {
-	proxy, url := redistest.NewProxy(t)
+	proxy, url := testenv.RedisProxy(t)
 	logs := new(lockedBuffer)
 	r, err := ratelimit.NewRedis(url, ratelimit.NewLocal(time.Now), slog.New(slog.NewJSONHandler(logs, nil)), prometheus.NewRegistry())
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/redistest"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // testRefund is the behaviour of Refund every limiter shares: a refunded
@@ -71,7 +71,7 @@ func TestRefundLocal(t *testing.T) {
 
 func TestRefundRedis(t *testing.T) {
 	var logs bytes.Buffer
-	testRefund(t, newRedis(t, redistest.URL(t), &logs), "key:"+gatehouse.NewID().String())
+	testRefund(t, newRedis(t, testenv.RedisURL(t), &logs), "key:"+gatehouse.NewID().String())
 	if logs.Len() > 0 {
 		t.Errorf("logged with Redis up: %s", logs.String())
 	}

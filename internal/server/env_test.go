@@ -20,10 +20,10 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/apitest"
 	"github.com/gatehouse/gatehouse/internal/app"
-	"github.com/gatehouse/gatehouse/internal/pgtest"
 	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/google/uuid"
 )
 
@@ -114,7 +114,7 @@ func openStore(t testing.TB, now func() time.Time) gatehouse.Store {
 		}
 		s.Now, db = now, s
 	case "postgres":
-		s, err := postgres.Open(ctx, pgtest.DSN(t))
+		s, err := postgres.Open(ctx, testenv.PostgresDSN(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,23 +5,12 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
-	"path"
 
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
 var migrations embed.FS
-
-// MigrationFiles lists the embedded migrations by file name, in order.
-func MigrationFiles() []string {
-	ms, _ := sqlstore.Migrations(migrations, "migrations/*.sql")
-	files := make([]string, len(ms))
-	for i, m := range ms {
-		files[i] = path.Base(m.Name)
-	}
-	return files
-}
 
 const schemaTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`

@@ -1,6 +1,4 @@
-// Package proxytest plays network outages: a TCP proxy to a real server
-// that a test can cut and restore on the same address.
-package proxytest
+package testenv
 
 import (
 	"io"
@@ -9,7 +7,8 @@ import (
 	"testing"
 )
 
-// Proxy forwards a local port to a target address until Cut.
+// Proxy plays network outages: it forwards a local port to a real server
+// until Cut, and Restore listens again on the same address.
 type Proxy struct {
 	addr, target string
 	mu           sync.Mutex
@@ -17,8 +16,8 @@ type Proxy struct {
 	conns        []net.Conn
 }
 
-// New starts a proxy to target (host:port), stopped when t ends.
-func New(t testing.TB, target string) *Proxy {
+// NewProxy starts a proxy to target (host:port), stopped when t ends.
+func NewProxy(t testing.TB, target string) *Proxy {
 	t.Helper()
 	p := &Proxy{target: target}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -34,7 +33,7 @@ func New(t testing.TB, target string) *Proxy {
 // Addr is the proxy's address, host:port.
 func (p *Proxy) Addr() string { return p.addr }
 
-// Cut closes the listener and every connection: Redis is gone.
+// Cut closes the listener and every connection: the server is gone.
 func (p *Proxy) Cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -48,7 +47,7 @@ func (p *Proxy) Cut() {
 	p.conns = nil
 }
 
-// Restore listens again on the same address: Redis is back.
+// Restore listens again on the same address: the server is back.
 func (p *Proxy) Restore(t testing.TB) {
 	t.Helper()
 	ln, err := net.Listen("tcp", p.addr)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // TestMetricsOnTheirOwnListener serves with GATEHOUSE_METRICS_ADDR set:
@@ -17,7 +19,7 @@ func TestMetricsOnTheirOwnListener(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "gatehouse.db")
 	env := map[string]string{"GATEHOUSE_METRICS_ADDR": "127.0.0.1:0"}
 	ctx, stop := context.WithCancel(context.Background())
-	logs := new(syncBuffer)
+	logs := new(testenv.LogBuffer)
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, []string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, func(k string) string { return env[k] },

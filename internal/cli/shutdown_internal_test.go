@@ -9,9 +9,10 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // TestShutdownCutsLongRequestsAndExitsCleanly stops serve (as SIGTERM
@@ -40,7 +41,7 @@ func TestShutdownCutsLongRequestsAndExitsCleanly(t *testing.T) {
 
 	ctx, sigterm := context.WithCancel(context.Background())
 	defer sigterm()
-	logs := new(syncBuffer)
+	logs := new(testenv.LogBuffer)
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, []string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, getenv, strings.NewReader(""), io.Discard, logs)
@@ -82,7 +83,7 @@ func TestShutdownCutsLongRequestsAndExitsCleanly(t *testing.T) {
 
 // waitForLog returns the first log line with message msg, waiting for it
 // a few seconds at most.
-func waitForLog(t *testing.T, logs *syncBuffer, msg string) map[string]any {
+func waitForLog(t *testing.T, logs *testenv.LogBuffer, msg string) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -97,22 +98,4 @@ func waitForLog(t *testing.T, logs *syncBuffer, msg string) map[string]any {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// syncBuffer is a log the server writes while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

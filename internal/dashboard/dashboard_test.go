@@ -24,6 +24,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -31,8 +32,8 @@ type site struct {
 	t       *testing.T
 	url     string
 	store   *sqlite.DB
-	handler http.Handler  // the API with the dashboard mounted, as served at url
-	logs    *lockedBuffer // every log line of the API and the dashboard
+	handler http.Handler       // the API with the dashboard mounted, as served at url
+	logs    *testenv.LogBuffer // every log line of the API and the dashboard
 	metrics *prometheus.Registry
 	faults  *faultyStore // the dashboard's store: store, with failures on demand
 	now     time.Time
@@ -76,7 +77,7 @@ func newSiteWith(t *testing.T, clock func() time.Time, edit func(*app.Settings))
 		clock = func() time.Time { return s.now }
 	}
 	db.Now = clock
-	s.logs, s.metrics, s.faults = new(lockedBuffer), prometheus.NewRegistry(), &faultyStore{DB: db}
+	s.logs, s.metrics, s.faults = new(testenv.LogBuffer), prometheus.NewRegistry(), &faultyStore{DB: db}
 	settings := app.Settings{ // as gatehouse serve mounts the dashboard
 		DB:              app.Use(s.faults),
 		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},

@@ -18,7 +18,7 @@ import (
 )
 
 // params are the argon2id costs: 64 MiB, two passes, one lane (the OWASP
-// recommendation for argon2id). Tests lower them.
+// recommendation for argon2id).
 var params = struct {
 	memory  uint32 // KiB
 	time    uint32

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -162,7 +161,7 @@ func TestAbortedRequestKeepsRedisLimits(t *testing.T) {
 // plain-text line.
 func TestRedisClientLogsAreStructured(t *testing.T) {
 	proxy, url := testenv.RedisProxy(t)
-	logs := new(lockedBuffer)
+	logs := new(testenv.LogBuffer)
 	r, err := ratelimit.NewRedis(url, ratelimit.NewLocal(time.Now), slog.New(slog.NewJSONHandler(logs, nil)), prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
@@ -181,23 +180,4 @@ func TestRedisClientLogsAreStructured(t *testing.T) {
 			t.Errorf("not a JSON line: %q", line)
 		}
 	}
-}
-
-// lockedBuffer is a log destination that go-redis's background goroutines
-// and the test may use at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,31 +29,13 @@ import (
 // limiter and the server of one test.
 type clock = apitest.Clock
 
-// syncBuffer collects log output from concurrent handlers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // env is one running API on a fresh SQLite file.
 type env struct {
 	t       testing.TB
 	handler http.Handler
 	store   gatehouse.Store
 	clock   *clock
-	logs    *syncBuffer
+	logs    *testenv.LogBuffer
 	url     string
 	client  *http.Client
 }
@@ -70,7 +50,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	ctx := context.Background()
 	c := apitest.NewClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 	db := openStore(t, c.Now)
-	logs := &syncBuffer{}
+	logs := &testenv.LogBuffer{}
 	settings := app.Settings{
 		DB:              app.Use(db),
 		Limiter:         ratelimit.NewLocal(c.Now),

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse/gatehouse/internal/server"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -20,7 +21,7 @@ import (
 // its request id, and logged, instead of net/http's plain text.
 func TestUnparsableRequestsGetTheJSONEnvelope(t *testing.T) {
 	e := newEnv(t)
-	logs := &syncBuffer{}
+	logs := new(testenv.LogBuffer)
 	srv := &http.Server{Handler: e.handler, MaxHeaderBytes: 4 << 10}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,25 +38,6 @@ func (s *faultyStore) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehou
 // failLists makes ListEvents fail from its next call but skip ones.
 func (s *faultyStore) failLists(skip int) {
 	s.failFrom.Store(s.calls.Load() + int64(skip) + 1)
-}
-
-// lockedBuffer is a log destination the server's goroutines and the test
-// share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // manyEvents stores n denied events of the tenant, a second apart.

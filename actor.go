@@ -27,7 +27,11 @@ type Actor struct {
 	// ID is the user's or the key's id; zero for ActorSystem.
 	ID uuid.UUID
 	// Label is the user's email or the key's display prefix.
-	Label         string
+	Label string
+	// OrgID and Role are a dashboard user's organization and role, what
+	// the service checks before acting for them (see Role.Can).
+	OrgID         uuid.UUID
+	Role          Role
 	RequestID     string
 	ClientAddress string
 }

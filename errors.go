@@ -18,6 +18,8 @@ var (
 	ErrInvalid = errors.New("invalid input")
 	// ErrConflict: the record clashes with one that exists (a duplicate name or email).
 	ErrConflict = errors.New("conflict")
+	// ErrForbidden: the actor's role does not allow the action.
+	ErrForbidden = errors.New("your role does not allow this")
 	// ErrUnavailable: a dependency (the database) cannot answer now; retrying later may work.
 	ErrUnavailable = errors.New("service unavailable")
 	// ErrBusy: the organization already has as many reads in flight as
@@ -37,6 +39,29 @@ var (
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")
 )
+
+// ErrChooseOrganization: a sign-in's password matched users of several
+// organizations; a *ChoiceError lists them.
+var ErrChooseOrganization = errors.New("choose an organization")
+
+// ChoiceError is a sign-in that matched users of several organizations:
+// the person picks one, and Service.ChooseSignIn signs that user in.
+type ChoiceError struct {
+	// Token proves the password was checked; it lasts ChoiceLifetime.
+	Token   string
+	Choices []SignInChoice
+}
+
+// SignInChoice is one user a sign-in may continue as.
+type SignInChoice struct {
+	User         User
+	Organization Organization
+}
+
+func (e *ChoiceError) Error() string { return ErrChooseOrganization.Error() }
+
+// Unwrap returns ErrChooseOrganization.
+func (e *ChoiceError) Unwrap() error { return ErrChooseOrganization }
 
 // RetryError is an ErrTooMany with the wait before a retry may pass.
 type RetryError struct {

@@ -44,6 +44,7 @@ type User struct {
 	OrgID        uuid.UUID
 	Email        string
 	Name         string
+	Role         Role
 	PasswordHash string // argon2id, PHC string format
 	CreatedAt    time.Time
 }
@@ -87,6 +88,13 @@ func CheckUser(u User) (User, error) {
 	}
 	if u.PasswordHash == "" {
 		errs.Add("password", "is required")
+	}
+	// No role asked is the least trusted one; the store makes the first
+	// user of an organization an admin whatever was asked.
+	if u.Role == "" {
+		u.Role = RoleViewer
+	} else if _, err := ParseRole(string(u.Role)); err != nil {
+		errs.Merge("", asValidation(err))
 	}
 	return u, errs.Err()
 }

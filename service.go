@@ -14,9 +14,12 @@ import (
 // takes the organization first, and a record of another organization
 // behaves exactly like an unknown one (ErrNotFound).
 //
-// Who acts is carried in the context (WithActor), so that the audit
-// entries of the next changes can be written here, in the store
-// transaction of the change, without every signature changing again.
+// Who acts is carried in the context (WithActor). For a dashboard user,
+// every method checks the user's role against the permission it needs
+// (see Role.Can) before anything else and refuses with ErrForbidden;
+// hiding a button is only a courtesy. A user acting on another
+// organization gets ErrNotFound. The CLI acts as the system, which may do
+// everything; an API key is bounded by its scopes, checked by the API.
 type Service struct {
 	store    Store
 	cursors  *Cursors

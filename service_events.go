@@ -20,6 +20,9 @@ func (s *Service) ReadEventQuery(orgID uuid.UUID, v url.Values) (EventQuery, err
 // with the exact-id rule of q (FindEvents). f.Limit must be set. Errors:
 // ErrUnavailable (ErrBusy among them) when the database cannot answer now.
 func (s *Service) ListEvents(ctx context.Context, orgID uuid.UUID, f EventFilter) (EventPage, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return EventPage{}, err
+	}
 	return FindEvents(ctx, s.store, orgID, f)
 }
 
@@ -32,6 +35,9 @@ func (s *Service) EventCursor(orgID uuid.UUID, f EventFilter, next EventKey) str
 // FindEvent returns one of the organization's events, or ErrNotFound
 // (another organization's event included).
 func (s *Service) FindEvent(ctx context.Context, orgID, id uuid.UUID) (Event, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return Event{}, err
+	}
 	page, err := s.store.ListEvents(ctx, orgID, EventFilter{ID: &id, Limit: 1})
 	if err != nil {
 		return Event{}, err
@@ -46,6 +52,9 @@ func (s *Service) FindEvent(ctx context.Context, orgID, id uuid.UUID) (Event, er
 // step from f.From to f.To, which must be set, by outcome. ErrInvalid
 // when they are not.
 func (s *Service) CountEvents(ctx context.Context, orgID uuid.UUID, f EventFilter, step time.Duration) ([]EventCount, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return nil, err
+	}
 	if f.From == nil || f.To == nil || step <= 0 {
 		return nil, Invalid("", "a count needs a window and a step")
 	}

@@ -22,7 +22,11 @@ type NewAPIKey struct {
 // service sets the id, the creation time, the prefix and the hash.
 // Errors: a *ValidationError keyed "name", "scopes" or "expiresAt" (every
 // problem at once); ErrNotFound for an unknown organization.
+// ErrForbidden unless the acting user is an admin.
 func (s *Service) CreateAPIKey(ctx context.Context, nk NewAPIKey) (APIKey, string, error) {
+	if err := authorize(ctx, nk.OrgID, PermManageKeys); err != nil {
+		return APIKey{}, "", err
+	}
 	name, scopes, err := s.checkAPIKey(nk)
 	if err != nil {
 		return APIKey{}, "", err
@@ -76,19 +80,29 @@ func (s *Service) checkAPIKey(nk NewAPIKey) (string, []Scope, error) {
 // ListAPIKeys returns the organization's keys, newest first, never a raw
 // key. An unknown organization has none.
 func (s *Service) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]APIKey, error) {
+	if err := authorize(ctx, orgID, PermManageKeys); err != nil {
+		return nil, err
+	}
 	return s.store.ListAPIKeys(ctx, orgID)
 }
 
 // FindAPIKey returns one of the organization's keys, whatever its status,
 // or ErrNotFound (another organization's key included).
 func (s *Service) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey, error) {
+	if err := authorize(ctx, orgID, PermManageKeys); err != nil {
+		return APIKey{}, err
+	}
 	return s.store.FindAPIKey(ctx, orgID, id)
 }
 
 // RevokeAPIKey revokes one of the organization's keys now, unless it
 // already is revoked, and returns it. Every instance refuses it within a
 // second. ErrNotFound for an unknown key or one of another organization.
+// ErrForbidden unless the acting user is an admin.
 func (s *Service) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey, error) {
+	if err := authorize(ctx, orgID, PermManageKeys); err != nil {
+		return APIKey{}, err
+	}
 	return s.store.RevokeAPIKey(ctx, orgID, id, s.Now())
 }
 

@@ -10,7 +10,11 @@ import (
 // CreateLocation creates a location of the organization. A
 // *ValidationError keyed "name" for a bad name; ErrNotFound for an
 // unknown organization.
+// ErrForbidden unless the acting user is an admin.
 func (s *Service) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (Location, error) {
+	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+		return Location{}, err
+	}
 	name, err := CheckName("name", name)
 	if err != nil {
 		return Location{}, err
@@ -21,7 +25,11 @@ func (s *Service) CreateLocation(ctx context.Context, orgID uuid.UUID, name stri
 // RenameLocation renames one of the organization's locations; events keep
 // the names they were recorded with. A *ValidationError keyed "name";
 // ErrNotFound for an unknown location or one of another organization.
+// ErrForbidden unless the acting user is an admin.
 func (s *Service) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name string) (Location, error) {
+	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+		return Location{}, err
+	}
 	name, err := CheckName("name", name)
 	if err != nil {
 		return Location{}, err
@@ -32,6 +40,9 @@ func (s *Service) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name 
 // FindLocation returns one of the organization's locations with its
 // access points, or ErrNotFound.
 func (s *Service) FindLocation(ctx context.Context, orgID, id uuid.UUID) (Location, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return Location{}, err
+	}
 	return s.store.FindLocation(ctx, orgID, id)
 }
 
@@ -39,6 +50,9 @@ func (s *Service) FindLocation(ctx context.Context, orgID, id uuid.UUID) (Locati
 // name then id, each with its access points; next is set when more follow.
 // limit must be between 1 and MaxLimit.
 func (s *Service) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *LocationKey) (page []Location, next *LocationKey, err error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return nil, nil, err
+	}
 	if limit < 1 || limit > MaxLimit {
 		return nil, nil, Invalid("limit", "must be between 1 and %d", MaxLimit)
 	}
@@ -48,6 +62,9 @@ func (s *Service) ListLocations(ctx context.Context, orgID uuid.UUID, limit int,
 // AllLocations returns every location of the organization, page by page:
 // the dashboard's forms and the CLI's lists.
 func (s *Service) AllLocations(ctx context.Context, orgID uuid.UUID) ([]Location, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return nil, err
+	}
 	all := []Location{}
 	var after *LocationKey
 	for {
@@ -87,7 +104,11 @@ func locationsDigest(orgID uuid.UUID) [8]byte {
 // CreateAccessPoint creates an access point under one of the
 // organization's locations. A *ValidationError keyed "name"; ErrNotFound
 // for an unknown location or one of another organization.
+// ErrForbidden unless the acting user is an admin.
 func (s *Service) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (AccessPoint, error) {
+	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+		return AccessPoint{}, err
+	}
 	name, err := CheckName("name", name)
 	if err != nil {
 		return AccessPoint{}, err
@@ -98,6 +119,9 @@ func (s *Service) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.
 // ListAccessPoints returns the access points of one of the organization's
 // locations, ordered by name then id; ErrNotFound for an unknown location.
 func (s *Service) ListAccessPoints(ctx context.Context, orgID, locationID uuid.UUID) ([]AccessPoint, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return nil, err
+	}
 	l, err := s.store.FindLocation(ctx, orgID, locationID)
 	if err != nil {
 		return nil, err

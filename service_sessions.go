@@ -3,8 +3,11 @@ package gatehouse
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // hashWait is how long a sign-in waits for a password-hashing slot before
@@ -15,46 +18,124 @@ const hashWait = 2 * time.Second
 // match, starts a session; token is the raw value for the browser's
 // cookie. clientNetwork is the client's address as the limiter counts it.
 //
+// An email is unique per organization only, and each of its users has
+// its own password: the password is checked against every user with that
+// email. When it matches one, that user is signed in; when it matches
+// several, nobody is yet, and the error is a *ChoiceError listing them:
+// the person picks one with ChooseSignIn.
+//
 // A failure is spent from the limits (per email and per network) before
 // the hash runs and given back on success: checked before and spent after,
 // every attempt of a burst sent at once would pass the check and cost a
 // full hash. An unknown email is checked against a dummy hash, so that it
 // takes as long as a wrong password.
 //
-// Errors: ErrBadCredentials; a *RetryError with ErrSignInLimited (the
-// limit is spent) or ErrHashBusy (no hashing slot came free; nothing was
-// tried); a store error (ErrUnavailable).
+// Errors: ErrBadCredentials; a *ChoiceError (ErrChooseOrganization); a
+// *RetryError with ErrSignInLimited (the limit is spent) or ErrHashBusy
+// (no hashing slot came free; nothing was tried); a store error
+// (ErrUnavailable).
 func (s *Service) SignIn(ctx context.Context, email, password, clientNetwork string) (Session, string, User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	refund, wait, allowed := s.signIns(ctx, email, clientNetwork)
 	if !allowed {
 		return Session{}, "", User{}, &RetryError{After: wait, Err: ErrSignInLimited}
 	}
-	user, err := s.store.FindUserByEmail(ctx, email)
-	hash := user.PasswordHash
-	switch {
-	case errors.Is(err, ErrNotFound):
-		hash, _ = s.dummy() // a failed dummy verifies nothing: still a mismatch
-	case err != nil:
+	users, err := s.store.FindUsersByEmail(ctx, email)
+	if err != nil {
 		refund(ctx)
 		return Session{}, "", User{}, err
 	}
-	hashCtx, cancel := context.WithTimeout(ctx, hashWait)
-	ok, verr := s.hasher.Verify(hashCtx, password, hash)
-	cancel()
-	if errors.Is(verr, ErrHashBusy) {
+	matched, err := s.checkPasswords(ctx, users, password)
+	switch {
+	case errors.Is(err, ErrHashBusy):
 		refund(ctx)
 		return Session{}, "", User{}, &RetryError{After: time.Second, Err: ErrHashBusy}
-	}
-	if err != nil || verr != nil || !ok {
+	case err != nil || len(matched) == 0:
 		return Session{}, "", User{}, ErrBadCredentials
 	}
 	refund(ctx)
-	session, token := s.sessions.New(user.ID, s.now())
+	if len(matched) > 1 {
+		return Session{}, "", User{}, s.choice(ctx, email, matched)
+	}
+	return s.startSession(ctx, matched[0])
+}
+
+// checkPasswords returns the users whose hash password matches. With no
+// user, a dummy hash is checked, so that an unknown email costs what a
+// wrong password does. Errors: ErrHashBusy.
+func (s *Service) checkPasswords(ctx context.Context, users []User, password string) ([]User, error) {
+	if len(users) == 0 {
+		hash, _ := s.dummy() // a failed dummy verifies nothing: still a mismatch
+		_, err := s.verify(ctx, password, hash)
+		return nil, err
+	}
+	var matched []User
+	for _, u := range users {
+		ok, err := s.verify(ctx, password, u.PasswordHash)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			matched = append(matched, u)
+		}
+	}
+	return matched, nil
+}
+
+// verify checks one hash, waiting at most hashWait for a hashing slot.
+// Only ErrHashBusy is reported; any other failure is a mismatch.
+func (s *Service) verify(ctx context.Context, password, hash string) (bool, error) {
+	hashCtx, cancel := context.WithTimeout(ctx, hashWait)
+	defer cancel()
+	ok, err := s.hasher.Verify(hashCtx, password, hash)
+	if errors.Is(err, ErrHashBusy) {
+		return false, err
+	}
+	return ok && err == nil, nil
+}
+
+// startSession stores a new session of u.
+func (s *Service) startSession(ctx context.Context, u User) (Session, string, User, error) {
+	session, token := s.sessions.New(u.ID, s.now())
 	if err := s.store.CreateSession(ctx, session); err != nil {
 		return Session{}, "", User{}, err
 	}
-	return session, token, user, nil
+	return session, token, u, nil
+}
+
+// choice is the *ChoiceError for a password that matched several users.
+func (s *Service) choice(ctx context.Context, email string, users []User) error {
+	ce := &ChoiceError{Token: s.sessions.Choice(email, users, s.now())}
+	for _, u := range users {
+		o, err := s.store.FindOrganization(ctx, u.OrgID)
+		if err != nil {
+			return err
+		}
+		ce.Choices = append(ce.Choices, SignInChoice{User: u, Organization: o})
+	}
+	return ce
+}
+
+// ChooseSignIn finishes a sign-in whose password matched several users:
+// token is the *ChoiceError's, userID the user picked among its choices.
+// Errors: ErrBadCredentials when the token is not one SignIn issued, has
+// expired, or does not list userID, or when that user has since been
+// removed; a store error.
+func (s *Service) ChooseSignIn(ctx context.Context, token string, userID uuid.UUID) (Session, string, User, error) {
+	email, ids, ok := s.sessions.OpenChoice(token, s.now())
+	if !ok || !slices.Contains(ids, userID) {
+		return Session{}, "", User{}, ErrBadCredentials
+	}
+	users, err := s.store.FindUsersByEmail(ctx, email)
+	if err != nil {
+		return Session{}, "", User{}, err
+	}
+	for _, u := range users {
+		if u.ID == userID {
+			return s.startSession(ctx, u)
+		}
+	}
+	return Session{}, "", User{}, ErrBadCredentials
 }
 
 // FindSession returns the unexpired session of a browser's token and its

@@ -282,7 +282,7 @@ func TestServiceUsersAndSignIn(t *testing.T) {
 	}
 	f.hasher.busy = false
 
-	if _, err := f.svc.SetPassword(ctx, "ops@acme.test", "another long password"); err != nil {
+	if _, err := f.svc.SetPassword(ctx, uuid.Nil, "ops@acme.test", "another long password"); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := f.svc.FindSession(ctx, token); !errors.Is(err, gatehouse.ErrNotFound) {

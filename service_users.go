@@ -3,6 +3,8 @@ package gatehouse
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -17,16 +19,23 @@ type NewUser struct {
 	Email    string
 	Name     string
 	Password string
+	// Role defaults to RoleViewer; the first user of an organization is
+	// RoleAdmin whatever is asked.
+	Role Role
 }
 
 // CreateUser adds a dashboard user to the organization, hashing the
-// password. A *ValidationError keyed "email", "name" or "password";
-// ErrConflict when the email is taken; ErrNotFound for an unknown
-// organization.
+// password. A *ValidationError keyed "email", "name", "password" or
+// "role"; ErrConflict when the email is taken in the organization;
+// ErrNotFound for an unknown organization; ErrForbidden when the acting
+// user is no admin.
 func (s *Service) CreateUser(ctx context.Context, nu NewUser) (User, error) {
+	if err := authorize(ctx, nu.OrgID, PermManageUsers); err != nil {
+		return User{}, err
+	}
 	var errs ValidationError
 	checkPassword(&errs, nu.Password)
-	u, err := CheckUser(User{OrgID: nu.OrgID, Email: nu.Email, Name: nu.Name, PasswordHash: "unset"})
+	u, err := CheckUser(User{OrgID: nu.OrgID, Email: nu.Email, Name: nu.Name, Role: nu.Role, PasswordHash: "unset"})
 	errs.Merge("", asValidation(err))
 	if err := errs.Err(); err != nil {
 		return User{}, err
@@ -37,10 +46,58 @@ func (s *Service) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	return s.store.CreateUser(ctx, u)
 }
 
-// SetPassword replaces the password of the user with that email and ends
-// the user's sessions. A *ValidationError keyed "password"; ErrNotFound
-// when there is no such user.
-func (s *Service) SetPassword(ctx context.Context, email, password string) (User, error) {
+// ListUsers returns the organization's users ordered by email.
+// ErrForbidden when the acting user is no admin.
+func (s *Service) ListUsers(ctx context.Context, orgID uuid.UUID) ([]User, error) {
+	if err := authorize(ctx, orgID, PermManageUsers); err != nil {
+		return nil, err
+	}
+	return s.store.ListUsers(ctx, orgID)
+}
+
+// SetUserRole changes the role of the organization's user with that
+// email; a lowered role ends the user's sessions at once. A
+// *ValidationError keyed "role"; ErrNotFound for an unknown user;
+// ErrConflict when the organization would be left without an admin;
+// ErrForbidden when the acting user is no admin.
+func (s *Service) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role Role) (User, error) {
+	if err := authorize(ctx, orgID, PermManageUsers); err != nil {
+		return User{}, err
+	}
+	if _, err := ParseRole(string(role)); err != nil {
+		return User{}, err
+	}
+	return s.store.SetUserRole(ctx, orgID, email, role)
+}
+
+// RemoveUser removes the organization's user with that email and ends
+// their sessions at once. ErrNotFound for an unknown user; ErrConflict for
+// the organization's last admin; ErrForbidden when the acting user is no
+// admin.
+func (s *Service) RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (User, error) {
+	if err := authorize(ctx, orgID, PermManageUsers); err != nil {
+		return User{}, err
+	}
+	return s.store.RemoveUser(ctx, orgID, email)
+}
+
+// SetPassword replaces the password of the organization's user with that
+// email and ends the user's sessions. orgID may be uuid.Nil when exactly
+// one organization has a user with that email (the CLI's older form). A
+// *ValidationError keyed "password", or keyed "org" when the email belongs
+// to several organizations and none was named; ErrNotFound when there is
+// no such user; ErrForbidden when the acting user is no admin.
+func (s *Service) SetPassword(ctx context.Context, orgID uuid.UUID, email, password string) (User, error) {
+	if orgID == uuid.Nil {
+		u, err := s.onlyUser(ctx, email)
+		if err != nil {
+			return User{}, err
+		}
+		orgID = u.OrgID
+	}
+	if err := authorize(ctx, orgID, PermManageUsers); err != nil {
+		return User{}, err
+	}
 	var errs ValidationError
 	if checkPassword(&errs, password); errs.Err() != nil {
 		return User{}, errs.Err()
@@ -49,14 +106,28 @@ func (s *Service) SetPassword(ctx context.Context, email, password string) (User
 	if err != nil {
 		return User{}, err
 	}
-	return s.store.SetUserPassword(ctx, email, hash)
+	return s.store.SetUserPassword(ctx, orgID, email, hash)
 }
 
-// SetUpUser gives the user with that email a new password, adding the
-// user to the organization when there is none: the demo's account.
+// onlyUser returns the one user with that email in any organization.
+func (s *Service) onlyUser(ctx context.Context, email string) (User, error) {
+	users, err := s.store.FindUsersByEmail(ctx, email)
+	switch {
+	case err != nil:
+		return User{}, err
+	case len(users) == 0:
+		return User{}, fmt.Errorf("user %s: %w", strings.ToLower(strings.TrimSpace(email)), ErrNotFound)
+	case len(users) > 1:
+		return User{}, Invalid("org", "%s belongs to %d organizations; name one with its id", users[0].Email, len(users))
+	}
+	return users[0], nil
+}
+
+// SetUpUser gives the organization's user with that email a new
+// password, adding the user when there is none: the demo's account.
 // Errors as CreateUser's.
 func (s *Service) SetUpUser(ctx context.Context, nu NewUser) (User, error) {
-	u, err := s.SetPassword(ctx, nu.Email, nu.Password)
+	u, err := s.SetPassword(ctx, nu.OrgID, nu.Email, nu.Password)
 	if errors.Is(err, ErrNotFound) {
 		return s.CreateUser(ctx, nu)
 	}

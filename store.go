@@ -73,15 +73,34 @@ type Store interface {
 	// set when more locations follow.
 	ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *LocationKey) (page []Location, next *LocationKey, err error)
 
-	// CreateUser stores a dashboard user with u's OrgID, Email, Name and
-	// PasswordHash. ErrConflict when the email is taken, ErrNotFound for an
-	// unknown organization.
+	// CreateUser stores a dashboard user with u's OrgID, Email, Name, Role
+	// and PasswordHash. The first user of an organization is made
+	// RoleAdmin whatever u.Role says (checked in the same transaction).
+	// ErrConflict when the email is taken in the organization (it may be
+	// used in others), ErrNotFound for an unknown organization.
 	CreateUser(ctx context.Context, u User) (User, error)
-	// FindUserByEmail returns the user with that email (case-insensitive), or ErrNotFound.
-	FindUserByEmail(ctx context.Context, email string) (User, error)
-	// SetUserPassword replaces the password hash of the user with that
-	// email and ends the user's sessions; ErrNotFound when there is none.
-	SetUserPassword(ctx context.Context, email, passwordHash string) (User, error)
+	// FindUsersByEmail returns every user with that email
+	// (case-insensitive), one per organization, oldest first; none is no
+	// error. Only sign-in and the operator's CLI, which span
+	// organizations, ask it.
+	FindUsersByEmail(ctx context.Context, email string) ([]User, error)
+	// ListUsers returns an organization's users ordered by email.
+	ListUsers(ctx context.Context, orgID uuid.UUID) ([]User, error)
+	// SetUserPassword replaces the password hash of the organization's
+	// user with that email and ends the user's sessions; ErrNotFound when
+	// there is none.
+	SetUserPassword(ctx context.Context, orgID uuid.UUID, email, passwordHash string) (User, error)
+	// SetUserRole changes the role of the organization's user with that
+	// email and returns the user. When the role is lowered (Role.Below),
+	// the user's sessions end in the same transaction. ErrNotFound when
+	// there is no such user; ErrConflict when it would leave the
+	// organization without an admin.
+	SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role Role) (User, error)
+	// RemoveUser deletes the organization's user with that email and their
+	// sessions, in one transaction, and returns the user. Events keep the
+	// id of the user who requested them. ErrNotFound when there is no such
+	// user; ErrConflict when it is the organization's last admin.
+	RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (User, error)
 
 	// CreateSession stores a dashboard session.
 	CreateSession(ctx context.Context, s Session) error

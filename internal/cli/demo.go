@@ -37,7 +37,7 @@ const demoEmail = "demo@gatehouse.test"
 // password on every run.
 func demoAccount(ctx context.Context, svc *gatehouse.Service, org uuid.UUID) (string, error) {
 	pw := rand.Text()[:20] // 100 random bits
-	_, err := svc.SetUpUser(ctx, gatehouse.NewUser{OrgID: org, Email: demoEmail, Name: "Demo operator", Password: pw})
+	_, err := svc.SetUpUser(ctx, gatehouse.NewUser{OrgID: org, Email: demoEmail, Name: "Demo operator", Password: pw, Role: gatehouse.RoleAdmin})
 	return pw, err
 }
 

@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/google/uuid"
-	"golang.org/x/term"
 )
 
 // withService parses f, opens (creating and migrating) the database and
@@ -220,93 +216,6 @@ func runAccessPointList(ctx context.Context, e *env) error {
 		}
 		return nil
 	})
-}
-
-func runUserCreate(ctx context.Context, e *env) error {
-	f := newFlags(e, "user create")
-	org := f.String("org", "", "organization id")
-	email := f.String("email", "", "sign-in email")
-	name := f.String("name", "", "display name")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
-		orgID, err := parseID("org", *org)
-		if err != nil {
-			return err
-		}
-		if err := required("email", *email); err != nil {
-			return err
-		}
-		pw, err := readPassword(e)
-		if err != nil {
-			return err
-		}
-		u, err := svc.CreateUser(ctx, gatehouse.NewUser{OrgID: orgID, Email: *email, Name: *name, Password: pw})
-		if err != nil {
-			return err
-		}
-		return f.print(struct {
-			ID        string         `json:"id"`
-			Email     string         `json:"email"`
-			Name      string         `json:"name"`
-			CreatedAt gatehouse.Time `json:"createdAt"`
-		}{u.ID.String(), u.Email, u.Name, gatehouse.Time(u.CreatedAt)}, "created user %s %s", u.ID, u.Email)
-	})
-}
-
-func runUserSetPassword(ctx context.Context, e *env) error {
-	f := newFlags(e, "user set-password")
-	email := f.String("email", "", "the user's sign-in email")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
-		if err := required("email", *email); err != nil {
-			return err
-		}
-		pw, err := readPassword(e)
-		if err != nil {
-			return err
-		}
-		u, err := svc.SetPassword(ctx, *email, pw)
-		if err != nil {
-			return err
-		}
-		return f.print(struct {
-			ID    string `json:"id"`
-			Email string `json:"email"`
-		}{u.ID.String(), u.Email}, "set the password of %s; their sessions have ended", u.Email)
-	})
-}
-
-// readPassword takes the password from GATEHOUSE_PASSWORD or, on a
-// terminal, from a prompt without echo, asked twice.
-func readPassword(e *env) (string, error) {
-	pw := e.getenv("GATEHOUSE_PASSWORD")
-	if pw == "" {
-		in, ok := e.stdin.(*os.File)
-		if !ok || !term.IsTerminal(int(in.Fd())) {
-			return "", usagef("set GATEHOUSE_PASSWORD, or run on a terminal to be asked for the password")
-		}
-		first, err := prompt(e, in, "Password: ")
-		if err != nil {
-			return "", err
-		}
-		again, err := prompt(e, in, "Password again: ")
-		if err != nil {
-			return "", err
-		}
-		if first != again {
-			return "", errors.New("the passwords differ")
-		}
-		pw = first
-	}
-	if utf8.RuneCountInString(pw) < gatehouse.MinPasswordLen {
-		return "", fmt.Errorf("the password must have at least %d characters", gatehouse.MinPasswordLen)
-	}
-	return pw, nil
-}
-
-func prompt(e *env, in *os.File, label string) (string, error) {
-	fmt.Fprint(e.stderr, label)
-	b, err := term.ReadPassword(int(in.Fd()))
-	fmt.Fprintln(e.stderr)
-	return strings.TrimRight(string(b), "\r\n"), err
 }
 
 // positionalID reads the one id a command takes as its argument; usage is

@@ -36,7 +36,8 @@ const Prefix = "/dashboard"
 
 const (
 	sessionCookie = "gatehouse_session"
-	loginCookie   = "gatehouse_login" // the sign-in form's CSRF token, before there is a session
+	loginCookie   = "gatehouse_login"  // the sign-in form's CSRF token, before there is a session
+	choiceCookie  = "gatehouse_choice" // a sign-in that matched several organizations, until one is picked
 )
 
 // Config is what the dashboard needs.
@@ -81,7 +82,7 @@ func New(cfg Config) http.Handler {
 	funcs := template.FuncMap{"time": formatTime, "deref": deref, "hasValue": hasValue, "tp": timePtr,
 		"timeT": gatehouse.FormatTime, "contains": slices.Contains[[]string],
 		"list": func(s ...string) []string { return s }}
-	for _, page := range []string{"login", "events", "event", "error", "keys", "revoke", "locations"} {
+	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
@@ -92,6 +93,7 @@ func New(cfg Config) http.Handler {
 	})
 	mux.HandleFunc("GET "+Prefix+"/login", d.loginForm)
 	mux.HandleFunc("POST "+Prefix+"/login", d.login)
+	mux.HandleFunc("POST "+Prefix+"/login/choose", d.chooseOrganization)
 	mux.Handle("POST "+Prefix+"/logout", d.page(d.logout))
 	mux.Handle("GET "+Prefix+"/events", d.page(d.eventLog))
 	mux.Handle("GET "+Prefix+"/events/{id}", d.page(d.eventDetail))
@@ -103,6 +105,11 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/keys", d.page(d.createKey))
 	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.page(d.confirmRevoke))
 	mux.Handle("POST "+Prefix+"/keys/{id}/revoke", d.page(d.revokeKey))
+	mux.Handle("GET "+Prefix+"/users", d.page(d.usersPage))
+	mux.Handle("POST "+Prefix+"/users", d.page(d.createUser))
+	mux.Handle("POST "+Prefix+"/users/role", d.page(d.setUserRole))
+	mux.Handle("GET "+Prefix+"/users/remove", d.page(d.confirmRemoveUser))
+	mux.Handle("POST "+Prefix+"/users/remove", d.page(d.removeUser))
 	mux.Handle("GET "+Prefix+"/events/chart.svg", d.page(d.eventChart))
 	mux.Handle("GET "+Prefix+"/events/export.csv", d.signedIn(d.exportEvents("csv")))
 	mux.Handle("GET "+Prefix+"/events/export.ndjson", d.signedIn(d.exportEvents("ndjson")))
@@ -182,7 +189,7 @@ func (d *dashboard) signedIn(next http.HandlerFunc) http.Handler {
 		}
 		ctx := context.WithValue(r.Context(), viewerKey{}, v)
 		ctx = gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: v.user.ID, Label: v.user.Email,
-			RequestID: requestid.FromContext(ctx), ClientAddress: ratelimit.ClientAddress(r)})
+			OrgID: v.user.OrgID, Role: v.user.Role, RequestID: requestid.FromContext(ctx), ClientAddress: ratelimit.ClientAddress(r)})
 		next(w, r.WithContext(ctx))
 	})
 }
@@ -216,7 +223,10 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	session, token, user, err := d.Service.SignIn(r.Context(), email, r.PostFormValue("password"), ratelimit.ClientNetwork(r))
-	var retry *gatehouse.RetryError
+	var (
+		retry  *gatehouse.RetryError
+		choice *gatehouse.ChoiceError
+	)
 	switch {
 	case errors.As(err, &retry):
 		w.Header().Set("Retry-After", strconv.Itoa(int((retry.After+time.Second-1)/time.Second)))
@@ -231,16 +241,24 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 		p.Error = "That email and password do not match."
 		d.renderLogin(w, r, http.StatusUnauthorized, p)
 		return
+	case errors.As(err, &choice):
+		d.renderChoice(w, r, choice, p.Next)
+		return
 	case err != nil:
 		d.fail(w, r, err)
 		return
 	}
+	d.signIn(w, r, session, token, user, p.Next)
+}
+
+// signIn gives the browser its session and sends it on to next.
+func (d *dashboard) signIn(w http.ResponseWriter, r *http.Request, session gatehouse.Session, token string, user gatehouse.User, next string) {
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: Prefix + "/login", MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: choiceCookie, Path: Prefix + "/login", MaxAge: -1})
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: Prefix, HttpOnly: true, Secure: secure(r),
 		SameSite: http.SameSiteLaxMode, MaxAge: int(session.ExpiresAt.Sub(session.CreatedAt).Seconds())})
 	d.Logger.LogAttrs(r.Context(), slog.LevelInfo, "dashboard sign-in", slog.String("userId", user.ID.String()),
 		slog.String("orgId", user.OrgID.String()))
-	next := p.Next
 	if next == "" {
 		next = Prefix + "/events"
 	}
@@ -279,6 +297,10 @@ type page struct {
 	Data any
 }
 
+// Can says whether the signed-in user's role grants the permission named
+// perm: the pages hide what the service would refuse.
+func (p page) Can(perm string) bool { return p.User.Role.Can(gatehouse.Permission(perm)) }
+
 func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	v := viewerOf(r)
 	var b bytes.Buffer
@@ -315,6 +337,7 @@ func (d *dashboard) answer(w http.ResponseWriter, r *http.Request, a httperror.A
 
 // pageMessages say on a page what an error's status means to an operator.
 var pageMessages = map[int]string{
+	http.StatusForbidden:          "Your role does not allow this; ask an admin of your organization.",
 	http.StatusNotFound:           "There is no such page.",
 	http.StatusTooManyRequests:    "Too many requests of your organization are being served at once; try again in a moment.",
 	http.StatusServiceUnavailable: "The database does not answer right now; try again in a moment.",

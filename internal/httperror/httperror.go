@@ -58,6 +58,7 @@ var table = []struct {
 	message string
 }{
 	{gatehouse.ErrInvalid, http.StatusBadRequest, "validation_failed", "the request has invalid parameters; see issues"},
+	{gatehouse.ErrForbidden, http.StatusForbidden, "forbidden", "your role does not allow this"},
 	{gatehouse.ErrNotFound, http.StatusNotFound, "not_found", "not found"},
 	{gatehouse.ErrConflict, http.StatusConflict, "conflict", "the record conflicts with an existing one"},
 	// Before ErrUnavailable, which it wraps: the organization's own load,

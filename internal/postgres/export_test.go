@@ -17,3 +17,14 @@ func (db *DB) SleepForTest(ctx context.Context, d time.Duration) error {
 func (db *DB) WithTxForTest(ctx context.Context, fn func(pgx.Tx) error) error {
 	return db.withTx(ctx, fn)
 }
+
+// MigrateThroughForTest applies the migrations up to version last.
+func (db *DB) MigrateThroughForTest(ctx context.Context, last int) error {
+	return db.migrateThrough(ctx, last)
+}
+
+// ExecForTest runs a statement on the pool.
+func (db *DB) ExecForTest(ctx context.Context, query string, args ...any) error {
+	_, err := db.pool.Exec(ctx, query, args...)
+	return err
+}

@@ -5,6 +5,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
@@ -21,11 +23,16 @@ const migrationLock = 0x6761746568 // "gateh"
 // Migrate applies the embedded migrations not yet applied, in order, each
 // in its own transaction under an advisory lock, so several instances may
 // start (and migrate) at once. Migrations are forward-only.
-func (db *DB) Migrate(ctx context.Context) error {
+func (db *DB) Migrate(ctx context.Context) error { return db.migrateThrough(ctx, math.MaxInt) }
+
+// migrateThrough applies the migrations up to version last: a test of a
+// migration starts from the schema before it.
+func (db *DB) migrateThrough(ctx context.Context, last int) error {
 	ms, err := sqlstore.Migrations(migrations, "migrations/*.sql")
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
+	ms = slices.DeleteFunc(ms, func(m sqlstore.Migration) bool { return m.Version > last })
 	err = sqlstore.Migrate(ctx, ms, func(ctx context.Context, m sqlstore.Migration) error {
 		return db.withTx(ctx, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {

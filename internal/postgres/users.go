@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
+
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.created_at`
 
 // CreateUser stores a dashboard user; the email is kept lower-cased.
 func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User, error) {
@@ -18,45 +20,160 @@ func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User,
 	if err != nil {
 		return u, err
 	}
-	org, err := db.orgSeq(ctx, db.pool, u.OrgID)
-	if err != nil {
-		return u, err
-	}
-	_, err = db.pool.Exec(ctx, `INSERT INTO users (id, org, email, name, password_hash, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, u.ID, org, u.Email, u.Name, u.PasswordHash, u.CreatedAt)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		return u, fmt.Errorf("email %s is taken: %w", u.Email, gatehouse.ErrConflict)
-	}
-	return u, wrap(err)
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		org, err := lockOrg(ctx, tx, u.OrgID)
+		if err != nil {
+			return err
+		}
+		var others int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM users WHERE org = $1", org).Scan(&others); err != nil {
+			return err
+		}
+		u.Role = sqlstore.RoleOfNewUser(u.Role, others)
+		_, err = tx.Exec(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, u.ID, org, u.Email, u.Name, u.Role, u.PasswordHash, u.CreatedAt)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
+		}
+		return err
+	})
+	return u, err
 }
 
-// FindUserByEmail returns the user with that email, or ErrNotFound.
-func (db *DB) FindUserByEmail(ctx context.Context, email string) (gatehouse.User, error) {
-	var u gatehouse.User
-	err := db.pool.QueryRow(ctx, `SELECT u.id, o.id, u.email, u.name, u.password_hash, u.created_at
-		FROM users u JOIN organizations o ON o.seq = u.org WHERE u.email = $1`,
-		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.PasswordHash, &u.CreatedAt)
+// lockOrg returns the organization's seq, locking its row until the
+// transaction ends (NO KEY UPDATE: events and keys that reference the
+// organization are not held up) — the changes of one organization's users (the first
+// user, the last admin) are serialised on it, so two of them cannot both
+// count on what the other is changing.
+func lockOrg(ctx context.Context, tx pgx.Tx, id uuid.UUID) (int64, error) {
+	var seq int64
+	err := tx.QueryRow(ctx, "SELECT seq FROM organizations WHERE id = $1 FOR NO KEY UPDATE", id).Scan(&seq)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return u, fmt.Errorf("user: %w", gatehouse.ErrNotFound)
+		return 0, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
 	}
-	u.CreatedAt = utc(u.CreatedAt)
-	return u, wrap(err)
+	return seq, err
+}
+
+// FindUsersByEmail returns every user with that email, oldest first.
+func (db *DB) FindUsersByEmail(ctx context.Context, email string) ([]gatehouse.User, error) {
+	return users(ctx, db.pool, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
+		WHERE u.email = $1 ORDER BY u.created_at, u.id`, sqlstore.NormalEmail(email))
+}
+
+// ListUsers returns an organization's users ordered by email.
+func (db *DB) ListUsers(ctx context.Context, orgID uuid.UUID) ([]gatehouse.User, error) {
+	return users(ctx, db.pool, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
+		WHERE o.id = $1 ORDER BY u.email`, orgID)
+}
+
+// lockUser returns the organization's user with that email after locking
+// the organization (see lockOrg).
+func lockUser(ctx context.Context, tx pgx.Tx, orgID uuid.UUID, email string) (gatehouse.User, error) {
+	if _, err := lockOrg(ctx, tx, orgID); err != nil {
+		return gatehouse.User{}, err
+	}
+	found, err := users(ctx, tx, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
+		WHERE o.id = $1 AND u.email = $2`, orgID, sqlstore.NormalEmail(email))
+	if err != nil {
+		return gatehouse.User{}, err
+	}
+	if len(found) == 0 {
+		return gatehouse.User{}, fmt.Errorf("user %s: %w", sqlstore.NormalEmail(email), gatehouse.ErrNotFound)
+	}
+	return found[0], nil
+}
+
+func users(ctx context.Context, q querier, query string, args ...any) ([]gatehouse.User, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	found := []gatehouse.User{}
+	for rows.Next() {
+		var u gatehouse.User
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.CreatedAt); err != nil {
+			return nil, wrap(err)
+		}
+		u.CreatedAt = utc(u.CreatedAt)
+		found = append(found, u)
+	}
+	return found, wrap(rows.Err())
 }
 
 // SetUserPassword replaces a user's password hash and ends their sessions.
-func (db *DB) SetUserPassword(ctx context.Context, email, passwordHash string) (gatehouse.User, error) {
-	u, err := db.FindUserByEmail(ctx, email)
-	if err != nil {
-		return u, err
-	}
-	err = db.withTx(ctx, func(tx pgx.Tx) error {
+func (db *DB) SetUserPassword(ctx context.Context, orgID uuid.UUID, email, passwordHash string) (gatehouse.User, error) {
+	var u gatehouse.User
+	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
+		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1 WHERE id = $2", passwordHash, u.ID); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID)
+		u.PasswordHash = passwordHash
+		_, err = tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID)
 		return err
 	})
-	u.PasswordHash = passwordHash
-	return u, wrap(err)
+	return u, err
+}
+
+// SetUserRole changes a user's role, refusing to demote the last admin,
+// and ends the user's sessions when the role is lowered.
+func (db *DB) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
+	var u gatehouse.User
+	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
+		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
+			return err
+		}
+		if u.Role == gatehouse.RoleAdmin && role != gatehouse.RoleAdmin {
+			if err := keepAnAdmin(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, "UPDATE users SET role = $1 WHERE id = $2", role, u.ID); err != nil {
+			return err
+		}
+		lowered := role.Below(u.Role)
+		u.Role = role
+		if lowered {
+			_, err = tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID)
+		}
+		return err
+	})
+	return u, err
+}
+
+// RemoveUser deletes a user and their sessions, unless it is the last admin.
+func (db *DB) RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (gatehouse.User, error) {
+	var u gatehouse.User
+	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
+		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
+			return err
+		}
+		if u.Role == gatehouse.RoleAdmin {
+			if err := keepAnAdmin(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "DELETE FROM users WHERE id = $1", u.ID)
+		return err
+	})
+	return u, err
+}
+
+// keepAnAdmin returns ErrConflict when admin is the last admin of its
+// organization. The caller holds the organization's lock.
+func keepAnAdmin(ctx context.Context, tx pgx.Tx, admin gatehouse.User) error {
+	var others int
+	err := tx.QueryRow(ctx, `SELECT count(*) FROM users
+		WHERE org = (SELECT org FROM users WHERE id = $1) AND role = 'admin' AND id <> $1`, admin.ID).Scan(&others)
+	if err != nil {
+		return err
+	}
+	return sqlstore.KeepAnAdmin(admin, others)
 }

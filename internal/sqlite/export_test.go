@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"path"
 
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
@@ -14,4 +15,15 @@ func MigrationFiles() []string {
 		files[i] = path.Base(m.Name)
 	}
 	return files
+}
+
+// MigrateThroughForTest applies the migrations up to version last.
+func (db *DB) MigrateThroughForTest(ctx context.Context, last int) error {
+	return db.migrateThrough(ctx, last)
+}
+
+// ExecForTest runs a statement on the write connection.
+func (db *DB) ExecForTest(ctx context.Context, query string, args ...any) error {
+	_, err := db.write.ExecContext(ctx, query, args...)
+	return err
 }

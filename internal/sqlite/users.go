@@ -5,15 +5,19 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
 	sqlitedrv "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// CreateUser stores a dashboard user; the email is kept lower-cased.
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.created_at`
+
+// CreateUser stores a dashboard user; the email is kept lower-cased. The
+// transaction holds SQLite's write lock, so two first users cannot both
+// see an empty organization.
 func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User, error) {
 	u, err := sqlstore.NewUser(u, db.Now())
 	if err != nil {
@@ -24,46 +28,144 @@ func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User,
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, org, email, name, password_hash, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`, u.ID[:], org, u.Email, u.Name, u.PasswordHash, millis(u.CreatedAt))
+		var others int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE org = ?", org).Scan(&others); err != nil {
+			return err
+		}
+		u.Role = sqlstore.RoleOfNewUser(u.Role, others)
+		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.ID[:], org, u.Email, u.Name, u.Role, u.PasswordHash, millis(u.CreatedAt))
 		var se *sqlitedrv.Error
 		if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
-			return fmt.Errorf("email %s is taken: %w", u.Email, gatehouse.ErrConflict)
+			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
 		}
 		return err
 	})
 	return u, err
 }
 
-// FindUserByEmail returns the user with that email, or ErrNotFound.
-func (db *DB) FindUserByEmail(ctx context.Context, email string) (gatehouse.User, error) {
-	var (
-		u       gatehouse.User
-		created int64
-	)
-	err := db.read.QueryRowContext(ctx, `SELECT u.id, o.id, u.email, u.name, u.password_hash, u.created_at
-		FROM users u JOIN organizations o ON o.seq = u.org WHERE u.email = ?`,
-		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.PasswordHash, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return u, fmt.Errorf("user: %w", gatehouse.ErrNotFound)
+// FindUsersByEmail returns every user with that email, oldest first.
+func (db *DB) FindUsersByEmail(ctx context.Context, email string) ([]gatehouse.User, error) {
+	return db.users(ctx, db.read, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
+		WHERE u.email = ? ORDER BY u.created_at, u.id`, sqlstore.NormalEmail(email))
+}
+
+// ListUsers returns an organization's users ordered by email.
+func (db *DB) ListUsers(ctx context.Context, orgID uuid.UUID) ([]gatehouse.User, error) {
+	return db.users(ctx, db.read, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
+		WHERE o.id = ? ORDER BY u.email`, orgID[:])
+}
+
+// findUser returns the organization's user with that email, in tx.
+func (db *DB) findUser(ctx context.Context, tx *sql.Tx, orgID uuid.UUID, email string) (gatehouse.User, error) {
+	users, err := db.users(ctx, tx, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
+		WHERE o.id = ? AND u.email = ?`, orgID[:], sqlstore.NormalEmail(email))
+	if err != nil {
+		return gatehouse.User{}, err
 	}
-	u.CreatedAt = fromMillis(created)
-	return u, wrap(err)
+	if len(users) == 0 {
+		return gatehouse.User{}, fmt.Errorf("user %s: %w", sqlstore.NormalEmail(email), gatehouse.ErrNotFound)
+	}
+	return users[0], nil
+}
+
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func (db *DB) users(ctx context.Context, q queryer, query string, args ...any) ([]gatehouse.User, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	users := []gatehouse.User{}
+	for rows.Next() {
+		var (
+			u       gatehouse.User
+			created int64
+		)
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &created); err != nil {
+			return nil, wrap(err)
+		}
+		u.CreatedAt = fromMillis(created)
+		users = append(users, u)
+	}
+	return users, wrap(rows.Err())
 }
 
 // SetUserPassword replaces a user's password hash and ends their sessions.
-func (db *DB) SetUserPassword(ctx context.Context, email, passwordHash string) (gatehouse.User, error) {
-	u, err := db.FindUserByEmail(ctx, email)
-	if err != nil {
-		return u, err
-	}
-	err = db.withTx(ctx, func(tx *sql.Tx) error {
+func (db *DB) SetUserPassword(ctx context.Context, orgID uuid.UUID, email, passwordHash string) (gatehouse.User, error) {
+	var u gatehouse.User
+	err := db.withTx(ctx, func(tx *sql.Tx) (err error) {
+		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ? WHERE id = ?", passwordHash, u.ID[:]); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:])
+		u.PasswordHash = passwordHash
+		_, err = tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:])
 		return err
 	})
-	u.PasswordHash = passwordHash
 	return u, err
+}
+
+// SetUserRole changes a user's role, refusing to demote the last admin,
+// and ends the user's sessions when the role is lowered.
+func (db *DB) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
+	var u gatehouse.User
+	err := db.withTx(ctx, func(tx *sql.Tx) (err error) {
+		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
+			return err
+		}
+		if u.Role == gatehouse.RoleAdmin && role != gatehouse.RoleAdmin {
+			if err := db.keepAnAdmin(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE users SET role = ? WHERE id = ?", role, u.ID[:]); err != nil {
+			return err
+		}
+		lowered := role.Below(u.Role)
+		u.Role = role
+		if lowered {
+			_, err = tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:])
+		}
+		return err
+	})
+	return u, err
+}
+
+// RemoveUser deletes a user and their sessions, unless it is the last admin.
+func (db *DB) RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (gatehouse.User, error) {
+	var u gatehouse.User
+	err := db.withTx(ctx, func(tx *sql.Tx) (err error) {
+		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
+			return err
+		}
+		if u.Role == gatehouse.RoleAdmin {
+			if err := db.keepAnAdmin(ctx, tx, u); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:]); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, "DELETE FROM users WHERE id = ?", u.ID[:])
+		return err
+	})
+	return u, err
+}
+
+// keepAnAdmin returns ErrConflict when admin is the last admin of its
+// organization.
+func (db *DB) keepAnAdmin(ctx context.Context, tx *sql.Tx, admin gatehouse.User) error {
+	var others int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users
+		WHERE org = (SELECT org FROM users WHERE id = ?) AND role = 'admin' AND id <> ?`, admin.ID[:], admin.ID[:]).Scan(&others)
+	if err != nil {
+		return err
+	}
+	return sqlstore.KeepAnAdmin(admin, others)
 }

@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -60,6 +62,30 @@ func NewUser(u gatehouse.User, now time.Time) (gatehouse.User, error) {
 	}
 	u.ID, u.CreatedAt = gatehouse.NewID(), gatehouse.Truncate(now)
 	return u, nil
+}
+
+// NormalEmail is an email as the stores keep and look it up: trimmed and
+// lower-cased.
+func NormalEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// RoleOfNewUser is the role a new user is stored with, given the number of
+// users the organization has already: the first user is an admin whatever
+// was asked, so that every organization can manage itself.
+func RoleOfNewUser(asked gatehouse.Role, others int) gatehouse.Role {
+	if others == 0 {
+		return gatehouse.RoleAdmin
+	}
+	return asked
+}
+
+// KeepAnAdmin returns ErrConflict when removing or demoting admin would
+// leave its organization with no admin: others is the number of the
+// organization's other admins, counted in the transaction of the change.
+func KeepAnAdmin(admin gatehouse.User, others int) error {
+	if others == 0 {
+		return fmt.Errorf("%s is the organization's last admin; make another user admin first: %w", admin.Email, gatehouse.ErrConflict)
+	}
+	return nil
 }
 
 // LocationPage finishes a page of an organization's locations, read one

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -220,23 +221,107 @@ func testListLocationsPages(t *testing.T, f *fixture) {
 
 func testUsers(t *testing.T, f *fixture) {
 	a, b := f.org("Acme"), f.org("Beta")
-	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: " Ops@Example.COM ", Name: "Ops", PasswordHash: "h"})
+	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: " Ops@Example.COM ", Name: "Ops", Role: gatehouse.RoleViewer, PasswordHash: "h"})
 	must(t, err)
-	if u.Email != "ops@example.com" || u.ID == (uuid.UUID{}) {
-		t.Errorf("created %+v", u)
+	if u.Email != "ops@example.com" || u.ID == (uuid.UUID{}) || u.Role != gatehouse.RoleAdmin {
+		t.Errorf("created %+v; the first user of an organization is an admin whatever was asked", u)
 	}
-	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: b.ID, Email: "OPS@example.com", PasswordHash: "h"})
-	wantErr(t, "duplicate email in another case", err, gatehouse.ErrConflict)
-	got, err := f.s.FindUserByEmail(ctx, "ops@EXAMPLE.com")
-	if err != nil || got.ID != u.ID || got.OrgID != a.ID || got.PasswordHash != "h" {
-		t.Errorf("FindUserByEmail = %+v, %v", got, err)
+	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "OPS@example.com", PasswordHash: "h"})
+	wantErr(t, "duplicate email in the organization, in another case", err, gatehouse.ErrConflict)
+	inB, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: b.ID, Email: "OPS@example.com", PasswordHash: "h2"})
+	if err != nil || inB.OrgID != b.ID {
+		t.Errorf("the same email in another organization: %+v %v", inB, err)
 	}
-	_, err = f.s.FindUserByEmail(ctx, "nobody@example.com")
-	wantErr(t, "unknown email", err, gatehouse.ErrNotFound)
+	f.now = f.now.Add(time.Second)
+	viewer, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "look@example.com", PasswordHash: "h"})
+	if err != nil || viewer.Role != gatehouse.RoleViewer {
+		t.Errorf("a second user with no role asked: %+v %v", viewer, err)
+	}
+	op, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "door@example.com", Role: gatehouse.RoleOperator, PasswordHash: "h"})
+	if err != nil || op.Role != gatehouse.RoleOperator {
+		t.Errorf("an operator: %+v %v", op, err)
+	}
+	got, err := f.s.FindUsersByEmail(ctx, "ops@EXAMPLE.com")
+	if err != nil || len(got) != 2 || got[0].ID != u.ID || got[0].OrgID != a.ID || got[0].PasswordHash != "h" ||
+		got[0].Role != gatehouse.RoleAdmin || got[1].ID != inB.ID || got[1].OrgID != b.ID {
+		t.Errorf("FindUsersByEmail = %+v, %v", got, err)
+	}
+	if got, err := f.s.FindUsersByEmail(ctx, "nobody@example.com"); err != nil || len(got) != 0 {
+		t.Errorf("unknown email: %+v %v", got, err)
+	}
+	list, err := f.s.ListUsers(ctx, a.ID)
+	must(t, err)
+	var emails []string
+	for _, u := range list {
+		emails = append(emails, u.Email+" "+string(u.Role))
+	}
+	if want := []string{"door@example.com operator", "look@example.com viewer", "ops@example.com admin"}; !slices.Equal(emails, want) {
+		t.Errorf("ListUsers = %q, want %q", emails, want)
+	}
 	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: gatehouse.NewID(), Email: "x@example.com", PasswordHash: "h"})
 	wantErr(t, "user of an unknown organization", err, gatehouse.ErrNotFound)
 	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "not-an-email", PasswordHash: "h"})
 	wantErr(t, "bad email", err, gatehouse.ErrInvalid, "email")
+	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "x@example.com", Role: "owner", PasswordHash: "h"})
+	wantErr(t, "unknown role", err, gatehouse.ErrInvalid, "role")
+}
+
+// testUserRoles: roles change and users leave, a lowered role or a
+// removal ends the user's sessions in the same change, and an
+// organization always keeps an admin.
+func testUserRoles(t *testing.T, f *fixture) {
+	a, b := f.org("Acme"), f.org("Beta")
+	admin, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "admin@example.com", PasswordHash: "h"})
+	must(t, err)
+	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: b.ID, Email: "admin@example.com", PasswordHash: "h"})
+	must(t, err)
+	op, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "op@example.com", Role: gatehouse.RoleOperator, PasswordHash: "h"})
+	must(t, err)
+	session := func(u gatehouse.User) [32]byte {
+		s, token := sessions.New(u.ID, f.now)
+		must(t, f.s.CreateSession(ctx, s))
+		return sessions.Hash(token)
+	}
+	alive := func(h [32]byte) bool {
+		_, _, err := f.s.FindSession(ctx, h, f.now)
+		return err == nil
+	}
+
+	_, err = f.s.SetUserRole(ctx, a.ID, "ADMIN@example.com", gatehouse.RoleOperator)
+	wantErr(t, "demoting the last admin", err, gatehouse.ErrConflict)
+	_, err = f.s.RemoveUser(ctx, a.ID, "admin@example.com")
+	wantErr(t, "removing the last admin", err, gatehouse.ErrConflict)
+	_, err = f.s.SetUserRole(ctx, a.ID, "nobody@example.com", gatehouse.RoleViewer)
+	wantErr(t, "an unknown user", err, gatehouse.ErrNotFound)
+	_, err = f.s.SetUserRole(ctx, gatehouse.NewID(), "op@example.com", gatehouse.RoleViewer)
+	wantErr(t, "another organization's user", err, gatehouse.ErrNotFound)
+
+	opSession := session(op)
+	raised, err := f.s.SetUserRole(ctx, a.ID, "op@example.com", gatehouse.RoleAdmin)
+	if err != nil || raised.Role != gatehouse.RoleAdmin || !alive(opSession) {
+		t.Errorf("raised to admin: %+v %v; sessions alive %v (a raise keeps them)", raised, err, alive(opSession))
+	}
+	if _, user, err := f.s.FindSession(ctx, opSession, f.now); err != nil || user.Role != gatehouse.RoleAdmin {
+		t.Errorf("the session's user after the raise: %+v %v", user, err)
+	}
+	adminSession := session(admin)
+	lowered, err := f.s.SetUserRole(ctx, a.ID, "admin@example.com", gatehouse.RoleViewer)
+	if err != nil || lowered.Role != gatehouse.RoleViewer || alive(adminSession) {
+		t.Errorf("lowered to viewer: %+v %v; session alive %v (a lowered role ends it)", lowered, err, alive(adminSession))
+	}
+	_, err = f.s.SetUserRole(ctx, a.ID, "op@example.com", gatehouse.RoleViewer)
+	wantErr(t, "demoting the new last admin", err, gatehouse.ErrConflict)
+
+	viewerSession := session(lowered)
+	removed, err := f.s.RemoveUser(ctx, a.ID, "admin@example.com")
+	if err != nil || removed.ID != admin.ID || alive(viewerSession) {
+		t.Errorf("removed: %+v %v; session alive %v", removed, err, alive(viewerSession))
+	}
+	if got, _ := f.s.FindUsersByEmail(ctx, "admin@example.com"); len(got) != 1 || got[0].OrgID != b.ID {
+		t.Errorf("after removal from Acme, the email's users: %+v", got)
+	}
+	_, err = f.s.RemoveUser(ctx, a.ID, "admin@example.com")
+	wantErr(t, "removing a removed user", err, gatehouse.ErrNotFound)
 }
 
 func testSecret(t *testing.T, f *fixture) {

@@ -48,18 +48,21 @@ func testSetUserPassword(t *testing.T, f *fixture) {
 	must(t, err)
 	s, token := sessions.New(u.ID, f.now)
 	must(t, f.s.CreateSession(ctx, s))
-	got, err := f.s.SetUserPassword(ctx, "OPS@acme.test", "new")
+	got, err := f.s.SetUserPassword(ctx, o.ID, "OPS@acme.test", "new")
 	must(t, err)
 	if got.ID != u.ID || got.PasswordHash != "new" {
 		t.Errorf("set: %+v", got)
 	}
-	if found, _ := f.s.FindUserByEmail(ctx, "ops@acme.test"); found.PasswordHash != "new" {
-		t.Errorf("stored hash %q", found.PasswordHash)
+	if found, _ := f.s.FindUsersByEmail(ctx, "ops@acme.test"); len(found) != 1 || found[0].PasswordHash != "new" {
+		t.Errorf("stored %+v", found)
 	}
 	if _, _, err := f.s.FindSession(ctx, sessions.Hash(token), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("a session survived the password change: %v", err)
 	}
-	if _, err := f.s.SetUserPassword(ctx, "nobody@acme.test", "x"); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, err := f.s.SetUserPassword(ctx, o.ID, "nobody@acme.test", "x"); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("an unknown email: %v", err)
+	}
+	if _, err := f.s.SetUserPassword(ctx, f.org("Beta").ID, "ops@acme.test", "x"); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("the email in another organization: %v", err)
 	}
 }

@@ -32,6 +32,7 @@ func Run(t *testing.T, open Opener) {
 		{"Locations", testLocations},
 		{"ListLocationsPages", testListLocationsPages},
 		{"Users", testUsers},
+		{"UserRoles", testUserRoles},
 		{"Ingest", testIngest},
 		{"IngestIsAllOrNothing", testIngestAllOrNothing},
 		{"Commands", testCommands},

@@ -1,0 +1,120 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+// usersPage lists the organization's users with their roles, for admins.
+// Created is set only on the answer to the form that added a user, the
+// one time their initial password shows.
+type usersPage struct {
+	Users   []gatehouse.User
+	Roles   []gatehouse.Role
+	Created *createdUser
+	Form    userForm
+	Issues  map[string][]string
+	// Error says why a change of role or a removal was refused.
+	Error string
+}
+
+type createdUser struct {
+	Email, Password string
+}
+
+type userForm struct {
+	Email, Name string
+	Role        gatehouse.Role
+}
+
+// initialPasswordLen is the length of the password Gatehouse makes for a
+// new user: 120 random bits. Gatehouse makes it rather than the admin, so
+// that no user starts with a password an admin reuses or guesses easily.
+const initialPasswordLen = 20
+
+func (d *dashboard) usersPage(w http.ResponseWriter, r *http.Request) {
+	d.renderUsers(w, r, http.StatusOK, usersPage{Form: userForm{Role: gatehouse.RoleViewer}})
+}
+
+func (d *dashboard) renderUsers(w http.ResponseWriter, r *http.Request, status int, p usersPage) {
+	users, err := d.Service.ListUsers(r.Context(), viewerOf(r).user.OrgID)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	p.Users, p.Roles = users, gatehouse.Roles
+	d.render(w, r, status, "users", p)
+}
+
+// createUser adds a user with a password Gatehouse makes, shown this once.
+func (d *dashboard) createUser(w http.ResponseWriter, r *http.Request) {
+	form := userForm{Email: r.PostFormValue("email"), Name: r.PostFormValue("name"), Role: gatehouse.Role(r.PostFormValue("role"))}
+	password := gatehouse.NewToken()[:initialPasswordLen]
+	u, err := d.Service.CreateUser(r.Context(), gatehouse.NewUser{OrgID: viewerOf(r).user.OrgID, Email: form.Email,
+		Name: form.Name, Role: form.Role, Password: password})
+	var ve *gatehouse.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		d.renderUsers(w, r, http.StatusBadRequest, usersPage{Form: form, Issues: ve.Issues})
+	case errors.Is(err, gatehouse.ErrConflict):
+		d.renderUsers(w, r, http.StatusConflict, usersPage{Form: form,
+			Issues: map[string][]string{"email": {"is already a user of this organization"}}})
+	case err != nil:
+		d.fail(w, r, err)
+	default:
+		d.renderUsers(w, r, http.StatusCreated, usersPage{Created: &createdUser{Email: u.Email, Password: password},
+			Form: userForm{Role: gatehouse.RoleViewer}})
+	}
+}
+
+// setUserRole changes a user's role; a lowered role ends their sessions.
+func (d *dashboard) setUserRole(w http.ResponseWriter, r *http.Request) {
+	_, err := d.Service.SetUserRole(r.Context(), viewerOf(r).user.OrgID, r.PostFormValue("email"),
+		gatehouse.Role(r.PostFormValue("role")))
+	d.userChanged(w, r, err)
+}
+
+// confirmRemoveUser asks before removing: the form on this page does it.
+func (d *dashboard) confirmRemoveUser(w http.ResponseWriter, r *http.Request) {
+	users, err := d.Service.ListUsers(r.Context(), viewerOf(r).user.OrgID)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	email := r.URL.Query().Get("email")
+	for _, u := range users {
+		if u.Email == email {
+			d.render(w, r, http.StatusOK, "remove-user", u)
+			return
+		}
+	}
+	d.errorPage(w, r, http.StatusNotFound, "There is no such user.")
+}
+
+// removeUser removes a user of the viewer's organization and ends their
+// sessions.
+func (d *dashboard) removeUser(w http.ResponseWriter, r *http.Request) {
+	_, err := d.Service.RemoveUser(r.Context(), viewerOf(r).user.OrgID, r.PostFormValue("email"))
+	d.userChanged(w, r, err)
+}
+
+// userChanged answers a change of role or a removal: back to the list,
+// or the list saying why the change was refused.
+func (d *dashboard) userChanged(w http.ResponseWriter, r *http.Request, err error) {
+	var ve *gatehouse.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		d.renderUsers(w, r, http.StatusBadRequest, usersPage{Issues: ve.Issues, Form: userForm{Role: gatehouse.RoleViewer}})
+	case errors.Is(err, gatehouse.ErrConflict):
+		d.renderUsers(w, r, http.StatusConflict, usersPage{Form: userForm{Role: gatehouse.RoleViewer},
+			Error: "The organization must keep an admin: make another user admin first."})
+	case errors.Is(err, gatehouse.ErrNotFound):
+		d.errorPage(w, r, http.StatusNotFound, "There is no such user.")
+	case err != nil:
+		d.fail(w, r, err)
+	default:
+		http.Redirect(w, r, Prefix+"/users", http.StatusSeeOther)
+	}
+}

@@ -1,0 +1,87 @@
+package gatehouse
+
+import (
+	"context"
+	"slices"
+
+	"github.com/google/uuid"
+)
+
+// Role is what a dashboard user may do in their organization.
+type Role string
+
+// The roles, from most to least trusted.
+const (
+	// RoleAdmin may do everything, managing keys, locations and users included.
+	RoleAdmin Role = "admin"
+	// RoleOperator runs the doors: everything a viewer may, and (as those
+	// features arrive) issuing and cancelling commands and testing decisions.
+	RoleOperator Role = "operator"
+	// RoleViewer may look, and change nothing.
+	RoleViewer Role = "viewer"
+)
+
+// Roles lists every role, most trusted first.
+var Roles = []Role{RoleAdmin, RoleOperator, RoleViewer}
+
+// ParseRole returns the role named s, or a *ValidationError keyed "role".
+func ParseRole(s string) (Role, error) {
+	if r := Role(s); slices.Contains(Roles, r) {
+		return r, nil
+	}
+	return "", Invalid("role", "must be one of admin, operator, viewer")
+}
+
+// Below reports whether r is less trusted than other: moving a user from
+// other to r lowers their role, which ends their sessions.
+func (r Role) Below(other Role) bool {
+	return slices.Index(Roles, r) > slices.Index(Roles, other)
+}
+
+// Permission is one kind of action the service checks before acting for
+// a dashboard user.
+type Permission string
+
+// The permissions. Issuing and cancelling commands and testing decisions
+// join this list (granted to RoleOperator) when those features arrive.
+const (
+	// PermView: read events, locations and access points.
+	PermView Permission = "view"
+	// PermManageKeys: list, create and revoke API keys.
+	PermManageKeys Permission = "keys:manage"
+	// PermManageLocations: create and rename locations and access points.
+	PermManageLocations Permission = "locations:manage"
+	// PermManageUsers: list, add, change the role of and remove users.
+	PermManageUsers Permission = "users:manage"
+)
+
+// permissions is the one table of what each role may do. RoleAdmin is not
+// listed: it may do everything.
+var permissions = map[Role][]Permission{
+	RoleOperator: {PermView},
+	RoleViewer:   {PermView},
+}
+
+// Can reports whether r grants p.
+func (r Role) Can(p Permission) bool {
+	return r == RoleAdmin || slices.Contains(permissions[r], p)
+}
+
+// authorize returns nil when the actor of ctx may do p in the
+// organization orgID. Only dashboard users are checked here: the CLI acts
+// as the system, which may do everything, and an API key's scopes are
+// checked by the API before the service is called. A user of another
+// organization is refused as if the record did not exist (ErrNotFound),
+// a role that does not grant p with ErrForbidden.
+func authorize(ctx context.Context, orgID uuid.UUID, p Permission) error {
+	a := ActorFrom(ctx)
+	switch {
+	case a.Type != ActorUser:
+		return nil
+	case a.OrgID != orgID:
+		return ErrNotFound
+	case !a.Role.Can(p):
+		return ErrForbidden
+	}
+	return nil
+}

@@ -82,6 +82,9 @@ type Store interface {
 	// SetUserPassword replaces the password hash of the user with that
 	// email and ends the user's sessions; ErrNotFound when there is none.
 	SetUserPassword(ctx context.Context, email, passwordHash string) (User, error)
+	// SetUserTimeZone stores the zone of the organization's user with that
+	// id; ErrNotFound when the organization has no such user.
+	SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error
 
 	// CreateSession stores a dashboard session.
 	CreateSession(ctx context.Context, s Session) error

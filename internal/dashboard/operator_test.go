@@ -33,6 +33,10 @@ func TestTimesFollowTheChosenZone(t *testing.T) {
 	if !strings.Contains(log.body, "2026-11-20 12:00:00 CET") || !strings.Contains(log.body, "Time (Europe/Berlin)") {
 		t.Errorf("the table is not in Berlin's time: %s", firstRow(log.body))
 	}
+	// The choice is the user's: another browser of the same user has it.
+	if other := s.signedIn(acme).do("GET", "/dashboard/events", nil); !strings.Contains(other.body, "Time (Europe/Berlin)") {
+		t.Error("the zone is not remembered for the user")
+	}
 	// 2026-11-20 in Berlin starts at 2026-11-19T23:00Z: an event at
 	// 23:30Z the day before is on the 20th there, not in UTC.
 	late := gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessDenied, Allowed: new(gatehouse.Denied),
@@ -51,8 +55,13 @@ func TestTimesFollowTheChosenZone(t *testing.T) {
 			t.Errorf("the chart lacks %q: %.400s", want, chart.body)
 		}
 	}
-	if r := b.do("POST", "/dashboard/zone", url.Values{"csrf": {csrfOf(t, page.body)}, "zone": {"Mars/Olympus"}}); r.status != http.StatusBadRequest {
-		t.Errorf("an unknown zone: %d, want 400", r.status)
+	for _, bad := range []string{"Mars/Olympus", "Local", ""} {
+		if r := b.do("POST", "/dashboard/zone", url.Values{"csrf": {csrfOf(t, page.body)}, "zone": {bad}}); r.status != http.StatusBadRequest {
+			t.Errorf("zone %q: %d, want 400", bad, r.status)
+		}
+	}
+	if r := b.do("GET", "/dashboard/events", nil); !strings.Contains(r.body, "Time (Europe/Berlin)") {
+		t.Error("a refused zone changed the user's")
 	}
 }
 

@@ -1,20 +1,23 @@
 package dashboard
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
 	"time"
 	_ "time/tzdata" // every IANA zone, whatever the host has installed
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // The dashboard shows every time in one zone, the viewer's choice, and
 // reads the date filters and draws the chart in the same zone, so that a
 // row of the table, the day a filter names and a bar of the chart agree.
-// The choice is a cookie of the browser (docs/decisions.md says why not a
-// column of users); "browser" uses the zone the browser's script reports.
+// The choice is the user's (gatehouse.User.TimeZone), remembered across
+// browsers; "browser" (stored as "") uses the zone the browser's script
+// reports in a cookie, which is the browser's, not the user's, to know.
 const (
-	zoneCookie        = "gatehouse_zone"         // "browser", "UTC" or an IANA name
 	browserZoneCookie = "gatehouse_browser_zone" // the browser's own zone, set by localtime.js
 	zoneBrowser       = "browser"
 )
@@ -33,10 +36,8 @@ type zone struct {
 
 func zoneOf(r *http.Request) zone {
 	z := zone{Choice: zoneBrowser, Loc: time.UTC}
-	if c, err := r.Cookie(zoneCookie); err == nil {
-		if loc, ok := loadZone(c.Value); ok {
-			z.Choice, z.Loc = c.Value, loc
-		}
+	if loc, ok := loadZone(viewerOf(r).user.TimeZone); ok {
+		z.Choice, z.Loc = viewerOf(r).user.TimeZone, loc
 	}
 	if z.Choice == zoneBrowser {
 		if c, err := r.Cookie(browserZoneCookie); err == nil {
@@ -62,12 +63,23 @@ func loadZone(name string) (*time.Location, bool) {
 // goes back to the page the selector was on.
 func (d *dashboard) setZone(w http.ResponseWriter, r *http.Request) {
 	choice := r.PostFormValue("zone")
-	if _, ok := loadZone(choice); !ok && choice != zoneBrowser {
+	stored := choice
+	switch choice {
+	case zoneBrowser:
+		stored = ""
+	case "":
+		stored = "-" // no choice is not the browser's: refused below
+	}
+	v := viewerOf(r)
+	err := d.Service.SetTimeZone(r.Context(), v.user.OrgID, v.user.ID, stored)
+	switch {
+	case errors.Is(err, gatehouse.ErrInvalid):
 		d.errorPage(w, r, http.StatusBadRequest, "There is no time zone called “"+choice+"”; choose one from the list, or write a name such as Europe/Berlin.")
 		return
+	case err != nil:
+		d.fail(w, r, err)
+		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: zoneCookie, Value: choice, Path: Prefix, HttpOnly: true, Secure: secure(r),
-		SameSite: http.SameSiteLaxMode, MaxAge: 400 * 24 * 3600})
 	next := safeNext(r.PostFormValue("next"))
 	if next == "" {
 		next = Prefix + "/events"

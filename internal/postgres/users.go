@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -34,9 +35,9 @@ func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User,
 // FindUserByEmail returns the user with that email, or ErrNotFound.
 func (db *DB) FindUserByEmail(ctx context.Context, email string) (gatehouse.User, error) {
 	var u gatehouse.User
-	err := db.pool.QueryRow(ctx, `SELECT u.id, o.id, u.email, u.name, u.password_hash, u.created_at
+	err := db.pool.QueryRow(ctx, `SELECT u.id, o.id, u.email, u.name, u.password_hash, u.time_zone, u.created_at
 		FROM users u JOIN organizations o ON o.seq = u.org WHERE u.email = $1`,
-		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.PasswordHash, &u.CreatedAt)
+		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.PasswordHash, &u.TimeZone, &u.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return u, fmt.Errorf("user: %w", gatehouse.ErrNotFound)
 	}
@@ -59,4 +60,17 @@ func (db *DB) SetUserPassword(ctx context.Context, email, passwordHash string) (
 	})
 	u.PasswordHash = passwordHash
 	return u, wrap(err)
+}
+
+// SetUserTimeZone stores the zone of the organization's user with that id.
+func (db *DB) SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE users SET time_zone = $1
+		WHERE id = $2 AND org = (SELECT seq FROM organizations WHERE id = $3)`, zone, userID, orgID)
+	if err != nil {
+		return wrap(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("user: %w", gatehouse.ErrNotFound)
+	}
+	return nil
 }

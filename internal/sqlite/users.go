@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
 	sqlitedrv "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -41,9 +43,9 @@ func (db *DB) FindUserByEmail(ctx context.Context, email string) (gatehouse.User
 		u       gatehouse.User
 		created int64
 	)
-	err := db.read.QueryRowContext(ctx, `SELECT u.id, o.id, u.email, u.name, u.password_hash, u.created_at
+	err := db.read.QueryRowContext(ctx, `SELECT u.id, o.id, u.email, u.name, u.password_hash, u.time_zone, u.created_at
 		FROM users u JOIN organizations o ON o.seq = u.org WHERE u.email = ?`,
-		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.PasswordHash, &created)
+		strings.ToLower(strings.TrimSpace(email))).Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.PasswordHash, &u.TimeZone, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, fmt.Errorf("user: %w", gatehouse.ErrNotFound)
 	}
@@ -66,4 +68,22 @@ func (db *DB) SetUserPassword(ctx context.Context, email, passwordHash string) (
 	})
 	u.PasswordHash = passwordHash
 	return u, err
+}
+
+// SetUserTimeZone stores the zone of the organization's user with that id.
+func (db *DB) SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error {
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, "UPDATE users SET time_zone = ? WHERE id = ? AND org = ?", zone, userID[:], org)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmp.Or(err, fmt.Errorf("user: %w", gatehouse.ErrNotFound))
+		}
+		return nil
+	})
 }

@@ -90,6 +90,10 @@ func TestParseScopes(t *testing.T) {
 	if err != nil || gatehouse.JoinScopes(got) != "events:read,locations:read" {
 		t.Fatalf("ParseScopes = %v, %v", got, err)
 	}
+	// A game server's key, as the contract's preset makes it.
+	if got, err := gatehouse.ParseScopes("server,events:write"); err != nil || gatehouse.JoinScopes(got) != "server,events:write" {
+		t.Errorf("ParseScopes(server,events:write) = %v, %v", got, err)
+	}
 	for _, bad := range []string{"", " , ", "events:delete", "events:read,admin"} {
 		if _, err := gatehouse.ParseScopes(bad); err == nil {
 			t.Errorf("ParseScopes(%q) succeeded", bad)

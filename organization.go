@@ -46,7 +46,10 @@ type User struct {
 	Name         string
 	Role         Role
 	PasswordHash string // argon2id, PHC string format
-	CreatedAt    time.Time
+	// TimeZone is the zone the dashboard shows the user times in: "" for
+	// the browser's own, "UTC" or an IANA name (see CheckTimeZone).
+	TimeZone  string
+	CreatedAt time.Time
 }
 
 // CheckName validates a display name: trimmed, non-empty, at most

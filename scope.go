@@ -15,10 +15,14 @@ const (
 	ScopeEventsWrite   Scope = "events:write"
 	ScopeLocationsRead Scope = "locations:read"
 	ScopeCommandsWrite Scope = "commands:write"
+	// ScopeGameServer is what a game server does (part two of the contract);
+	// it is known now so that a game server's key, "server,events:write",
+	// can be made before the endpoints that need it exist.
+	ScopeGameServer Scope = "server"
 )
 
 // Scopes lists every known scope in documentation order.
-var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite}
+var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer}
 
 // ParseScopes reads a comma-separated list of scopes. Duplicates collapse;
 // an unknown or empty list is an error naming the known scopes.

@@ -48,6 +48,29 @@ func (s *Service) FindEvent(ctx context.Context, orgID, id uuid.UUID) (Event, er
 	return page.Events[0], nil
 }
 
+// CountEventsUpTo counts the organization's events matching f (its
+// After and Limit ignored) but stops past bound: it answers the exact
+// count when it is at most bound, and bound+1 meaning "more than bound".
+// It reads at most bound+1 events, in pages of MaxLimit, so its cost is
+// bounded whatever the filter matches. Errors as ListEvents'.
+func (s *Service) CountEventsUpTo(ctx context.Context, orgID uuid.UUID, f EventFilter, bound int) (int, error) {
+	f.After = nil
+	n := 0
+	for n <= bound {
+		f.Limit = min(MaxLimit, bound+1-n)
+		page, err := s.ListEvents(ctx, orgID, f)
+		if err != nil {
+			return 0, err
+		}
+		n += len(page.Events)
+		if page.Next == nil {
+			break
+		}
+		f.After = page.Next
+	}
+	return n, nil
+}
+
 // CountEvents counts the organization's events matching f in buckets of
 // step from f.From to f.To, which must be set, by outcome. ErrInvalid
 // when they are not.

@@ -330,3 +330,32 @@ func TestActorTravelsInTheContext(t *testing.T) {
 		t.Errorf("ActorFrom = %+v, want %+v", got, want)
 	}
 }
+
+// TestServiceCountsEventsUpToABound: exact up to the bound, bound+1 past
+// it, across pages, and never another organization's events.
+func TestServiceCountsEventsUpToABound(t *testing.T) {
+	f := newService(t, nil)
+	ctx := context.Background()
+	loc, _ := f.svc.CreateLocation(ctx, f.org.ID, "HQ")
+	ap, err := f.svc.CreateAccessPoint(ctx, f.org.ID, loc.ID, "Front door")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []gatehouse.NewEvent
+	for i := range gatehouse.MaxLimit + 20 {
+		events = append(events, gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessDenied, Allowed: new(gatehouse.Denied),
+			OccurredAt: f.now.Add(-time.Duration(i) * time.Second), AccessPointID: ap.ID})
+	}
+	if res, err := f.svc.IngestEvents(ctx, f.org.ID, events); err != nil || res.Accepted != len(events) {
+		t.Fatalf("ingest: %d accepted, %v", res.Accepted, err)
+	}
+	for _, c := range []struct{ bound, want int }{{1000, gatehouse.MaxLimit + 20}, {gatehouse.MaxLimit + 20, gatehouse.MaxLimit + 20},
+		{gatehouse.MaxLimit + 19, gatehouse.MaxLimit + 20}, {10, 11}} {
+		if n, err := f.svc.CountEventsUpTo(ctx, f.org.ID, gatehouse.EventFilter{Limit: 1}, c.bound); err != nil || n != c.want {
+			t.Errorf("bound %d: %d, %v; want %d", c.bound, n, err, c.want)
+		}
+	}
+	if n, err := f.svc.CountEventsUpTo(ctx, f.other.ID, gatehouse.EventFilter{}, 1000); err != nil || n != 0 {
+		t.Errorf("another organization: %d, %v; want 0", n, err)
+	}
+}

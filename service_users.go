@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -138,4 +139,28 @@ func checkPassword(errs *ValidationError, password string) {
 	if utf8.RuneCountInString(password) < MinPasswordLen {
 		errs.Add("password", "must have at least %d characters", MinPasswordLen)
 	}
+}
+
+// CheckTimeZone validates a user's zone: "" (the browser's own), "UTC" or
+// an IANA name the Go time package knows. "Local", the server's zone, is
+// refused: it means nothing to the person reading. A *ValidationError
+// keyed "timeZone".
+func CheckTimeZone(zone string) error {
+	if zone == "" {
+		return nil
+	}
+	if _, err := time.LoadLocation(zone); err != nil || zone == "Local" || len(zone) > 64 {
+		return Invalid("timeZone", "%q is not a time zone; use an IANA name such as Europe/Berlin, or UTC", zone)
+	}
+	return nil
+}
+
+// SetTimeZone remembers the zone the organization's user reads times in
+// (see CheckTimeZone). A *ValidationError keyed "timeZone"; ErrNotFound
+// when the organization has no such user.
+func (s *Service) SetTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error {
+	if err := CheckTimeZone(zone); err != nil {
+		return err
+	}
+	return s.store.SetUserTimeZone(ctx, orgID, userID, zone)
 }

@@ -101,6 +101,9 @@ type Store interface {
 	// id of the user who requested them. ErrNotFound when there is no such
 	// user; ErrConflict when it is the organization's last admin.
 	RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (User, error)
+	// SetUserTimeZone stores the zone of the organization's user with that
+	// id; ErrNotFound when the organization has no such user.
+	SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error
 
 	// CreateSession stores a dashboard session.
 	CreateSession(ctx context.Context, s Session) error

@@ -2,7 +2,7 @@
 // Log with its chart, event detail and CSV/NDJSON exports, the locations
 // and access points, and the API keys. Pages are rendered on the server
 // from html/template and work without JavaScript; a few lines of script
-// only show times in the browser's zone and copy a new key.
+// only tell the server the browser's time zone and copy a new key.
 //
 // Sessions are server-side (the store keeps a hash of the cookie's
 // token). Every state-changing request must pass Go's cross-origin
@@ -81,7 +81,9 @@ func New(cfg Config) http.Handler {
 	d := &dashboard{Config: cfg, pages: map[string]*template.Template{}}
 	funcs := template.FuncMap{"time": formatTime, "deref": deref, "hasValue": hasValue, "tp": timePtr,
 		"timeT": gatehouse.FormatTime, "contains": slices.Contains[[]string],
-		"list": func(s ...string) []string { return s }}
+		"list": func(s ...string) []string { return s }, "isDay": isDay,
+		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
+		"atT": inZone}
 	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
@@ -95,6 +97,7 @@ func New(cfg Config) http.Handler {
 	mux.HandleFunc("POST "+Prefix+"/login", d.login)
 	mux.HandleFunc("POST "+Prefix+"/login/choose", d.chooseOrganization)
 	mux.Handle("POST "+Prefix+"/logout", d.page(d.logout))
+	mux.Handle("POST "+Prefix+"/zone", d.page(d.setZone))
 	mux.Handle("GET "+Prefix+"/events", d.page(d.eventLog))
 	mux.Handle("GET "+Prefix+"/events/{id}", d.page(d.eventDetail))
 	mux.Handle("GET "+Prefix+"/locations", d.page(d.locationsPage))
@@ -290,11 +293,15 @@ func secure(r *http.Request) bool {
 	return r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"
 }
 
-// page is what every template gets.
+// page is what every template gets: Zone is where times are shown, Here
+// the page the zone selector comes back to.
 type page struct {
-	User gatehouse.User
-	CSRF string
-	Data any
+	User  gatehouse.User
+	CSRF  string
+	Zone  zone
+	Zones []string
+	Here  string
+	Data  any
 }
 
 // Can says whether the signed-in user's role grants the permission named
@@ -304,7 +311,8 @@ func (p page) Can(perm string) bool { return p.User.Role.Can(gatehouse.Permissio
 func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	v := viewerOf(r)
 	var b bytes.Buffer
-	if err := d.pages[name].Execute(&b, page{User: v.user, CSRF: v.session.CSRF, Data: data}); err != nil {
+	if err := d.pages[name].Execute(&b, page{User: v.user, CSRF: v.session.CSRF,
+		Zone: zoneOf(r), Zones: zoneChoices, Here: r.URL.RequestURI(), Data: data}); err != nil {
 		d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard template", slog.String("page", name), slog.String("error", err.Error()))
 		httperror.WriteJSON(w, w.Header().Get("X-Request-Id"), httperror.For(err))
 		return

@@ -37,8 +37,16 @@ type eventLogPage struct {
 	ExportCSV   string // the filter's exports
 	ExportJSON  string
 	Chart       string // the chart image of this filter
+	DetailQuery string // what an event's link carries so that its page leads back here
+	Count       int    // the events of the filter, exact up to CountBound; CountBound+1 means more
+	CountBound  int
 	MaxRangeDay int
 }
+
+// countBound is how far the Event Log counts its filter's events exactly:
+// past it, the page says "more than", and counting stops (a few pages of
+// reads, whatever the filter matches).
+const countBound = 1000
 
 // eventLog serves the Event Log: the API's filters, read by the same
 // code, reflected in the URL so that a view can be shared.
@@ -57,7 +65,11 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 		prev = nil
 	}
 	form.Del("prev")
-	p := eventLogPage{Form: form, Types: gatehouse.EventTypes, Scopes: gatehouse.CommandScopes, MaxRangeDay: 366}
+	p := eventLogPage{Form: form, Types: gatehouse.EventTypes, Scopes: gatehouse.CommandScopes, MaxRangeDay: 366,
+		CountBound: countBound}
+	if r.URL.RawQuery != "" {
+		p.DetailQuery = "?" + url.Values{"back": {r.URL.RawQuery}}.Encode()
+	}
 	locs, err := d.Service.AllLocations(r.Context(), orgID)
 	if err != nil {
 		d.fail(w, r, err)
@@ -65,11 +77,11 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Locations = locs
 	status := http.StatusOK
-	q, err := d.Service.ReadEventQuery(orgID, form)
+	q, err := d.Service.ReadEventQuery(orgID, zonedDates(form, zoneOf(r).Loc))
 	var ve *gatehouse.ValidationError
 	switch {
 	case errors.As(err, &ve):
-		p.Issues, status = ve.Issues, http.StatusBadRequest
+		p.Issues, status = issuesInWords(ve.Issues), http.StatusBadRequest
 	case err != nil:
 		d.fail(w, r, err)
 		return
@@ -79,7 +91,13 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 			d.fail(w, r, err)
 			return
 		}
-		p.Query, p.Events = q, page.Events
+		p.Query, p.Events, p.Count = q, page.Events, len(page.Events)
+		if q.Cursor != "" || page.Next != nil { // more than this page: count them, up to the bound
+			if p.Count, err = d.Service.CountEventsUpTo(r.Context(), orgID, q.Filter, countBound); err != nil {
+				d.fail(w, r, err)
+				return
+			}
+		}
 		newest := withoutCursor(form)
 		p.Newest = Prefix + "/events?" + newest.Encode()
 		newest.Del("limit")
@@ -133,8 +151,26 @@ func (d *dashboard) eventDetail(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		d.fail(w, r, err)
 	default:
-		d.render(w, r, http.StatusOK, "event", ev)
+		d.render(w, r, http.StatusOK, "event", eventPage{Event: ev, Back: backToLog(r.URL.Query().Get("back"))})
 	}
+}
+
+// eventPage is one event and the way back to the Event Log it was opened
+// from, with its filter and page.
+type eventPage struct {
+	Event gatehouse.Event
+	Back  string
+}
+
+// backToLog is the Event Log's address for the query an event was opened
+// from. The query is parsed and written anew, so it can only ever be a
+// query of the Event Log.
+func backToLog(query string) string {
+	v, err := url.ParseQuery(query)
+	if err != nil || len(v) == 0 {
+		return Prefix + "/events"
+	}
+	return Prefix + "/events?" + v.Encode()
 }
 
 // wholeFilter reads the Event Log's filter for a view of all its events
@@ -143,10 +179,10 @@ func (d *dashboard) eventDetail(w http.ResponseWriter, r *http.Request) {
 func (d *dashboard) wholeFilter(w http.ResponseWriter, r *http.Request) (gatehouse.EventFilter, bool) {
 	form := withoutCursor(r.URL.Query())
 	form.Set("limit", strconv.Itoa(gatehouse.MaxLimit))
-	q, err := d.Service.ReadEventQuery(viewerOf(r).user.OrgID, form)
+	q, err := d.Service.ReadEventQuery(viewerOf(r).user.OrgID, zonedDates(form, zoneOf(r).Loc))
 	var ve *gatehouse.ValidationError
 	if errors.As(err, &ve) {
-		d.errorPage(w, r, http.StatusBadRequest, "These filters cannot be used: "+ve.Error())
+		d.errorPage(w, r, http.StatusBadRequest, "These filters cannot be used: "+issuesSentence(issuesInWords(ve.Issues)))
 		return q.Filter, false
 	}
 	if err != nil {

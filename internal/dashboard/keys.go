@@ -38,8 +38,22 @@ type keyForm struct {
 // expiryChoices are the lifetimes the form offers, in days.
 var expiryChoices = []string{"30", "90", "365"}
 
+// keyPresets are the scope sets the form offers by name (?preset=…): a
+// game server's key is "server,events:write", as the contract says.
+var keyPresets = map[string][]string{
+	"game-server": {string(gatehouse.ScopeGameServer), string(gatehouse.ScopeEventsWrite)},
+	"reader":      {string(gatehouse.ScopeEventsRead), string(gatehouse.ScopeLocationsRead)},
+}
+
+// keysPage lists the keys, with the key just created shown once (see
+// takeCreatedKey) and the form preset as ?preset= asks.
 func (d *dashboard) keysPage(w http.ResponseWriter, r *http.Request) {
-	d.renderKeys(w, r, http.StatusOK, keysPage{Form: keyForm{Scopes: []string{string(gatehouse.ScopeEventsRead)}, Expires: "90"}})
+	p := keysPage{Form: keyForm{Scopes: []string{string(gatehouse.ScopeEventsRead)}, Expires: "90"},
+		Created: takeCreatedKey(w, r)}
+	if scopes, ok := keyPresets[r.URL.Query().Get("preset")]; ok {
+		p.Form.Scopes = scopes
+	}
+	d.renderKeys(w, r, http.StatusOK, p)
 }
 
 func (d *dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status int, p keysPage) {
@@ -56,7 +70,8 @@ func (d *dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status in
 	d.render(w, r, status, "keys", p)
 }
 
-// createKey stores a key and shows it, raw, this once.
+// createKey stores a key and redirects to the keys page, which shows it,
+// raw, this once (POST-redirect-GET: reloading that page creates nothing).
 func (d *dashboard) createKey(w http.ResponseWriter, r *http.Request) {
 	form := keyForm{Name: r.PostFormValue("name"), Scopes: r.PostForm["scope"], Expires: r.PostFormValue("expires")}
 	nk := gatehouse.NewAPIKey{OrgID: viewerOf(r).user.OrgID, Name: form.Name}
@@ -102,8 +117,8 @@ func (d *dashboard) createKey(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	d.renderKeys(w, r, http.StatusCreated, keysPage{Created: &createdKey{Raw: raw, Prefix: k.Prefix, Name: k.Name},
-		Form: keyForm{Scopes: []string{string(gatehouse.ScopeEventsRead)}, Expires: "90"}})
+	giveCreatedKey(w, r, createdKey{Raw: raw, Prefix: k.Prefix, Name: k.Name})
+	http.Redirect(w, r, Prefix+"/keys", http.StatusSeeOther)
 }
 
 // ownKey finds one of the viewer's organization's keys by the path's id;

@@ -24,10 +24,10 @@ func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time
 		u gatehouse.User
 	)
 	err := db.pool.QueryRow(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
-			o.id, u.email, u.name, u.role, u.password_hash, u.created_at
+			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at
 		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
 		WHERE s.token_hash = $1 AND s.expires_at > $2`, tokenHash[:], now).
-		Scan(&s.UserID, &s.CSRF, &s.CreatedAt, &s.ExpiresAt, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.CreatedAt)
+		Scan(&s.UserID, &s.CSRF, &s.CreatedAt, &s.ExpiresAt, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
 	}

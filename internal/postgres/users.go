@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.created_at`
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at`
 
 // CreateUser stores a dashboard user; the email is kept lower-cased.
 func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User, error) {
@@ -93,7 +93,7 @@ func users(ctx context.Context, q querier, query string, args ...any) ([]gatehou
 	found := []gatehouse.User{}
 	for rows.Next() {
 		var u gatehouse.User
-		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.CreatedAt); err != nil {
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt); err != nil {
 			return nil, wrap(err)
 		}
 		u.CreatedAt = utc(u.CreatedAt)
@@ -176,4 +176,17 @@ func keepAnAdmin(ctx context.Context, tx pgx.Tx, admin gatehouse.User) error {
 		return err
 	}
 	return sqlstore.KeepAnAdmin(admin, others)
+}
+
+// SetUserTimeZone stores the zone of the organization's user with that id.
+func (db *DB) SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE users SET time_zone = $1
+		WHERE id = $2 AND org = (SELECT seq FROM organizations WHERE id = $3)`, zone, userID, orgID)
+	if err != nil {
+		return wrap(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("user: %w", gatehouse.ErrNotFound)
+	}
+	return nil
 }

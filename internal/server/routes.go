@@ -24,6 +24,9 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	if s.Dashboard != nil {
 		mux.Handle("/dashboard/", s.Dashboard)
 		mux.Handle("GET /dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))
+		// A person who opens the bare address wants the dashboard; 303,
+		// not 301, so that a later version may serve something here.
+		mux.Handle("GET /{$}", http.RedirectHandler("/dashboard/", http.StatusSeeOther))
 	}
 	if s.extraRoutes != nil {
 		s.extraRoutes(mux)

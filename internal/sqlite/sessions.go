@@ -27,10 +27,10 @@ func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time
 		created, expires, uCreated int64
 	)
 	err := db.read.QueryRowContext(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
-			o.id, u.email, u.name, u.role, u.password_hash, u.created_at
+			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at
 		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
 		WHERE s.token_hash = ? AND s.expires_at > ?`, tokenHash[:], millis(now)).
-		Scan(&s.UserID, &s.CSRF, &created, &expires, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &uCreated)
+		Scan(&s.UserID, &s.CSRF, &created, &expires, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &uCreated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
 	}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -13,7 +14,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.created_at`
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at`
 
 // CreateUser stores a dashboard user; the email is kept lower-cased. The
 // transaction holds SQLite's write lock, so two first users cannot both
@@ -85,7 +86,7 @@ func (db *DB) users(ctx context.Context, q queryer, query string, args ...any) (
 			u       gatehouse.User
 			created int64
 		)
-		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &created); err != nil {
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &created); err != nil {
 			return nil, wrap(err)
 		}
 		u.CreatedAt = fromMillis(created)
@@ -168,4 +169,22 @@ func (db *DB) keepAnAdmin(ctx context.Context, tx *sql.Tx, admin gatehouse.User)
 		return err
 	}
 	return sqlstore.KeepAnAdmin(admin, others)
+}
+
+// SetUserTimeZone stores the zone of the organization's user with that id.
+func (db *DB) SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error {
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, "UPDATE users SET time_zone = ? WHERE id = ? AND org = ?", zone, userID[:], org)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmp.Or(err, fmt.Errorf("user: %w", gatehouse.ErrNotFound))
+		}
+		return nil
+	})
 }

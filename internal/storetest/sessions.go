@@ -66,3 +66,29 @@ func testSetUserPassword(t *testing.T, f *fixture) {
 		t.Errorf("the email in another organization: %v", err)
 	}
 }
+
+// testUserTimeZone: the zone is stored per user, comes with the user's
+// session, and only the user's own organization can set it.
+func testUserTimeZone(t *testing.T, f *fixture) {
+	o, rival := f.org("Acme"), f.org("Rival")
+	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "x"})
+	must(t, err)
+	if u.TimeZone != "" {
+		t.Errorf("a new user's zone is %q, want the browser's (\"\")", u.TimeZone)
+	}
+	must(t, f.s.SetUserTimeZone(ctx, o.ID, u.ID, "Europe/Berlin"))
+	s, token := sessions.New(u.ID, f.now)
+	must(t, f.s.CreateSession(ctx, s))
+	if _, user, err := f.s.FindSession(ctx, sessions.Hash(token), f.now); err != nil || user.TimeZone != "Europe/Berlin" {
+		t.Errorf("the session's user: %q, %v", user.TimeZone, err)
+	}
+	if err := f.s.SetUserTimeZone(ctx, rival.ID, u.ID, "UTC"); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("another organization set the zone: %v", err)
+	}
+	if err := f.s.SetUserTimeZone(ctx, o.ID, gatehouse.NewID(), "UTC"); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("an unknown user: %v", err)
+	}
+	if _, user, _ := f.s.FindSession(ctx, sessions.Hash(token), f.now); user.TimeZone != "Europe/Berlin" {
+		t.Errorf("the zone after refused changes: %q", user.TimeZone)
+	}
+}

@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 		{"Secret", testSecret},
 		{"Sessions", testSessions},
 		{"SetUserPassword", testSetUserPassword},
+		{"UserTimeZone", testUserTimeZone},
 		{"Oracle", testOracle},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

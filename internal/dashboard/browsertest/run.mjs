@@ -1,7 +1,10 @@
 // Drives the dashboard as an operator would, in headless chromium:
 // sign in, filter and search the Event Log, page older and newer, open an
-// event, export CSV, create an API key and use it, revoke it and see the
-// API refuse it, visit Locations, sign out. A screenshot of each page goes
+// event and come back to the filter, switch the time zone and see the
+// table, the date filter and the chart agree, check that the table fits
+// at 1400 px, export CSV, create an API key (with the Game server preset
+// too), reload without a second key, use it, revoke it and see the API
+// refuse it, visit Locations, sign out. A screenshot of each page goes
 // to $SHOTS. The Go test TestBrowser starts the server and runs this.
 //
 //   BASE, EMAIL, PASSWORD   the server and a dashboard user
@@ -25,7 +28,8 @@ const browser = await chromium.launch({
     "--disable-sync", "--no-first-run"],
 });
 try {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true,
+    timezoneId: "Europe/Berlin" });
   const page = await context.newPage();
   const shot = async (name) => {
     await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
@@ -72,11 +76,51 @@ try {
   await page.waitForLoadState();
   check((await page.locator("table.events tbody tr").first().innerText()) === firstRow, "Newer does not come back");
 
-  // An event's detail.
+  // An event's detail, and back to the same filter.
+  await page.goto(`${BASE}/dashboard/events?allowed=denied&limit=25`);
   await page.locator("table.events tbody tr").first().locator("a").first().click();
-  await page.waitForURL(/\/dashboard\/events\/[0-9a-f-]{36}$/);
+  await page.waitForURL(/\/dashboard\/events\/[0-9a-f-]{36}\?back=/);
   check(await page.getByText("Event id").isVisible(), "no detail");
   await shot("06-event-detail");
+  await page.getByRole("link", { name: "‹ Back to the Event Log" }).click();
+  await page.waitForURL(/\/dashboard\/events\?allowed=denied&limit=25$/);
+
+  // Times: the browser's zone (Berlin here) at first, then Tokyo chosen;
+  // the table, a day's filter and the chart all follow.
+  const zoneOf = async () => (await page.locator("table.events thead th").first().innerText()).trim();
+  check((await zoneOf()) === "Time (Europe/Berlin)", `the browser's zone is not used: ${await zoneOf()}`);
+  await page.getByLabel("Times in").selectOption("Asia/Tokyo");
+  await page.getByRole("columnheader", { name: "Time (Asia/Tokyo)" }).waitFor();
+  check((await zoneOf()) === "Time (Asia/Tokyo)", `Tokyo was not applied: ${await zoneOf()}`);
+  const firstTime = await page.locator("table.events tbody tr").first().locator("time").innerText();
+  check(/ JST$/.test(firstTime), `a time that does not say its zone: ${firstTime}`);
+  const day = firstTime.slice(0, 10); // the first row's day in Tokyo
+  await page.getByLabel(/^From/).fill(day);
+  const next = new Date(Date.parse(day + "T00:00:00Z") + 86400000).toISOString().slice(0, 10);
+  await page.getByLabel(/^To/).fill(next);
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.waitForURL(/dateFrom=/);
+  const times = await page.locator("table.events tbody time").allInnerTexts();
+  check(times.length > 0 && times.every((t) => t.startsWith(day) && t.endsWith("JST")), `the day's filter is not Tokyo's: ${times}`);
+  const chartSrc = await page.locator("figure.chart img").getAttribute("src");
+  const svg = await (await page.request.get(new URL(chartSrc, BASE).href)).text();
+  check(svg.includes("(Asia/Tokyo)") && svg.includes(`from ${day}T00:00:00.000+09:00`), `the chart is not Tokyo's day: ${svg.slice(0, 300)}`);
+  const count = Number((await page.locator("p.count").innerText()).match(/(\d+) events? match/)?.[1]);
+  const charted = Number(svg.match(/(\d+) granted, (\d+) denied in all/)?.[2]);
+  check(count === charted, `the count (${count}) and the chart (${charted} denied) disagree`);
+  await shot("07-zone-tokyo");
+
+  // The table fits a 1400 px window: its last column is on screen.
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.goto(`${BASE}/dashboard/events`);
+  const right = await page.evaluate(() => {
+    const th = [...document.querySelectorAll("table.events th")].pop().getBoundingClientRect();
+    const wrap = document.querySelector(".table-wrap").getBoundingClientRect();
+    return { th: th.right, wrap: wrap.right, window: window.innerWidth };
+  });
+  check(right.th <= right.wrap && right.wrap <= right.window, `the Command column is off-screen at 1400 px: ${JSON.stringify(right)}`);
+  await shot("08-event-log-1400");
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // Export the filter as CSV.
   await page.goto(`${BASE}/dashboard/events?allowed=denied`);
@@ -86,19 +130,26 @@ try {
   check(lines[0].startsWith("id,occurredAt,receivedAt,type,allowed"), `csv header: ${lines[0]}`);
   check(lines.slice(1).every((l) => l.split(",")[4] === "denied"), "the CSV is not the filter");
 
-  // Create a key, use it, revoke it.
+  // Create a key, reload, use it, revoke it.
   await page.goto(`${BASE}/dashboard/keys`);
-  await shot("07-keys");
+  await shot("09-keys");
   await page.getByLabel("Name").fill("browser-test");
   await page.getByRole("button", { name: "Create key" }).click();
+  await page.waitForURL(/\/dashboard\/keys$/);
   const key = await page.locator("#new-key").inputValue();
   check(/^gk_[0-9A-Za-z]{38}$/.test(key), `new key: ${key}`);
-  await shot("08-key-created");
+  await shot("10-key-created");
   check((await api(key)) === 200, "the new key does not work against the API");
-  await page.goto(`${BASE}/dashboard/keys`);
+  await page.reload();
   check(!(await page.content()).includes(key), "the raw key is shown again");
+  check((await page.getByRole("row", { name: /browser-test/ }).count()) === 1, "a reload made a second key");
+  // The Game server preset.
+  await page.getByRole("link", { name: "Game server" }).click();
+  check(await page.getByLabel("server", { exact: true }).isChecked(), "the preset does not check server");
+  check(await page.getByLabel("events:write").isChecked(), "the preset does not check events:write");
+  check(!(await page.getByLabel("events:read").isChecked()), "the preset checks events:read");
   await page.getByRole("row", { name: /browser-test/ }).getByRole("link", { name: "Revoke…" }).click();
-  await shot("09-revoke-confirm");
+  await shot("11-revoke-confirm");
   await page.getByRole("button", { name: "Revoke the key" }).click();
   await page.waitForURL(/\/dashboard\/keys$/);
   await new Promise((r) => setTimeout(r, 700)); // the API caches a key for 500 ms
@@ -106,7 +157,7 @@ try {
 
   // Locations.
   await page.goto(`${BASE}/dashboard/locations`);
-  await shot("10-locations");
+  await shot("12-locations");
 
   // Sign out.
   await page.getByRole("button", { name: "Sign out" }).click();

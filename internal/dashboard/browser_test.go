@@ -56,9 +56,13 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if _, err := s.store.CreateUser(ctx, gatehouse.User{OrgID: org.ID, Email: "floor@demo.test", Name: "Floor operator", Role: gatehouse.RoleOperator, PasswordHash: hash}); err != nil {
+		t.Fatal(err)
+	}
+
 	run := exec.CommandContext(ctx, node, "run.mjs")
 	run.Dir = "browsertest"
-	run.Env = append(os.Environ(), "BASE="+s.url, "EMAIL=operator@demo.test", "PASSWORD="+testPassword,
+	run.Env = append(os.Environ(), "BASE="+s.url, "EMAIL=operator@demo.test", "OPERATOR_EMAIL=floor@demo.test", "PASSWORD="+testPassword,
 		"CHROMIUM="+chromium, "SHOTS="+shots)
 	var out, stderr bytes.Buffer
 	run.Stdout, run.Stderr = &out, &stderr

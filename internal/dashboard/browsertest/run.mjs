@@ -4,16 +4,18 @@
 // table, the date filter and the chart agree, check that the table fits
 // at 1400 px, export CSV, create an API key (with the Game server preset
 // too), reload without a second key, use it, revoke it and see the API
-// refuse it, visit Locations, sign out. A screenshot of each page goes
-// to $SHOTS. The Go test TestBrowser starts the server and runs this.
+// refuse it, visit Locations, sign out; then sign in as an operator, who
+// has no API keys page: the link is not shown and the page is refused. A
+// screenshot of each page goes to $SHOTS. The Go test TestBrowser starts the server and runs this.
 //
-//   BASE, EMAIL, PASSWORD   the server and a dashboard user
+//   BASE, EMAIL, PASSWORD   the server and a dashboard user (an admin)
+//   OPERATOR_EMAIL          a user of the same organization with the operator role
 //   CHROMIUM                the browser binary
 //   SHOTS                   where screenshots go
 import { chromium } from "playwright-core";
 import { readFile } from "node:fs/promises";
 
-const { BASE, EMAIL, PASSWORD, CHROMIUM, SHOTS } = process.env;
+const { BASE, EMAIL, OPERATOR_EMAIL, PASSWORD, CHROMIUM, SHOTS } = process.env;
 const steps = [];
 const fail = (what) => {
   throw new Error(what);
@@ -164,6 +166,16 @@ try {
   await page.waitForURL(/\/dashboard\/login/);
   await page.goto(`${BASE}/dashboard/events`);
   check(page.url().includes("/dashboard/login"), "still signed in after signing out");
+
+  // An operator: no API keys in the menu, and the page itself refused.
+  await page.getByLabel("Email").fill(OPERATOR_EMAIL);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/dashboard\/events/);
+  check((await page.getByRole("link", { name: "API keys" }).count()) === 0, "an operator is offered the API keys page");
+  const refused = await page.goto(`${BASE}/dashboard/keys`);
+  check(refused.status() === 403, `an operator opened the API keys page: ${refused.status()}`);
+  await shot("13-operator-keys-refused");
   console.log(JSON.stringify({ ok: true, steps }));
 } catch (err) {
   console.log(JSON.stringify({ ok: false, steps, error: String(err) }));

@@ -5,11 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
-	"net/url"
-	"time"
+	"strings"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/demo"
 	"github.com/google/uuid"
 )
@@ -19,8 +20,13 @@ type demoOutput struct {
 	Organization gatehouse.Organization `json:"organization"`
 	Created      bool                   `json:"created"`
 	Key          keyRecord              `json:"key"`
-	Curl         []string               `json:"curl"`
-	Dashboard    demoSignIn             `json:"dashboard"`
+	// ReplacedKeys are the ids of the demo keys this run revoked.
+	ReplacedKeys []string `json:"replacedKeys"`
+	// Variables are the shell variables the curl lines use, but KEY, which
+	// is Key.Key: the raw key is printed once.
+	Variables map[string]string `json:"variables"`
+	Curl      []string          `json:"curl"`
+	Dashboard demoSignIn        `json:"dashboard"`
 }
 
 // demoSignIn is the dashboard account of the demo, with a password that
@@ -33,6 +39,11 @@ type demoSignIn struct {
 
 const demoEmail = "demo@gatehouse.test"
 
+// demoKeyName names the demo's API key. A raw key cannot be shown twice,
+// so every run makes a new one and revokes the active keys of this name in
+// the demo organization: there is one demo key at a time.
+const demoKeyName = "demo"
+
 // demoAccount creates the demo's dashboard user once and gives it a fresh
 // password on every run.
 func demoAccount(ctx context.Context, svc *gatehouse.Service, org uuid.UUID) (string, error) {
@@ -44,103 +55,126 @@ func demoAccount(ctx context.Context, svc *gatehouse.Service, org uuid.UUID) (st
 func runDemo(ctx context.Context, e *env) error {
 	f := newFlags(e, "demo")
 	s := addServeFlags(f)
-	db, err := openServing(ctx, f, s)
+	if err := s.check(f); err != nil {
+		return err
+	}
+	// The addresses first: a port in use stops the demo before it has
+	// created a database, an organization or a key.
+	lns, err := s.listen()
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	db, err := app.Open(ctx, *f.db)
+	if err == nil {
+		defer db.Close()
+		err = prepareDemo(ctx, e, f, db, demoBase(*s.addr, lns.api.Addr()))
+	}
+	if err != nil {
+		lns.close()
+		return err
+	}
+	return serve(ctx, e, db, s, lns)
+}
 
+// prepareDemo seeds the demo organization once, replaces its key, sets up
+// its dashboard account and prints all three, for a server at base.
+func prepareDemo(ctx context.Context, e *env, f *flags, db *app.DB, base string) error {
 	now := gatehouse.Truncate(e.now())
 	org, created, err := db.SeedDemo(ctx, now, demo.DefaultEvents)
 	if err != nil {
 		return err
 	}
 	svc := db.Service(e.now)
-	key, raw, err := svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: org.ID, Name: "demo",
-		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead, gatehouse.ScopeLocationsRead}})
+	vars, player, err := demoVariables(ctx, svc, org.ID, base, now)
 	if err != nil {
 		return err
 	}
-	out := demoOutput{Organization: org, Created: created, Key: newKeyRecord(key, now)}
+	examples := demoExamples(player)
+	key, raw, replaced, err := replaceDemoKey(ctx, svc, org.ID, examples.scopes())
+	if err != nil {
+		return err
+	}
+	out := demoOutput{Organization: org, Created: created, Key: newKeyRecord(key, now), ReplacedKeys: []string{},
+		Variables: map[string]string{}, Curl: examples.shell()}
 	out.Key.Key = raw
-	out.Curl, err = demoCurls(ctx, svc, org, raw, baseURL(*s.addr), now)
-	if err != nil {
-		return err
+	for _, r := range replaced {
+		out.ReplacedKeys = append(out.ReplacedKeys, r.ID.String())
 	}
-	out.Dashboard = demoSignIn{URL: baseURL(*s.addr) + "/dashboard/", Email: demoEmail}
+	for _, v := range vars {
+		out.Variables[v.name] = v.value
+	}
+	out.Dashboard = demoSignIn{URL: base + "/dashboard/", Email: demoEmail}
 	if out.Dashboard.Password, err = demoAccount(ctx, svc, org.ID); err != nil {
 		return err
 	}
 	if *f.json {
-		if err := json.NewEncoder(e.stdout).Encode(out); err != nil {
-			return err
-		}
-	} else {
-		verb := "Created"
-		if !created {
-			verb = "Reusing"
-		}
-		fmt.Fprintf(e.stdout, "%s the organization %q (%s).\n\nAPI key (events:read, locations:read), shown once:\n\n  %s\n\nTry:\n\n", verb, org.Name, org.ID, raw)
-		for _, c := range out.Curl {
-			fmt.Fprintf(e.stdout, "  %s\n\n", c)
-		}
-		fmt.Fprintf(e.stdout, "Dashboard: %s\n  sign in as %s with the password %s (new on every run)\n\n",
-			out.Dashboard.URL, out.Dashboard.Email, out.Dashboard.Password)
+		return json.NewEncoder(e.stdout).Encode(out)
 	}
-	return serve(ctx, e, db, s)
+	printDemo(e.stdout, out, key, replaced, vars)
+	return nil
 }
 
-// demoCurls are ready-to-paste requests for the main filters, with ids
-// from the demo data.
-func demoCurls(ctx context.Context, svc *gatehouse.Service, org gatehouse.Organization, key, base string, now time.Time) ([]string, error) {
-	locs, _, err := svc.ListLocations(ctx, org.ID, 10, nil)
-	if err != nil {
-		return nil, err
+// printDemo writes demo's human output: the organization, the key as the
+// shell variable KEY with the other variables, the examples and the
+// dashboard sign-in.
+func printDemo(w io.Writer, out demoOutput, key gatehouse.APIKey, replaced []gatehouse.APIKey, vars []demoVariable) {
+	verb := "Created"
+	if !out.Created {
+		verb = "Reusing"
 	}
-	page, err := svc.ListEvents(ctx, org.ID, gatehouse.EventFilter{Limit: 1, Allowed: ptr(gatehouse.Denied)})
-	if err != nil {
-		return nil, err
-	}
-	user := "123456789"
-	if len(page.Events) > 0 && page.Events[0].PlatformUserID != nil {
-		user = *page.Events[0].PlatformUserID
-	}
-	queries := []string{
-		"",
-		"allowed=denied",
-		"reason=OUTSIDE_SCHEDULE",
-		"type=REMOTE_UNLOCK&scope=PLAYER",
-		"platformUserId=" + url.QueryEscape(user),
-		"q=vip",
-		"dateFrom=" + now.AddDate(0, 0, -7).Format("2006-01-02") + "&dateTo=" + now.AddDate(0, 0, 1).Format("2006-01-02"),
-		"limit=2",
-	}
-	if len(locs) > 0 {
-		queries = append(queries, "locationId="+locs[0].ID.String())
-	}
-	var curls []string
-	for _, q := range queries {
-		u := base + "/api/consumer/v1/events"
-		if q != "" {
-			u += "?" + q
+	fmt.Fprintf(w, "%s the organization %q (%s).\n\n", verb, out.Organization.Name, out.Organization.ID)
+	fmt.Fprintf(w, "Its API key %q (%s) is shown once, and only here.\n", key.Name, strings.ReplaceAll(gatehouse.JoinScopes(key.Scopes), ",", ", "))
+	if len(replaced) > 0 {
+		var prefixes []string
+		for _, r := range replaced {
+			prefixes = append(prefixes, r.Prefix+"…")
 		}
-		curls = append(curls, fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' '%s'", key, u))
+		fmt.Fprintf(w, "It replaces the key of the previous run, %s, now revoked: there is one demo key at a time.\n", strings.Join(prefixes, ", "))
 	}
-	curls = append(curls,
-		fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' '%s/api/consumer/v1/events?limit=2&cursor=NEXT_CURSOR_FROM_THE_PREVIOUS_PAGE'", key, base),
-		fmt.Sprintf("curl -s -H 'Authorization: Bearer %s' '%s/api/consumer/v1/locations'", key, base))
-	return curls, nil
+	fmt.Fprintf(w, "Paste these variables into a shell (the README and the guides use the same names):\n\n  KEY=%s\n", out.Key.Key)
+	for _, v := range vars {
+		fmt.Fprintf(w, "  %s=%s\n", v.name, v.value)
+	}
+	fmt.Fprint(w, "\nthen try:\n\n")
+	for _, c := range out.Curl {
+		fmt.Fprintf(w, "  %s\n\n", strings.ReplaceAll(c, "\n", "\n  "))
+	}
+	fmt.Fprintf(w, "Dashboard: %s\n  sign in as %s with the password %s (new on every run)\n\n",
+		out.Dashboard.URL, out.Dashboard.Email, out.Dashboard.Password)
 }
 
-func baseURL(addr string) string {
-	host, port, err := net.SplitHostPort(addr)
+// replaceDemoKey revokes the organization's active keys named demoKeyName
+// and creates one with scopes. It returns the new key, its raw form (shown
+// once by the caller) and the keys it revoked. The revocations come first:
+// a failure leaves no demo key rather than two.
+func replaceDemoKey(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, scopes []gatehouse.Scope) (gatehouse.APIKey, string, []gatehouse.APIKey, error) {
+	keys, err := svc.ListAPIKeys(ctx, org)
 	if err != nil {
-		return "http://" + addr
+		return gatehouse.APIKey{}, "", nil, err
 	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
+	var revoked []gatehouse.APIKey
+	for _, k := range keys {
+		if k.Name != demoKeyName || k.Status(svc.Now()) != "active" {
+			continue
+		}
+		r, err := svc.RevokeAPIKey(ctx, org, k.ID)
+		if err != nil {
+			return gatehouse.APIKey{}, "", nil, fmt.Errorf("revoking the previous demo key %s: %w", k.Prefix, err)
+		}
+		revoked = append(revoked, r)
+	}
+	key, raw, err := svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: org, Name: demoKeyName, Scopes: scopes})
+	return key, raw, revoked, err
+}
+
+// demoBase is the URL of the demo's server: the host of --addr (localhost
+// for a wildcard) and the port actually bound, which "--addr :0" leaves to
+// the system.
+func demoBase(addr string, bound net.Addr) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || host == "0.0.0.0" || host == "::" {
 		host = "localhost"
 	}
+	_, port, _ := net.SplitHostPort(bound.String())
 	return "http://" + net.JoinHostPort(host, port)
 }
-
-func ptr[T any](v T) *T { return &v }

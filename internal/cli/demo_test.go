@@ -1,14 +1,31 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/cli"
 	"github.com/gatehouse/gatehouse/internal/demo"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 func TestDemoSeedIsReused(t *testing.T) {
@@ -70,5 +87,324 @@ func TestDemoSeedIsReused(t *testing.T) {
 		if counts[want] == 0 {
 			t.Errorf("the demo has no %s: %v", want, counts)
 		}
+	}
+}
+
+// demoRun is gatehouse demo running in-process until the test ends.
+type demoRun struct {
+	stdout string // what it printed before serving
+	stop   func() // cancels it as SIGTERM would, and waits
+}
+
+// startDemoRun runs gatehouse demo on db on a free port, in-process, and
+// returns once it listens.
+func startDemoRun(t *testing.T, db string, args ...string) demoRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout testenv.LogBuffer
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.Run(ctx, append([]string{"demo", "--db", db, "--addr", "127.0.0.1:0"}, args...),
+			func(string) string { return "" }, strings.NewReader(""), &stdout, pw)
+		pw.Close()
+	}()
+	var once sync.Once
+	stop := func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	select {
+	case <-listeningAddr(pr):
+		return demoRun{stdout: stdout.String(), stop: stop}
+	case err := <-done:
+		t.Fatalf("demo exited: %v\n%s", err, stdout.String())
+	case <-time.After(60 * time.Second):
+		t.Fatal("demo did not start")
+	}
+	return demoRun{}
+}
+
+// demoJSON is what demo --json prints.
+type demoJSON struct {
+	Organization struct{ ID string }
+	Key          record
+	ReplacedKeys []string
+	Variables    map[string]string
+	Curl         []string
+}
+
+func startDemoJSON(t *testing.T, db string) (demoJSON, demoRun) {
+	t.Helper()
+	run := startDemoRun(t, db, "--json")
+	var out demoJSON
+	if err := json.Unmarshal([]byte(run.stdout), &out); err != nil {
+		t.Fatalf("demo --json printed %q: %v", run.stdout, err)
+	}
+	return out, run
+}
+
+var (
+	shellUse    = regexp.MustCompile(`\$\{?([A-Z][A-Z0-9_]*)`)
+	shellAssign = regexp.MustCompile(`(?m)^\s*(?:export\s+)?([A-Z][A-Z0-9_]*)=(\$\()?`)
+	shellBlock  = regexp.MustCompile("(?s)```sh\n(.*?)```")
+)
+
+// TestDemoAndGuidesUseTheSameVariables: the demo prints, as shell
+// variables, every id its curl lines use, under the names the README and
+// the guides use, so that their examples run in the shell the demo's
+// output was pasted into.
+func TestDemoAndGuidesUseTheSameVariables(t *testing.T) {
+	out, _ := startDemoJSON(t, filepath.Join(t.TempDir(), "demo.db"))
+	printed := map[string]bool{"KEY": true}
+	for name := range out.Variables {
+		printed[name] = true
+	}
+	for _, snippet := range out.Curl {
+		assigned := map[string]bool{}
+		for _, m := range shellAssign.FindAllStringSubmatch(snippet, -1) {
+			assigned[m[1]], printed[m[1]] = true, true // NEXT_CURSOR, which the demo shows how to get
+		}
+		for _, m := range shellUse.FindAllStringSubmatch(snippet, -1) {
+			if !printed[m[1]] && !assigned[m[1]] {
+				t.Errorf("the demo's example uses $%s, which it does not print:\n%s", m[1], snippet)
+			}
+		}
+		if strings.Contains(snippet, "gk_") {
+			t.Errorf("an example holds the raw key rather than $KEY:\n%s", snippet)
+		}
+	}
+	for _, name := range []string{"API", "ORG_ID", "LOCATION_ID", "ACCESS_POINT_ID", "EVENT_ID"} {
+		if out.Variables[name] == "" {
+			t.Errorf("the demo prints no %s: %v", name, out.Variables)
+		}
+	}
+
+	docs, _ := filepath.Glob("../../docs/guide/*.md")
+	for _, doc := range append(docs, "../../README.md") {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reported := map[string]bool{}
+		for _, block := range shellBlock.FindAllStringSubmatch(string(b), -1) {
+			// A doc may compute a value of its own (SINCE=$(date …)); one
+			// that stands for an id or a key is the demo's.
+			computed := map[string]bool{}
+			for _, m := range shellAssign.FindAllStringSubmatch(block[1], -1) {
+				computed[m[1]] = m[2] != ""
+			}
+			for _, m := range shellUse.FindAllStringSubmatch(block[1], -1) {
+				if !printed[m[1]] && !computed[m[1]] && !reported[m[1]] {
+					reported[m[1]] = true
+					t.Errorf("%s uses $%s, which gatehouse demo does not print (it prints %v)", doc, m[1], slices.Sorted(maps.Keys(printed)))
+				}
+			}
+		}
+	}
+}
+
+// demoEndpoints are the scopes of the requests the README documents.
+var demoEndpoints = map[string]gatehouse.Scope{
+	"GET /events":    gatehouse.ScopeEventsRead,
+	"POST /events":   gatehouse.ScopeEventsWrite,
+	"GET /locations": gatehouse.ScopeLocationsRead,
+}
+
+// TestDemoExamplesWorkWithItsKey pastes each printed example into a shell
+// with the printed variables and runs it: each answers without an error,
+// the demo shows every request the README documents, and its key carries
+// the scopes of its examples and no other.
+func TestDemoExamplesWorkWithItsKey(t *testing.T) {
+	for _, tool := range []string{"sh", "curl", "grep", "cut", "date"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			testenv.Missing(t, "the demo's examples need %s", tool)
+		}
+	}
+	out, _ := startDemoJSON(t, filepath.Join(t.TempDir(), "demo.db"))
+	var vars strings.Builder
+	for name, value := range out.Variables {
+		fmt.Fprintf(&vars, "%s='%s'\n", name, value)
+	}
+	fmt.Fprintf(&vars, "KEY='%s'\n", out.Key.Key)
+	route := regexp.MustCompile(`"\$API(/[a-z]+)`)
+	needed := map[gatehouse.Scope]bool{}
+	shown := map[string]bool{}
+	var firstPage struct{ Data []struct{ ID string } }
+	if err := json.Unmarshal(httpGet(t, out.Variables["API"]+"/events?limit=2", out.Key.Key), &firstPage); err != nil || len(firstPage.Data) != 2 {
+		t.Fatalf("the first page of two: %v %v", firstPage, err)
+	}
+	for _, snippet := range out.Curl {
+		last := snippet[strings.LastIndex(snippet, "\n")+1:]
+		m := route.FindStringSubmatch(last)
+		if m == nil {
+			t.Fatalf("an example with no $API route:\n%s", snippet)
+		}
+		method := "GET"
+		if strings.Contains(last, " -d ") {
+			method = "POST"
+		}
+		shown[method+" "+m[1]] = true
+		needed[demoEndpoints[method+" "+m[1]]] = true
+
+		stdout, err := exec.Command("sh", "-c", vars.String()+snippet).Output()
+		if err != nil {
+			t.Fatalf("%v: %s\n%s", err, stdout, snippet)
+		}
+		var answer struct {
+			Code     string
+			Accepted int
+			Data     []struct {
+				ID                    string
+				Location, AccessPoint struct{ ID string }
+			}
+		}
+		if err := json.Unmarshal(stdout, &answer); err != nil || answer.Code != "" {
+			t.Errorf("the example answered %s (%v):\n%s", stdout, err, snippet)
+			continue
+		}
+		var ids []string
+		for _, e := range answer.Data {
+			ids = append(ids, e.ID)
+		}
+		switch {
+		case method == "POST":
+			if answer.Accepted != 1 {
+				t.Errorf("recording an attempt: %s", stdout)
+			}
+		case len(answer.Data) == 0:
+			t.Errorf("the example finds nothing in the demo data:\n%s", snippet)
+		case strings.Contains(last, "q=$EVENT_ID") && (len(ids) != 1 || ids[0] != out.Variables["EVENT_ID"]):
+			t.Errorf("q=$EVENT_ID answered %v, want %s", ids, out.Variables["EVENT_ID"])
+		case strings.Contains(last, "locationId=$LOCATION_ID") && answer.Data[0].Location.ID != out.Variables["LOCATION_ID"],
+			strings.Contains(last, "accessPointId=$ACCESS_POINT_ID") && answer.Data[0].AccessPoint.ID != out.Variables["ACCESS_POINT_ID"]:
+			t.Errorf("the example answered another place's events: %s\n%s", stdout, snippet)
+		case strings.Contains(last, "cursor=$NEXT_CURSOR") && slices.Contains(ids, firstPage.Data[0].ID):
+			t.Errorf("the next page %v repeats the first %v: the cursor was lost", ids, firstPage.Data)
+		}
+	}
+	for endpoint := range demoEndpoints {
+		if !shown[endpoint] {
+			t.Errorf("the demo shows no example of %s, which the README documents", endpoint)
+		}
+	}
+	var want []gatehouse.Scope
+	for _, sc := range gatehouse.Scopes {
+		if needed[sc] {
+			want = append(want, sc)
+		}
+	}
+	if got := strings.Join(out.Key.Scopes, ","); got != gatehouse.JoinScopes(want) {
+		t.Errorf("the demo key's scopes are %s; its examples need %s", got, gatehouse.JoinScopes(want))
+	}
+}
+
+// TestDemoReplacesItsKey: every run prints a new key (the old one cannot be
+// shown again) and revokes the previous one, so the organization has one
+// active demo key, and says so.
+func TestDemoReplacesItsKey(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "demo.db")
+	first, run := startDemoJSON(t, db)
+	if first.Key.Name != "demo" || len(first.ReplacedKeys) != 0 {
+		t.Errorf("first run: key %q, replaced %v", first.Key.Name, first.ReplacedKeys)
+	}
+	run.stop()
+
+	second := startDemoRun(t, db) // the human output this time
+	g := &gh{t: t, db: db, env: map[string]string{}}
+	var keys []record
+	g.json(&keys, "key", "list", "--org", first.Organization.ID)
+	var active []string
+	for _, k := range keys {
+		if k.Name == "demo" && k.Status == "active" {
+			active = append(active, k.Prefix)
+		}
+	}
+	if len(active) != 1 || active[0] == first.Key.Prefix {
+		t.Errorf("active demo keys after two runs: %v, want the second run's alone", active)
+	}
+	keyLine := regexp.MustCompile(`(?m)^  KEY=(gk_\S+)$`).FindStringSubmatch(second.stdout)
+	apiLine := regexp.MustCompile(`(?m)^  API=(\S+)$`).FindStringSubmatch(second.stdout)
+	if keyLine == nil || apiLine == nil {
+		t.Fatalf("the second run prints no KEY= and API= lines:\n%s", second.stdout)
+	}
+	if !strings.Contains(second.stdout, first.Key.Prefix) || !strings.Contains(second.stdout, "revoked") {
+		t.Errorf("the second run does not say it revoked %s:\n%s", first.Key.Prefix, second.stdout)
+	}
+	if !strings.Contains(second.stdout, `"demo" (`+strings.Join(first.Key.Scopes, ", ")+")") {
+		t.Errorf("the second run does not name its key's scopes %v:\n%s", first.Key.Scopes, second.stdout)
+	}
+	if got := httpStatus(t, apiLine[1]+"/events?limit=1", first.Key.Key); got != http.StatusUnauthorized {
+		t.Errorf("the first run's key after the second run: %d, want 401", got)
+	}
+	if got := httpStatus(t, apiLine[1]+"/events?limit=1", keyLine[1]); got != http.StatusOK {
+		t.Errorf("the second run's key: %d", got)
+	}
+	if len(active) == 1 && !strings.HasPrefix(keyLine[1], active[0]) {
+		t.Errorf("the active demo key is %s, not the one the second run printed", active[0])
+	}
+}
+
+func httpStatus(t *testing.T, url, key string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// TestDemoChecksItsAddressesFirst: an address in use stops the demo with
+// an error naming the flag, before it creates a database, an organization
+// or a key, and without revoking the key of the demo that holds the port.
+func TestDemoChecksItsAddressesFirst(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for _, args := range [][]string{
+		{"--addr", taken.Addr().String()},
+		{"--metrics-addr", taken.Addr().String()},
+	} {
+		db := filepath.Join(t.TempDir(), "demo.db")
+		var stdout bytes.Buffer
+		err := cli.Run(context.Background(), append([]string{"demo", "--db", db, "--addr", "127.0.0.1:0"}, args...),
+			func(string) string { return "" }, strings.NewReader(""), &stdout, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), args[0]+" "+taken.Addr().String()) || !strings.Contains(err.Error(), "in use") {
+			t.Errorf("demo %v: %v, want an error naming %s as in use", args, err, args[0])
+		}
+		if _, statErr := os.Stat(db); !errors.Is(statErr, fs.ErrNotExist) {
+			t.Errorf("demo %v created the database before failing (%v)", args, statErr)
+		}
+		if stdout.Len() > 0 {
+			t.Errorf("demo %v printed %q before failing", args, stdout.String())
+		}
+	}
+
+	// A second demo on the database and port of a running one.
+	db := filepath.Join(t.TempDir(), "demo.db")
+	out, _ := startDemoJSON(t, db)
+	addr := strings.TrimPrefix(strings.TrimSuffix(out.Variables["API"], "/api/consumer/v1"), "http://")
+	if addr == "" {
+		t.Fatalf("the demo prints no API variable: %v", out.Variables)
+	}
+	// Should it listen after all, the deadline ends it.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = cli.Run(ctx, []string{"demo", "--db", db, "--addr", addr},
+		func(string) string { return "" }, strings.NewReader(""), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Errorf("a second demo on %s: %v", addr, err)
+	}
+	if got := httpStatus(t, out.Variables["API"]+"/events?limit=1", out.Key.Key); got != http.StatusOK {
+		t.Errorf("the running demo's key after a second demo failed to start: %d", got)
+	}
+	g := &gh{t: t, db: db, env: map[string]string{}}
+	var keys []record
+	g.json(&keys, "key", "list", "--org", out.Organization.ID)
+	if len(keys) != 1 {
+		t.Errorf("%d keys after a demo that could not listen, want 1", len(keys))
 	}
 }

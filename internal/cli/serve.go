@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -67,19 +68,65 @@ var (
 	cutGrace     = 5 * time.Second
 )
 
-// openServing parses the flags of serve and demo, checks the rate and
-// proxy flags before anything starts, and opens the database.
-func openServing(ctx context.Context, f *flags, s serveSettings) (*app.DB, error) {
+// check parses the flags of serve and demo and checks the rate and proxy
+// flags, before anything starts.
+func (s serveSettings) check(f *flags) error {
 	if _, err := f.parse(0); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := s.keyLimit(); err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := s.proxies(); err != nil {
+	_, err := s.proxies()
+	return err
+}
+
+// openServing checks the flags of serve and demo and opens the database.
+func openServing(ctx context.Context, f *flags, s serveSettings) (*app.DB, error) {
+	if err := s.check(f); err != nil {
 		return nil, err
 	}
 	return app.Open(ctx, *f.db)
+}
+
+// boundAddrs are the listeners of --addr and, when set, --metrics-addr.
+type boundAddrs struct{ api, metrics net.Listener }
+
+// listen binds --addr and --metrics-addr. An address in use is an error
+// that names its flag.
+func (s serveSettings) listen() (boundAddrs, error) {
+	var b boundAddrs
+	var err error
+	if b.api, err = listenOn("addr", *s.addr); err != nil {
+		return boundAddrs{}, err
+	}
+	if *s.metricsAddr != "" {
+		if b.metrics, err = listenOn("metrics-addr", *s.metricsAddr); err != nil {
+			b.api.Close()
+			return boundAddrs{}, err
+		}
+	}
+	return b, nil
+}
+
+func listenOn(flagName, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("--%s %s: the address is in use by another program; stop it or choose another --%s (%w)", flagName, addr, flagName, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--%s %s: %w", flagName, addr, err)
+	}
+	return ln, nil
+}
+
+// close releases addresses that will not be served.
+func (b boundAddrs) close() {
+	for _, ln := range []net.Listener{b.api, b.metrics} {
+		if ln != nil {
+			ln.Close()
+		}
+	}
 }
 
 func runServe(ctx context.Context, e *env) error {
@@ -98,18 +145,29 @@ func runServe(ctx context.Context, e *env) error {
 			return err
 		}
 	}
-	return serve(ctx, e, db, s)
+	lns, err := s.listen()
+	if err != nil {
+		return err
+	}
+	return serve(ctx, e, db, s, lns)
 }
 
-// serve runs the API on db until ctx ends, then drains in-flight
-// requests and writes pending last-used times.
+// serve runs the API on db, on the addresses of lns, until ctx ends, then
+// drains in-flight requests and writes pending last-used times. It closes
+// lns when it returns before serving.
 //
 // Stopping is designed to end well: requests still running when the drain
 // timeout passes are cut (their contexts cancelled with server.ErrShutdown
 // and their connections closed), each leaves an access-log line marked
 // "cut": "shutdown" with its request id, and serve returns nil, so the
 // process exits 0. It returns an error only when serving itself failed.
-func serve(ctx context.Context, e *env, db *app.DB, s serveSettings) error {
+func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAddrs) error {
+	started := false
+	defer func() {
+		if !started {
+			lns.close()
+		}
+	}()
 	limit, err := s.keyLimit()
 	if err != nil {
 		return err
@@ -144,24 +202,15 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings) error {
 	srv := httpServer(handler, logger)
 	srv.BaseContext = func(net.Listener) context.Context { return base }
 	servers := []*http.Server{srv}
-	listeners := []net.Listener{}
-	ln, err := net.Listen("tcp", *s.addr)
-	if err != nil {
-		return err
-	}
-	listeners = append(listeners, server.ProtocolErrors(ln, logger, metrics))
-	if *s.metricsAddr != "" {
-		mln, err := net.Listen("tcp", *s.metricsAddr)
-		if err != nil {
-			ln.Close()
-			return fmt.Errorf("--metrics-addr: %w", err)
-		}
+	listeners := []net.Listener{server.ProtocolErrors(lns.api, logger, metrics)}
+	if lns.metrics != nil {
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", metrics.Handler())
-		servers, listeners = append(servers, httpServer(mux, logger)), append(listeners, mln)
-		logger.Info("serving metrics", slog.String("addr", mln.Addr().String()))
+		servers, listeners = append(servers, httpServer(mux, logger)), append(listeners, lns.metrics)
+		logger.Info("serving metrics", slog.String("addr", lns.metrics.Addr().String()))
 	}
-	logger.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("version", gatehouse.Version()), slog.String("database", databaseName(*s.db)))
+	started = true
+	logger.Info("listening", slog.String("addr", lns.api.Addr().String()), slog.String("version", gatehouse.Version()), slog.String("database", databaseName(*s.db)))
 
 	flushCtx, stopFlush := context.WithCancel(context.WithoutCancel(ctx))
 	flushed := make(chan struct{})

@@ -15,10 +15,11 @@ const (
 	ScopeEventsWrite   Scope = "events:write"
 	ScopeLocationsRead Scope = "locations:read"
 	ScopeCommandsWrite Scope = "commands:write"
+	ScopeAuditRead     Scope = "audit:read"
 )
 
 // Scopes lists every known scope in documentation order.
-var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite}
+var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeAuditRead}
 
 // ParseScopes reads a comma-separated list of scopes. Duplicates collapse;
 // an unknown or empty list is an error naming the known scopes.

@@ -52,7 +52,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	hash, _ := password.Hash(testPassword)
-	if _, err := s.store.CreateUser(ctx, gatehouse.User{OrgID: org.ID, Email: "operator@demo.test", Name: "Operator", PasswordHash: hash}); err != nil {
+	if _, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org.ID, Email: "operator@demo.test", Name: "Operator", PasswordHash: hash}); err != nil {
 		t.Fatal(err)
 	}
 

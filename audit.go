@@ -95,13 +95,10 @@ func SystemEntry(action AuditAction) AuditEntry {
 
 // Of returns e as an entry of the organization orgID about the record t:
 // what a store calls once the record it changes is known, so that the
-// entry always names the organization and record of the change.
+// entry always names the organization and the record of the change, as
+// the store has them.
 func (e AuditEntry) Of(orgID uuid.UUID, t AuditTarget) AuditEntry {
-	e.OrgID = orgID
-	if t.Type == "" {
-		t.Type = e.Target.Type
-	}
-	e.Target = t
+	e.OrgID, e.Target = orgID, t
 	return e
 }
 

@@ -35,7 +35,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gateho
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(k.OrgID, gatehouse.AuditTarget{ID: k.ID, Name: strings.TrimSpace(k.Name)}))
+		return db.appendAudit(ctx, tx, org, e.Of(k.OrgID, gatehouse.AuditTarget{Type: gatehouse.TargetAPIKey, ID: k.ID, Name: strings.TrimSpace(k.Name)}))
 	})
 }
 
@@ -89,7 +89,7 @@ func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, i
 		if k, err = pgx.CollectExactlyOneRow(rows, scanAPIKey); err != nil || already {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{ID: k.ID, Name: k.Name}))
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAPIKey, ID: k.ID, Name: k.Name}))
 	})
 	return k, err
 }

@@ -27,7 +27,7 @@ func (db *DB) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID 
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{ID: l.ID, Name: l.Name}))
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetLocation, ID: l.ID, Name: l.Name}))
 	})
 }
 
@@ -53,7 +53,7 @@ func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 		if _, err := tx.Exec(ctx, "UPDATE locations SET name = $1 WHERE id = $2 AND org = $3", name, id, org); err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{ID: id, Name: name}).Change("name", old, name))
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetLocation, ID: id, Name: name}).Change("name", old, name))
 	})
 	if err != nil {
 		return gatehouse.Location{}, err
@@ -100,7 +100,7 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("location %s: %w", locationID, gatehouse.ErrNotFound)
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{ID: ap.ID, Name: ap.Name}))
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAccessPoint, ID: ap.ID, Name: ap.Name}))
 	})
 }
 

@@ -24,7 +24,7 @@ func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, na
 			o.ID, o.Name, time.Time(o.CreatedAt)).Scan(&seq); err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, seq, e.Of(o.ID, gatehouse.AuditTarget{ID: o.ID, Name: o.Name}))
+		return db.appendAudit(ctx, tx, seq, e.Of(o.ID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: o.ID, Name: o.Name}))
 	})
 }
 
@@ -74,7 +74,7 @@ func (db *DB) RenameOrganization(ctx context.Context, e gatehouse.AuditEntry, id
 		if o, err = pgx.CollectExactlyOneRow(rows, scanOrganization); err != nil || old == name {
 			return err
 		}
-		return db.appendAudit(ctx, tx, seq, e.Of(id, gatehouse.AuditTarget{ID: id, Name: name}).Change("name", old, name))
+		return db.appendAudit(ctx, tx, seq, e.Of(id, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: id, Name: name}).Change("name", old, name))
 	})
 	return o, err
 }

@@ -71,6 +71,7 @@ func TestInsufficientScope(t *testing.T) {
 		{"GET", "/api/consumer/v1/events", "", gatehouse.ScopeEventsRead},
 		{"POST", "/api/consumer/v1/events", `{"events":[]}`, gatehouse.ScopeEventsWrite},
 		{"GET", "/api/consumer/v1/locations", "", gatehouse.ScopeLocationsRead},
+		{"GET", "/api/consumer/v1/audit-log", "", gatehouse.ScopeAuditRead},
 	} {
 		var others []gatehouse.Scope
 		for _, s := range gatehouse.Scopes {

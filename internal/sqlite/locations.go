@@ -29,7 +29,7 @@ func (db *DB) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID 
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{ID: l.ID, Name: l.Name}))
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetLocation, ID: l.ID, Name: l.Name}))
 	})
 	return l, err
 }
@@ -60,7 +60,7 @@ func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 		if l, err = findLocation(ctx, tx, org, orgID, id); err != nil || old == name {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{ID: id, Name: name}).Change("name", old, name))
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetLocation, ID: id, Name: name}).Change("name", old, name))
 	})
 	return l, err
 }
@@ -117,7 +117,7 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{ID: ap.ID, Name: ap.Name}))
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAccessPoint, ID: ap.ID, Name: ap.Name}))
 	})
 	return ap, err
 }

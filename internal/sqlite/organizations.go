@@ -28,7 +28,7 @@ func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, na
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, seq, e.Of(o.ID, gatehouse.AuditTarget{ID: o.ID, Name: o.Name}))
+		return db.appendAudit(ctx, tx, seq, e.Of(o.ID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: o.ID, Name: o.Name}))
 	})
 	return o, err
 }
@@ -97,7 +97,7 @@ func (db *DB) RenameOrganization(ctx context.Context, e gatehouse.AuditEntry, id
 		if o, err = scanOrganization(tx.QueryRowContext(ctx, "SELECT id, name, created_at FROM organizations WHERE seq = ?", seq)); err != nil || old == name {
 			return err
 		}
-		return db.appendAudit(ctx, tx, seq, e.Of(id, gatehouse.AuditTarget{ID: id, Name: name}).Change("name", old, name))
+		return db.appendAudit(ctx, tx, seq, e.Of(id, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: id, Name: name}).Change("name", old, name))
 	})
 	return o, err
 }

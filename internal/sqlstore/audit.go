@@ -47,5 +47,5 @@ func AuditPage(entries []gatehouse.AuditEntry, limit int) gatehouse.AuditPage {
 
 // UserEntry is e about the user u, in u's organization.
 func UserEntry(e gatehouse.AuditEntry, u gatehouse.User) gatehouse.AuditEntry {
-	return e.Of(u.OrgID, gatehouse.AuditTarget{ID: u.ID, Name: u.Email})
+	return e.Of(u.OrgID, gatehouse.AuditTarget{Type: gatehouse.TargetUser, ID: u.ID, Name: u.Email})
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -198,5 +199,30 @@ func testAuditPages(t *testing.T, f *fixture) {
 		Actor: gatehouse.AuditActor{Type: gatehouse.ActorUser, Label: "nobody@x.test"}}))
 	if got := f.log(a.ID, gatehouse.AuditFilter{Action: gatehouse.AuditSignInFailed}); len(got) != 0 {
 		t.Errorf("an organization sees an unknown email's sign-in: %+v", got)
+	}
+}
+
+// testAuditAppendOnly: the database itself refuses to change or delete an
+// entry, whatever code runs above it. It needs the store's raw statement
+// hook, which both stores export to their tests.
+func testAuditAppendOnly(t *testing.T, f *fixture) {
+	raw, ok := f.s.(interface {
+		ExecForTest(ctx context.Context, query string, args ...any) error
+	})
+	if !ok {
+		t.Skip("the store runs no raw statements")
+	}
+	o := f.org("Acme")
+	if len(f.log(o.ID, gatehouse.AuditFilter{})) != 1 {
+		t.Fatal("no entry to change")
+	}
+	if err := raw.ExecForTest(ctx, "UPDATE audit_log SET action = 'x'"); err == nil {
+		t.Error("an entry was changed")
+	}
+	if err := raw.ExecForTest(ctx, "DELETE FROM audit_log"); err == nil {
+		t.Error("an entry was deleted")
+	}
+	if got := f.log(o.ID, gatehouse.AuditFilter{}); len(got) != 1 || got[0].Action != gatehouse.AuditOrganizationCreated {
+		t.Errorf("after the attempts the log is %+v", got)
 	}
 }

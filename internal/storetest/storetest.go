@@ -50,6 +50,7 @@ func Run(t *testing.T, open Opener) {
 		{"AuditAppend", testAuditAppend},
 		{"AuditFailedChange", testAuditFailedChange},
 		{"AuditPages", testAuditPages},
+		{"AuditAppendOnly", testAuditAppendOnly},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

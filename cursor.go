@@ -24,6 +24,7 @@ const (
 	cursorVersion   = 1
 	CursorEvents    = 'e'
 	CursorLocations = 'l'
+	CursorAudit     = 'a'
 )
 
 const cursorMACLen = 16

@@ -24,8 +24,8 @@ func TestLimitReadsBoundsEachOrganization(t *testing.T) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := db.CreateOrganization(ctx, "Busy")
-	b, _ := db.CreateOrganization(ctx, "Quiet")
+	a, _ := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Busy")
+	b, _ := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Quiet")
 	slots := gatehouse.NewReadSlots(2, 0)
 	store := gatehouse.LimitReads(db, slots, time.Minute)
 	var held []func()

@@ -53,6 +53,8 @@ const (
 	PermManageLocations Permission = "locations:manage"
 	// PermManageUsers: list, add, change the role of and remove users.
 	PermManageUsers Permission = "users:manage"
+	// PermReadAudit: read the organization's audit log.
+	PermReadAudit Permission = "audit:read"
 )
 
 // permissions is the one table of what each role may do. RoleAdmin is not

@@ -19,10 +19,12 @@ const (
 	// it is known now so that a game server's key, "server,events:write",
 	// can be made before the endpoints that need it exist.
 	ScopeGameServer Scope = "server"
+	// ScopeAuditRead reads the audit log.
+	ScopeAuditRead Scope = "audit:read"
 )
 
 // Scopes lists every known scope in documentation order.
-var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer}
+var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead}
 
 // ParseScopes reads a comma-separated list of scopes. Duplicates collapse;
 // an unknown or empty list is an error naming the known scopes.

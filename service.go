@@ -20,6 +20,10 @@ import (
 // hiding a button is only a courtesy. A user acting on another
 // organization gets ErrNotFound. The CLI acts as the system, which may do
 // everything; an API key is bounded by its scopes, checked by the API.
+//
+// Every change appends an audit entry naming that actor, built here and
+// handed to the Store method of the change, which appends it in the same
+// transaction (see Store): a change that fails leaves no entry.
 type Service struct {
 	store    Store
 	cursors  *Cursors

@@ -38,7 +38,12 @@ func (s *Service) CreateAPIKey(ctx context.Context, nk NewAPIKey) (APIKey, strin
 		t := Truncate(*nk.ExpiresAt)
 		k.ExpiresAt = &t
 	}
-	if err := s.store.CreateAPIKey(ctx, k); err != nil {
+	e := s.entry(ctx, nk.OrgID, AuditAPIKeyCreated, TargetAPIKey).
+		Change("name", "", k.Name).Change("prefix", "", k.Prefix).Change("scopes", "", JoinScopes(k.Scopes))
+	if k.ExpiresAt != nil {
+		e = e.Change("expiresAt", "", FormatTime(*k.ExpiresAt))
+	}
+	if err := s.store.CreateAPIKey(ctx, e, k); err != nil {
 		return APIKey{}, "", err
 	}
 	return k, raw, nil
@@ -103,7 +108,9 @@ func (s *Service) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey
 	if err := authorize(ctx, orgID, PermManageKeys); err != nil {
 		return APIKey{}, err
 	}
-	return s.store.RevokeAPIKey(ctx, orgID, id, s.Now())
+	now := s.Now()
+	e := s.entry(ctx, orgID, AuditAPIKeyRevoked, TargetAPIKey).Change("revokedAt", "", FormatTime(now))
+	return s.store.RevokeAPIKey(ctx, e, orgID, id, now)
 }
 
 // OrgOfAPIKey returns the organization that owns a key, or ErrNotFound.

@@ -19,7 +19,7 @@ func (s *Service) CreateLocation(ctx context.Context, orgID uuid.UUID, name stri
 	if err != nil {
 		return Location{}, err
 	}
-	return s.store.CreateLocation(ctx, orgID, name)
+	return s.store.CreateLocation(ctx, s.entry(ctx, orgID, AuditLocationCreated, TargetLocation).Change("name", "", name), orgID, name)
 }
 
 // RenameLocation renames one of the organization's locations; events keep
@@ -34,7 +34,7 @@ func (s *Service) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name 
 	if err != nil {
 		return Location{}, err
 	}
-	return s.store.RenameLocation(ctx, orgID, id, name)
+	return s.store.RenameLocation(ctx, s.entry(ctx, orgID, AuditLocationRenamed, TargetLocation), orgID, id, name)
 }
 
 // FindLocation returns one of the organization's locations with its
@@ -113,7 +113,9 @@ func (s *Service) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.
 	if err != nil {
 		return AccessPoint{}, err
 	}
-	return s.store.CreateAccessPoint(ctx, orgID, locationID, name)
+	e := s.entry(ctx, orgID, AuditAccessPointCreated, TargetAccessPoint).Change("name", "", name).
+		Change("locationId", "", locationID.String())
+	return s.store.CreateAccessPoint(ctx, e, orgID, locationID, name)
 }
 
 // ListAccessPoints returns the access points of one of the organization's

@@ -13,7 +13,7 @@ func (s *Service) CreateOrganization(ctx context.Context, name string) (Organiza
 	if err != nil {
 		return Organization{}, err
 	}
-	return s.store.CreateOrganization(ctx, name)
+	return s.store.CreateOrganization(ctx, s.entry(ctx, uuid.Nil, AuditOrganizationCreated, TargetOrganization).Change("name", "", name), name)
 }
 
 // ListOrganizations returns every organization, oldest first. Only the
@@ -34,5 +34,5 @@ func (s *Service) RenameOrganization(ctx context.Context, id uuid.UUID, name str
 	if err != nil {
 		return Organization{}, err
 	}
-	return s.store.RenameOrganization(ctx, id, name)
+	return s.store.RenameOrganization(ctx, s.entry(ctx, id, AuditOrganizationRenamed, TargetOrganization), id, name)
 }

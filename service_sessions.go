@@ -51,6 +51,9 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientNetwork str
 		refund(ctx)
 		return Session{}, "", User{}, &RetryError{After: time.Second, Err: ErrHashBusy}
 	case err != nil || len(matched) == 0:
+		if err := s.signInFailed(ctx, email, users); err != nil {
+			return Session{}, "", User{}, err
+		}
 		return Session{}, "", User{}, ErrBadCredentials
 	}
 	refund(ctx)
@@ -94,10 +97,39 @@ func (s *Service) verify(ctx context.Context, password, hash string) (bool, erro
 	return ok && err == nil, nil
 }
 
+// signInFailed records a failed sign-in in the log of every organization
+// with a user of that email, or, for an email no organization knows, once
+// with no organization and no user id. Never the password.
+func (s *Service) signInFailed(ctx context.Context, email string, users []User) error {
+	if len(users) == 0 {
+		e := s.signInEntry(ctx, AuditSignInFailed, User{Email: email})
+		return s.store.AppendAudit(ctx, e)
+	}
+	for _, u := range users {
+		if err := s.store.AppendAudit(ctx, s.signInEntry(ctx, AuditSignInFailed, u)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// signInEntry is the entry of a sign-in of u: the user is both the actor
+// and the target, since nobody is signed in yet.
+func (s *Service) signInEntry(ctx context.Context, action AuditAction, u User) AuditEntry {
+	e := s.entry(ctx, u.OrgID, action, TargetUser)
+	e.Actor = AuditActor{Type: ActorUser, Label: u.Email}
+	e.Target = AuditTarget{Type: TargetUser, ID: u.ID, Name: u.Email}
+	if u.ID != uuid.Nil {
+		id := u.ID
+		e.Actor.ID = &id
+	}
+	return e
+}
+
 // startSession stores a new session of u.
 func (s *Service) startSession(ctx context.Context, u User) (Session, string, User, error) {
 	session, token := s.sessions.New(u.ID, s.now())
-	if err := s.store.CreateSession(ctx, session); err != nil {
+	if err := s.store.CreateSession(ctx, s.signInEntry(ctx, AuditSignedIn, u), session); err != nil {
 		return Session{}, "", User{}, err
 	}
 	return session, token, u, nil

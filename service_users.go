@@ -44,7 +44,8 @@ func (s *Service) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 	if u.PasswordHash, err = s.hasher.Hash(nu.Password); err != nil {
 		return User{}, err
 	}
-	return s.store.CreateUser(ctx, u)
+	e := s.entry(ctx, u.OrgID, AuditUserAdded, TargetUser).Change("email", "", u.Email).Change("name", "", u.Name)
+	return s.store.CreateUser(ctx, e, u)
 }
 
 // ListUsers returns the organization's users ordered by email.
@@ -68,7 +69,7 @@ func (s *Service) SetUserRole(ctx context.Context, orgID uuid.UUID, email string
 	if _, err := ParseRole(string(role)); err != nil {
 		return User{}, err
 	}
-	return s.store.SetUserRole(ctx, orgID, email, role)
+	return s.store.SetUserRole(ctx, s.entry(ctx, orgID, AuditUserRoleChanged, TargetUser), orgID, email, role)
 }
 
 // RemoveUser removes the organization's user with that email and ends
@@ -79,7 +80,7 @@ func (s *Service) RemoveUser(ctx context.Context, orgID uuid.UUID, email string)
 	if err := authorize(ctx, orgID, PermManageUsers); err != nil {
 		return User{}, err
 	}
-	return s.store.RemoveUser(ctx, orgID, email)
+	return s.store.RemoveUser(ctx, s.entry(ctx, orgID, AuditUserRemoved, TargetUser), orgID, email)
 }
 
 // SetPassword replaces the password of the organization's user with that
@@ -107,7 +108,7 @@ func (s *Service) SetPassword(ctx context.Context, orgID uuid.UUID, email, passw
 	if err != nil {
 		return User{}, err
 	}
-	return s.store.SetUserPassword(ctx, orgID, email, hash)
+	return s.store.SetUserPassword(ctx, s.entry(ctx, orgID, AuditUserPasswordSet, TargetUser), orgID, email, hash)
 }
 
 // onlyUser returns the one user with that email in any organization.

@@ -19,14 +19,22 @@ import (
 // internal/postgres. Their shared behaviour is specified by
 // internal/storetest.
 type Store interface {
+	// Every method that changes records takes the AuditEntry of the
+	// change, built by the service, and appends it (completed with the
+	// organization and the record: AuditEntry.Of) in the transaction of
+	// the change: a change that fails leaves no entry, and none is stored
+	// unrecorded. An entry without an action is ErrInvalid. A method that
+	// changes nothing (revoking a revoked key, setting the role a user
+	// has) appends nothing.
+
 	// CreateOrganization stores a new organization. ErrInvalid for a bad name.
-	CreateOrganization(ctx context.Context, name string) (Organization, error)
+	CreateOrganization(ctx context.Context, e AuditEntry, name string) (Organization, error)
 	// ListOrganizations returns every organization, oldest first.
 	ListOrganizations(ctx context.Context) ([]Organization, error)
 	// FindOrganization returns one organization, or ErrNotFound.
 	FindOrganization(ctx context.Context, id uuid.UUID) (Organization, error)
 	// RenameOrganization renames an organization. ErrNotFound, ErrInvalid.
-	RenameOrganization(ctx context.Context, id uuid.UUID, name string) (Organization, error)
+	RenameOrganization(ctx context.Context, e AuditEntry, id uuid.UUID, name string) (Organization, error)
 	// OrgOfAPIKey, OrgOfLocation and OrgOfAccessPoint return the
 	// organization that owns a record, or ErrNotFound: the operator's CLI
 	// spans organizations and is given a bare record id. No door that acts
@@ -38,7 +46,7 @@ type Store interface {
 	// CreateAPIKey stores k, whose ID, OrgID, Name, Prefix, Hash, Scopes and
 	// CreatedAt are set by the caller. ErrNotFound when the organization does
 	// not exist, ErrInvalid for a bad name.
-	CreateAPIKey(ctx context.Context, k APIKey) error
+	CreateAPIKey(ctx context.Context, e AuditEntry, k APIKey) error
 	// ListAPIKeys returns an organization's keys, newest first.
 	ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]APIKey, error)
 	// FindAPIKeyByHash returns the key with that hash, whatever its status,
@@ -50,23 +58,23 @@ type Store interface {
 	// RevokeAPIKey marks an organization's key revoked at time at, unless
 	// it already is, and returns it. ErrNotFound for an unknown key or one
 	// of another organization.
-	RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID, at time.Time) (APIKey, error)
+	RevokeAPIKey(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, at time.Time) (APIKey, error)
 	// MarkAPIKeysUsed records last-use times in one write; unknown ids are
 	// ignored and a time never moves backwards.
 	MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error
 
 	// CreateLocation stores a location. ErrNotFound for an unknown
 	// organization, ErrInvalid for a bad name.
-	CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (Location, error)
+	CreateLocation(ctx context.Context, e AuditEntry, orgID uuid.UUID, name string) (Location, error)
 	// RenameLocation renames an organization's location; events keep the
 	// name they were recorded with. ErrNotFound, ErrInvalid.
-	RenameLocation(ctx context.Context, orgID, id uuid.UUID, name string) (Location, error)
+	RenameLocation(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, name string) (Location, error)
 	// FindLocation returns an organization's location with its access
 	// points, or ErrNotFound.
 	FindLocation(ctx context.Context, orgID, id uuid.UUID) (Location, error)
 	// CreateAccessPoint stores an access point under an organization's
 	// location. ErrNotFound for a location of another organization.
-	CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (AccessPoint, error)
+	CreateAccessPoint(ctx context.Context, e AuditEntry, orgID, locationID uuid.UUID, name string) (AccessPoint, error)
 	// ListLocations returns a page of an organization's locations ordered by
 	// name then id, each with its access points ordered by name then id.
 	// after, when set, is the last location of the previous page; next is
@@ -78,7 +86,7 @@ type Store interface {
 	// RoleAdmin whatever u.Role says (checked in the same transaction).
 	// ErrConflict when the email is taken in the organization (it may be
 	// used in others), ErrNotFound for an unknown organization.
-	CreateUser(ctx context.Context, u User) (User, error)
+	CreateUser(ctx context.Context, e AuditEntry, u User) (User, error)
 	// FindUsersByEmail returns every user with that email
 	// (case-insensitive), one per organization, oldest first; none is no
 	// error. Only sign-in and the operator's CLI, which span
@@ -89,24 +97,24 @@ type Store interface {
 	// SetUserPassword replaces the password hash of the organization's
 	// user with that email and ends the user's sessions; ErrNotFound when
 	// there is none.
-	SetUserPassword(ctx context.Context, orgID uuid.UUID, email, passwordHash string) (User, error)
+	SetUserPassword(ctx context.Context, e AuditEntry, orgID uuid.UUID, email, passwordHash string) (User, error)
 	// SetUserRole changes the role of the organization's user with that
 	// email and returns the user. When the role is lowered (Role.Below),
 	// the user's sessions end in the same transaction. ErrNotFound when
 	// there is no such user; ErrConflict when it would leave the
 	// organization without an admin.
-	SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role Role) (User, error)
+	SetUserRole(ctx context.Context, e AuditEntry, orgID uuid.UUID, email string, role Role) (User, error)
 	// RemoveUser deletes the organization's user with that email and their
 	// sessions, in one transaction, and returns the user. Events keep the
 	// id of the user who requested them. ErrNotFound when there is no such
 	// user; ErrConflict when it is the organization's last admin.
-	RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (User, error)
+	RemoveUser(ctx context.Context, e AuditEntry, orgID uuid.UUID, email string) (User, error)
 	// SetUserTimeZone stores the zone of the organization's user with that
 	// id; ErrNotFound when the organization has no such user.
 	SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error
 
 	// CreateSession stores a dashboard session.
-	CreateSession(ctx context.Context, s Session) error
+	CreateSession(ctx context.Context, e AuditEntry, s Session) error
 	// FindSession returns the unexpired session with that token hash and
 	// its user, or ErrNotFound.
 	FindSession(ctx context.Context, tokenHash [32]byte, now time.Time) (Session, User, error)
@@ -130,6 +138,14 @@ type Store interface {
 	// of step from f.From to f.To (both must be set), by outcome: the
 	// dashboard's chart.
 	CountEvents(ctx context.Context, orgID uuid.UUID, f EventFilter, step time.Duration) ([]EventCount, error)
+
+	// AppendAudit appends an entry that records no change of its own: a
+	// failed sign-in. e.OrgID may be uuid.Nil (an email no organization
+	// knows). ErrInvalid without an action.
+	AppendAudit(ctx context.Context, e AuditEntry) error
+	// ListAuditEntries returns a page of an organization's audit log
+	// matching f, newest first, then by id descending. f.Limit must be set.
+	ListAuditEntries(ctx context.Context, orgID uuid.UUID, f AuditFilter) (AuditPage, error)
 
 	// Secret returns the service secret that signs cursors and sessions,
 	// generating and storing it on first use so that every instance on the

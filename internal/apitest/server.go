@@ -69,11 +69,11 @@ func Start(t testing.TB, keyLimit ratelimit.Limit) *API {
 	t.Cleanup(func() { db.Close() })
 	db.Now, a.Store = a.Clock.Now, db
 	must(t, db.Migrate(ctx))
-	org, err := db.CreateOrganization(ctx, "Acme")
+	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme")
 	must(t, err)
-	loc, err := db.CreateLocation(ctx, org.ID, "HQ")
+	loc, err := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
 	must(t, err)
-	ap, err := db.CreateAccessPoint(ctx, org.ID, loc.ID, "Front door")
+	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Front door")
 	must(t, err)
 	a.OrgID, a.AccessPointID = org.ID, ap.ID
 	a.Key = a.NewKey(t, gatehouse.Scopes...)
@@ -99,7 +99,7 @@ func Start(t testing.TB, keyLimit ratelimit.Limit) *API {
 func (a *API) NewKey(t testing.TB, scopes ...gatehouse.Scope) string {
 	t.Helper()
 	raw, prefix, hash := gatehouse.GenerateKey()
-	must(t, a.Store.CreateAPIKey(context.Background(), gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: a.OrgID,
+	must(t, a.Store.CreateAPIKey(context.Background(), gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: a.OrgID,
 		Name: "test", Prefix: prefix, Hash: hash, Scopes: scopes, CreatedAt: a.Clock.Now()}))
 	return raw
 }

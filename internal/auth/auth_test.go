@@ -53,7 +53,7 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{store: &countingStore{Store: db}, db: db, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
 	db.Now = func() time.Time { return f.now }
 	f.auth = auth.New(f.store, func() time.Time { return f.now })
-	if f.org, err = db.CreateOrganization(ctx, "Acme"); err != nil {
+	if f.org, err = db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme"); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -67,7 +67,7 @@ func (f *fixture) key(t *testing.T, edit func(*gatehouse.APIKey)) (string, gateh
 	if edit != nil {
 		edit(&k)
 	}
-	if err := f.db.CreateAPIKey(context.Background(), k); err != nil {
+	if err := f.db.CreateAPIKey(context.Background(), gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), k); err != nil {
 		t.Fatal(err)
 	}
 	return raw, k
@@ -139,7 +139,7 @@ func TestRevocationAndExpiryApplyWithinTheCacheTTL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.db.RevokeAPIKey(ctx, k.OrgID, k.ID, f.now); err != nil {
+	if _, err := f.db.RevokeAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyRevoked), k.OrgID, k.ID, f.now); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(auth.CacheTTL)
@@ -201,9 +201,9 @@ func BenchmarkAuthenticateCached(b *testing.B) {
 	db, _ := sqlite.Open(ctx, filepath.Join(b.TempDir(), "auth.db"))
 	defer db.Close()
 	db.Migrate(ctx)
-	org, _ := db.CreateOrganization(ctx, "Acme")
+	org, _ := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme")
 	raw, prefix, hash := gatehouse.GenerateKey()
-	db.CreateAPIKey(ctx, gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: org.ID, Name: "k", Prefix: prefix, Hash: hash,
+	db.CreateAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: org.ID, Name: "k", Prefix: prefix, Hash: hash,
 		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}, CreatedAt: time.Now()})
 	a := auth.New(db, time.Now)
 	for b.Loop() {

@@ -94,7 +94,7 @@ func TestKnownValidKeysNeedNoReservation(t *testing.T) {
 		t.Fatalf("never-seen key with the budget exhausted: %v", err)
 	}
 	// A known-valid key revoked since fails, and the failure is charged.
-	if _, err := f.db.RevokeAPIKey(ctx, k.OrgID, k.ID, f.now); err != nil {
+	if _, err := f.db.RevokeAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyRevoked), k.OrgID, k.ID, f.now); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(auth.CacheTTL)
@@ -120,7 +120,7 @@ func TestUnknownKeysAreCachedBriefly(t *testing.T) {
 	}
 	k := gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: f.org.ID, Name: "late", Prefix: prefix, Hash: hash,
 		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}, CreatedAt: f.now}
-	if err := f.db.CreateAPIKey(ctx, k); err != nil {
+	if err := f.db.CreateAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), k); err != nil {
 		t.Fatal(err)
 	}
 	f.now = f.now.Add(auth.UnknownTTL)

@@ -66,6 +66,7 @@ func commands() []command {
 		{"user set-role", "change a user's role (a lowered role ends their sessions): --org ID --email EMAIL --role ROLE", runUserSetRole},
 		{"user remove", "remove a dashboard user and end their sessions: --org ID --email EMAIL", runUserRemove},
 		{"user set-password", "set a dashboard user's password and end their sessions: --org ID --email EMAIL", runUserSetPassword},
+		{"audit list", "print an organization's audit log, newest first: --org ID [--action A] [--actor-id ID] [--target-id ID] [--date-from T] [--date-to T] [--limit N]", runAuditList},
 		{"bench seed", "write a synthetic log: --events N --orgs M --seed S", runBenchSeed},
 		{"bench run", "measure a running server: --url URL --key KEY [--concurrency C --duration D --org ORG]", runBenchRun},
 		{"version", "print the version of this build", runVersion},

@@ -39,7 +39,7 @@ func (d *dashboard) chooseOrganization(w http.ResponseWriter, r *http.Request) {
 		token = c.Value
 	}
 	userID, _ := uuid.Parse(r.PostFormValue("user"))
-	session, sessionToken, user, err := d.Service.ChooseSignIn(r.Context(), token, userID)
+	session, sessionToken, user, err := d.Service.ChooseSignIn(anonymous(r), token, userID)
 	switch {
 	case errors.Is(err, gatehouse.ErrBadCredentials):
 		d.renderLogin(w, r, http.StatusUnauthorized, loginPage{Next: next, Error: "The sign-in expired; please sign in again."})

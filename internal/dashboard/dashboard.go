@@ -84,7 +84,7 @@ func New(cfg Config) http.Handler {
 		"list": func(s ...string) []string { return s }, "isDay": isDay,
 		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
 		"atT": inZone}
-	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user"} {
+	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
@@ -113,6 +113,7 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/users/role", d.page(d.setUserRole))
 	mux.Handle("GET "+Prefix+"/users/remove", d.page(d.confirmRemoveUser))
 	mux.Handle("POST "+Prefix+"/users/remove", d.page(d.removeUser))
+	mux.Handle("GET "+Prefix+"/audit", d.page(d.auditLog))
 	mux.Handle("GET "+Prefix+"/events/chart.svg", d.page(d.eventChart))
 	mux.Handle("GET "+Prefix+"/events/export.csv", d.signedIn(d.exportEvents("csv")))
 	mux.Handle("GET "+Prefix+"/events/export.ndjson", d.signedIn(d.exportEvents("ndjson")))
@@ -225,7 +226,7 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.renderLogin(w, r, http.StatusForbidden, p)
 		return
 	}
-	session, token, user, err := d.Service.SignIn(r.Context(), email, r.PostFormValue("password"), ratelimit.ClientNetwork(r))
+	session, token, user, err := d.Service.SignIn(anonymous(r), email, r.PostFormValue("password"), ratelimit.ClientNetwork(r))
 	var (
 		retry  *gatehouse.RetryError
 		choice *gatehouse.ChoiceError

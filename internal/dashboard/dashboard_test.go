@@ -113,16 +113,16 @@ func (s *site) tenant(name string) tenant {
 			s.t.Fatal(err)
 		}
 	}
-	tn.org, err = s.store.CreateOrganization(ctx, name)
+	tn.org, err = s.store.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), name)
 	must(err)
-	tn.loc, err = s.store.CreateLocation(ctx, tn.org.ID, name+" HQ")
+	tn.loc, err = s.store.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), tn.org.ID, name+" HQ")
 	must(err)
-	tn.ap, err = s.store.CreateAccessPoint(ctx, tn.org.ID, tn.loc.ID, name+" door")
+	tn.ap, err = s.store.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), tn.org.ID, tn.loc.ID, name+" door")
 	must(err)
 	hash, err := password.Hash(testPassword)
 	must(err)
 	tn.email = strings.ToLower(name) + "@example.test"
-	_, err = s.store.CreateUser(ctx, gatehouse.User{OrgID: tn.org.ID, Email: tn.email, Name: name + " Ops", PasswordHash: hash})
+	_, err = s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: tn.org.ID, Email: tn.email, Name: name + " Ops", PasswordHash: hash})
 	must(err)
 	denied, granted := gatehouse.Denied, gatehouse.Granted
 	tn.denied = gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessDenied, Allowed: &denied, Reason: ptr("OUTSIDE_SCHEDULE"),
@@ -427,7 +427,7 @@ func TestExportStreamsTheFilter(t *testing.T) {
 	acme := s.tenant("Acme")
 	ctx := context.Background()
 	// More than one page of 500, and a name a spreadsheet would run.
-	ap, _ := s.store.CreateAccessPoint(ctx, acme.org.ID, acme.loc.ID, "=HYPERLINK(\"http://evil\")")
+	ap, _ := s.store.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), acme.org.ID, acme.loc.ID, "=HYPERLINK(\"http://evil\")")
 	var events []gatehouse.NewEvent
 	for i := range 1200 {
 		denied := gatehouse.Denied

@@ -20,7 +20,7 @@ func (s *site) member(tn tenant, email string, role gatehouse.Role) *browser {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	if _, err := s.store.CreateUser(context.Background(), gatehouse.User{OrgID: tn.org.ID, Email: email, Name: string(role), Role: role, PasswordHash: hash}); err != nil {
+	if _, err := s.store.CreateUser(context.Background(), gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: tn.org.ID, Email: email, Name: string(role), Role: role, PasswordHash: hash}); err != nil {
 		s.t.Fatal(err)
 	}
 	return s.signedIn(tenant{email: email})
@@ -161,7 +161,7 @@ func TestAPersonInSeveralOrganizationsPicksOne(t *testing.T) {
 	}
 	both := "both@example.test"
 	for _, tn := range []tenant{acme, beta} {
-		if _, err := s.store.CreateUser(ctx, gatehouse.User{OrgID: tn.org.ID, Email: both, Name: "Both", Role: gatehouse.RoleViewer, PasswordHash: hash}); err != nil {
+		if _, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: tn.org.ID, Email: both, Name: "Both", Role: gatehouse.RoleViewer, PasswordHash: hash}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -190,7 +190,7 @@ func TestAPersonInSeveralOrganizationsPicksOne(t *testing.T) {
 
 	// Another password in Beta: only Acme's user matches, signed in at once.
 	other, _ := password.Hash("another long password")
-	if _, err := s.store.SetUserPassword(ctx, beta.org.ID, both, other); err != nil {
+	if _, err := s.store.SetUserPassword(ctx, gatehouse.SystemEntry(gatehouse.AuditUserPasswordSet), beta.org.ID, both, other); err != nil {
 		t.Fatal(err)
 	}
 	direct := s.browser()

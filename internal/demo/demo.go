@@ -49,7 +49,7 @@ func Seed(ctx context.Context, store gatehouse.Store, now time.Time, events int)
 			return o, false, nil
 		}
 	}
-	org, err := store.CreateOrganization(ctx, OrgName)
+	org, err := store.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), OrgName)
 	if err != nil {
 		return org, false, err
 	}
@@ -85,12 +85,12 @@ type world struct {
 func newWorld(ctx context.Context, store gatehouse.Store, org uuid.UUID) (*world, error) {
 	w := &world{}
 	for _, v := range venues {
-		loc, err := store.CreateLocation(ctx, org, v.name)
+		loc, err := store.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org, v.name)
 		if err != nil {
 			return nil, err
 		}
 		for _, d := range v.doors {
-			ap, err := store.CreateAccessPoint(ctx, org, loc.ID, d)
+			ap, err := store.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org, loc.ID, d)
 			if err != nil {
 				return nil, err
 			}
@@ -103,7 +103,7 @@ func newWorld(ctx context.Context, store gatehouse.Store, org uuid.UUID) (*world
 		if err != nil {
 			return nil, err
 		}
-		u, err := store.CreateUser(ctx, gatehouse.User{OrgID: org, Email: s.email, Name: s.name, PasswordHash: hash})
+		u, err := store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org, Email: s.email, Name: s.name, PasswordHash: hash})
 		if err != nil {
 			return nil, fmt.Errorf("demo user %s: %w (is it used by another organization?)", s.email, err)
 		}

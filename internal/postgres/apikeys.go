@@ -17,7 +17,7 @@ const apiKeyColumns = `k.id, o.id, k.name, k.prefix, k.hash, k.scopes, k.rate_co
 	k.created_at, k.expires_at, k.revoked_at, k.last_used_at`
 
 // CreateAPIKey stores k.
-func (db *DB) CreateAPIKey(ctx context.Context, k gatehouse.APIKey) error {
+func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gatehouse.APIKey) error {
 	if _, err := gatehouse.CheckName("name", k.Name); err != nil {
 		return err
 	}
@@ -26,12 +26,17 @@ func (db *DB) CreateAPIKey(ctx context.Context, k gatehouse.APIKey) error {
 	if err != nil {
 		return err
 	}
-	_, err = db.pool.Exec(ctx, `INSERT INTO api_keys
-		(id, org, name, prefix, hash, scopes, rate_count, rate_per_ms, created_at, expires_at, revoked_at, last_used_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		k.ID, org, strings.TrimSpace(k.Name), k.Prefix, k.Hash[:], gatehouse.JoinScopes(k.Scopes), rateCount, ratePer,
-		k.CreatedAt, k.ExpiresAt, k.RevokedAt, k.LastUsedAt)
-	return wrap(err)
+	return db.withTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO api_keys
+			(id, org, name, prefix, hash, scopes, rate_count, rate_per_ms, created_at, expires_at, revoked_at, last_used_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			k.ID, org, strings.TrimSpace(k.Name), k.Prefix, k.Hash[:], gatehouse.JoinScopes(k.Scopes), rateCount, ratePer,
+			k.CreatedAt, k.ExpiresAt, k.RevokedAt, k.LastUsedAt)
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(k.OrgID, gatehouse.AuditTarget{Type: gatehouse.TargetAPIKey, ID: k.ID, Name: strings.TrimSpace(k.Name)}))
+	})
 }
 
 // ListAPIKeys returns an organization's keys, newest first.
@@ -61,19 +66,32 @@ func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gat
 }
 
 // RevokeAPIKey marks an organization's key revoked, unless it already is.
-func (db *DB) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.APIKey{}, err
 	}
-	rows, _ := db.pool.Query(ctx, `WITH upd AS (
-			UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND org = $2 RETURNING *)
-		SELECT `+apiKeyColumns+` FROM upd k JOIN organizations o ON o.seq = k.org`, id, org, at)
-	k, err := pgx.CollectExactlyOneRow(rows, scanAPIKey)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return k, fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return k, wrap(err)
+	var k gatehouse.APIKey
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		// The row lock of FOR UPDATE makes two revocations of one key
+		// agree on which of them revoked it: only that one is recorded.
+		var already bool
+		err := tx.QueryRow(ctx, "SELECT revoked_at IS NOT NULL FROM api_keys WHERE id = $1 AND org = $2 FOR UPDATE", id, org).Scan(&already)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, `WITH upd AS (
+				UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND org = $2 RETURNING *)
+			SELECT `+apiKeyColumns+` FROM upd k JOIN organizations o ON o.seq = k.org`, id, org, at)
+		if k, err = pgx.CollectExactlyOneRow(rows, scanAPIKey); err != nil || already {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAPIKey, ID: k.ID, Name: k.Name}))
+	})
+	return k, err
 }
 
 // FindAPIKey returns an organization's key, or ErrNotFound.

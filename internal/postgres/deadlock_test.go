@@ -25,15 +25,15 @@ func TestConcurrentBatchesInOppositeOrderBothSucceed(t *testing.T) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	org, err := db.CreateOrganization(ctx, "Deadlock")
+	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Deadlock")
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc, err := db.CreateLocation(ctx, org.ID, "HQ")
+	loc, err := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ap, err := db.CreateAccessPoint(ctx, org.ID, loc.ID, "Door")
+	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Door")
 	if err != nil {
 		t.Fatal(err)
 	}

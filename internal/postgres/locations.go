@@ -13,7 +13,7 @@ import (
 )
 
 // CreateLocation stores a location of an organization.
-func (db *DB) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (gatehouse.Location, error) {
+func (db *DB) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, name string) (gatehouse.Location, error) {
 	l, err := sqlstore.NewLocation(orgID, name, db.Now())
 	if err != nil {
 		return l, err
@@ -22,12 +22,17 @@ func (db *DB) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) 
 	if err != nil {
 		return l, err
 	}
-	_, err = db.pool.Exec(ctx, "INSERT INTO locations (id, org, name, created_at) VALUES ($1, $2, $3, $4)", l.ID, org, l.Name, time.Time(l.CreatedAt))
-	return l, wrap(err)
+	return l, db.withTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "INSERT INTO locations (id, org, name, created_at) VALUES ($1, $2, $3, $4)", l.ID, org, l.Name, time.Time(l.CreatedAt))
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetLocation, ID: l.ID, Name: l.Name}))
+	})
 }
 
 // RenameLocation renames a location of an organization.
-func (db *DB) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name string) (gatehouse.Location, error) {
+func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, name string) (gatehouse.Location, error) {
 	name, err := gatehouse.CheckName("name", name)
 	if err != nil {
 		return gatehouse.Location{}, err
@@ -36,12 +41,22 @@ func (db *DB) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name stri
 	if err != nil {
 		return gatehouse.Location{}, err
 	}
-	tag, err := db.pool.Exec(ctx, "UPDATE locations SET name = $1 WHERE id = $2 AND org = $3", name, id, org)
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		var old string
+		err := tx.QueryRow(ctx, "SELECT name FROM locations WHERE id = $1 AND org = $2 FOR UPDATE", id, org).Scan(&old)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
+		}
+		if err != nil || old == name {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE locations SET name = $1 WHERE id = $2 AND org = $3", name, id, org); err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetLocation, ID: id, Name: name}).Change("name", old, name))
+	})
 	if err != nil {
-		return gatehouse.Location{}, wrap(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return gatehouse.Location{}, fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
+		return gatehouse.Location{}, err
 	}
 	return db.FindLocation(ctx, orgID, id)
 }
@@ -65,7 +80,7 @@ func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.
 }
 
 // CreateAccessPoint stores an access point under a location of the organization.
-func (db *DB) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
+func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
 	ap, err := sqlstore.NewAccessPoint(locationID, name, db.Now())
 	if err != nil {
 		return ap, err
@@ -76,15 +91,17 @@ func (db *DB) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID
 	}
 	// Inserting through a SELECT of the organization's location makes a
 	// foreign location insert nothing.
-	tag, err := db.pool.Exec(ctx, `INSERT INTO access_points (id, org, location_id, name, created_at)
-		SELECT $1, $2, id, $3, $4 FROM locations WHERE id = $5 AND org = $2`, ap.ID, org, ap.Name, time.Time(ap.CreatedAt), locationID)
-	if err != nil {
-		return ap, wrap(err)
-	}
-	if tag.RowsAffected() == 0 {
-		return ap, fmt.Errorf("location %s: %w", locationID, gatehouse.ErrNotFound)
-	}
-	return ap, nil
+	return ap, db.withTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO access_points (id, org, location_id, name, created_at)
+			SELECT $1, $2, id, $3, $4 FROM locations WHERE id = $5 AND org = $2`, ap.ID, org, ap.Name, time.Time(ap.CreatedAt), locationID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("location %s: %w", locationID, gatehouse.ErrNotFound)
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAccessPoint, ID: ap.ID, Name: ap.Name}))
+	})
 }
 
 // ListLocations returns a page of an organization's locations by name then id.

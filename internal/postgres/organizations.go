@@ -13,13 +13,19 @@ import (
 )
 
 // CreateOrganization stores a new organization.
-func (db *DB) CreateOrganization(ctx context.Context, name string) (gatehouse.Organization, error) {
+func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, name string) (gatehouse.Organization, error) {
 	o, err := sqlstore.NewOrganization(name, db.Now())
 	if err != nil {
 		return o, err
 	}
-	_, err = db.pool.Exec(ctx, "INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3)", o.ID, o.Name, time.Time(o.CreatedAt))
-	return o, wrap(err)
+	return o, db.withTx(ctx, func(tx pgx.Tx) error {
+		var seq int64
+		if err := tx.QueryRow(ctx, "INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3) RETURNING seq",
+			o.ID, o.Name, time.Time(o.CreatedAt)).Scan(&seq); err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, seq, e.Of(o.ID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: o.ID, Name: o.Name}))
+	})
 }
 
 // ListOrganizations returns every organization, oldest first.
@@ -46,17 +52,31 @@ func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Org
 }
 
 // RenameOrganization renames an organization, or answers ErrNotFound.
-func (db *DB) RenameOrganization(ctx context.Context, id uuid.UUID, name string) (gatehouse.Organization, error) {
+func (db *DB) RenameOrganization(ctx context.Context, e gatehouse.AuditEntry, id uuid.UUID, name string) (gatehouse.Organization, error) {
 	name, err := gatehouse.CheckName("name", name)
 	if err != nil {
 		return gatehouse.Organization{}, err
 	}
-	rows, _ := db.pool.Query(ctx, "UPDATE organizations SET name = $2 WHERE id = $1 RETURNING id, name, created_at", id, name)
-	o, err := pgx.CollectExactlyOneRow(rows, scanOrganization)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return o, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return o, wrap(err)
+	var o gatehouse.Organization
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		var (
+			seq int64
+			old string
+		)
+		err := tx.QueryRow(ctx, "SELECT seq, name FROM organizations WHERE id = $1 FOR NO KEY UPDATE", id).Scan(&seq, &old)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, "UPDATE organizations SET name = $2 WHERE seq = $1 RETURNING id, name, created_at", seq, name)
+		if o, err = pgx.CollectExactlyOneRow(rows, scanOrganization); err != nil || old == name {
+			return err
+		}
+		return db.appendAudit(ctx, tx, seq, e.Of(id, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: id, Name: name}).Change("name", old, name))
+	})
+	return o, err
 }
 
 func scanOrganization(row pgx.CollectableRow) (gatehouse.Organization, error) {

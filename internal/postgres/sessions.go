@@ -7,14 +7,29 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
 // CreateSession stores a dashboard session.
-func (db *DB) CreateSession(ctx context.Context, s gatehouse.Session) error {
-	_, err := db.pool.Exec(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5)`, s.TokenHash[:], s.UserID, s.CSRF, s.CreatedAt, s.ExpiresAt)
-	return wrap(err)
+func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gatehouse.Session) error {
+	return db.withTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5)`, s.TokenHash[:], s.UserID, s.CSRF, s.CreatedAt, s.ExpiresAt)
+		if err != nil {
+			return err
+		}
+		var (
+			org   int64
+			orgID uuid.UUID
+			email string
+		)
+		if err := tx.QueryRow(ctx, `SELECT o.seq, o.id, u.email FROM users u JOIN organizations o ON o.seq = u.org
+			WHERE u.id = $1`, s.UserID).Scan(&org, &orgID, &email); err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetUser, ID: s.UserID, Name: email}))
+	})
 }
 
 // FindSession returns the unexpired session with that token hash and its user.

@@ -92,7 +92,7 @@ func TestReplicaServesOnlyTheLists(t *testing.T) {
 	if err := db.UseReplica(ctx, u.String()); err != nil {
 		t.Fatal(err)
 	}
-	org, err := db.CreateOrganization(ctx, "Acme")
+	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestReplicaServesOnlyTheLists(t *testing.T) {
 	if _, err := db.FindAPIKeyByHash(ctx, gatehouse.KeyHash{}); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("key lookup with the replica gone: %v, want the primary's ErrNotFound", err)
 	}
-	if _, err := db.CreateLocation(ctx, org.ID, "HQ"); err != nil {
+	if _, err := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ"); err != nil {
 		t.Errorf("write with the replica gone: %v", err)
 	}
 }

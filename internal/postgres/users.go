@@ -15,7 +15,7 @@ import (
 const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at`
 
 // CreateUser stores a dashboard user; the email is kept lower-cased.
-func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User, error) {
+func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User) (gatehouse.User, error) {
 	u, err := sqlstore.NewUser(u, db.Now())
 	if err != nil {
 		return u, err
@@ -36,7 +36,10 @@ func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User,
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, sqlstore.UserEntry(e, u).Change("role", "", string(u.Role)))
 	})
 	return u, err
 }
@@ -103,7 +106,7 @@ func users(ctx context.Context, q querier, query string, args ...any) ([]gatehou
 }
 
 // SetUserPassword replaces a user's password hash and ends their sessions.
-func (db *DB) SetUserPassword(ctx context.Context, orgID uuid.UUID, email, passwordHash string) (gatehouse.User, error) {
+func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email, passwordHash string) (gatehouse.User, error) {
 	var u gatehouse.User
 	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
 		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
@@ -113,15 +116,17 @@ func (db *DB) SetUserPassword(ctx context.Context, orgID uuid.UUID, email, passw
 			return err
 		}
 		u.PasswordHash = passwordHash
-		_, err = tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID)
-		return err
+		if _, err = tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID); err != nil {
+			return err
+		}
+		return db.appendAuditIn(ctx, tx, sqlstore.UserEntry(e, u))
 	})
 	return u, err
 }
 
 // SetUserRole changes a user's role, refusing to demote the last admin,
 // and ends the user's sessions when the role is lowered.
-func (db *DB) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
+func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
 	var u gatehouse.User
 	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
 		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
@@ -135,18 +140,23 @@ func (db *DB) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, ro
 		if _, err := tx.Exec(ctx, "UPDATE users SET role = $1 WHERE id = $2", role, u.ID); err != nil {
 			return err
 		}
-		lowered := role.Below(u.Role)
+		lowered, old := role.Below(u.Role), u.Role
 		u.Role = role
 		if lowered {
-			_, err = tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID)
+			if _, err = tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID); err != nil {
+				return err
+			}
 		}
-		return err
+		if old == role {
+			return nil
+		}
+		return db.appendAuditIn(ctx, tx, sqlstore.UserEntry(e, u).Change("role", string(old), string(role)))
 	})
 	return u, err
 }
 
 // RemoveUser deletes a user and their sessions, unless it is the last admin.
-func (db *DB) RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (gatehouse.User, error) {
+func (db *DB) RemoveUser(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string) (gatehouse.User, error) {
 	var u gatehouse.User
 	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
 		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
@@ -158,6 +168,9 @@ func (db *DB) RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (ga
 			}
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID); err != nil {
+			return err
+		}
+		if err := db.appendAuditIn(ctx, tx, sqlstore.UserEntry(e, u)); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, "DELETE FROM users WHERE id = $1", u.ID)

@@ -25,7 +25,7 @@ func TestUnauthenticated(t *testing.T) {
 	keys, _ := e.store.ListAPIKeys(context.Background(), o.ID)
 	for _, k := range keys {
 		if k.Prefix == revoked[:11] {
-			must(t, errOnly(e.store.RevokeAPIKey(context.Background(), o.ID, k.ID, e.clock.Now())))
+			must(t, errOnly(e.store.RevokeAPIKey(context.Background(), gatehouse.SystemEntry(gatehouse.AuditAPIKeyRevoked), o.ID, k.ID, e.clock.Now())))
 		}
 	}
 	e.clock.Advance(time.Minute + auth.CacheTTL)
@@ -71,6 +71,7 @@ func TestInsufficientScope(t *testing.T) {
 		{"GET", "/api/consumer/v1/events", "", gatehouse.ScopeEventsRead},
 		{"POST", "/api/consumer/v1/events", `{"events":[]}`, gatehouse.ScopeEventsWrite},
 		{"GET", "/api/consumer/v1/locations", "", gatehouse.ScopeLocationsRead},
+		{"GET", "/api/consumer/v1/audit-log", "", gatehouse.ScopeAuditRead},
 	} {
 		var others []gatehouse.Scope
 		for _, s := range gatehouse.Scopes {

@@ -126,24 +126,24 @@ func (e *env) newOrg(name string) org {
 	ctx := context.Background()
 	o := org{}
 	var err error
-	if o.Organization, err = e.store.CreateOrganization(ctx, name); err != nil {
+	if o.Organization, err = e.store.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), name); err != nil {
 		e.t.Fatal(err)
 	}
 	for _, ln := range []string{"HQ", "Club"} {
-		l, err := e.store.CreateLocation(ctx, o.ID, ln)
+		l, err := e.store.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), o.ID, ln)
 		if err != nil {
 			e.t.Fatal(err)
 		}
 		o.locations = append(o.locations, l)
 		for _, an := range []string{"Front door", "VIP area"} {
-			ap, err := e.store.CreateAccessPoint(ctx, o.ID, l.ID, an)
+			ap, err := e.store.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), o.ID, l.ID, an)
 			if err != nil {
 				e.t.Fatal(err)
 			}
 			o.accessPoints = append(o.accessPoints, ap)
 		}
 	}
-	if o.user, err = e.store.CreateUser(ctx, gatehouse.User{OrgID: o.ID, Email: "ops@" + strings.ToLower(strings.ReplaceAll(name, " ", "")) + ".test", Name: "Ops", PasswordHash: "x"}); err != nil {
+	if o.user, err = e.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@" + strings.ToLower(strings.ReplaceAll(name, " ", "")) + ".test", Name: "Ops", PasswordHash: "x"}); err != nil {
 		e.t.Fatal(err)
 	}
 	o.readKey = e.newKey(o.ID, gatehouse.ScopeEventsRead)
@@ -163,7 +163,7 @@ func (e *env) newKeyWith(orgID uuid.UUID, edit func(*gatehouse.APIKey), scopes .
 	k := gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: orgID, Name: "test", Prefix: prefix, Hash: hash,
 		Scopes: scopes, CreatedAt: e.clock.Now()}
 	edit(&k)
-	if err := e.store.CreateAPIKey(context.Background(), k); err != nil {
+	if err := e.store.CreateAPIKey(context.Background(), gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), k); err != nil {
 		e.t.Fatal(err)
 	}
 	return raw

@@ -24,7 +24,7 @@ func TestKeysNeverLeak(t *testing.T) {
 	keys, _ := e.store.ListAPIKeys(context.Background(), o.ID)
 	for _, k := range keys {
 		if k.Prefix == revoked[:11] {
-			must(t, errOnly(e.store.RevokeAPIKey(context.Background(), o.ID, k.ID, e.clock.Now())))
+			must(t, errOnly(e.store.RevokeAPIKey(context.Background(), gatehouse.SystemEntry(gatehouse.AuditAPIKeyRevoked), o.ID, k.ID, e.clock.Now())))
 		}
 	}
 	e.clock.Advance(auth.CacheTTL)

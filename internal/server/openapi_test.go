@@ -33,7 +33,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	}
 	slices.Sort(documented)
 	served := []string{
-		"GET /api/consumer/v1/events", "GET /api/consumer/v1/locations", "GET /api/consumer/v1/openapi.json",
+		"GET /api/consumer/v1/audit-log", "GET /api/consumer/v1/events", "GET /api/consumer/v1/locations", "GET /api/consumer/v1/openapi.json",
 		"GET /docs", "GET /docs/assets/redoc.standalone.js", "GET /healthz", "GET /metrics", "GET /readyz", "POST /api/consumer/v1/events",
 	}
 	if !slices.Equal(documented, served) {

@@ -17,7 +17,7 @@ const apiKeyColumns = `k.id, o.id, k.name, k.prefix, k.hash, k.scopes, k.rate_co
 	k.created_at, k.expires_at, k.revoked_at, k.last_used_at`
 
 // CreateAPIKey stores k.
-func (db *DB) CreateAPIKey(ctx context.Context, k gatehouse.APIKey) error {
+func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gatehouse.APIKey) error {
 	if _, err := gatehouse.CheckName("name", k.Name); err != nil {
 		return err
 	}
@@ -32,7 +32,10 @@ func (db *DB) CreateAPIKey(ctx context.Context, k gatehouse.APIKey) error {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			k.ID[:], org, strings.TrimSpace(k.Name), k.Prefix, k.Hash[:], gatehouse.JoinScopes(k.Scopes), rateCount, ratePer,
 			millis(k.CreatedAt), optMillis(k.ExpiresAt), optMillis(k.RevokedAt), optMillis(k.LastUsedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(k.OrgID, gatehouse.AuditTarget{Type: gatehouse.TargetAPIKey, ID: k.ID, Name: strings.TrimSpace(k.Name)}))
 	})
 }
 
@@ -67,19 +70,25 @@ func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gat
 }
 
 // RevokeAPIKey marks an organization's key revoked, unless it already is.
-func (db *DB) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
 	var k gatehouse.APIKey
 	err := db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND org = ? AND revoked_at IS NULL",
-			millis(at), id[:], org); err != nil {
+		res, err := tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND org = ? AND revoked_at IS NULL",
+			millis(at), id[:], org)
+		if err != nil {
 			return err
 		}
-		k, err = findAPIKey(ctx, tx, org, id)
-		return err
+		if k, err = findAPIKey(ctx, tx, org, id); err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil // already revoked: nothing changed, nothing to record
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAPIKey, ID: k.ID, Name: k.Name}))
 	})
 	return k, err
 }

@@ -26,12 +26,12 @@ func BenchmarkIngest(b *testing.B) {
 	if err := db.Migrate(ctx); err != nil {
 		b.Fatal(err)
 	}
-	org, err := db.CreateOrganization(ctx, "Bench")
+	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Bench")
 	if err != nil {
 		b.Fatal(err)
 	}
-	loc, _ := db.CreateLocation(ctx, org.ID, "HQ")
-	ap, err := db.CreateAccessPoint(ctx, org.ID, loc.ID, "Front door")
+	loc, _ := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
+	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Front door")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // CreateLocation stores a location of an organization.
-func (db *DB) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (gatehouse.Location, error) {
+func (db *DB) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, name string) (gatehouse.Location, error) {
 	l, err := sqlstore.NewLocation(orgID, name, db.Now())
 	if err != nil {
 		return l, err
@@ -26,13 +26,16 @@ func (db *DB) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) 
 		}
 		_, err = tx.ExecContext(ctx, "INSERT INTO locations (id, org, name, created_at) VALUES (?, ?, ?, ?)",
 			l.ID[:], org, l.Name, millis(time.Time(l.CreatedAt)))
-		return err
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetLocation, ID: l.ID, Name: l.Name}))
 	})
 	return l, err
 }
 
 // RenameLocation renames a location of an organization.
-func (db *DB) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name string) (gatehouse.Location, error) {
+func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, name string) (gatehouse.Location, error) {
 	name, err := gatehouse.CheckName("name", name)
 	if err != nil {
 		return gatehouse.Location{}, err
@@ -43,15 +46,21 @@ func (db *DB) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name stri
 		if err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, "UPDATE locations SET name = ? WHERE id = ? AND org = ?", name, id[:], org)
+		var old string
+		err = tx.QueryRowContext(ctx, "SELECT name FROM locations WHERE id = ? AND org = ?", id[:], org).Scan(&old)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
+		}
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
+		if _, err := tx.ExecContext(ctx, "UPDATE locations SET name = ? WHERE id = ? AND org = ?", name, id[:], org); err != nil {
+			return err
 		}
-		l, err = findLocation(ctx, tx, org, orgID, id)
-		return err
+		if l, err = findLocation(ctx, tx, org, orgID, id); err != nil || old == name {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetLocation, ID: id, Name: name}).Change("name", old, name))
 	})
 	return l, err
 }
@@ -86,7 +95,7 @@ func findLocation(ctx context.Context, q querier, org int64, orgID, id uuid.UUID
 }
 
 // CreateAccessPoint stores an access point under a location of the organization.
-func (db *DB) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
+func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
 	ap, err := sqlstore.NewAccessPoint(locationID, name, db.Now())
 	if err != nil {
 		return ap, err
@@ -105,7 +114,10 @@ func (db *DB) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID
 		}
 		_, err = tx.ExecContext(ctx, "INSERT INTO access_points (id, org, location_id, name, created_at) VALUES (?, ?, ?, ?, ?)",
 			ap.ID[:], org, locationID[:], ap.Name, millis(time.Time(ap.CreatedAt)))
-		return err
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAccessPoint, ID: ap.ID, Name: ap.Name}))
 	})
 	return ap, err
 }

@@ -13,15 +13,22 @@ import (
 )
 
 // CreateOrganization stores a new organization.
-func (db *DB) CreateOrganization(ctx context.Context, name string) (gatehouse.Organization, error) {
+func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, name string) (gatehouse.Organization, error) {
 	o, err := sqlstore.NewOrganization(name, db.Now())
 	if err != nil {
 		return o, err
 	}
 	err = db.withTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, "INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)",
+		res, err := tx.ExecContext(ctx, "INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)",
 			o.ID[:], o.Name, millis(time.Time(o.CreatedAt)))
-		return err
+		if err != nil {
+			return err
+		}
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, seq, e.Of(o.ID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: o.ID, Name: o.Name}))
 	})
 	return o, err
 }
@@ -66,21 +73,31 @@ func scanOrganization(s scanner) (gatehouse.Organization, error) {
 }
 
 // RenameOrganization renames an organization, or answers ErrNotFound.
-func (db *DB) RenameOrganization(ctx context.Context, id uuid.UUID, name string) (gatehouse.Organization, error) {
+func (db *DB) RenameOrganization(ctx context.Context, e gatehouse.AuditEntry, id uuid.UUID, name string) (gatehouse.Organization, error) {
 	name, err := gatehouse.CheckName("name", name)
 	if err != nil {
 		return gatehouse.Organization{}, err
 	}
 	var o gatehouse.Organization
 	err = db.withTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "UPDATE organizations SET name = ? WHERE id = ?", name, id[:]); err != nil {
-			return err
-		}
-		o, err = scanOrganization(tx.QueryRowContext(ctx, "SELECT id, name, created_at FROM organizations WHERE id = ?", id[:]))
+		var (
+			seq int64
+			old string
+		)
+		err := tx.QueryRowContext(ctx, "SELECT seq, name FROM organizations WHERE id = ?", id[:]).Scan(&seq, &old)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE organizations SET name = ? WHERE seq = ?", name, seq); err != nil {
+			return err
+		}
+		if o, err = scanOrganization(tx.QueryRowContext(ctx, "SELECT id, name, created_at FROM organizations WHERE seq = ?", seq)); err != nil || old == name {
+			return err
+		}
+		return db.appendAudit(ctx, tx, seq, e.Of(id, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: id, Name: name}).Change("name", old, name))
 	})
 	return o, err
 }

@@ -8,14 +8,25 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 )
 
 // CreateSession stores a dashboard session.
-func (db *DB) CreateSession(ctx context.Context, s gatehouse.Session) error {
+func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gatehouse.Session) error {
 	return db.withTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
 			VALUES (?, ?, ?, ?, ?)`, s.TokenHash[:], s.UserID[:], s.CSRF, millis(s.CreatedAt), millis(s.ExpiresAt))
-		return err
+		if err != nil {
+			return err
+		}
+		var org int64
+		var orgID uuid.UUID
+		var email string
+		if err := tx.QueryRowContext(ctx, `SELECT o.seq, o.id, u.email FROM users u JOIN organizations o ON o.seq = u.org
+			WHERE u.id = ?`, s.UserID[:]).Scan(&org, &orgID, &email); err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetUser, ID: s.UserID, Name: email}))
 	})
 }
 

@@ -19,7 +19,7 @@ const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.tim
 // CreateUser stores a dashboard user; the email is kept lower-cased. The
 // transaction holds SQLite's write lock, so two first users cannot both
 // see an empty organization.
-func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User, error) {
+func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User) (gatehouse.User, error) {
 	u, err := sqlstore.NewUser(u, db.Now())
 	if err != nil {
 		return u, err
@@ -40,7 +40,10 @@ func (db *DB) CreateUser(ctx context.Context, u gatehouse.User) (gatehouse.User,
 		if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
 			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, sqlstore.UserEntry(e, u).Change("role", "", string(u.Role)))
 	})
 	return u, err
 }
@@ -96,7 +99,7 @@ func (db *DB) users(ctx context.Context, q queryer, query string, args ...any) (
 }
 
 // SetUserPassword replaces a user's password hash and ends their sessions.
-func (db *DB) SetUserPassword(ctx context.Context, orgID uuid.UUID, email, passwordHash string) (gatehouse.User, error) {
+func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email, passwordHash string) (gatehouse.User, error) {
 	var u gatehouse.User
 	err := db.withTx(ctx, func(tx *sql.Tx) (err error) {
 		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
@@ -106,15 +109,17 @@ func (db *DB) SetUserPassword(ctx context.Context, orgID uuid.UUID, email, passw
 			return err
 		}
 		u.PasswordHash = passwordHash
-		_, err = tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:])
-		return err
+		if _, err = tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:]); err != nil {
+			return err
+		}
+		return db.appendAuditOfUser(ctx, tx, sqlstore.UserEntry(e, u))
 	})
 	return u, err
 }
 
 // SetUserRole changes a user's role, refusing to demote the last admin,
 // and ends the user's sessions when the role is lowered.
-func (db *DB) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
+func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
 	var u gatehouse.User
 	err := db.withTx(ctx, func(tx *sql.Tx) (err error) {
 		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
@@ -128,18 +133,23 @@ func (db *DB) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, ro
 		if _, err := tx.ExecContext(ctx, "UPDATE users SET role = ? WHERE id = ?", role, u.ID[:]); err != nil {
 			return err
 		}
-		lowered := role.Below(u.Role)
+		lowered, old := role.Below(u.Role), u.Role
 		u.Role = role
 		if lowered {
-			_, err = tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:])
+			if _, err = tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:]); err != nil {
+				return err
+			}
 		}
-		return err
+		if old == role {
+			return nil
+		}
+		return db.appendAuditOfUser(ctx, tx, sqlstore.UserEntry(e, u).Change("role", string(old), string(role)))
 	})
 	return u, err
 }
 
 // RemoveUser deletes a user and their sessions, unless it is the last admin.
-func (db *DB) RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (gatehouse.User, error) {
+func (db *DB) RemoveUser(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string) (gatehouse.User, error) {
 	var u gatehouse.User
 	err := db.withTx(ctx, func(tx *sql.Tx) (err error) {
 		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
@@ -151,6 +161,9 @@ func (db *DB) RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (ga
 			}
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:]); err != nil {
+			return err
+		}
+		if err := db.appendAuditOfUser(ctx, tx, sqlstore.UserEntry(e, u)); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, "DELETE FROM users WHERE id = ?", u.ID[:])
@@ -187,4 +200,13 @@ func (db *DB) SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone
 		}
 		return nil
 	})
+}
+
+// appendAuditOfUser appends e, an entry about a user of its organization.
+func (db *DB) appendAuditOfUser(ctx context.Context, tx *sql.Tx, e gatehouse.AuditEntry) error {
+	org, err := db.orgSeq(ctx, tx, e.OrgID)
+	if err != nil {
+		return err
+	}
+	return db.appendAudit(ctx, tx, org, e)
 }

@@ -29,27 +29,27 @@ func testOrganizations(t *testing.T, f *fixture) {
 	}
 	_, err = f.s.FindOrganization(ctx, gatehouse.NewID())
 	wantErr(t, "unknown organization", err, gatehouse.ErrNotFound)
-	renamed, err := f.s.RenameOrganization(ctx, b.ID, "  Beta Studios ")
+	renamed, err := f.s.RenameOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationRenamed), b.ID, "  Beta Studios ")
 	if err != nil || renamed.ID != b.ID || renamed.Name != "Beta Studios" || renamed.CreatedAt != b.CreatedAt {
 		t.Errorf("RenameOrganization = %+v, %v", renamed, err)
 	}
 	if got, _ := f.s.FindOrganization(ctx, b.ID); got != renamed {
 		t.Errorf("after the rename FindOrganization = %+v, want %+v", got, renamed)
 	}
-	_, err = f.s.RenameOrganization(ctx, gatehouse.NewID(), "X")
+	_, err = f.s.RenameOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationRenamed), gatehouse.NewID(), "X")
 	wantErr(t, "rename an unknown organization", err, gatehouse.ErrNotFound)
-	_, err = f.s.RenameOrganization(ctx, a.ID, " ")
+	_, err = f.s.RenameOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationRenamed), a.ID, " ")
 	wantErr(t, "rename to an empty name", err, gatehouse.ErrInvalid, "name")
-	_, err = f.s.CreateOrganization(ctx, " ")
+	_, err = f.s.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), " ")
 	wantErr(t, "empty name", err, gatehouse.ErrInvalid, "name")
-	_, err = f.s.CreateOrganization(ctx, strings.Repeat("x", gatehouse.MaxNameLen+1))
+	_, err = f.s.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), strings.Repeat("x", gatehouse.MaxNameLen+1))
 	wantErr(t, "long name", err, gatehouse.ErrInvalid, "name")
-	_, err = f.s.CreateOrganization(ctx, "Acme\u009b31m")
+	_, err = f.s.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme\u009b31m")
 	wantErr(t, "C1 control in a name", err, gatehouse.ErrInvalid, "name")
-	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "ops@example.com", Name: "Ops\x1b]0;pwned\x07", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "ops@example.com", Name: "Ops\x1b]0;pwned\x07", PasswordHash: "h"})
 	wantErr(t, "escape sequence in a user name", err, gatehouse.ErrInvalid, "name")
 	_, prefix, hash := gatehouse.GenerateKey()
-	err = f.s.CreateAPIKey(ctx, gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: a.ID, Name: "sync\x1b[1A\x1b[2K", Prefix: prefix, Hash: hash,
+	err = f.s.CreateAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: a.ID, Name: "sync\x1b[1A\x1b[2K", Prefix: prefix, Hash: hash,
 		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}, CreatedAt: f.now})
 	wantErr(t, "escape sequence in a key name", err, gatehouse.ErrInvalid, "name")
 }
@@ -63,7 +63,7 @@ func testAPIKeys(t *testing.T, f *fixture) {
 		if edit != nil {
 			edit(&k)
 		}
-		must(t, f.s.CreateAPIKey(ctx, k))
+		must(t, f.s.CreateAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), k))
 		f.now = f.now.Add(time.Millisecond)
 		return k
 	}
@@ -88,21 +88,21 @@ func testAPIKeys(t *testing.T, f *fixture) {
 	if len(list) != 2 || list[0].ID != plain.ID || list[1].ID != full.ID {
 		t.Errorf("ListAPIKeys: want the organization's two keys, newest first: %v", list)
 	}
-	err = f.s.CreateAPIKey(ctx, gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: gatehouse.NewID(), Name: "x", Scopes: full.Scopes, CreatedAt: f.now})
+	err = f.s.CreateAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: gatehouse.NewID(), Name: "x", Scopes: full.Scopes, CreatedAt: f.now})
 	wantErr(t, "key of an unknown organization", err, gatehouse.ErrNotFound)
 
 	first := f.now
-	_, err = f.s.RevokeAPIKey(ctx, b.ID, plain.ID, first)
+	_, err = f.s.RevokeAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyRevoked), b.ID, plain.ID, first)
 	wantErr(t, "revoke another organization's key", err, gatehouse.ErrNotFound)
-	revoked, err := f.s.RevokeAPIKey(ctx, a.ID, plain.ID, first)
+	revoked, err := f.s.RevokeAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyRevoked), a.ID, plain.ID, first)
 	if err != nil || revoked.RevokedAt == nil || !revoked.RevokedAt.Equal(first) {
 		t.Fatalf("revoke: %v %v", revoked.RevokedAt, err)
 	}
-	again, err := f.s.RevokeAPIKey(ctx, a.ID, plain.ID, first.Add(time.Hour))
+	again, err := f.s.RevokeAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyRevoked), a.ID, plain.ID, first.Add(time.Hour))
 	if err != nil || !again.RevokedAt.Equal(first) {
 		t.Errorf("a second revoke moved RevokedAt to %v (%v)", again.RevokedAt, err)
 	}
-	_, err = f.s.RevokeAPIKey(ctx, a.ID, gatehouse.NewID(), first)
+	_, err = f.s.RevokeAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyRevoked), a.ID, gatehouse.NewID(), first)
 	wantErr(t, "revoke unknown key", err, gatehouse.ErrNotFound)
 
 	found, err := f.s.FindAPIKey(ctx, a.ID, plain.ID)
@@ -141,7 +141,7 @@ func testLocations(t *testing.T, f *fixture) {
 	// Events keep the names they were recorded with.
 	ev := f.attempt(door, gatehouse.EventAccessGranted, 1)
 	f.ingest(a.ID, ev)
-	renamed, err := f.s.RenameLocation(ctx, a.ID, hq.ID, "Headquarters")
+	renamed, err := f.s.RenameLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationRenamed), a.ID, hq.ID, "Headquarters")
 	if err != nil || renamed.Name != "Headquarters" || len(renamed.AccessPoints) != 2 {
 		t.Fatalf("rename: %+v %v", renamed, err)
 	}
@@ -153,9 +153,9 @@ func testLocations(t *testing.T, f *fixture) {
 
 	_, err = f.s.FindLocation(ctx, b.ID, hq.ID)
 	wantErr(t, "find another organization's location", err, gatehouse.ErrNotFound)
-	_, err = f.s.RenameLocation(ctx, b.ID, hq.ID, "Mine")
+	_, err = f.s.RenameLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationRenamed), b.ID, hq.ID, "Mine")
 	wantErr(t, "rename another organization's location", err, gatehouse.ErrNotFound)
-	_, err = f.s.CreateAccessPoint(ctx, b.ID, hq.ID, "Sneaky door")
+	_, err = f.s.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), b.ID, hq.ID, "Sneaky door")
 	wantErr(t, "access point under another organization's location", err, gatehouse.ErrNotFound)
 	if owner, err := f.s.OrgOfLocation(ctx, hq.ID); err != nil || owner != a.ID {
 		t.Errorf("OrgOfLocation = %v, %v; want %v", owner, err, a.ID)
@@ -167,20 +167,20 @@ func testLocations(t *testing.T, f *fixture) {
 	}
 	_, err = f.s.OrgOfAccessPoint(ctx, hq.ID)
 	wantErr(t, "owner of an unknown access point", err, gatehouse.ErrNotFound)
-	_, err = f.s.CreateLocation(ctx, gatehouse.NewID(), "X")
+	_, err = f.s.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), gatehouse.NewID(), "X")
 	wantErr(t, "location of an unknown organization", err, gatehouse.ErrNotFound)
-	_, err = f.s.CreateLocation(ctx, a.ID, "")
+	_, err = f.s.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), a.ID, "")
 	wantErr(t, "empty location name", err, gatehouse.ErrInvalid, "name")
-	_, err = f.s.RenameLocation(ctx, a.ID, hq.ID, "")
+	_, err = f.s.RenameLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationRenamed), a.ID, hq.ID, "")
 	wantErr(t, "empty new name", err, gatehouse.ErrInvalid, "name")
 
 	// Names reach terminals (key list) and pages: no control characters,
 	// and no NUL, which PostgreSQL would refuse with an internal error.
-	_, err = f.s.CreateLocation(ctx, a.ID, "HQ\x00")
+	_, err = f.s.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), a.ID, "HQ\x00")
 	wantErr(t, "NUL in a location name", err, gatehouse.ErrInvalid, "name")
-	_, err = f.s.CreateAccessPoint(ctx, a.ID, hq.ID, "Door\x1b[2J")
+	_, err = f.s.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), a.ID, hq.ID, "Door\x1b[2J")
 	wantErr(t, "escape sequence in an access point name", err, gatehouse.ErrInvalid, "name")
-	_, err = f.s.RenameLocation(ctx, a.ID, hq.ID, "\u202erood tnorF")
+	_, err = f.s.RenameLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationRenamed), a.ID, hq.ID, "\u202erood tnorF")
 	wantErr(t, "right-to-left override in a new name", err, gatehouse.ErrInvalid, "name")
 }
 
@@ -221,23 +221,23 @@ func testListLocationsPages(t *testing.T, f *fixture) {
 
 func testUsers(t *testing.T, f *fixture) {
 	a, b := f.org("Acme"), f.org("Beta")
-	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: " Ops@Example.COM ", Name: "Ops", Role: gatehouse.RoleViewer, PasswordHash: "h"})
+	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: " Ops@Example.COM ", Name: "Ops", Role: gatehouse.RoleViewer, PasswordHash: "h"})
 	must(t, err)
 	if u.Email != "ops@example.com" || u.ID == (uuid.UUID{}) || u.Role != gatehouse.RoleAdmin {
 		t.Errorf("created %+v; the first user of an organization is an admin whatever was asked", u)
 	}
-	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "OPS@example.com", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "OPS@example.com", PasswordHash: "h"})
 	wantErr(t, "duplicate email in the organization, in another case", err, gatehouse.ErrConflict)
-	inB, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: b.ID, Email: "OPS@example.com", PasswordHash: "h2"})
+	inB, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: b.ID, Email: "OPS@example.com", PasswordHash: "h2"})
 	if err != nil || inB.OrgID != b.ID {
 		t.Errorf("the same email in another organization: %+v %v", inB, err)
 	}
 	f.now = f.now.Add(time.Second)
-	viewer, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "look@example.com", PasswordHash: "h"})
+	viewer, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "look@example.com", PasswordHash: "h"})
 	if err != nil || viewer.Role != gatehouse.RoleViewer {
 		t.Errorf("a second user with no role asked: %+v %v", viewer, err)
 	}
-	op, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "door@example.com", Role: gatehouse.RoleOperator, PasswordHash: "h"})
+	op, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "door@example.com", Role: gatehouse.RoleOperator, PasswordHash: "h"})
 	if err != nil || op.Role != gatehouse.RoleOperator {
 		t.Errorf("an operator: %+v %v", op, err)
 	}
@@ -258,11 +258,11 @@ func testUsers(t *testing.T, f *fixture) {
 	if want := []string{"door@example.com operator", "look@example.com viewer", "ops@example.com admin"}; !slices.Equal(emails, want) {
 		t.Errorf("ListUsers = %q, want %q", emails, want)
 	}
-	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: gatehouse.NewID(), Email: "x@example.com", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: gatehouse.NewID(), Email: "x@example.com", PasswordHash: "h"})
 	wantErr(t, "user of an unknown organization", err, gatehouse.ErrNotFound)
-	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "not-an-email", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "not-an-email", PasswordHash: "h"})
 	wantErr(t, "bad email", err, gatehouse.ErrInvalid, "email")
-	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "x@example.com", Role: "owner", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "x@example.com", Role: "owner", PasswordHash: "h"})
 	wantErr(t, "unknown role", err, gatehouse.ErrInvalid, "role")
 }
 
@@ -271,15 +271,15 @@ func testUsers(t *testing.T, f *fixture) {
 // organization always keeps an admin.
 func testUserRoles(t *testing.T, f *fixture) {
 	a, b := f.org("Acme"), f.org("Beta")
-	admin, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "admin@example.com", PasswordHash: "h"})
+	admin, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "admin@example.com", PasswordHash: "h"})
 	must(t, err)
-	_, err = f.s.CreateUser(ctx, gatehouse.User{OrgID: b.ID, Email: "admin@example.com", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: b.ID, Email: "admin@example.com", PasswordHash: "h"})
 	must(t, err)
-	op, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: a.ID, Email: "op@example.com", Role: gatehouse.RoleOperator, PasswordHash: "h"})
+	op, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "op@example.com", Role: gatehouse.RoleOperator, PasswordHash: "h"})
 	must(t, err)
 	session := func(u gatehouse.User) [32]byte {
 		s, token := sessions.New(u.ID, f.now)
-		must(t, f.s.CreateSession(ctx, s))
+		must(t, f.s.CreateSession(ctx, gatehouse.SystemEntry(gatehouse.AuditSignedIn), s))
 		return sessions.Hash(token)
 	}
 	alive := func(h [32]byte) bool {
@@ -287,17 +287,17 @@ func testUserRoles(t *testing.T, f *fixture) {
 		return err == nil
 	}
 
-	_, err = f.s.SetUserRole(ctx, a.ID, "ADMIN@example.com", gatehouse.RoleOperator)
+	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "ADMIN@example.com", gatehouse.RoleOperator)
 	wantErr(t, "demoting the last admin", err, gatehouse.ErrConflict)
-	_, err = f.s.RemoveUser(ctx, a.ID, "admin@example.com")
+	_, err = f.s.RemoveUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRemoved), a.ID, "admin@example.com")
 	wantErr(t, "removing the last admin", err, gatehouse.ErrConflict)
-	_, err = f.s.SetUserRole(ctx, a.ID, "nobody@example.com", gatehouse.RoleViewer)
+	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "nobody@example.com", gatehouse.RoleViewer)
 	wantErr(t, "an unknown user", err, gatehouse.ErrNotFound)
-	_, err = f.s.SetUserRole(ctx, gatehouse.NewID(), "op@example.com", gatehouse.RoleViewer)
+	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), gatehouse.NewID(), "op@example.com", gatehouse.RoleViewer)
 	wantErr(t, "another organization's user", err, gatehouse.ErrNotFound)
 
 	opSession := session(op)
-	raised, err := f.s.SetUserRole(ctx, a.ID, "op@example.com", gatehouse.RoleAdmin)
+	raised, err := f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "op@example.com", gatehouse.RoleAdmin)
 	if err != nil || raised.Role != gatehouse.RoleAdmin || !alive(opSession) {
 		t.Errorf("raised to admin: %+v %v; sessions alive %v (a raise keeps them)", raised, err, alive(opSession))
 	}
@@ -305,22 +305,22 @@ func testUserRoles(t *testing.T, f *fixture) {
 		t.Errorf("the session's user after the raise: %+v %v", user, err)
 	}
 	adminSession := session(admin)
-	lowered, err := f.s.SetUserRole(ctx, a.ID, "admin@example.com", gatehouse.RoleViewer)
+	lowered, err := f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "admin@example.com", gatehouse.RoleViewer)
 	if err != nil || lowered.Role != gatehouse.RoleViewer || alive(adminSession) {
 		t.Errorf("lowered to viewer: %+v %v; session alive %v (a lowered role ends it)", lowered, err, alive(adminSession))
 	}
-	_, err = f.s.SetUserRole(ctx, a.ID, "op@example.com", gatehouse.RoleViewer)
+	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "op@example.com", gatehouse.RoleViewer)
 	wantErr(t, "demoting the new last admin", err, gatehouse.ErrConflict)
 
 	viewerSession := session(lowered)
-	removed, err := f.s.RemoveUser(ctx, a.ID, "admin@example.com")
+	removed, err := f.s.RemoveUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRemoved), a.ID, "admin@example.com")
 	if err != nil || removed.ID != admin.ID || alive(viewerSession) {
 		t.Errorf("removed: %+v %v; session alive %v", removed, err, alive(viewerSession))
 	}
 	if got, _ := f.s.FindUsersByEmail(ctx, "admin@example.com"); len(got) != 1 || got[0].OrgID != b.ID {
 		t.Errorf("after removal from Acme, the email's users: %+v", got)
 	}
-	_, err = f.s.RemoveUser(ctx, a.ID, "admin@example.com")
+	_, err = f.s.RemoveUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRemoved), a.ID, "admin@example.com")
 	wantErr(t, "removing a removed user", err, gatehouse.ErrNotFound)
 }
 

@@ -13,10 +13,10 @@ var sessions = gatehouse.NewSessions([]byte("storetest secret"))
 
 func testSessions(t *testing.T, f *fixture) {
 	o := f.org("Acme")
-	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: o.ID, Email: "Ops@Acme.test", Name: "Ops", PasswordHash: "x"})
+	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "Ops@Acme.test", Name: "Ops", PasswordHash: "x"})
 	must(t, err)
 	s, token := sessions.New(u.ID, f.now)
-	must(t, f.s.CreateSession(ctx, s))
+	must(t, f.s.CreateSession(ctx, gatehouse.SystemEntry(gatehouse.AuditSignedIn), s))
 
 	got, user, err := f.s.FindSession(ctx, sessions.Hash(token), f.now.Add(time.Hour))
 	must(t, err)
@@ -31,7 +31,7 @@ func testSessions(t *testing.T, f *fixture) {
 	}
 
 	other, otherToken := sessions.New(u.ID, f.now.Add(-gatehouse.SessionLifetime-time.Minute)) // already expired
-	must(t, f.s.CreateSession(ctx, other))
+	must(t, f.s.CreateSession(ctx, gatehouse.SystemEntry(gatehouse.AuditSignedIn), other))
 	must(t, f.s.DeleteSession(ctx, sessions.Hash(token), f.now))
 	if _, _, err := f.s.FindSession(ctx, sessions.Hash(token), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("after sign-out: %v", err)
@@ -44,11 +44,11 @@ func testSessions(t *testing.T, f *fixture) {
 
 func testSetUserPassword(t *testing.T, f *fixture) {
 	o := f.org("Acme")
-	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "old"})
+	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "old"})
 	must(t, err)
 	s, token := sessions.New(u.ID, f.now)
-	must(t, f.s.CreateSession(ctx, s))
-	got, err := f.s.SetUserPassword(ctx, o.ID, "OPS@acme.test", "new")
+	must(t, f.s.CreateSession(ctx, gatehouse.SystemEntry(gatehouse.AuditSignedIn), s))
+	got, err := f.s.SetUserPassword(ctx, gatehouse.SystemEntry(gatehouse.AuditUserPasswordSet), o.ID, "OPS@acme.test", "new")
 	must(t, err)
 	if got.ID != u.ID || got.PasswordHash != "new" {
 		t.Errorf("set: %+v", got)
@@ -59,10 +59,10 @@ func testSetUserPassword(t *testing.T, f *fixture) {
 	if _, _, err := f.s.FindSession(ctx, sessions.Hash(token), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("a session survived the password change: %v", err)
 	}
-	if _, err := f.s.SetUserPassword(ctx, o.ID, "nobody@acme.test", "x"); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, err := f.s.SetUserPassword(ctx, gatehouse.SystemEntry(gatehouse.AuditUserPasswordSet), o.ID, "nobody@acme.test", "x"); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("an unknown email: %v", err)
 	}
-	if _, err := f.s.SetUserPassword(ctx, f.org("Beta").ID, "ops@acme.test", "x"); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, err := f.s.SetUserPassword(ctx, gatehouse.SystemEntry(gatehouse.AuditUserPasswordSet), f.org("Beta").ID, "ops@acme.test", "x"); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("the email in another organization: %v", err)
 	}
 }
@@ -71,14 +71,14 @@ func testSetUserPassword(t *testing.T, f *fixture) {
 // session, and only the user's own organization can set it.
 func testUserTimeZone(t *testing.T, f *fixture) {
 	o, rival := f.org("Acme"), f.org("Rival")
-	u, err := f.s.CreateUser(ctx, gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "x"})
+	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "x"})
 	must(t, err)
 	if u.TimeZone != "" {
 		t.Errorf("a new user's zone is %q, want the browser's (\"\")", u.TimeZone)
 	}
 	must(t, f.s.SetUserTimeZone(ctx, o.ID, u.ID, "Europe/Berlin"))
 	s, token := sessions.New(u.ID, f.now)
-	must(t, f.s.CreateSession(ctx, s))
+	must(t, f.s.CreateSession(ctx, gatehouse.SystemEntry(gatehouse.AuditSignedIn), s))
 	if _, user, err := f.s.FindSession(ctx, sessions.Hash(token), f.now); err != nil || user.TimeZone != "Europe/Berlin" {
 		t.Errorf("the session's user: %q, %v", user.TimeZone, err)
 	}

@@ -48,6 +48,10 @@ func Run(t *testing.T, open Opener) {
 		{"SetUserPassword", testSetUserPassword},
 		{"UserTimeZone", testUserTimeZone},
 		{"Oracle", testOracle},
+		{"AuditAppend", testAuditAppend},
+		{"AuditFailedChange", testAuditFailedChange},
+		{"AuditPages", testAuditPages},
+		{"AuditAppendOnly", testAuditAppendOnly},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)
@@ -70,21 +74,21 @@ var ctx = context.Background()
 
 func (f *fixture) org(name string) gatehouse.Organization {
 	f.t.Helper()
-	o, err := f.s.CreateOrganization(ctx, name)
+	o, err := f.s.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), name)
 	must(f.t, err)
 	return o
 }
 
 func (f *fixture) location(org uuid.UUID, name string) gatehouse.Location {
 	f.t.Helper()
-	l, err := f.s.CreateLocation(ctx, org, name)
+	l, err := f.s.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org, name)
 	must(f.t, err)
 	return l
 }
 
 func (f *fixture) accessPoint(org, loc uuid.UUID, name string) gatehouse.AccessPoint {
 	f.t.Helper()
-	ap, err := f.s.CreateAccessPoint(ctx, org, loc, name)
+	ap, err := f.s.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org, loc, name)
 	must(f.t, err)
 	return ap
 }

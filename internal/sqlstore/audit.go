@@ -1,0 +1,51 @@
+package sqlstore
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// AuditChanges writes an entry's changes as the JSON both stores keep.
+func AuditChanges(e gatehouse.AuditEntry) ([]byte, error) {
+	return json.Marshal(e.Changes)
+}
+
+// ReadAuditChanges reads what AuditChanges wrote.
+func ReadAuditChanges(b []byte) (map[string]gatehouse.AuditChange, error) {
+	changes := map[string]gatehouse.AuditChange{}
+	if err := json.Unmarshal(b, &changes); err != nil {
+		return nil, fmt.Errorf("audit changes: %w", err)
+	}
+	return changes, nil
+}
+
+// OptID is id as a nullable column: NULL for none.
+func OptID(id *uuid.UUID) any {
+	if id == nil {
+		return nil
+	}
+	return id[:]
+}
+
+// AuditPage is the page of entries, read one beyond limit in keyset
+// order: at most limit entries (never nil), and the key of the next page
+// when another follows.
+func AuditPage(entries []gatehouse.AuditEntry, limit int) gatehouse.AuditPage {
+	if entries == nil {
+		entries = []gatehouse.AuditEntry{}
+	}
+	page := gatehouse.AuditPage{}
+	var last *gatehouse.AuditEntry
+	if page.Entries, last = TrimPage(entries, limit); last != nil {
+		page.Next = &gatehouse.AuditKey{At: last.At, ID: last.ID}
+	}
+	return page
+}
+
+// UserEntry is e about the user u, in u's organization.
+func UserEntry(e gatehouse.AuditEntry, u gatehouse.User) gatehouse.AuditEntry {
+	return e.Of(u.OrgID, gatehouse.AuditTarget{Type: gatehouse.TargetUser, ID: u.ID, Name: u.Email})
+}

@@ -87,3 +87,19 @@ func TestAuditLogIsForAdmins(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditLogTimesFollowTheChosenZone: the Audit log says its times in
+// the zone the user chose, as the Event Log does.
+func TestAuditLogTimesFollowTheChosenZone(t *testing.T) {
+	s := newSite(t)
+	admin := s.signedIn(s.tenant("Acme"))
+	page := admin.do("GET", "/dashboard/events", nil)
+	if r := admin.do("POST", "/dashboard/zone", url.Values{"csrf": {csrfOf(t, page.body)}, "zone": {"Asia/Tokyo"},
+		"next": {"/dashboard/audit"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("choosing a zone: %d", r.status)
+	}
+	audit := admin.do("GET", "/dashboard/audit", nil)
+	if !strings.Contains(audit.body, "Time (Asia/Tokyo)") || !strings.Contains(audit.body, " JST</time>") {
+		t.Errorf("the Audit log's times are not in the chosen zone: %.2000s", audit.body)
+	}
+}

@@ -26,6 +26,8 @@ const (
 	AuditLocationCreated     AuditAction = "location.created"
 	AuditLocationRenamed     AuditAction = "location.renamed"
 	AuditAccessPointCreated  AuditAction = "access_point.created"
+	AuditAccessPointRenamed  AuditAction = "access_point.renamed"
+	AuditAccessPointMoved    AuditAction = "access_point.moved"
 	AuditOrganizationCreated AuditAction = "organization.created"
 	AuditOrganizationRenamed AuditAction = "organization.renamed"
 )
@@ -35,6 +37,7 @@ var AuditActions = []AuditAction{
 	AuditSignedIn, AuditSignInFailed, AuditAPIKeyCreated, AuditAPIKeyRevoked,
 	AuditUserAdded, AuditUserRoleChanged, AuditUserRemoved, AuditUserPasswordSet,
 	AuditLocationCreated, AuditLocationRenamed, AuditAccessPointCreated,
+	AuditAccessPointRenamed, AuditAccessPointMoved,
 	AuditOrganizationCreated, AuditOrganizationRenamed,
 }
 

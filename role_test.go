@@ -19,6 +19,14 @@ func TestRolesInTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	annex, err := f.svc.CreateLocation(bg, f.org.ID, "Annex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	door, err := f.svc.CreateAccessPoint(bg, f.org.ID, loc.ID, "Door")
+	if err != nil {
+		t.Fatal(err)
+	}
 	key, _, err := f.svc.CreateAPIKey(bg, gatehouse.NewAPIKey{OrgID: f.org.ID, Name: "k", Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}})
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +58,14 @@ func TestRolesInTheService(t *testing.T) {
 		}},
 		{"create an access point", true, func(ctx context.Context) error {
 			_, err := f.svc.CreateAccessPoint(ctx, f.org.ID, loc.ID, "Door")
+			return err
+		}},
+		{"rename an access point", true, func(ctx context.Context) error {
+			_, err := f.svc.RenameAccessPoint(ctx, f.org.ID, door.ID, "Front door")
+			return err
+		}},
+		{"move an access point", true, func(ctx context.Context) error {
+			_, err := f.svc.MoveAccessPoint(ctx, f.org.ID, door.ID, annex.ID)
 			return err
 		}},
 		{"list users", true, func(ctx context.Context) error { _, err := f.svc.ListUsers(ctx, f.org.ID); return err }},

@@ -59,7 +59,14 @@ func TestServiceAuditsEveryChangeOnceWithItsActor(t *testing.T) {
 		}
 	}
 	must(f.svc.RenameLocation(asAdmin, f.org.ID, l.ID, "Head office"))
-	must(f.svc.CreateAccessPoint(asKey, f.org.ID, l.ID, "Door"))
+	door, err := f.svc.CreateAccessPoint(asKey, f.org.ID, l.ID, "Door")
+	must(door, err)
+	annex, err := f.svc.CreateLocation(asAdmin, f.org.ID, "Annex")
+	must(annex, err)
+	for range 2 { // the second time changes nothing and records nothing
+		must(f.svc.RenameAccessPoint(asAdmin, f.org.ID, door.ID, "Front door"))
+		must(f.svc.MoveAccessPoint(asAdmin, f.org.ID, door.ID, annex.ID))
+	}
 	k, raw, err := f.svc.CreateAPIKey(asAdmin, gatehouse.NewAPIKey{OrgID: f.org.ID, Name: "ci", Scopes: []gatehouse.Scope{gatehouse.ScopeAuditRead}})
 	must(k, err)
 	must(f.svc.RevokeAPIKey(asAdmin, f.org.ID, k.ID))
@@ -88,9 +95,25 @@ func TestServiceAuditsEveryChangeOnceWithItsActor(t *testing.T) {
 			t.Errorf("%s: actor %+v, request %q from %q", e.Action, e.Actor, e.RequestID, e.ClientAddress)
 		}
 	}
-	userActor(only(t, log, gatehouse.AuditLocationCreated))
+	if created := filter(log, gatehouse.AuditLocationCreated); len(created) != 2 {
+		t.Errorf("location.created entries: %+v", created)
+	} else {
+		userActor(created[0])
+		userActor(created[1])
+	}
 	userActor(only(t, log, gatehouse.AuditLocationRenamed))
 	userActor(only(t, log, gatehouse.AuditAPIKeyRevoked))
+	apRenamed, apMoved := only(t, log, gatehouse.AuditAccessPointRenamed), only(t, log, gatehouse.AuditAccessPointMoved)
+	userActor(apRenamed)
+	userActor(apMoved)
+	if apRenamed.Target != (gatehouse.AuditTarget{Type: gatehouse.TargetAccessPoint, ID: door.ID, Name: "Front door"}) ||
+		apRenamed.Changes["name"] != (gatehouse.AuditChange{From: "Door", To: "Front door"}) || len(apRenamed.Changes) != 1 {
+		t.Errorf("access point renamed: %+v", apRenamed)
+	}
+	if apMoved.Target.ID != door.ID || len(apMoved.Changes) != 1 ||
+		apMoved.Changes["locationId"] != (gatehouse.AuditChange{From: l.ID.String(), To: annex.ID.String()}) {
+		t.Errorf("access point moved: %+v", apMoved)
+	}
 	userActor(only(t, log, gatehouse.AuditUserRoleChanged))
 	userActor(only(t, log, gatehouse.AuditUserPasswordSet))
 	userActor(only(t, log, gatehouse.AuditUserRemoved))

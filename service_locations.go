@@ -118,6 +118,34 @@ func (s *Service) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.
 	return s.store.CreateAccessPoint(ctx, e, orgID, locationID, name)
 }
 
+// RenameAccessPoint renames one of the organization's access points;
+// events keep the names they were recorded with, and an unchanged name
+// records nothing. A *ValidationError keyed "name"; ErrNotFound for an
+// unknown access point or one of another organization.
+// ErrForbidden unless the acting user is an admin.
+func (s *Service) RenameAccessPoint(ctx context.Context, orgID, id uuid.UUID, name string) (AccessPoint, error) {
+	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+		return AccessPoint{}, err
+	}
+	name, err := CheckName("name", name)
+	if err != nil {
+		return AccessPoint{}, err
+	}
+	return s.store.RenameAccessPoint(ctx, s.entry(ctx, orgID, AuditAccessPointRenamed, TargetAccessPoint), orgID, id, name)
+}
+
+// MoveAccessPoint re-homes one of the organization's access points under
+// another of its locations; events keep the location they were recorded
+// with, and moving to the location it is in records nothing. ErrNotFound
+// for an unknown access point or location, or one of another organization.
+// ErrForbidden unless the acting user is an admin.
+func (s *Service) MoveAccessPoint(ctx context.Context, orgID, id, locationID uuid.UUID) (AccessPoint, error) {
+	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+		return AccessPoint{}, err
+	}
+	return s.store.MoveAccessPoint(ctx, s.entry(ctx, orgID, AuditAccessPointMoved, TargetAccessPoint), orgID, id, locationID)
+}
+
 // ListAccessPoints returns the access points of one of the organization's
 // locations, ordered by name then id; ErrNotFound for an unknown location.
 func (s *Service) ListAccessPoints(ctx context.Context, orgID, locationID uuid.UUID) ([]AccessPoint, error) {

@@ -75,6 +75,16 @@ type Store interface {
 	// CreateAccessPoint stores an access point under an organization's
 	// location. ErrNotFound for a location of another organization.
 	CreateAccessPoint(ctx context.Context, e AuditEntry, orgID, locationID uuid.UUID, name string) (AccessPoint, error)
+	// RenameAccessPoint renames an organization's access point; events
+	// keep the name they were recorded with. Nothing is recorded when the
+	// name is unchanged. ErrNotFound, ErrInvalid.
+	RenameAccessPoint(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, name string) (AccessPoint, error)
+	// MoveAccessPoint re-homes an organization's access point under
+	// another of its locations; events keep the location they were
+	// recorded with. Nothing is recorded when the location is unchanged.
+	// ErrNotFound for an unknown access point or a location of another
+	// organization.
+	MoveAccessPoint(ctx context.Context, e AuditEntry, orgID, id, locationID uuid.UUID) (AccessPoint, error)
 	// ListLocations returns a page of an organization's locations ordered by
 	// name then id, each with its access points ordered by name then id.
 	// after, when set, is the last location of the previous page; next is

@@ -59,6 +59,8 @@ func commands() []command {
 		{"location rename", "rename a location (events keep the recorded name): LOCATION_ID --name NAME", runLocationRename},
 		{"location list", "list an organization's locations: --org ID", runLocationList},
 		{"access-point create", "create an access point: --location ID --name NAME", runAccessPointCreate},
+		{"access-point rename", "rename an access point (events keep the recorded name): ACCESS_POINT_ID --name NAME", runAccessPointRename},
+		{"access-point move", "move an access point to another location of its organization: ACCESS_POINT_ID --location ID", runAccessPointMove},
 		{"access-point list", "list a location's access points: --location ID", runAccessPointList},
 		{"event import", "import NDJSON events: --org ID [FILE|-]", runEventImport},
 		{"user create", "create a dashboard user: --org ID --email EMAIL [--name NAME] [--role admin|operator|viewer]", runUserCreate},

@@ -192,6 +192,55 @@ func runAccessPointCreate(ctx context.Context, e *env) error {
 	})
 }
 
+func runAccessPointRename(ctx context.Context, e *env) error {
+	f := newFlags(e, "access-point rename")
+	name := f.String("name", "", "the new name; events keep the name they were recorded with")
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+		id, err := positionalID(args, "access-point rename ACCESS_POINT_ID --name NAME", "ACCESS_POINT_ID")
+		if err != nil {
+			return err
+		}
+		if err := required("name", *name); err != nil {
+			return err
+		}
+		orgID, err := svc.OrgOfAccessPoint(ctx, id)
+		if err != nil {
+			return err
+		}
+		ap, err := svc.RenameAccessPoint(ctx, orgID, id, *name)
+		if err != nil {
+			return err
+		}
+		return f.print(ap, "renamed access point %s to %q", ap.ID, ap.Name)
+	})
+}
+
+// runAccessPointMove re-homes an access point; the service refuses a
+// location of another organization than the access point's as unknown.
+func runAccessPointMove(ctx context.Context, e *env) error {
+	f := newFlags(e, "access-point move")
+	loc := f.String("location", "", "the location to move to, of the same organization; events keep the location they were recorded with")
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+		id, err := positionalID(args, "access-point move ACCESS_POINT_ID --location LOCATION_ID", "ACCESS_POINT_ID")
+		if err != nil {
+			return err
+		}
+		locID, err := parseID("location", *loc)
+		if err != nil {
+			return err
+		}
+		orgID, err := svc.OrgOfAccessPoint(ctx, id)
+		if err != nil {
+			return err
+		}
+		ap, err := svc.MoveAccessPoint(ctx, orgID, id, locID)
+		if err != nil {
+			return err
+		}
+		return f.print(ap, "moved access point %s %q to location %s", ap.ID, ap.Name, ap.LocationID)
+	})
+}
+
 func runAccessPointList(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point list")
 	loc := f.String("location", "", "location id")

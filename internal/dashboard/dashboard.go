@@ -104,6 +104,8 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/locations", d.page(d.createLocation))
 	mux.Handle("POST "+Prefix+"/locations/{id}/rename", d.page(d.renameLocation))
 	mux.Handle("POST "+Prefix+"/locations/{id}/access-points", d.page(d.createAccessPoint))
+	mux.Handle("POST "+Prefix+"/access-points/{id}/rename", d.page(d.renameAccessPoint))
+	mux.Handle("POST "+Prefix+"/access-points/{id}/move", d.page(d.moveAccessPoint))
 	mux.Handle("GET "+Prefix+"/keys", d.page(d.keysPage))
 	mux.Handle("POST "+Prefix+"/keys", d.page(d.createKey))
 	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.page(d.confirmRevoke))

@@ -9,7 +9,7 @@ import (
 )
 
 // locationsPage lists the organization's locations with their access
-// points, with forms to add and rename.
+// points, with forms to add and rename them and to move access points.
 type locationsPage struct {
 	Locations []gatehouse.Location
 	Issues    map[string][]string
@@ -38,7 +38,7 @@ func (d *dashboard) saved(w http.ResponseWriter, r *http.Request, err error, nam
 	case errors.As(err, &ve):
 		d.renderLocations(w, r, http.StatusBadRequest, locationsPage{Issues: ve.Issues, Name: name})
 	case errors.Is(err, gatehouse.ErrNotFound):
-		d.errorPage(w, r, http.StatusNotFound, "There is no such location.")
+		d.errorPage(w, r, http.StatusNotFound, "There is no such location or access point.")
 	case err != nil:
 		d.fail(w, r, err)
 	default:
@@ -61,6 +61,21 @@ func (d *dashboard) renameLocation(w http.ResponseWriter, r *http.Request) {
 
 func (d *dashboard) createAccessPoint(w http.ResponseWriter, r *http.Request) {
 	_, err := d.Service.CreateAccessPoint(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
+	d.saved(w, r, err, "")
+}
+
+// renameAccessPoint renames an access point of the viewer's organization.
+func (d *dashboard) renameAccessPoint(w http.ResponseWriter, r *http.Request) {
+	_, err := d.Service.RenameAccessPoint(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
+	d.saved(w, r, err, "")
+}
+
+// moveAccessPoint re-homes an access point of the viewer's organization
+// under the location chosen in the form's locationId; one that is not a
+// UUID is the nil UUID, which no location has.
+func (d *dashboard) moveAccessPoint(w http.ResponseWriter, r *http.Request) {
+	locationID, _ := uuid.Parse(r.PostFormValue("locationId"))
+	_, err := d.Service.MoveAccessPoint(r.Context(), viewerOf(r).user.OrgID, pathID(r), locationID)
 	d.saved(w, r, err, "")
 }
 

@@ -49,7 +49,8 @@ func TestRolesAreEnforcedByTheService(t *testing.T) {
 			t.Errorf("%s: the nav offers keys or users", role)
 		}
 		locs := b.do("GET", "/dashboard/locations", nil)
-		if locs.status != http.StatusOK || !strings.Contains(locs.body, acme.ap.Name) || strings.Contains(locs.body, "Create location") || strings.Contains(locs.body, "Rename") {
+		if locs.status != http.StatusOK || !strings.Contains(locs.body, acme.ap.Name) || strings.Contains(locs.body, "Create location") || strings.Contains(locs.body, "Rename") ||
+			strings.Contains(locs.body, "/dashboard/access-points/") {
 			t.Errorf("%s: locations %d, or its forms are offered", role, locs.status)
 		}
 		for _, path := range []string{"/dashboard/keys", "/dashboard/users"} {
@@ -63,6 +64,8 @@ func TestRolesAreEnforcedByTheService(t *testing.T) {
 			"/dashboard/locations": {"name": {"Forged"}},
 			"/dashboard/locations/" + acme.loc.ID.String() + "/rename":        {"name": {"Forged"}},
 			"/dashboard/locations/" + acme.loc.ID.String() + "/access-points": {"name": {"Forged"}},
+			"/dashboard/access-points/" + acme.ap.ID.String() + "/rename":     {"name": {"Forged"}},
+			"/dashboard/access-points/" + acme.ap.ID.String() + "/move":       {"locationId": {acme.loc.ID.String()}},
 			"/dashboard/users":        {"email": {"forged@example.test"}, "role": {"admin"}},
 			"/dashboard/users/role":   {"email": {acme.email}, "role": {"viewer"}},
 			"/dashboard/users/remove": {"email": {acme.email}},
@@ -77,7 +80,7 @@ func TestRolesAreEnforcedByTheService(t *testing.T) {
 	keys, _ := s.store.ListAPIKeys(ctx, acme.org.ID)
 	locs, _, _ := s.store.ListLocations(ctx, acme.org.ID, 10, nil)
 	users, _ := s.store.ListUsers(ctx, acme.org.ID)
-	if len(keys) != 0 || len(locs) != 1 || locs[0].Name != acme.loc.Name || len(locs[0].AccessPoints) != 1 || len(users) != 3 || users[0].Role != gatehouse.RoleAdmin {
+	if len(keys) != 0 || len(locs) != 1 || locs[0].Name != acme.loc.Name || len(locs[0].AccessPoints) != 1 || locs[0].AccessPoints[0].Name != acme.ap.Name || len(users) != 3 || users[0].Role != gatehouse.RoleAdmin {
 		t.Errorf("the forged posts changed something: %d keys, locations %+v, users %+v", len(keys), locs, users)
 	}
 }

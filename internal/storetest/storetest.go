@@ -31,6 +31,8 @@ func Run(t *testing.T, open Opener) {
 		{"APIKeys", testAPIKeys},
 		{"Locations", testLocations},
 		{"ListLocationsPages", testListLocationsPages},
+		{"RenameAccessPoint", testRenameAccessPoint},
+		{"MoveAccessPoint", testMoveAccessPoint},
 		{"Users", testUsers},
 		{"UserRoles", testUserRoles},
 		{"Ingest", testIngest},

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
-	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
@@ -28,19 +26,7 @@ type auditPage struct {
 // else (ErrForbidden), whatever the nav shows.
 func (d *dashboard) auditLog(w http.ResponseWriter, r *http.Request) {
 	orgID := viewerOf(r).user.OrgID
-	form := r.URL.Query()
-	for name, values := range form { // an empty field of the form is an absent filter
-		if !slices.ContainsFunc(values, func(s string) bool { return s != "" }) {
-			form.Del(name)
-		}
-	}
-	// prev holds the cursors of the newer pages walked to get here,
-	// newest first (the first page's is empty): the way back.
-	prev := strings.Split(form.Get("prev"), " ")
-	if form.Get("prev") == "" {
-		prev = nil
-	}
-	form.Del("prev")
+	form, prev := listForm(r)
 	p := auditPage{Form: form, Actions: gatehouse.AuditActions}
 	status := http.StatusOK
 	f, err := d.Service.ReadAuditQuery(orgID, form)
@@ -62,26 +48,11 @@ func (d *dashboard) auditLog(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.Entries = page.Entries
-		cursor := form.Get("cursor")
+		next := ""
 		if page.Next != nil {
-			older := withoutCursor(form)
-			older.Set("cursor", d.Service.AuditCursor(orgID, f, *page.Next))
-			if cursor != "" {
-				back := append([]string{cursor}, prev...)
-				older.Set("prev", strings.Join(back[:min(len(back), maxPrev)], " "))
-			}
-			p.Older = Prefix + "/audit?" + older.Encode()
+			next = d.Service.AuditCursor(orgID, f, *page.Next)
 		}
-		if cursor != "" {
-			newer := withoutCursor(form)
-			if len(prev) > 0 {
-				newer.Set("cursor", prev[0])
-				if len(prev) > 1 {
-					newer.Set("prev", strings.Join(prev[1:], " "))
-				}
-			}
-			p.Newer = Prefix + "/audit?" + newer.Encode()
-		}
+		p.Older, p.Newer = pageLinks(Prefix+"/audit", form, form.Get("cursor"), prev, next)
 	}
 	d.render(w, r, status, "audit", p)
 }

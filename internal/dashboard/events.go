@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,11 +14,6 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
 )
-
-// maxPrev bounds how many pages back the Newer link remembers (each a
-// cursor in the URL); past that, Newer leads towards the newest page by
-// the pages it still knows.
-const maxPrev = 40
 
 // eventLogPage is the Event Log: the filter form as sent, its problems,
 // and a page of events.
@@ -52,19 +46,7 @@ const countBound = 1000
 // code, reflected in the URL so that a view can be shared.
 func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 	orgID := viewerOf(r).user.OrgID
-	form := r.URL.Query()
-	for name, values := range form { // an empty field of the form is an absent filter
-		if !slices.ContainsFunc(values, func(s string) bool { return s != "" }) {
-			form.Del(name)
-		}
-	}
-	// prev is the way back: the cursors of the newer pages walked to get
-	// here, newest first, the first page's being empty. It is not a filter.
-	prev := strings.Split(form.Get("prev"), " ")
-	if form.Get("prev") == "" {
-		prev = nil
-	}
-	form.Del("prev")
+	form, prev := listForm(r)
 	p := eventLogPage{Form: form, Types: gatehouse.EventTypes, Scopes: gatehouse.CommandScopes, MaxRangeDay: 366,
 		CountBound: countBound}
 	if r.URL.RawQuery != "" {
@@ -104,25 +86,11 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 		p.ExportCSV = Prefix + "/events/export.csv?" + newest.Encode()
 		p.ExportJSON = Prefix + "/events/export.ndjson?" + newest.Encode()
 		p.Chart = Prefix + "/events/chart.svg?" + newest.Encode()
+		next := ""
 		if page.Next != nil {
-			older := withoutCursor(form)
-			older.Set("cursor", d.Service.EventCursor(orgID, q.Filter, *page.Next))
-			if q.Cursor != "" {
-				back := append([]string{q.Cursor}, prev...)
-				older.Set("prev", strings.Join(back[:min(len(back), maxPrev)], " "))
-			}
-			p.Older = Prefix + "/events?" + older.Encode()
+			next = d.Service.EventCursor(orgID, q.Filter, *page.Next)
 		}
-		if q.Cursor != "" {
-			newer := withoutCursor(form)
-			if len(prev) > 0 {
-				newer.Set("cursor", prev[0])
-				if len(prev) > 1 {
-					newer.Set("prev", strings.Join(prev[1:], " "))
-				}
-			}
-			p.Newer = Prefix + "/events?" + newer.Encode()
-		}
+		p.Older, p.Newer = pageLinks(Prefix+"/events", form, q.Cursor, prev, next)
 	}
 	d.render(w, r, status, "events", p)
 }

@@ -51,19 +51,12 @@ func TestPollPy(t *testing.T) {
 	}
 	poll := func() map[string]bool {
 		t.Helper()
-		cmd := exec.Command(python, "poll.py", "--url", a.URL, "--state", state, "--once",
-			"--overlap", "600", "--filter", "allowed=denied")
-		cmd.Env = append(os.Environ(), "GATEHOUSE_KEY="+key)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("poll.py: %v\n%s", err, stderr.String())
-		}
 		got := map[string]bool{}
-		for sc := bufio.NewScanner(&stdout); sc.Scan(); {
+		for _, line := range runPollPy(t, python, key, "--url", a.URL, "--state", state, "--once",
+			"--overlap", "600", "--filter", "allowed=denied") {
 			var ev struct{ ID, Allowed string }
-			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil || ev.Allowed != "denied" {
-				t.Fatalf("poll.py printed %s (%v)", sc.Text(), err)
+			if err := json.Unmarshal(line, &ev); err != nil || ev.Allowed != "denied" {
+				t.Fatalf("poll.py printed %s (%v)", line, err)
 			}
 			if got[ev.ID] {
 				t.Fatalf("poll.py printed %s twice", ev.ID)
@@ -139,23 +132,34 @@ func TestPollPyRepeatedFilters(t *testing.T) {
 	if _, err := a.Store.IngestEvents(context.Background(), a.OrgID, events); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(python, "poll.py", "--url", a.URL, "--state", filepath.Join(t.TempDir(), "state.json"), "--once",
-		"--filter", "type=ACCESS_GRANTED", "--filter", "type=REMOTE_UNLOCK")
-	cmd.Env = append(os.Environ(), "GATEHOUSE_KEY="+key)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("poll.py: %v\n%s", err, stderr.String())
-	}
 	got := map[string]bool{}
-	for sc := bufio.NewScanner(&stdout); sc.Scan(); {
+	for _, line := range runPollPy(t, python, key, "--url", a.URL, "--state", filepath.Join(t.TempDir(), "state.json"), "--once",
+		"--filter", "type=ACCESS_GRANTED", "--filter", "type=REMOTE_UNLOCK") {
 		var ev struct{ ID string }
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("poll.py printed %s (%v)", sc.Text(), err)
+		if err := json.Unmarshal(line, &ev); err != nil {
+			t.Fatalf("poll.py printed %s (%v)", line, err)
 		}
 		got[ev.ID] = true
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("poll.py with two type filters printed %v, want the granted and the unlock %v", got, want)
 	}
+}
+
+// runPollPy runs poll.py with args and key, and returns the lines it
+// printed; a failed run fails the test with what it wrote to stderr.
+func runPollPy(t *testing.T, python, key string, args ...string) [][]byte {
+	t.Helper()
+	cmd := exec.Command(python, append([]string{"poll.py"}, args...)...)
+	cmd.Env = append(os.Environ(), "GATEHOUSE_KEY="+key)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("poll.py: %v\n%s", err, stderr.String())
+	}
+	var lines [][]byte
+	for sc := bufio.NewScanner(&stdout); sc.Scan(); {
+		lines = append(lines, bytes.Clone(sc.Bytes()))
+	}
+	return lines
 }

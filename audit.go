@@ -30,6 +30,9 @@ const (
 	AuditAccessPointMoved    AuditAction = "access_point.moved"
 	AuditOrganizationCreated AuditAction = "organization.created"
 	AuditOrganizationRenamed AuditAction = "organization.renamed"
+	AuditLocationUniverseSet AuditAction = "location.universe_set"
+	AuditCommandIssued       AuditAction = "command.issued"
+	AuditCommandCancelled    AuditAction = "command.cancelled"
 )
 
 // AuditActions lists every action in documentation order.
@@ -39,6 +42,7 @@ var AuditActions = []AuditAction{
 	AuditLocationCreated, AuditLocationRenamed, AuditAccessPointCreated,
 	AuditAccessPointRenamed, AuditAccessPointMoved,
 	AuditOrganizationCreated, AuditOrganizationRenamed,
+	AuditLocationUniverseSet, AuditCommandIssued, AuditCommandCancelled,
 }
 
 // The kinds of record an audit entry targets.
@@ -48,6 +52,7 @@ const (
 	TargetUser         = "user"
 	TargetLocation     = "location"
 	TargetAccessPoint  = "access_point"
+	TargetCommand      = "command"
 )
 
 // AuditActor is who made a change: a user (ID and email in Label), a key

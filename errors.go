@@ -40,6 +40,16 @@ var (
 	ErrBadCredentials = errors.New("the email and password do not match")
 )
 
+// ConflictError is an ErrConflict that says which field clashed and how:
+// an Idempotency-Key reused with another request, a command already
+// settled.
+type ConflictError struct {
+	Field, Message string
+}
+
+func (e *ConflictError) Error() string        { return e.Field + " " + e.Message }
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
 // ErrChooseOrganization: a sign-in's password matched users of several
 // organizations; a *ChoiceError lists them.
 var ErrChooseOrganization = errors.New("choose an organization")

@@ -21,9 +21,12 @@ type Organization struct {
 
 // Location groups access points, e.g. a building or a game place.
 type Location struct {
-	ID           uuid.UUID     `json:"id"`
-	OrgID        uuid.UUID     `json:"-"`
-	Name         string        `json:"name"`
+	ID    uuid.UUID `json:"id"`
+	OrgID uuid.UUID `json:"-"`
+	Name  string    `json:"name"`
+	// UniverseID is the platform universe the location lives in, if
+	// known: its access points' commands go to that universe's servers.
+	UniverseID   *string       `json:"universeId"`
 	CreatedAt    Time          `json:"createdAt"`
 	AccessPoints []AccessPoint `json:"accessPoints"`
 }

@@ -14,8 +14,8 @@ type Role string
 const (
 	// RoleAdmin may do everything, managing keys, locations and users included.
 	RoleAdmin Role = "admin"
-	// RoleOperator runs the doors: everything a viewer may, and (as those
-	// features arrive) issuing and cancelling commands and testing decisions.
+	// RoleOperator runs the doors: everything a viewer may, and issuing
+	// and cancelling commands (and, when it arrives, testing decisions).
 	RoleOperator Role = "operator"
 	// RoleViewer may look, and change nothing.
 	RoleViewer Role = "viewer"
@@ -42,8 +42,8 @@ func (r Role) Below(other Role) bool {
 // a dashboard user.
 type Permission string
 
-// The permissions. Issuing and cancelling commands and testing decisions
-// join this list (granted to RoleOperator) when those features arrive.
+// The permissions. Testing decisions joins this list (granted to
+// RoleOperator) when that feature arrives.
 const (
 	// PermView: read events, locations and access points.
 	PermView Permission = "view"
@@ -56,12 +56,14 @@ const (
 	PermManageUsers Permission = "users:manage"
 	// PermReadAudit: read the organization's audit log.
 	PermReadAudit Permission = "audit:read"
+	// PermIssueCommands: issue and cancel remote commands (unlock).
+	PermIssueCommands Permission = "commands:issue"
 )
 
 // permissions is the one table of what each role may do. RoleAdmin is not
 // listed: it may do everything.
 var permissions = map[Role][]Permission{
-	RoleOperator: {PermView},
+	RoleOperator: {PermView, PermIssueCommands},
 	RoleViewer:   {PermView},
 }
 

@@ -32,6 +32,14 @@ type Service struct {
 	signIns  SignInLimiter
 	now      func() time.Time
 	dummy    func() (string, error)
+	// wakes wakes this instance's waiting syncs; ending closes when
+	// the instance stops (EndPolls).
+	wakes   *Wakes
+	ending  chan struct{}
+	endOnce sync.Once
+	// publish pushes an issued command to the platform's messaging
+	// (nil: not configured).
+	publish CommandPublisher
 }
 
 // ServiceConfig is what NewService needs. Store is required; Hasher is
@@ -47,6 +55,9 @@ type ServiceConfig struct {
 	SignInLimiter SignInLimiter
 	// Now is the clock; it defaults to time.Now.
 	Now func() time.Time
+	// Publisher pushes issued commands to the platform's messaging for
+	// the universes that configured it; nil publishes nothing.
+	Publisher CommandPublisher
 }
 
 // PasswordHasher hashes dashboard passwords and checks them. Verify waits
@@ -66,7 +77,8 @@ type SignInLimiter func(ctx context.Context, email, clientNetwork string) (refun
 // NewService returns the service on cfg.Store.
 func NewService(cfg ServiceConfig) *Service {
 	s := &Service{store: cfg.Store, cursors: NewCursors(cfg.Secret), sessions: NewSessions(cfg.Secret),
-		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now}
+		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now,
+		wakes: NewWakes(), ending: make(chan struct{}), publish: cfg.Publisher}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -132,6 +132,95 @@ type Store interface {
 	// It also deletes every session that has expired.
 	DeleteSession(ctx context.Context, tokenHash [32]byte, now time.Time) error
 
+	// SetLocationUniverse sets the platform universe of an organization's
+	// location ("" clears it). Nothing is recorded when it is unchanged.
+	// ErrNotFound.
+	SetLocationUniverse(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, universeID string) (Location, error)
+	// FindAccessPoint returns an organization's access point, or
+	// ErrNotFound.
+	FindAccessPoint(ctx context.Context, orgID, id uuid.UUID) (AccessPoint, error)
+
+	// CreateCommand stores c (PENDING, or FAILED at issue) with one
+	// delivery row (Target true, not delivered) per c.TargetJobIDs,
+	// records its REMOTE_UNLOCK event (id c.ID, occurredAt c.IssuedAt,
+	// scope, job and player ids, the access point and location with their
+	// current names, requestedBy c.RequestedByUser, command c.ID) and
+	// remembers c.Idempotency, all in one transaction, and leaves a wake
+	// for WatchCommands of other processes. It returns the command as
+	// FindCommand does. ErrConflict when c.Idempotency's key is already
+	// stored for the organization (the caller reads it again).
+	CreateCommand(ctx context.Context, e AuditEntry, c IssuedCommand) (Command, error)
+	// FindIdempotencyKey returns the command and request digest stored
+	// with an organization's key at or after since, or ErrNotFound.
+	FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key string, since time.Time) (uuid.UUID, [32]byte, error)
+	// FindCommand returns an organization's issued command with its
+	// Targets counts and its Deliveries (targets first, then by job id),
+	// or ErrNotFound. Commands only known from ingested events are not
+	// commands Gatehouse issued: ErrNotFound.
+	FindCommand(ctx context.Context, orgID, id uuid.UUID) (Command, error)
+	// ListCommands returns a page of an organization's issued commands
+	// matching f, newest first (issuedAt, then id, descending), with their
+	// Targets counts and no Deliveries. f.Limit must be set.
+	ListCommands(ctx context.Context, orgID uuid.UUID, f CommandFilter) (CommandPage, error)
+	// CancelCommand moves an organization's unsettled command to
+	// CANCELLED at time at, leaves a wake for WatchCommands, and returns
+	// it. ErrNotFound; ErrConflict (with the command as it is) when it is
+	// settled already, in which case nothing is recorded.
+	CancelCommand(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, at time.Time) (Command, error)
+	// SweepCommands does the periodic work of commands for every
+	// organization: every unsettled command whose expiresAt ≤ now moves
+	// by Expire (status_at now); idempotency keys older than
+	// IdempotencyWindow, servers unseen for ServerForgetAfter and wakes
+	// older than a minute are deleted. Several instances may run it at
+	// once: each command moves once.
+	SweepCommands(ctx context.Context, now time.Time) (expired int, err error)
+
+	// Heartbeat records a sync of the organization's server s: it is live
+	// from s.SeenAt, in s.UniverseID, hosting s.Players (replacing the
+	// list it sent before). StartedAt is kept from its first sync.
+	Heartbeat(ctx context.Context, orgID uuid.UUID, s GameServer) error
+	// LiveServers returns the organization's servers of the universe seen
+	// at or after since, most recently seen first; with player set, only
+	// those hosting that player.
+	LiveServers(ctx context.Context, orgID uuid.UUID, universeID string, since time.Time, player *string) ([]GameServer, error)
+	// AckCommands applies the acknowledgements of the organization's
+	// server jobID at time at. An ack counts when it names a command
+	// delivered to that server that the server has not answered yet: its
+	// delivery row takes the result, detail and time, and the command
+	// moves by Settle in the same transaction. The others change nothing
+	// and their command ids are returned.
+	AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []Ack, at time.Time) (rejected []uuid.UUID, err error)
+	// TakeCommands returns, oldest first and at most MaxSyncCommands, the
+	// commands due to the organization's server jobID of universeID at
+	// now, given the cursor it sent back (0 for none):
+	//   - unsettled, unexpired commands with a delivery row for jobID
+	//     that has no result and was not delivered, or was delivered
+	//     under a generation after cursor (the answer was lost);
+	//   - CANCELLED commands delivered to jobID, unanswered, that were
+	//     last sent with another status (the server locks again);
+	//   - UNIVERSE commands of the universe with no row for jobID (a
+	//     server that joined), neither CANCELLED nor EXPIRED, while their
+	//     unlock runs: not started and unexpired, or started and
+	//     now < startedAt + duration.
+	// It marks them delivered in one transaction: the server's
+	// generation goes up by one; each row (created with Target false for
+	// a server that joined) keeps its first deliveredAt and takes the new
+	// generation and the status sent; startedAt is set on first delivery
+	// and PENDING moves to DELIVERED (status_at now). Each command comes
+	// with RemainingSeconds (Command.Remaining). The returned cursor is
+	// the new generation, or the server's current one when nothing was due.
+	TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]Command, int64, error)
+	// WatchCommands calls wake for every wake left by CreateCommand or
+	// CancelCommand in any process sharing the database, within a second,
+	// until ctx ends; wake(uuid.Nil, "") means "anything may have
+	// changed" (after a reconnection). It returns ctx's error.
+	WatchCommands(ctx context.Context, wake func(orgID uuid.UUID, universeID string)) error
+	// TryLease takes or renews the lease name for holder until now+ttl,
+	// and reports whether holder has it: another holder's unexpired lease
+	// is kept. Background work that every instance runs takes a lease so
+	// that one instance at a time does it.
+	TryLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (bool, error)
+
 	// IngestEvents stores events for an organization in one transaction:
 	// all or nothing. Events whose id is already stored for the organization
 	// are counted as duplicates and left unchanged. An access point or

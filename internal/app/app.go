@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -86,8 +87,9 @@ type Settings struct {
 }
 
 // App is a built Gatehouse: Handler serves the API and the dashboard;
-// the caller runs Auth.Run for the batched last-used writes and serves
-// Metrics.Handler when SeparateMetrics is set.
+// the caller runs Background (the batched last-used writes, the wakes of
+// long polls, the expiry of commands) and serves Metrics.Handler when
+// SeparateMetrics is set.
 type App struct {
 	Service *gatehouse.Service
 	Auth    *auth.Authenticator
@@ -182,6 +184,28 @@ func New(ctx context.Context, s Settings) (*App, error) {
 	}
 	return &App{Service: svc, Auth: authn, Limiter: limiter, Metrics: metrics, Logger: logger,
 		Handler: server.New(cfg)}, nil
+}
+
+// Background runs the instance's background work until ctx ends: the
+// batched last-used writes of keys, and the work of commands
+// (gatehouse.Service.RunCommands: wakes from other instances, expiry
+// under a lease). Every instance runs it; they coordinate through the
+// database.
+func (a *App) Background(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { a.Auth.Run(ctx); close(done) }()
+	holder := instanceName()
+	a.Service.RunCommands(ctx, holder, func(err error) {
+		a.Logger.Error("commands background work failed; retrying", slog.String("error", err.Error()))
+	})
+	<-done
+}
+
+// instanceName names this process among the instances sharing a
+// database: the holder of the leases it takes.
+func instanceName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), gatehouse.NewID().String()[24:])
 }
 
 func orDefault(l *ratelimit.Limit, def ratelimit.Limit) {

@@ -214,7 +214,7 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 
 	flushCtx, stopFlush := context.WithCancel(context.WithoutCancel(ctx))
 	flushed := make(chan struct{})
-	go func() { a.Auth.Run(flushCtx); close(flushed) }()
+	go func() { a.Background(flushCtx); close(flushed) }()
 
 	errc := make(chan error, len(servers))
 	for i, srv := range servers {
@@ -231,6 +231,9 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down: draining in-flight requests", slog.Duration("timeout", drainTimeout))
+	// Waiting long polls answer now (with nothing new): a game server
+	// polls again and reaches another instance.
+	a.Service.EndPolls()
 	drain, cancel := context.WithTimeout(context.WithoutCancel(ctx), drainTimeout)
 	defer cancel()
 	for _, srv := range servers[1:] {

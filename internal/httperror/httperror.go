@@ -77,7 +77,11 @@ var table = []struct {
 func For(err error) Answer {
 	var se *StatusError
 	var ve *gatehouse.ValidationError
+	var ce *gatehouse.ConflictError
 	switch {
+	case errors.As(err, &ce):
+		return Answer{Status: http.StatusConflict, Code: "conflict", Message: ce.Error(),
+			Issues: map[string][]string{ce.Field: {ce.Message}}}
 	case errors.As(err, &se):
 		return Answer{Status: se.Status, Code: se.Code, Message: se.Message}
 	case errors.As(err, &ve):

@@ -1,0 +1,336 @@
+package gatehouse
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// IssueCommand issues a remote command for the organization: the
+// acting user (PermIssueCommands) or API key is its requester. The
+// access point's location must name its universe. Targets are the
+// universe's servers live now: every one for UNIVERSE, the one with the
+// job id for SERVER, the one hosting the player for PLAYER; a SERVER or
+// PLAYER command whose target is not live is stored FAILED at once with
+// SERVER_NOT_LIVE or PLAYER_NOT_ONLINE. The command's REMOTE_UNLOCK event
+// is recorded with it, and the universe's waiting syncs are woken.
+//
+// With idem set (an Idempotency-Key), a retry with the same request
+// within IdempotencyWindow answers the command first issued, replayed
+// true; the same key with another request is ErrConflict.
+func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r CommandRequest, idem string) (c Command, replayed bool, err error) {
+	if err := authorize(ctx, orgID, PermIssueCommands); err != nil {
+		return Command{}, false, err
+	}
+	a := ActorFrom(ctx)
+	if (a.Type != ActorUser && a.Type != ActorKey) || a.ID == uuid.Nil {
+		return Command{}, false, Invalid("requestedBy", "a command is issued by a dashboard user or an API key")
+	}
+	if len(idem) > MaxIdempotencyKey || hasUnsafeRune(idem) {
+		return Command{}, false, Invalid("Idempotency-Key", "must be at most %d printable characters", MaxIdempotencyKey)
+	}
+	if r, err = r.Check(); err != nil {
+		return Command{}, false, err
+	}
+	now := s.Now()
+	var key *IdempotencyKey
+	if idem != "" {
+		key = &IdempotencyKey{Key: idem, Digest: r.Digest(), At: now}
+		if c, err := s.replay(ctx, orgID, *key); !errors.Is(err, ErrNotFound) {
+			return c, err == nil, err
+		}
+	}
+	nc, err := s.newCommand(ctx, orgID, r, a, now)
+	if err != nil {
+		return Command{}, false, err
+	}
+	nc.Idempotency = key
+	e := s.entry(ctx, orgID, AuditCommandIssued, TargetCommand).
+		Change("scope", "", string(r.Scope)).Change("accessPointId", "", r.AccessPointID.String()).
+		Change("status", "", string(nc.Status))
+	c, err = s.store.CreateCommand(ctx, e, nc)
+	if errors.Is(err, ErrConflict) && key != nil {
+		// Another request with the key won the race: answer as it did.
+		c, err = s.replay(ctx, orgID, *key)
+		return c, err == nil, err
+	}
+	if err != nil {
+		return Command{}, false, err
+	}
+	s.wakes.Wake(orgID, c.UniverseID)
+	s.published(ctx, orgID, c)
+	return c, false, nil
+}
+
+// replay answers a request that repeats an Idempotency-Key: the command
+// it issued, ErrConflict when the request differs, ErrNotFound when the
+// key is new.
+func (s *Service) replay(ctx context.Context, orgID uuid.UUID, key IdempotencyKey) (Command, error) {
+	id, digest, err := s.store.FindIdempotencyKey(ctx, orgID, key.Key, key.At.Add(-IdempotencyWindow))
+	if err != nil {
+		return Command{}, err
+	}
+	if digest != key.Digest {
+		return Command{}, &ConflictError{Field: "Idempotency-Key", Message: "was already used with another request"}
+	}
+	return s.store.FindCommand(ctx, orgID, id)
+}
+
+// newCommand resolves r's access point, location, universe and targets.
+func (s *Service) newCommand(ctx context.Context, orgID uuid.UUID, r CommandRequest, a Actor, now time.Time) (IssuedCommand, error) {
+	ap, err := s.store.FindAccessPoint(ctx, orgID, r.AccessPointID)
+	if errors.Is(err, ErrNotFound) {
+		return IssuedCommand{}, Invalid("accessPointId", "is not an access point of your organization")
+	}
+	if err != nil {
+		return IssuedCommand{}, err
+	}
+	loc, err := s.store.FindLocation(ctx, orgID, ap.LocationID)
+	if err != nil {
+		return IssuedCommand{}, err
+	}
+	if loc.UniverseID == nil {
+		return IssuedCommand{}, Invalid("accessPointId", "its location %q names no universe: set the location's universeId first", loc.Name)
+	}
+	c := IssuedCommand{Command: Command{
+		ID: NewID(), OrgID: orgID, Type: r.Type, Status: CommandPending, Scope: r.Scope,
+		ServerJobID: r.ServerJobID, PlatformUserID: r.PlatformUserID, UniverseID: *loc.UniverseID,
+		AccessPoint: NamedRef{ID: ap.ID, Name: ap.Name}, Location: NamedRef{ID: loc.ID, Name: loc.Name},
+		DurationSeconds: r.DurationSeconds, Note: r.Note,
+		IssuedAt: Time(now), ExpiresAt: Time(now.Add(time.Duration(r.TTLSeconds) * time.Second)), StatusAt: Time(now),
+	}}
+	id := a.ID
+	if a.Type == ActorUser {
+		c.RequestedByUser = &id
+	} else {
+		c.IssuedByKeyID = &id
+	}
+	live, err := s.store.LiveServers(ctx, orgID, c.UniverseID, now.Add(-LiveWindow), r.PlatformUserID)
+	if err != nil {
+		return IssuedCommand{}, err
+	}
+	switch r.Scope {
+	case ScopeUniverse:
+		for _, srv := range live {
+			c.TargetJobIDs = append(c.TargetJobIDs, srv.JobID)
+		}
+	case ScopeServer:
+		if slices.ContainsFunc(live, func(g GameServer) bool { return g.JobID == *r.ServerJobID }) {
+			c.TargetJobIDs = []string{*r.ServerJobID}
+		} else {
+			c.Status, c.FailureReason = CommandFailed, ptr(FailServerNotLive)
+		}
+	case ScopePlayer:
+		if len(live) > 0 {
+			c.TargetJobIDs = []string{live[0].JobID}
+		} else {
+			c.Status, c.FailureReason = CommandFailed, ptr(FailPlayerNotOnine)
+		}
+	}
+	return c, nil
+}
+
+// FindCommand returns one of the organization's commands with its
+// deliveries, or ErrNotFound.
+func (s *Service) FindCommand(ctx context.Context, orgID, id uuid.UUID) (Command, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return Command{}, err
+	}
+	return s.store.FindCommand(ctx, orgID, id)
+}
+
+// ListCommands returns a page of the organization's commands matching
+// f, newest first. f.Limit must be between 1 and MaxLimit.
+func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f CommandFilter) (CommandPage, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return CommandPage{}, err
+	}
+	if f.Limit < 1 || f.Limit > MaxLimit {
+		return CommandPage{}, Invalid("limit", "must be between 1 and %d", MaxLimit)
+	}
+	if f.Status != nil && !slices.Contains(CommandStatuses, *f.Status) {
+		return CommandPage{}, Invalid("status", "must be one of %s", joinStatuses())
+	}
+	if f.Scope != nil && !slices.Contains(CommandScopes, *f.Scope) {
+		return CommandPage{}, Invalid("scope", "must be one of UNIVERSE, SERVER, PLAYER")
+	}
+	return s.store.ListCommands(ctx, orgID, f)
+}
+
+// CancelCommand cancels one of the organization's commands that is not
+// settled yet; the servers that received it are told at their next sync.
+// ErrNotFound; a *ConflictError when it is settled already.
+func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (Command, error) {
+	if err := authorize(ctx, orgID, PermIssueCommands); err != nil {
+		return Command{}, err
+	}
+	e := s.entry(ctx, orgID, AuditCommandCancelled, TargetCommand)
+	c, err := s.store.CancelCommand(ctx, e, orgID, id, s.Now())
+	if errors.Is(err, ErrConflict) {
+		return c, &ConflictError{Field: "status", Message: "is " + string(c.Status) + ": a settled command cannot be cancelled"}
+	}
+	if err != nil {
+		return Command{}, err
+	}
+	s.wakes.Wake(orgID, c.UniverseID)
+	return c, nil
+}
+
+// Sync is one call of a game server's loop (../shared/CONTRACT.md,
+// "Game-server sync"): it records the server as live in its universe with
+// its players, applies its acknowledgements, and answers the commands due
+// to it, waiting up to r.WaitSeconds for one to be issued on any
+// instance. Only an API key (scope server, checked by the API) syncs.
+func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r SyncRequest) (SyncResult, error) {
+	if a := ActorFrom(ctx); a.Type == ActorUser {
+		return SyncResult{}, ErrForbidden
+	}
+	r, cursor, wait, err := r.Check()
+	if err != nil {
+		return SyncResult{}, err
+	}
+	now := s.Now()
+	deadline := time.Now().Add(wait)
+	players := r.Players
+	if players == nil {
+		players = []string{}
+	}
+	if err := s.store.Heartbeat(ctx, orgID, GameServer{JobID: r.ServerJobID, UniverseID: r.UniverseID,
+		PlaceID: r.PlaceID, Players: players, SeenAt: now, StartedAt: now}); err != nil {
+		return SyncResult{}, err
+	}
+	res := SyncResult{Commands: []Command{}, RejectedAcks: []uuid.UUID{}}
+	if len(r.Acks) > 0 {
+		rejected, err := s.store.AckCommands(ctx, orgID, r.ServerJobID, r.Acks, now)
+		if err != nil {
+			return SyncResult{}, err
+		}
+		res.RejectedAcks = append(res.RejectedAcks, rejected...)
+	}
+	for {
+		woken := s.wakes.Wait(orgID, r.UniverseID)
+		cmds, gen, err := s.store.TakeCommands(ctx, orgID, r.ServerJobID, r.UniverseID, cursor, s.Now())
+		if err != nil {
+			return SyncResult{}, err
+		}
+		res.Cursor = FormatCursor(gen)
+		left := time.Until(deadline)
+		if len(cmds) > 0 || left <= 0 {
+			res.Commands = append(res.Commands, cmds...)
+			return res, nil
+		}
+		timer := time.NewTimer(left)
+		select {
+		case <-woken:
+		case <-timer.C:
+		case <-s.ending:
+			// The instance is stopping: answer now, with nothing new.
+			timer.Stop()
+			return res, nil
+		case <-ctx.Done():
+			timer.Stop()
+			return SyncResult{}, ctx.Err()
+		}
+		timer.Stop()
+	}
+}
+
+// EndPolls answers every waiting sync at once and every later one
+// without waiting: the instance is stopping, and its long polls must not
+// hold the drain.
+func (s *Service) EndPolls() { s.endOnce.Do(func() { close(s.ending) }) }
+
+// Background work of commands: how often it runs and how long an
+// instance holds the sweep's lease.
+const (
+	sweepEvery = time.Second
+	sweepLease = 5 * time.Second
+)
+
+// RunCommands does the background work of commands until ctx ends: it
+// relays the wakes of other instances (Store.WatchCommands) to this one's
+// waiting syncs, and every second, holding the lease "commands.sweep" so
+// that one instance at a time does it, expires the commands past their
+// deadline (Store.SweepCommands). Every instance runs it; holder names
+// this one. Errors are reported to report and retried.
+func (s *Service) RunCommands(ctx context.Context, holder string, report func(error)) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			if err := s.store.WatchCommands(ctx, s.wakes.Wake); err != nil && ctx.Err() == nil {
+				report(err)
+				sleep(ctx, time.Second)
+			}
+		}
+	}()
+	tick := time.NewTicker(sweepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			<-done
+			return
+		case <-tick.C:
+		}
+		if err := s.SweepCommands(ctx, holder); err != nil && ctx.Err() == nil {
+			report(err)
+		}
+	}
+}
+
+// SweepCommands expires the commands past their deadline when holder
+// has (or takes) the sweep's lease; it does nothing otherwise.
+func (s *Service) SweepCommands(ctx context.Context, holder string) error {
+	now := s.Now()
+	ok, err := s.store.TryLease(ctx, "commands.sweep", holder, now, sweepLease)
+	if err != nil || !ok {
+		return err
+	}
+	_, err = s.store.SweepCommands(ctx, now)
+	return err
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+func joinStatuses() string {
+	s := ""
+	for i, st := range CommandStatuses {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(st)
+	}
+	return s
+}
+
+// SetLocationUniverse sets the platform universe of one of the
+// organization's locations ("" clears it): its access points' commands go
+// to that universe's servers. A *ValidationError keyed "universeId";
+// ErrNotFound. ErrForbidden unless the acting user is an admin.
+func (s *Service) SetLocationUniverse(ctx context.Context, orgID, id uuid.UUID, universeID string) (Location, error) {
+	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+		return Location{}, err
+	}
+	if universeID != "" && !IsUniverseID(universeID) {
+		return Location{}, Invalid("universeId", "must be a positive integer, as a string")
+	}
+	return s.store.SetLocationUniverse(ctx, s.entry(ctx, orgID, AuditLocationUniverseSet, TargetLocation), orgID, id, universeID)
+}
+
+// published hands an issued command to the publisher, if any.
+func (s *Service) published(ctx context.Context, orgID uuid.UUID, c Command) {
+	if s.publish != nil && c.Status == CommandPending {
+		s.publish.Publish(context.WithoutCancel(ctx), orgID, c)
+	}
+}

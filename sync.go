@@ -1,0 +1,141 @@
+package gatehouse
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Limits of a game server's sync (see ../shared/CONTRACT.md, "Game-server
+// sync").
+const (
+	// LiveWindow: a server is live while it synced this recently.
+	LiveWindow = 60 * time.Second
+	// MaxSyncWait bounds waitSeconds; DefaultSyncWait is used when the
+	// body leaves it out.
+	MaxSyncWait     = 30
+	DefaultSyncWait = 25
+	// MaxServerPlayers bounds the players a server reports; the
+	// platform's largest servers hold 700.
+	MaxServerPlayers = 1000
+	// MaxSyncAcks bounds the acknowledgements of one sync.
+	MaxSyncAcks = 100
+	// MaxAckDetail bounds a server's failure message.
+	MaxAckDetail = 200
+	// MaxSyncCommands bounds the commands of one sync answer; the rest
+	// come with the next.
+	MaxSyncCommands = 50
+	// ServerForgetAfter: a server unseen this long is forgotten.
+	ServerForgetAfter = 10 * time.Minute
+)
+
+// SyncRequest is one call of a game server's loop: a heartbeat, its
+// acknowledgements and a long poll at once.
+type SyncRequest struct {
+	ServerJobID string   `json:"-"`
+	UniverseID  string   `json:"universeId"`
+	PlaceID     *string  `json:"placeId"`
+	Players     []string `json:"players"`
+	Acks        []Ack    `json:"acks"`
+	Cursor      *string  `json:"cursor"`
+	// WaitSeconds is how long to wait for a command (0–30); nil means
+	// DefaultSyncWait.
+	WaitSeconds *int `json:"waitSeconds"`
+}
+
+// Ack is a server's answer to a command it received.
+type Ack struct {
+	CommandID uuid.UUID `json:"commandId"`
+	Result    AckResult `json:"result"`
+	Detail    *string   `json:"detail"`
+}
+
+// reason is the failure reason an ack gives its command.
+func (a Ack) reason() string {
+	if a.Detail != nil && *a.Detail != "" {
+		return *a.Detail
+	}
+	return "FAILED_ON_SERVER"
+}
+
+// Check validates r and returns it with its cursor read, or a
+// *ValidationError naming every bad field.
+func (r SyncRequest) Check() (SyncRequest, int64, time.Duration, error) {
+	var errs ValidationError
+	checkJobID(&errs, "serverJobId", r.ServerJobID)
+	if !IsUniverseID(r.UniverseID) {
+		errs.Add("universeId", "must be a positive integer, as a string")
+	}
+	r.PlaceID = blankToNil(r.PlaceID)
+	if r.PlaceID != nil && !isPositiveInteger(*r.PlaceID) {
+		errs.Add("placeId", "must be a positive integer, as a string")
+	}
+	if len(r.Players) > MaxServerPlayers {
+		errs.Add("players", "must list at most %d players", MaxServerPlayers)
+	}
+	for i, p := range r.Players {
+		if !IsPlatformUserID(p) {
+			errs.Add("players["+strconv.Itoa(i)+"]", "must be a platform user id (digits)")
+			break
+		}
+	}
+	if len(r.Acks) > MaxSyncAcks {
+		errs.Add("acks", "must hold at most %d acknowledgements", MaxSyncAcks)
+	}
+	for i, a := range r.Acks {
+		field := "acks[" + strconv.Itoa(i) + "]"
+		if a.CommandID == uuid.Nil {
+			errs.Add(field+".commandId", "is required")
+		}
+		if a.Result != AckExecuted && a.Result != AckFailed {
+			errs.Add(field+".result", "must be EXECUTED or FAILED")
+		}
+		if a.Detail != nil && (utf8.RuneCountInString(*a.Detail) > MaxAckDetail || hasUnsafeRune(*a.Detail)) {
+			errs.Add(field+".detail", "must be at most %d printable characters", MaxAckDetail)
+		}
+	}
+	var cursor int64
+	if r.Cursor != nil && *r.Cursor != "" {
+		n, err := strconv.ParseInt(*r.Cursor, 10, 64)
+		if err != nil || n < 0 {
+			errs.Add("cursor", "must be the cursor of the previous answer, or null")
+		}
+		cursor = n
+	}
+	wait := DefaultSyncWait
+	if r.WaitSeconds != nil {
+		wait = *r.WaitSeconds
+	}
+	if wait < 0 || wait > MaxSyncWait {
+		errs.Add("waitSeconds", "must be between 0 and %d", MaxSyncWait)
+	}
+	return r, cursor, time.Duration(wait) * time.Second, errs.Err()
+}
+
+// SyncResult is the answer of a sync: the commands the server has not
+// received yet (or whose delivery it did not confirm by sending back the
+// cursor), and the cursor to send next.
+type SyncResult struct {
+	Commands      []Command `json:"commands"`
+	Cursor        string    `json:"cursor"`
+	PolicyVersion string    `json:"policyVersion"`
+	// RejectedAcks lists the acknowledgements that matched no command
+	// delivered to this server (unknown, another organization's, or
+	// already answered): they changed nothing.
+	RejectedAcks []uuid.UUID `json:"rejectedAcks"`
+}
+
+// GameServer is a game server as its syncs describe it.
+type GameServer struct {
+	JobID      string
+	UniverseID string
+	PlaceID    *string
+	Players    []string
+	SeenAt     time.Time
+	StartedAt  time.Time
+}
+
+// FormatCursor writes a sync cursor.
+func FormatCursor(gen int64) string { return strconv.FormatInt(gen, 10) }

@@ -334,3 +334,9 @@ func (s *Service) published(ctx context.Context, orgID uuid.UUID, c Command) {
 		s.publish.Publish(context.WithoutCancel(ctx), orgID, c)
 	}
 }
+
+// OrgOfCommand returns the organization of an issued command, or
+// ErrNotFound: only the operator's CLI, given a bare id, asks.
+func (s *Service) OrgOfCommand(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	return s.store.OrgOfCommand(ctx, id)
+}

@@ -42,6 +42,8 @@ type Store interface {
 	OrgOfAPIKey(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
 	OrgOfLocation(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
 	OrgOfAccessPoint(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
+	// OrgOfCommand is OrgOfAccessPoint for an issued command.
+	OrgOfCommand(ctx context.Context, id uuid.UUID) (uuid.UUID, error)
 
 	// CreateAPIKey stores k, whose ID, OrgID, Name, Prefix, Hash, Scopes and
 	// CreatedAt are set by the caller. ErrNotFound when the organization does

@@ -55,3 +55,6 @@ func (db *DB) WatchCommands(ctx context.Context, wake func(orgID uuid.UUID, univ
 func (db *DB) TryLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (bool, error) {
 	return false, errTodo
 }
+func (db *DB) OrgOfCommand(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	return uuid.Nil, errTodo
+}

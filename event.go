@@ -51,10 +51,11 @@ const (
 	CommandExecuted  CommandStatus = "EXECUTED"  // the access point was unlocked
 	CommandFailed    CommandStatus = "FAILED"    // a server reported an error
 	CommandExpired   CommandStatus = "EXPIRED"   // not executed before its deadline
+	CommandCancelled CommandStatus = "CANCELLED" // cancelled before it settled
 )
 
 // CommandStatuses lists the command statuses.
-var CommandStatuses = []CommandStatus{CommandPending, CommandDelivered, CommandExecuted, CommandFailed, CommandExpired}
+var CommandStatuses = []CommandStatus{CommandPending, CommandDelivered, CommandExecuted, CommandFailed, CommandExpired, CommandCancelled}
 
 // Known reason codes. Others matching ReasonPattern are accepted too.
 const (

@@ -71,6 +71,7 @@ func commands() []command {
 		{"audit list", "print an organization's audit log, newest first: --org ID [--action A] [--actor-id ID] [--target-id ID] [--date-from T] [--date-to T] [--limit N]", runAuditList},
 		{"bench seed", "write a synthetic log: --events N --orgs M --seed S", runBenchSeed},
 		{"bench run", "measure a running server: --url URL --key KEY [--concurrency C --duration D --org ORG]", runBenchRun},
+		{"bench polls", "measure long polls: --url URL --db DB [--servers N --commands M --issue-url URL2]", runBenchPolls},
 		{"version", "print the version of this build", runVersion},
 	}
 }

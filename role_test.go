@@ -9,8 +9,8 @@ import (
 )
 
 // TestRolesInTheService: the service, not the pages, decides what a
-// dashboard user may do: an admin everything; an operator and a viewer
-// only look. A user acting on another organization finds nothing, and the
+// dashboard user may do: an admin everything; an operator looks, and
+// issues and cancels commands; a viewer only looks. A user acting on another organization finds nothing, and the
 // system (the CLI) may do everything.
 func TestRolesInTheService(t *testing.T) {
 	f := newService(t, nil)
@@ -27,6 +27,11 @@ func TestRolesInTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, l := range []gatehouse.Location{loc, annex} {
+		if _, err := f.svc.SetLocationUniverse(bg, f.org.ID, l.ID, "42"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	key, _, err := f.svc.CreateAPIKey(bg, gatehouse.NewAPIKey{OrgID: f.org.ID, Name: "k", Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}})
 	if err != nil {
 		t.Fatal(err)
@@ -37,47 +42,62 @@ func TestRolesInTheService(t *testing.T) {
 	}
 	actions := []struct {
 		name   string
-		manage bool // needs more than viewing
+		least  gatehouse.Role // the least trusted role that may
 		do     func(ctx context.Context) error
 	}{
-		{"list events", false, func(ctx context.Context) error {
+		{"list events", gatehouse.RoleViewer, func(ctx context.Context) error {
 			_, err := f.svc.ListEvents(ctx, f.org.ID, gatehouse.EventFilter{Limit: 10})
 			return err
 		}},
-		{"list locations", false, func(ctx context.Context) error { _, err := f.svc.AllLocations(ctx, f.org.ID); return err }},
-		{"list keys", true, func(ctx context.Context) error { _, err := f.svc.ListAPIKeys(ctx, f.org.ID); return err }},
-		{"create a key", true, func(ctx context.Context) error {
+		{"list locations", gatehouse.RoleViewer, func(ctx context.Context) error { _, err := f.svc.AllLocations(ctx, f.org.ID); return err }},
+		{"list keys", gatehouse.RoleAdmin, func(ctx context.Context) error { _, err := f.svc.ListAPIKeys(ctx, f.org.ID); return err }},
+		{"create a key", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, _, err := f.svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: f.org.ID, Name: "x", Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}})
 			return err
 		}},
-		{"revoke a key", true, func(ctx context.Context) error { _, err := f.svc.RevokeAPIKey(ctx, f.org.ID, key.ID); return err }},
-		{"create a location", true, func(ctx context.Context) error { _, err := f.svc.CreateLocation(ctx, f.org.ID, "New"); return err }},
-		{"rename a location", true, func(ctx context.Context) error {
+		{"revoke a key", gatehouse.RoleAdmin, func(ctx context.Context) error { _, err := f.svc.RevokeAPIKey(ctx, f.org.ID, key.ID); return err }},
+		{"create a location", gatehouse.RoleAdmin, func(ctx context.Context) error { _, err := f.svc.CreateLocation(ctx, f.org.ID, "New"); return err }},
+		{"rename a location", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, err := f.svc.RenameLocation(ctx, f.org.ID, loc.ID, "HQ")
 			return err
 		}},
-		{"create an access point", true, func(ctx context.Context) error {
+		{"create an access point", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, err := f.svc.CreateAccessPoint(ctx, f.org.ID, loc.ID, "Door")
 			return err
 		}},
-		{"rename an access point", true, func(ctx context.Context) error {
+		{"rename an access point", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, err := f.svc.RenameAccessPoint(ctx, f.org.ID, door.ID, "Front door")
 			return err
 		}},
-		{"move an access point", true, func(ctx context.Context) error {
+		{"move an access point", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, err := f.svc.MoveAccessPoint(ctx, f.org.ID, door.ID, annex.ID)
 			return err
 		}},
-		{"list users", true, func(ctx context.Context) error { _, err := f.svc.ListUsers(ctx, f.org.ID); return err }},
-		{"add a user", true, func(ctx context.Context) error {
+		{"set a location's universe", gatehouse.RoleAdmin, func(ctx context.Context) error {
+			_, err := f.svc.SetLocationUniverse(ctx, f.org.ID, loc.ID, "42")
+			return err
+		}},
+		{"issue and cancel a command", gatehouse.RoleOperator, func(ctx context.Context) error {
+			c, _, err := f.svc.IssueCommand(ctx, f.org.ID, gatehouse.CommandRequest{AccessPointID: door.ID, Scope: gatehouse.ScopeUniverse}, "")
+			if err == nil {
+				_, err = f.svc.CancelCommand(ctx, f.org.ID, c.ID)
+			}
+			return err
+		}},
+		{"list commands", gatehouse.RoleViewer, func(ctx context.Context) error {
+			_, err := f.svc.ListCommands(ctx, f.org.ID, gatehouse.CommandFilter{Limit: 10})
+			return err
+		}},
+		{"list users", gatehouse.RoleAdmin, func(ctx context.Context) error { _, err := f.svc.ListUsers(ctx, f.org.ID); return err }},
+		{"add a user", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, err := f.svc.CreateUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: gatehouse.NewID().String() + "@acme.test", Password: "correct horse battery"})
 			return err
 		}},
-		{"change a role", true, func(ctx context.Context) error {
+		{"change a role", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, err := f.svc.SetUserRole(ctx, f.org.ID, admin.Email, gatehouse.RoleAdmin)
 			return err
 		}},
-		{"set a password", true, func(ctx context.Context) error {
+		{"set a password", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, err := f.svc.SetPassword(ctx, f.org.ID, admin.Email, "correct horse battery")
 			return err
 		}},
@@ -87,7 +107,7 @@ func TestRolesInTheService(t *testing.T) {
 		for _, a := range actions {
 			err := a.do(ctx)
 			switch {
-			case role == gatehouse.RoleAdmin || !a.manage:
+			case !role.Below(a.least):
 				if err != nil {
 					t.Errorf("%s may %s: %v", role, a.name, err)
 				}

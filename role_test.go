@@ -41,9 +41,9 @@ func TestRolesInTheService(t *testing.T) {
 		t.Fatal(err)
 	}
 	actions := []struct {
-		name   string
-		least  gatehouse.Role // the least trusted role that may
-		do     func(ctx context.Context) error
+		name  string
+		least gatehouse.Role // the least trusted role that may
+		do    func(ctx context.Context) error
 	}{
 		{"list events", gatehouse.RoleViewer, func(ctx context.Context) error {
 			_, err := f.svc.ListEvents(ctx, f.org.ID, gatehouse.EventFilter{Limit: 10})

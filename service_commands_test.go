@@ -47,7 +47,7 @@ func unlockOn(t *testing.T, f *serviceFixture) *unlockFixture {
 	op, err = f.svc.CreateUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: "op2@acme.test", Password: "correct horse battery", Role: gatehouse.RoleOperator})
 	must(t, err)
 	return &unlockFixture{serviceFixture: f, door: door, players: map[string][]string{},
-		key: gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorKey, ID: key.ID, Label: key.Prefix, OrgID: f.org.ID}),
+		key:      gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorKey, ID: key.ID, Label: key.Prefix, OrgID: f.org.ID}),
 		operator: gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: op.ID, Label: op.Email, OrgID: f.org.ID, Role: op.Role}),
 	}
 }

@@ -69,12 +69,14 @@ func (db *DB) ack(ctx context.Context, tx *sql.Tx, org int64, orgID uuid.UUID, j
 // joining server's search read a bounded range of commands_universe.
 const unlockSpan = (gatehouse.MaxCommandTTL + gatehouse.MaxUnlockSeconds) * time.Second
 
-// dueOwn finds the commands due to a server through its own delivery
-// rows (command_deliveries_by_server): never delivered or delivered
-// under a generation after the cursor, while unsettled and unexpired;
-// or cancelled after they were sent.
+// dueOwn finds the commands due to a server through its own unanswered
+// delivery rows (command_deliveries_by_server): never delivered or
+// delivered under a generation after the cursor, while unsettled and
+// unexpired; or cancelled after they were sent. CROSS JOIN keeps the
+// server's rows the outer loop: left to itself, SQLite walks every
+// command of the organization and probes the server's rows for each.
 const dueOwn = `SELECT c.id, c.issued_at FROM command_deliveries d INDEXED BY command_deliveries_by_server
-	JOIN commands c ON c.org = d.org AND c.id = d.command_id
+	CROSS JOIN commands c ON c.org = d.org AND c.id = d.command_id
 	WHERE d.org = ? AND d.job_id = ? AND d.result IS NULL AND c.issued = 1 AND (
 		(c.status IN ('PENDING', 'DELIVERED') AND c.expires_at > ? AND (d.delivered_at IS NULL OR d.gen > ?))
 		OR (c.status = 'CANCELLED' AND d.delivered_at IS NOT NULL AND d.sent_status IS NOT 'CANCELLED'))

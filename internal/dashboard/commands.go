@@ -135,13 +135,11 @@ func (d *dashboard) unlock(w http.ResponseWriter, r *http.Request) {
 	orgID := viewerOf(r).user.OrgID
 	f := readUnlockForm(r.PostForm)
 	req, issues := unlockRequest(f)
-	if issues != nil {
-		d.unlockRefused(w, r, f, issues)
-		return
-	}
 	req, err := req.Check()
-	if err != nil {
-		d.unlockFailed(w, r, f, err)
+	var ve *gatehouse.ValidationError
+	if errors.As(err, &ve) || issues.Issues != nil {
+		issues.Merge("", ve)
+		d.unlockRefused(w, r, f, issues)
 		return
 	}
 	if r.PostFormValue("confirm") == "" {
@@ -156,17 +154,15 @@ func (d *dashboard) unlock(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, Prefix+"/commands/"+c.ID.String(), http.StatusSeeOther)
 }
 
-// unlockRequest reads the form into a command request. Only the target
-// field of the chosen scope is kept: without script the form shows both,
-// and a value left in the other is not an error.
+// unlockRequest reads the form into a command request, with the problems
+// of the fields that do not even read (a duration that is not a number);
+// the request's own check finds the rest. Only the target field of the
+// chosen scope is kept: without script the form shows both, and a value
+// left in the other is not an error.
 func unlockRequest(f unlockForm) (gatehouse.CommandRequest, *gatehouse.ValidationError) {
 	var errs gatehouse.ValidationError
 	req := gatehouse.CommandRequest{Type: gatehouse.CommandUnlock, Scope: gatehouse.CommandScope(f.Scope)}
-	id, err := uuid.Parse(f.AccessPointID)
-	if err != nil {
-		errs.Add("accessPointId", "is required: choose an access point")
-	}
-	req.AccessPointID = id
+	req.AccessPointID, _ = uuid.Parse(f.AccessPointID) // none, or not an id: Check says it is required
 	switch req.Scope {
 	case gatehouse.ScopeServer:
 		req.ServerJobID = &f.ServerJobID
@@ -183,10 +179,7 @@ func unlockRequest(f unlockForm) (gatehouse.CommandRequest, *gatehouse.Validatio
 	if f.Note != "" {
 		req.Note = &f.Note
 	}
-	if errs.Issues != nil {
-		return req, &errs
-	}
-	return req, nil
+	return req, &errs
 }
 
 // confirmUnlock shows what the request will do, in words, with the button

@@ -203,12 +203,13 @@ func (d *dashboard) confirmUnlock(w http.ResponseWriter, r *http.Request, f unlo
 	change := url.Values{"accessPointId": {f.AccessPointID}, "scope": {f.Scope}, "serverJobId": {f.ServerJobID},
 		"platformUserId": {f.PlatformUserID}, "durationSeconds": {strconv.Itoa(req.DurationSeconds)}, "note": {f.Note}}
 	f.Duration = strconv.Itoa(req.DurationSeconds)
-	d.renderUnlock(w, r, http.StatusOK, unlockPage{Form: f, Question: unlockQuestion(ap.Name, *loc.UniverseID, req),
+	d.renderUnlock(w, r, http.StatusOK, unlockPage{Form: f, Question: unlockQuestion(ap.Name+" at "+loc.Name, *loc.UniverseID, req),
 		Idem: "dashboard-" + gatehouse.NewToken(), Change: Prefix + "/commands/unlock?" + change.Encode()})
 }
 
-// unlockQuestion says what a request will do: "Unlock Front door for
-// every server of universe 123 for 30 s?"
+// unlockQuestion says what a request will do: "Unlock Front door at
+// Nightclub for every server of universe 123 for 30 s?" (two locations
+// may each have a Front door).
 func unlockQuestion(door, universe string, req gatehouse.CommandRequest) string {
 	var whom string
 	switch req.Scope {

@@ -175,9 +175,9 @@ func TestUnlockFormSaysWhatIsWrongAndWhatWillHappen(t *testing.T) {
 	}
 
 	for scope, want := range map[string]string{
-		"UNIVERSE": "Unlock Acme door for every server of universe 123 for 30 s?",
-		"SERVER":   "Unlock Acme door on the server job-9 of universe 123 for 30 s?",
-		"PLAYER":   "Unlock Acme door for player 555, on the server of universe 123 that hosts them, for 30 s?",
+		"UNIVERSE": "Unlock Acme door at Acme HQ for every server of universe 123 for 30 s?",
+		"SERVER":   "Unlock Acme door at Acme HQ on the server job-9 of universe 123 for 30 s?",
+		"PLAYER":   "Unlock Acme door at Acme HQ for player 555, on the server of universe 123 that hosts them, for 30 s?",
 	} {
 		r := operator.do("POST", "/dashboard/commands/unlock", unlockForm(operator, acme, "scope", scope, "durationSeconds", "30",
 			"serverJobId", "job-9", "platformUserId", "555", "note", "VIP"))

@@ -192,7 +192,8 @@ try {
   // target field of the chosen scope only, and a missing job id next to
   // its field.
   await page.goto(`${BASE}/dashboard/locations`);
-  await page.locator("section.location", { hasText: "Downtown Club" }).getByRole("link", { name: "Unlock…" }).first().click();
+  await page.locator("section.location", { hasText: "Downtown Club" }).locator("li", { hasText: "Front door" })
+    .getByRole("link", { name: "Unlock…" }).click();
   await page.waitForURL(/\/dashboard\/commands\/unlock\?accessPointId=/);
   check(!(await page.getByLabel(/^Server job id/).isVisible()), "the job id field shows for a UNIVERSE unlock");
   await page.getByLabel("one server (by job id)").check();
@@ -207,7 +208,7 @@ try {
   await page.getByLabel(/^Note/).fill("VIP arrival");
   await shot("15-unlock-form");
   await page.getByRole("button", { name: "Review the unlock…" }).click();
-  const question = `Unlock Front door for every server of universe ${UNIVERSE} for 30 s?`;
+  const question = `Unlock Front door at Downtown Club for every server of universe ${UNIVERSE} for 30 s?`;
   await page.getByRole("heading", { name: question }).waitFor();
   await shot("16-unlock-confirm");
   await page.getByRole("button", { name: "Unlock now" }).click();
@@ -231,6 +232,8 @@ try {
   await page.waitForURL(commandURL);
   console.log(JSON.stringify({ ok: true, steps }));
 } catch (err) {
+  // The page as it was when the round failed, to see why.
+  await browser.contexts()[0]?.pages()[0]?.screenshot({ path: `${SHOTS}/failed.png`, fullPage: true }).catch(() => {});
   console.log(JSON.stringify({ ok: false, steps, error: String(err) }));
   process.exitCode = 1;
 } finally {

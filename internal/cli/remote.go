@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -165,33 +166,16 @@ func runCommandList(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		filter := gatehouse.CommandFilter{Limit: *limit}
-		if *status != "" {
-			filter.Status = ptr(gatehouse.CommandStatus(strings.ToUpper(*status)))
-		}
-		if *scope != "" {
-			filter.Scope = ptr(gatehouse.CommandScope(strings.ToUpper(*scope)))
-		}
-		if *ap != "" {
-			id, err := parseID("access-point", *ap)
-			if err != nil {
-				return err
-			}
-			filter.AccessPointID = &id
-		}
-		if *loc != "" {
-			id, err := parseID("location", *loc)
-			if err != nil {
-				return err
-			}
-			filter.LocationID = &id
+		filter, err := commandFilter(*status, *scope, *ap, *loc, *limit)
+		if err != nil {
+			return err
 		}
 		if _, err := svc.FindOrganization(ctx, orgID); err != nil {
 			return fmt.Errorf("organization %s: %w", orgID, err)
 		}
 		page, err := svc.ListCommands(ctx, orgID, filter)
 		if err != nil {
-			return listError(err)
+			return err
 		}
 		if *f.json {
 			return f.print(page.Commands, "")
@@ -206,19 +190,42 @@ func runCommandList(ctx context.Context, e *env) error {
 	})
 }
 
-// listError names the flag of an issue of ListCommands.
-func listError(err error) error {
-	var ve *gatehouse.ValidationError
-	if !errors.As(err, &ve) {
-		return err
+// commandFilter reads command list's flags into a filter, or a
+// *ValidationError naming every bad flag.
+func commandFilter(status, scope, ap, loc string, limit int) (gatehouse.CommandFilter, error) {
+	var errs gatehouse.ValidationError
+	f := gatehouse.CommandFilter{Limit: limit}
+	if limit < 1 || limit > gatehouse.MaxLimit {
+		errs.Add("--limit", "must be between 1 and %d", gatehouse.MaxLimit)
 	}
-	var out gatehouse.ValidationError
-	for field, msgs := range ve.Issues {
-		for _, m := range msgs {
-			out.Add("--"+field, "%s", m)
+	if status != "" {
+		st := gatehouse.CommandStatus(strings.ToUpper(status))
+		if !slices.Contains(gatehouse.CommandStatuses, st) {
+			errs.Add("--status", "must be one of %s", statusList())
 		}
+		f.Status = &st
 	}
-	return &out
+	if scope != "" {
+		sc := gatehouse.CommandScope(strings.ToUpper(scope))
+		if !slices.Contains(gatehouse.CommandScopes, sc) {
+			errs.Add("--scope", "must be one of UNIVERSE, SERVER, PLAYER")
+		}
+		f.Scope = &sc
+	}
+	for _, id := range []struct {
+		flag, value string
+		dst         **uuid.UUID
+	}{{"--access-point", ap, &f.AccessPointID}, {"--location", loc, &f.LocationID}} {
+		if id.value == "" {
+			continue
+		}
+		v, err := gatehouse.ParseUUID(id.value)
+		if err != nil {
+			errs.Add(id.flag, "must be a UUID")
+		}
+		*id.dst = &v
+	}
+	return f, errs.Err()
 }
 
 func runCommandShow(ctx context.Context, e *env) error {

@@ -296,9 +296,11 @@ func TestCommandListShowCancel(t *testing.T) {
 	if _, stderr, _ = s.run(nil, "command", "list", "--org", s.org.ID, "--limit", "1"); !strings.Contains(stderr, "more commands") {
 		t.Errorf("a page with more after it says nothing: %q", stderr)
 	}
-	if _, _, err := s.run(nil, "command", "list", "--org", s.org.ID, "--status", "LOST", "--limit", "0"); !errors.Is(err, gatehouse.ErrInvalid) ||
-		!strings.Contains(err.Error(), "--limit") {
-		t.Errorf("bad filters: %v", err)
+	_, _, err = s.run(nil, "command", "list", "--org", s.org.ID, "--status", "LOST", "--scope", "ROOM", "--limit", "0", "--location", "hq")
+	for _, want := range []string{"--limit: must be between 1 and 500", "--status: must be one of PENDING,", "--scope", "--location: must be a UUID"} {
+		if !errors.Is(err, gatehouse.ErrInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("bad filters: %v, want %q in it", err, want)
+		}
 	}
 
 	var shown commandJSON

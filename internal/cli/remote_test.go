@@ -349,14 +349,18 @@ func TestCommandListShowCancel(t *testing.T) {
 		t.Errorf("cancel of an unknown command: %v", err)
 	}
 
-	// The audit log names the user of --as.
+	// The audit log names the user of --as, for the issue and the cancel.
 	var entries []struct {
 		Action string
-		Actor  struct{ Type, Label string }
+		Actor  struct{ Type, ID, Email string }
 	}
 	s.json(&entries, "audit", "list", "--org", s.org.ID, "--action", "command.cancelled")
-	if len(entries) != 1 || entries[0].Actor.Type != "user" || entries[0].Actor.Label != "ops@acme.test" {
+	if len(entries) != 1 || entries[0].Actor.Type != "user" || entries[0].Actor.Email != "ops@acme.test" || entries[0].Actor.ID == "" {
 		t.Errorf("the audit of the cancel: %+v", entries)
+	}
+	s.json(&entries, "audit", "list", "--org", s.org.ID, "--action", "command.issued")
+	if len(entries) != 4 || entries[0].Actor.Email != "ops@acme.test" {
+		t.Errorf("the audit of the issues: %+v", entries)
 	}
 }
 

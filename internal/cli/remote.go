@@ -275,7 +275,7 @@ func runCommandCancel(ctx context.Context, e *env) error {
 		c, err := svc.CancelCommand(actx, orgID, id)
 		switch {
 		case errors.Is(err, gatehouse.ErrConflict):
-			return fmt.Errorf("command %s cannot be cancelled: it is %s already, and a settled command never moves: %w", id, c.Status, err)
+			return &settledError{id: id, status: c.Status, err: err}
 		case errors.Is(err, gatehouse.ErrForbidden):
 			return fmt.Errorf("%s may not cancel commands (an admin or operator may): %w", *as, err)
 		case err != nil:
@@ -292,8 +292,26 @@ func commandLine(c gatehouse.Command) string {
 	if c.FailureReason != nil {
 		return s + fmt.Sprintf(", FAILED at once: %s", *c.FailureReason)
 	}
-	return s + fmt.Sprintf(", %s to %s; universe %s", c.Status, servers(c.Targets.Live), c.UniverseID)
+	if c.Targets.Live == 0 {
+		return s + fmt.Sprintf(", %s: no server of universe %s is live yet; the first to sync before %s receives it",
+			c.Status, c.UniverseID, gatehouse.FormatTime(time.Time(c.ExpiresAt)))
+	}
+	return s + fmt.Sprintf(", %s for the %s of universe %s", c.Status, servers(c.Targets.Live), c.UniverseID)
 }
+
+// settledError is cancel's refusal of a settled command: it says the
+// status and is the service's conflict (exit status 1).
+type settledError struct {
+	id     uuid.UUID
+	status gatehouse.CommandStatus
+	err    error
+}
+
+func (e *settledError) Error() string {
+	return fmt.Sprintf("command %s cannot be cancelled: it is %s already, and a settled command never moves", e.id, e.status)
+}
+
+func (e *settledError) Unwrap() error { return e.err }
 
 // commandRow is a command's line in command list.
 func commandRow(c gatehouse.Command) string {

@@ -283,3 +283,17 @@ func runCommandCancel(ctx context.Context, e *env) error {
 		return f.print(c, "cancelled command %s; the servers that received it lock again at their next sync", c.ID)
 	})
 }
+
+// settledError is cancel's refusal of a settled command: it says the
+// status and is the service's conflict (exit status 1).
+type settledError struct {
+	id     uuid.UUID
+	status gatehouse.CommandStatus
+	err    error
+}
+
+func (e *settledError) Error() string {
+	return fmt.Sprintf("command %s cannot be cancelled: it is %s already, and a settled command never moves", e.id, e.status)
+}
+
+func (e *settledError) Unwrap() error { return e.err }

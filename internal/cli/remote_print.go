@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/google/uuid"
 )
 
 // How the command group prints commands for people; --json prints the
@@ -26,20 +25,6 @@ func commandLine(c gatehouse.Command) string {
 	}
 	return s + fmt.Sprintf(", %s for the %s of universe %s", c.Status, servers(c.Targets.Live), c.UniverseID)
 }
-
-// settledError is cancel's refusal of a settled command: it says the
-// status and is the service's conflict (exit status 1).
-type settledError struct {
-	id     uuid.UUID
-	status gatehouse.CommandStatus
-	err    error
-}
-
-func (e *settledError) Error() string {
-	return fmt.Sprintf("command %s cannot be cancelled: it is %s already, and a settled command never moves", e.id, e.status)
-}
-
-func (e *settledError) Unwrap() error { return e.err }
 
 // commandRow is a command's line in command list.
 func commandRow(c gatehouse.Command) string {

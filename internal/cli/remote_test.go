@@ -3,12 +3,14 @@ package cli_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/google/uuid"
 )
 
@@ -20,9 +22,24 @@ type unlockSetup struct {
 	org, hq, shed, door, shedDoor record
 }
 
-func newUnlockSetup(t *testing.T) *unlockSetup {
+// newBackendGH is newGH on the backend GATEHOUSE_TEST_BACKEND names:
+// sqlite (the default) or postgres, like the API's tests.
+func newBackendGH(t *testing.T) *gh {
 	t.Helper()
 	g := newGH(t)
+	switch backend := os.Getenv("GATEHOUSE_TEST_BACKEND"); backend {
+	case "", "sqlite":
+	case "postgres":
+		g.db = testenv.PostgresDSN(t)
+	default:
+		t.Fatalf("GATEHOUSE_TEST_BACKEND=%q: want sqlite or postgres", backend)
+	}
+	return g
+}
+
+func newUnlockSetup(t *testing.T) *unlockSetup {
+	t.Helper()
+	g := newBackendGH(t)
 	g.env["GATEHOUSE_PASSWORD"] = "correct horse battery staple"
 	s := &unlockSetup{gh: g}
 	g.json(&s.org, "org", "create", "--name", "Acme")
@@ -41,6 +58,7 @@ func newUnlockSetup(t *testing.T) *unlockSetup {
 // service, as the API's sync route does, on the CLI's database.
 type gameServer struct {
 	g       *gh
+	org     string
 	job     string
 	players []string
 	cursor  *string
@@ -55,13 +73,8 @@ func (s *gameServer) sync(acks ...gatehouse.Ack) []gatehouse.Command {
 		s.g.t.Fatal(err)
 	}
 	defer db.Close()
-	svc := db.Service(time.Now)
-	var orgs []gatehouse.Organization
-	if orgs, err = svc.ListOrganizations(ctx); err != nil || len(orgs) == 0 {
-		s.g.t.Fatal(orgs, err)
-	}
 	wait := 0
-	res, err := svc.Sync(ctx, orgs[0].ID, gatehouse.SyncRequest{ServerJobID: s.job, UniverseID: "4242",
+	res, err := db.Service(time.Now).Sync(ctx, uuid.MustParse(s.org), gatehouse.SyncRequest{ServerJobID: s.job, UniverseID: "4242",
 		Players: s.players, Acks: acks, Cursor: s.cursor, WaitSeconds: &wait})
 	if err != nil {
 		s.g.t.Fatalf("sync of %s: %v", s.job, err)
@@ -111,8 +124,8 @@ func (s *unlockSetup) unlock(args ...string) commandJSON {
 // FAILED at once with the reason.
 func TestCommandUnlockScopes(t *testing.T) {
 	s := newUnlockSetup(t)
-	a := &gameServer{g: s.gh, job: "job-a", players: []string{"111"}}
-	b := &gameServer{g: s.gh, job: "job-b", players: []string{"222"}}
+	a := &gameServer{g: s.gh, org: s.org.ID, job: "job-a", players: []string{"111"}}
+	b := &gameServer{g: s.gh, org: s.org.ID, job: "job-b", players: []string{"222"}}
 	a.sync()
 	b.sync()
 
@@ -239,9 +252,9 @@ func TestCommandUnlockIdempotency(t *testing.T) {
 // refuses a settled one with a non-zero exit.
 func TestCommandListShowCancel(t *testing.T) {
 	s := newUnlockSetup(t)
-	a := &gameServer{g: s.gh, job: "job-a", players: []string{"111"}}
-	b := &gameServer{g: s.gh, job: "job-b", players: []string{"222"}}
-	c := &gameServer{g: s.gh, job: "job-c"}
+	a := &gameServer{g: s.gh, org: s.org.ID, job: "job-a", players: []string{"111"}}
+	b := &gameServer{g: s.gh, org: s.org.ID, job: "job-b", players: []string{"222"}}
+	c := &gameServer{g: s.gh, org: s.org.ID, job: "job-c"}
 	a.sync()
 	b.sync()
 	c.sync()
@@ -367,7 +380,7 @@ func TestCommandListShowCancel(t *testing.T) {
 // TestLocationUniverse: a location names its universe at creation or
 // later; "" clears it; location list shows it.
 func TestLocationUniverse(t *testing.T) {
-	g := newGH(t)
+	g := newBackendGH(t)
 	var org record
 	g.json(&org, "org", "create", "--name", "Acme")
 	var hq, club struct {

@@ -240,3 +240,44 @@ func TestConcurrentTakesAndAcks(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncWokenByAnotherInstance: a sync waiting on one instance answers
+// within a second a command issued on another (the API behind a load
+// balancer), through the database's wakes.
+func TestSyncWokenByAnotherInstance(t *testing.T) {
+	d := newDoor(t)
+	ctx := context.Background()
+	serve := gatehouse.NewService(gatehouse.ServiceConfig{Store: d.db})
+	issuer := gatehouse.NewService(gatehouse.ServiceConfig{Store: open(t, d.dsn)})
+	run, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { serve.RunCommands(run, "serve", func(err error) { t.Error(err) }); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+
+	wait := 10
+	answered := make(chan gatehouse.SyncResult, 1)
+	go func() {
+		res, err := serve.Sync(ctx, d.org.ID, gatehouse.SyncRequest{ServerJobID: "a", UniverseID: "42", WaitSeconds: &wait})
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- res
+	}()
+	time.Sleep(500 * time.Millisecond)
+	admin := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: d.user.ID, Label: d.user.Email,
+		OrgID: d.org.ID, Role: d.user.Role})
+	c, _, err := issuer.IssueCommand(admin, d.org.ID, gatehouse.CommandRequest{AccessPointID: d.ap.ID, Scope: gatehouse.ScopeUniverse}, "")
+	must(t, err)
+	issued := time.Now()
+	select {
+	case res := <-answered:
+		if len(res.Commands) != 1 || res.Commands[0].ID != c.ID {
+			t.Fatalf("woken with %+v", res)
+		}
+		if d := time.Since(issued); d > time.Second {
+			t.Errorf("woken %v after the issue, want within a second", d)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("a command issued on another instance did not wake the waiting sync")
+	}
+}

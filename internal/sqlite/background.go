@@ -47,11 +47,14 @@ type orgCommand struct {
 	id  uuid.UUID
 }
 
+// dueExpiry finds the unsettled commands past their deadline.
+const dueExpiry = `SELECT org, id FROM commands INDEXED BY commands_unsettled
+	WHERE issued = 1 AND status IN ('PENDING', 'DELIVERED') AND expires_at <= ?`
+
 // dueToExpire lists the unsettled commands whose deadline passed, through
 // the commands_unsettled index.
 func dueToExpire(ctx context.Context, tx *sql.Tx, ms int64) ([]orgCommand, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT org, id FROM commands INDEXED BY commands_unsettled
-		WHERE issued = 1 AND status IN ('PENDING', 'DELIVERED') AND expires_at <= ?`, ms)
+	rows, err := tx.QueryContext(ctx, dueExpiry, ms)
 	if err != nil {
 		return nil, err
 	}

@@ -69,12 +69,14 @@ func (db *DB) ack(ctx context.Context, tx *sql.Tx, org int64, orgID uuid.UUID, j
 // joining server's search read a bounded range of commands_universe.
 const unlockSpan = (gatehouse.MaxCommandTTL + gatehouse.MaxUnlockSeconds) * time.Second
 
-// dueOwn finds the commands due to a server through its own delivery
-// rows (command_deliveries_by_server): never delivered or delivered
-// under a generation after the cursor, while unsettled and unexpired;
-// or cancelled after they were sent.
+// dueOwn finds the commands due to a server through its own unanswered
+// delivery rows (command_deliveries_by_server): never delivered or
+// delivered under a generation after the cursor, while unsettled and
+// unexpired; or cancelled after they were sent. CROSS JOIN keeps the
+// server's rows the outer loop: left to itself, SQLite walks every
+// command of the organization and probes the server's rows for each.
 const dueOwn = `SELECT c.id, c.issued_at FROM command_deliveries d INDEXED BY command_deliveries_by_server
-	JOIN commands c ON c.org = d.org AND c.id = d.command_id
+	CROSS JOIN commands c ON c.org = d.org AND c.id = d.command_id
 	WHERE d.org = ? AND d.job_id = ? AND d.result IS NULL AND c.issued = 1 AND (
 		(c.status IN ('PENDING', 'DELIVERED') AND c.expires_at > ? AND (d.delivered_at IS NULL OR d.gen > ?))
 		OR (c.status = 'CANCELLED' AND d.delivered_at IS NOT NULL AND d.sent_status IS NOT 'CANCELLED'))
@@ -96,43 +98,27 @@ type dueCommand struct {
 
 // TakeCommands returns the commands due to a server and marks them
 // delivered under its next generation, in one transaction. A server that
-// never synced (no Heartbeat) has nothing due.
+// never synced (no Heartbeat) has nothing due. Every sync and every wake
+// of a long poll asks, and mostly nothing is due: that is learnt on a
+// read connection, so that idle polls never queue for the one writer.
 func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]gatehouse.Command, int64, error) {
-	var (
-		out []gatehouse.Command
-		gen int64
-	)
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return nil, 0, err
+	}
+	due, gen, err := findDue(ctx, db.read, org, jobID, universeID, cursor, now)
+	if err != nil || len(due) == 0 {
+		return nil, gen, wrap(err)
+	}
+	var out []gatehouse.Command
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		out = nil
-		org, err := db.orgSeq(ctx, tx, orgID)
-		if err != nil {
+		// Read again under the write lock: another sync of the server may
+		// have taken them since.
+		due, gen, err = findDue(ctx, tx, org, jobID, universeID, cursor, now)
+		if err != nil || len(due) == 0 {
 			return err
 		}
-		err = tx.QueryRowContext(ctx, "SELECT gen FROM game_servers WHERE org = ? AND job_id = ?", org, jobID).Scan(&gen)
-		if errors.Is(err, sql.ErrNoRows) {
-			gen = 0
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		ms := millis(now)
-		due, err := queryDue(ctx, tx, dueOwn, org, jobID, ms, cursor, gatehouse.MaxSyncCommands)
-		if err != nil {
-			return err
-		}
-		joined, err := queryDue(ctx, tx, dueJoined, org, universeID, ms-unlockSpan.Milliseconds(), ms, ms, jobID, gatehouse.MaxSyncCommands)
-		if err != nil {
-			return err
-		}
-		due = append(due, joined...)
-		if len(due) == 0 {
-			return nil
-		}
-		slices.SortFunc(due, func(a, b dueCommand) int {
-			return cmp.Or(cmp.Compare(a.issued, b.issued), bytes.Compare(a.id[:], b.id[:]))
-		})
-		due = due[:min(len(due), gatehouse.MaxSyncCommands)]
 		if err := tx.QueryRowContext(ctx, "UPDATE game_servers SET gen = gen + 1 WHERE org = ? AND job_id = ? RETURNING gen",
 			org, jobID).Scan(&gen); err != nil {
 			return err
@@ -156,8 +142,35 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 	return out, gen, err
 }
 
-func queryDue(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]dueCommand, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
+// findDue returns the commands due to a server, oldest first and at most
+// MaxSyncCommands, and the server's generation.
+func findDue(ctx context.Context, q querier, org int64, jobID, universeID string, cursor int64, now time.Time) ([]dueCommand, int64, error) {
+	var gen int64
+	err := q.QueryRowContext(ctx, "SELECT gen FROM game_servers WHERE org = ? AND job_id = ?", org, jobID).Scan(&gen)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	ms := millis(now)
+	due, err := queryDue(ctx, q, dueOwn, org, jobID, ms, cursor, gatehouse.MaxSyncCommands)
+	if err != nil {
+		return nil, gen, err
+	}
+	joined, err := queryDue(ctx, q, dueJoined, org, universeID, ms-unlockSpan.Milliseconds(), ms, ms, jobID, gatehouse.MaxSyncCommands)
+	if err != nil {
+		return nil, gen, err
+	}
+	due = append(due, joined...)
+	slices.SortFunc(due, func(a, b dueCommand) int {
+		return cmp.Or(cmp.Compare(a.issued, b.issued), bytes.Compare(a.id[:], b.id[:]))
+	})
+	return due[:min(len(due), gatehouse.MaxSyncCommands)], gen, nil
+}
+
+func queryDue(ctx context.Context, q querier, query string, args ...any) ([]dueCommand, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -279,5 +281,96 @@ func TestSyncWokenByAnotherInstance(t *testing.T) {
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("a command issued on another instance did not wake the waiting sync")
+	}
+}
+
+// TestWatcherReplacesASilentConnection: when the network drops the
+// listener's traffic without closing it (a NAT or firewall forgot it),
+// the idle watcher's ping goes unanswered: it connects again and wakes
+// everything.
+func TestWatcherReplacesASilentConnection(t *testing.T) {
+	t.Cleanup(postgres.SetWatchPingForTest(300 * time.Millisecond))
+	d := newDoor(t)
+	u, err := url.Parse(d.dsn)
+	must(t, err)
+	hole := newBlackhole(t, u.Host)
+	u.Host = hole.addr
+	other := open(t, u.String())
+	wakes := watch(t, other)
+	waitFor(t, wakes, wake{}, time.Second, "listening")
+
+	hole.drop()
+	waitFor(t, wakes, wake{}, 3*time.Second, "after the silent drop")
+	d.issue(t, time.Now())
+	waitFor(t, wakes, wake{d.org.ID, "42"}, time.Second, "a command on the new connection")
+}
+
+// blackhole forwards connections to a server until drop, which makes
+// every connection open at the time swallow its traffic silently, in both
+// directions, without closing; later connections forward again.
+type blackhole struct {
+	addr    string
+	mu      sync.Mutex
+	dropped []*atomic.Bool
+}
+
+func newBlackhole(t *testing.T, target string) *blackhole {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	b := &blackhole{addr: ln.Addr().String()}
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			r, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			flag := new(atomic.Bool)
+			b.mu.Lock()
+			conns = append(conns, c, r)
+			b.dropped = append(b.dropped, flag)
+			b.mu.Unlock()
+			go forward(r, c, flag)
+			go forward(c, r, flag)
+		}
+	}()
+	return b
+}
+
+func (b *blackhole) drop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, f := range b.dropped {
+		f.Store(true)
+	}
+}
+
+func forward(dst, src net.Conn, dropped *atomic.Bool) {
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !dropped.Load() {
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
 	}
 }

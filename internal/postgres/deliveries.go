@@ -156,11 +156,16 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 			return err
 		}
 		// Each row keeps its first deliveredAt and takes the generation
-		// and the status sent; a server that joined gets a row now.
-		if _, err := tx.Exec(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
-				SELECT c.org, c.id, $2, false, $4, $5, c.status FROM commands c WHERE c.org = $1 AND c.id = ANY($3) ORDER BY c.id
+		// and the status sent; a server that joined gets a row now. A
+		// command another instance's sweep expired since it was found due
+		// is not sent.
+		rows, _ = tx.Query(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
+				SELECT c.org, c.id, $2, false, $4, $5, c.status FROM commands c
+				WHERE c.org = $1 AND c.id = ANY($3) AND c.status <> 'EXPIRED' ORDER BY c.id
 			ON CONFLICT (org, command_id, job_id) DO UPDATE SET delivered_at = coalesce(command_deliveries.delivered_at, excluded.delivered_at),
-				gen = excluded.gen, sent_status = excluded.sent_status`, org, jobID, ids, now, gen); err != nil {
+				gen = excluded.gen, sent_status = excluded.sent_status
+			RETURNING command_id`, org, jobID, ids, now, gen)
+		if ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
 			return err
 		}
 		if cmds, err = readCommands(ctx, tx, org, orgID, "c.issued_at, c.id", ids); err != nil {

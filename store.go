@@ -199,13 +199,15 @@ type Store interface {
 	//     that has no result and was not delivered, or was delivered
 	//     under a generation after cursor (the answer was lost);
 	//   - CANCELLED commands delivered to jobID, unanswered, that were
-	//     last sent with another status (the server locks again);
+	//     last sent with another status, or sent CANCELLED under a
+	//     generation after cursor (the server locks again);
 	//   - UNIVERSE commands of the universe with no row for jobID (a
 	//     server that joined), neither CANCELLED nor EXPIRED, while their
 	//     unlock runs: not started and unexpired, or started and
 	//     now < startedAt + duration.
 	// It marks them delivered in one transaction: the server's
-	// generation goes up by one; each row (created with Target false for
+	// generation becomes one more than the larger of it and cursor (a
+	// server forgotten by the sweep keeps its cursor meaningful); each row (created with Target false for
 	// a server that joined) keeps its first deliveredAt and takes the new
 	// generation and the status sent; startedAt is set on first delivery
 	// and PENDING moves to DELIVERED (status_at now). Each command comes

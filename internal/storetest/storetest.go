@@ -66,6 +66,7 @@ func Run(t *testing.T, open Opener) {
 		{"LiveServers", testLiveServers},
 		{"AckCommands", testAckCommands},
 		{"TakeCommands", testTakeCommands},
+		{"TakeAfterForgotten", testTakeAfterForgotten},
 		{"TakeJoined", testTakeJoined},
 		{"TakeBounded", testTakeBounded},
 		{"SweepCommands", testSweepCommands},

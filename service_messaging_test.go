@@ -125,3 +125,37 @@ func TestSetMessagingChecksItsInput(t *testing.T) {
 		t.Errorf("RemoveMessaging(x): %v", err)
 	}
 }
+
+// TestMessagingIsForAdmins: only an admin of the organization (or the
+// operator's CLI, the system) sets, lists or removes keys; an admin of
+// another organization finds nothing; and only the publisher's method,
+// which no door calls, opens a key.
+func TestMessagingIsForAdmins(t *testing.T) {
+	f := newService(t, nil)
+	bg := context.Background()
+	as := func(org gatehouse.Organization, role gatehouse.Role) context.Context {
+		return gatehouse.WithActor(bg, gatehouse.Actor{Type: gatehouse.ActorUser, ID: gatehouse.NewID(), OrgID: org.ID, Role: role})
+	}
+	all := func(ctx context.Context) []error {
+		_, setErr := f.svc.SetMessaging(ctx, f.org.ID, "42", openCloudKey)
+		_, listErr := f.svc.ListMessaging(ctx, f.org.ID)
+		return []error{setErr, listErr, f.svc.RemoveMessaging(ctx, f.org.ID, "42")}
+	}
+	for _, tc := range []struct {
+		who  string
+		ctx  context.Context
+		want error
+	}{
+		{"a viewer", as(f.org, gatehouse.RoleViewer), gatehouse.ErrForbidden},
+		{"an operator", as(f.org, gatehouse.RoleOperator), gatehouse.ErrForbidden},
+		{"another organization's admin", as(f.other, gatehouse.RoleAdmin), gatehouse.ErrNotFound},
+		{"an admin", as(f.org, gatehouse.RoleAdmin), nil},
+		{"the system", bg, nil},
+	} {
+		for i, err := range all(tc.ctx) {
+			if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+				t.Errorf("%s, call %d: %v, want %v", tc.who, i, err, tc.want)
+			}
+		}
+	}
+}

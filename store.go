@@ -225,6 +225,22 @@ type Store interface {
 	// that one instance at a time does it.
 	TryLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (bool, error)
 
+	// SetMessagingKey stores the sealed Open Cloud key of an
+	// organization's universe with its hint, replacing the one it had
+	// (createdAt becomes now), and records the hint's change. ErrNotFound
+	// for an unknown organization.
+	SetMessagingKey(ctx context.Context, e AuditEntry, orgID uuid.UUID, universeID string, sealed []byte, hint string) (MessagingKey, error)
+	// RemoveMessagingKey deletes the key of an organization's universe.
+	// ErrNotFound when it has none.
+	RemoveMessagingKey(ctx context.Context, e AuditEntry, orgID uuid.UUID, universeID string) error
+	// ListMessagingKeys returns the universes of an organization that have
+	// a key, ordered by universe id (numerically), with hint and creation
+	// time: never the sealed key.
+	ListMessagingKeys(ctx context.Context, orgID uuid.UUID) ([]MessagingKey, error)
+	// FindMessagingKey returns the sealed key of an organization's
+	// universe, or ErrNotFound.
+	FindMessagingKey(ctx context.Context, orgID uuid.UUID, universeID string) ([]byte, error)
+
 	// IngestEvents stores events for an organization in one transaction:
 	// all or nothing. Events whose id is already stored for the organization
 	// are counted as duplicates and left unchanged. An access point or

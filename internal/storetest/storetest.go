@@ -38,6 +38,7 @@ func Run(t *testing.T, open Opener) {
 		{"Ingest", testIngest},
 		{"IngestIsAllOrNothing", testIngestAllOrNothing},
 		{"Commands", testCommands},
+		{"MessagingKeys", testMessagingKeys},
 		{"EventFilters", testEventFilters},
 		{"SearchQ", testSearchQ},
 		{"SearchFoldsCase", testSearchFoldsCase},

@@ -87,7 +87,7 @@ func New(cfg Config) http.Handler {
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
 		"seconds": seconds}
 	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit",
-		"unlock", "unlock-confirm", "commands", "command", "cancel-command"} {
+		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
@@ -120,6 +120,9 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/keys", d.page(d.createKey))
 	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.page(d.confirmRevoke))
 	mux.Handle("POST "+Prefix+"/keys/{id}/revoke", d.page(d.revokeKey))
+	mux.Handle("GET "+Prefix+"/messaging", d.page(d.messagingPage))
+	mux.Handle("POST "+Prefix+"/messaging", d.page(d.setMessaging))
+	mux.Handle("POST "+Prefix+"/messaging/remove", d.page(d.removeMessaging))
 	mux.Handle("GET "+Prefix+"/users", d.page(d.usersPage))
 	mux.Handle("POST "+Prefix+"/users", d.page(d.createUser))
 	mux.Handle("POST "+Prefix+"/users/role", d.page(d.setUserRole))

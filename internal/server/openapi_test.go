@@ -33,8 +33,10 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	}
 	slices.Sort(documented)
 	served := []string{
-		"GET /api/consumer/v1/audit-log", "GET /api/consumer/v1/events", "GET /api/consumer/v1/locations", "GET /api/consumer/v1/openapi.json",
+		"DELETE /api/consumer/v1/messaging/{universeId}",
+		"GET /api/consumer/v1/audit-log", "GET /api/consumer/v1/events", "GET /api/consumer/v1/locations", "GET /api/consumer/v1/messaging", "GET /api/consumer/v1/openapi.json",
 		"GET /docs", "GET /docs/assets/redoc.standalone.js", "GET /healthz", "GET /metrics", "GET /readyz", "POST /api/consumer/v1/events",
+		"PUT /api/consumer/v1/messaging/{universeId}",
 	}
 	if !slices.Equal(documented, served) {
 		t.Errorf("documented %v, served %v", documented, served)

@@ -251,8 +251,11 @@ func TestOperatorUnlocksAndWatchesTheDeliveries(t *testing.T) {
 	if r := operator.do("GET", "/dashboard/commands?status=EXECUTED", nil); strings.Contains(r.body, path) {
 		t.Error("the status filter does not filter")
 	}
-	if r := operator.do("GET", "/dashboard/commands?scope=UNIVERSE&accessPointId="+acme.ap.ID.String(), nil); !strings.Contains(r.body, path) {
-		t.Error("the scope and access point filters hide a matching command")
+	if r := operator.do("GET", "/dashboard/commands?scope=UNIVERSE&accessPointId="+acme.ap.ID.String()+"&locationId="+acme.loc.ID.String(), nil); !strings.Contains(r.body, path) {
+		t.Error("the scope, access point and location filters hide a matching command")
+	}
+	if r := operator.do("GET", "/dashboard/commands?locationId="+rival.loc.ID.String(), nil); strings.Contains(r.body, path) {
+		t.Error("the location filter does not filter")
 	}
 	if r := operator.do("GET", "/dashboard/commands?status=DONE&cursor=zz", nil); r.status != http.StatusBadRequest || !strings.Contains(r.body, "Status") || !strings.Contains(r.body, "Page") {
 		t.Errorf("bad filters: %d", r.status)

@@ -54,6 +54,21 @@ func Run(t *testing.T, open Opener) {
 		{"AuditFailedChange", testAuditFailedChange},
 		{"AuditPages", testAuditPages},
 		{"AuditAppendOnly", testAuditAppendOnly},
+		{"CreateCommand", testCreateCommand},
+		{"CommandIdempotency", testCommandIdempotency},
+		{"FindCommand", testFindCommand},
+		{"ListCommands", testListCommands},
+		{"CancelCommand", testCancelCommand},
+		{"StatusMovesForward", testStatusMovesForward},
+		{"Heartbeat", testHeartbeat},
+		{"LiveServers", testLiveServers},
+		{"AckCommands", testAckCommands},
+		{"TakeCommands", testTakeCommands},
+		{"TakeJoined", testTakeJoined},
+		{"TakeBounded", testTakeBounded},
+		{"SweepCommands", testSweepCommands},
+		{"WatchCommands", testWatchCommands},
+		{"TryLease", testTryLease},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

@@ -121,6 +121,8 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 // upsertCommands creates each command on first sight with the fields of
 // its first event in the batch, and moves its status to that of the
 // latest event by occurredAt, never backwards. One statement for the batch.
+// A command Gatehouse issued is never changed: its status is its own
+// (servers' acknowledgements, the sweep), not what events report.
 func upsertCommands(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, inserted map[int]bool) error {
 	type row struct {
 		c        gatehouse.NewCommand
@@ -166,7 +168,7 @@ func upsertCommands(ctx context.Context, tx pgx.Tx, org int64, events []gatehous
 			(org, id, access_point_id, scope, status, server_job_id, platform_user_id, issued_at, status_at)
 		SELECT $1, * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::timestamptz[])
 		ON CONFLICT (org, id) DO UPDATE SET status = excluded.status, status_at = excluded.status_at
-		WHERE excluded.status_at >= commands.status_at`,
+		WHERE excluded.status_at >= commands.status_at AND NOT commands.issued`,
 		org, ids, aps, scopes, statuses, jobs, users, issued, statusTimes)
 	return err
 }

@@ -67,7 +67,7 @@ func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.
 	if err != nil {
 		return gatehouse.Location{}, err
 	}
-	rows, _ := db.pool.Query(ctx, "SELECT id, name, created_at FROM locations WHERE id = $1 AND org = $2", id, org)
+	rows, _ := db.pool.Query(ctx, "SELECT "+locationColumns+" FROM locations WHERE id = $1 AND org = $2", id, org)
 	locs, err := pgx.CollectRows(rows, scanLocation)
 	if err != nil {
 		return gatehouse.Location{}, wrap(err)
@@ -113,7 +113,7 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	if err != nil {
 		return nil, nil, err
 	}
-	query := `SELECT id, name, created_at FROM locations WHERE org = $1`
+	query := `SELECT ` + locationColumns + ` FROM locations WHERE org = $1`
 	args := []any{org, limit + 1}
 	if after != nil {
 		query += ` AND (name COLLATE "C", id) > ($3, $4)`
@@ -131,10 +131,12 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	return locs, next, wrap(db.attachAccessPoints(ctx, db.replica, locs))
 }
 
+const locationColumns = `id, name, universe_id, created_at`
+
 func scanLocation(row pgx.CollectableRow) (gatehouse.Location, error) {
 	l := gatehouse.Location{AccessPoints: []gatehouse.AccessPoint{}}
 	var at time.Time
-	err := row.Scan(&l.ID, &l.Name, &at)
+	err := row.Scan(&l.ID, &l.Name, &l.UniverseID, &at)
 	l.CreatedAt = gatehouse.Time(at.UTC())
 	return l, err
 }

@@ -25,6 +25,12 @@ func (db *DB) OrgOfAccessPoint(ctx context.Context, id uuid.UUID) (uuid.UUID, er
 	return db.ownerOf(ctx, "access point", `SELECT o.id FROM access_points t JOIN organizations o ON o.seq = t.org WHERE t.id = $1`, id)
 }
 
+// OrgOfCommand returns the organization of an issued command, or
+// ErrNotFound (a command only known from ingested events included).
+func (db *DB) OrgOfCommand(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	return db.ownerOf(ctx, "command", `SELECT o.id FROM commands t JOIN organizations o ON o.seq = t.org WHERE t.id = $1 AND t.issued LIMIT 1`, id)
+}
+
 func (db *DB) ownerOf(ctx context.Context, what, query string, id uuid.UUID) (uuid.UUID, error) {
 	var org uuid.UUID
 	err := db.pool.QueryRow(ctx, query, id).Scan(&org)

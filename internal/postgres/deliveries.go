@@ -1,0 +1,188 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// Lock order of the commands' tables, in every transaction that takes
+// more than one: the server's row (game_servers), then commands in id
+// order, then deliveries. Two transactions then never wait for each
+// other in a cycle, whatever their commands.
+
+// AckCommands applies the acknowledgements of the organization's server
+// jobID. The acknowledged commands are locked first, in id order: a
+// command settles on the counts of every server's answer, so two servers
+// answering one command at once must be applied one after the other.
+func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []gatehouse.Ack, at time.Time) ([]uuid.UUID, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return nil, err
+	}
+	at = gatehouse.Truncate(at)
+	ids := make([]uuid.UUID, 0, len(acks))
+	for _, a := range acks {
+		ids = append(ids, a.CommandID)
+	}
+	slices.SortFunc(ids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	ids = slices.Compact(ids)
+	var rejected []uuid.UUID
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		rejected = []uuid.UUID{}
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM commands WHERE org = $1 AND id = ANY($2) AND issued ORDER BY id FOR UPDATE`, org, ids); err != nil {
+			return err
+		}
+		for _, a := range acks {
+			ok, err := db.applyAck(ctx, tx, org, orgID, jobID, a, at)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				rejected = append(rejected, a.CommandID)
+			}
+		}
+		return nil
+	})
+	return rejected, err
+}
+
+// applyAck records one answer on the server's delivery row, if it is
+// delivered and unanswered, and moves its command by gatehouse.Settle.
+func (db *DB) applyAck(ctx context.Context, tx pgx.Tx, org int64, orgID uuid.UUID, jobID string, a gatehouse.Ack, at time.Time) (bool, error) {
+	var target bool
+	err := tx.QueryRow(ctx, `UPDATE command_deliveries d SET result = $4, detail = $5, acked_at = $6
+		FROM commands c
+		WHERE d.org = $1 AND d.command_id = $2 AND d.job_id = $3 AND d.delivered_at IS NOT NULL AND d.result IS NULL
+			AND c.org = d.org AND c.id = d.command_id AND c.issued
+		RETURNING d.target`, org, a.CommandID, jobID, string(a.Result), a.Detail, at).Scan(&target)
+	if err == pgx.ErrNoRows {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	cmds, err := readCommands(ctx, tx, org, orgID, "c.id", []uuid.UUID{a.CommandID})
+	if err != nil || len(cmds) == 0 {
+		return true, err
+	}
+	c := cmds[0]
+	status, reason := gatehouse.Settle(c, a, target)
+	if status == c.Status {
+		return true, nil
+	}
+	_, err = tx.Exec(ctx, "UPDATE commands SET status = $3, failure_reason = $4, status_at = $5 WHERE org = $1 AND id = $2",
+		org, c.ID, string(status), reason, at)
+	return true, err
+}
+
+// unlockBound is how long before now a command may have been issued and
+// still run: it waits at most MaxCommandTTL for its first delivery, then
+// runs at most MaxUnlockSeconds. It bounds the scan of a universe's
+// commands for a server that joins.
+const unlockBound = (gatehouse.MaxCommandTTL + gatehouse.MaxUnlockSeconds) * time.Second
+
+// dueCommands selects the ids of the commands due to a server (see
+// Store.TakeCommands), oldest first: $1 org, $2 job, $3 universe, $4
+// cursor, $5 now, $6 the oldest issue of a running unlock, $7 limit.
+const dueCommands = `SELECT id FROM (
+		SELECT c.id, c.issued_at FROM command_deliveries d
+		JOIN commands c ON c.org = d.org AND c.id = d.command_id AND c.issued
+		WHERE d.org = $1 AND d.job_id = $2 AND d.result IS NULL AND (
+			(c.status IN ('PENDING', 'DELIVERED') AND c.expires_at > $5 AND (d.delivered_at IS NULL OR d.gen > $4))
+			OR (c.status = 'CANCELLED' AND d.delivered_at IS NOT NULL AND d.sent_status IS DISTINCT FROM 'CANCELLED'))
+		UNION ALL
+		SELECT c.id, c.issued_at FROM commands c
+		WHERE c.org = $1 AND c.issued AND c.scope = 'UNIVERSE' AND c.universe_id = $3 AND c.issued_at > $6
+			AND c.status NOT IN ('CANCELLED', 'EXPIRED')
+			AND CASE WHEN c.started_at IS NULL THEN c.expires_at > $5
+				ELSE $5 < c.started_at + c.duration_s * interval '1 second' END
+			AND NOT EXISTS (SELECT 1 FROM command_deliveries d WHERE d.org = c.org AND d.command_id = c.id AND d.job_id = $2)
+	) due ORDER BY issued_at, id LIMIT $7`
+
+// TakeCommands returns the commands due to the organization's server and
+// marks them delivered under its next generation, in one transaction.
+func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]gatehouse.Command, int64, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return nil, 0, err
+	}
+	now = gatehouse.Truncate(now)
+	var (
+		cmds []gatehouse.Command
+		gen  int64
+	)
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		cmds = []gatehouse.Command{}
+		// The server's row first: two syncs of one server take one after
+		// the other, so one command is not given under two generations.
+		err := tx.QueryRow(ctx, "SELECT gen FROM game_servers WHERE org = $1 AND job_id = $2 FOR UPDATE", org, jobID).Scan(&gen)
+		if err != nil && err != pgx.ErrNoRows {
+			return err
+		}
+		rows, _ := tx.Query(ctx, dueCommands, org, jobID, universeID, cursor, now, now.Add(-unlockBound), gatehouse.MaxSyncCommands)
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		if gen, err = nextGeneration(ctx, tx, org, jobID, universeID, now); err != nil {
+			return err
+		}
+		if err := startCommands(ctx, tx, org, ids, now); err != nil {
+			return err
+		}
+		// Each row keeps its first deliveredAt and takes the generation
+		// and the status sent; a server that joined gets a row now.
+		if _, err := tx.Exec(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
+				SELECT c.org, c.id, $2, false, $4, $5, c.status FROM commands c WHERE c.org = $1 AND c.id = ANY($3) ORDER BY c.id
+			ON CONFLICT (org, command_id, job_id) DO UPDATE SET delivered_at = coalesce(command_deliveries.delivered_at, excluded.delivered_at),
+				gen = excluded.gen, sent_status = excluded.sent_status`, org, jobID, ids, now, gen); err != nil {
+			return err
+		}
+		if cmds, err = readCommands(ctx, tx, org, orgID, "c.issued_at, c.id", ids); err != nil {
+			return err
+		}
+		for i := range cmds {
+			left := cmds[i].Remaining(now)
+			cmds[i].RemainingSeconds = &left
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return cmds, gen, nil
+}
+
+// nextGeneration moves the server to its next generation and returns
+// it. A server that never synced (its row is made by Heartbeat) gets a
+// row now, with no players.
+func nextGeneration(ctx context.Context, tx pgx.Tx, org int64, jobID, universeID string, now time.Time) (int64, error) {
+	var gen int64
+	err := tx.QueryRow(ctx, `INSERT INTO game_servers (org, job_id, universe_id, players, players_digest, started_at, seen_at, gen)
+		VALUES ($1, $2, $3, '[]', sha256('[]'), $4, $4, 1)
+		ON CONFLICT (org, job_id) DO UPDATE SET gen = game_servers.gen + 1 RETURNING gen`, org, jobID, universeID, now).Scan(&gen)
+	return gen, err
+}
+
+// startCommands marks the first delivery of the commands that had none:
+// the unlock starts now and PENDING moves to DELIVERED. Their rows are
+// locked in id order, and a command another server started meanwhile is
+// left as it is (the lock re-reads the row), so startedAt is the first
+// delivery's.
+func startCommands(ctx context.Context, tx pgx.Tx, org int64, ids []uuid.UUID, now time.Time) error {
+	_, err := tx.Exec(ctx, `WITH first AS (
+			SELECT id FROM commands
+			WHERE org = $1 AND id = ANY($2) AND (status = 'PENDING' OR (status = 'DELIVERED' AND started_at IS NULL))
+			ORDER BY id FOR UPDATE)
+		UPDATE commands c SET started_at = coalesce(c.started_at, $3),
+			status = CASE WHEN c.status = 'PENDING' THEN 'DELIVERED' ELSE c.status END,
+			status_at = CASE WHEN c.status = 'PENDING' THEN $3 ELSE c.status_at END
+		FROM first WHERE c.org = $1 AND c.id = first.id`, org, ids, now)
+	return err
+}

@@ -1,0 +1,93 @@
+package postgres
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// Heartbeat records a sync of the organization's server. Its players are
+// rewritten in server_players only when its list or universe changed
+// since its last sync (players_digest): a server syncs every few seconds,
+// its players change far less often.
+func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameServer) error {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return err
+	}
+	players := s.Players
+	if players == nil {
+		players = []string{}
+	}
+	list, _ := json.Marshal(players)
+	digest := sha256.Sum256(list)
+	seen, started := gatehouse.Truncate(s.SeenAt), gatehouse.Truncate(s.StartedAt)
+	return db.withTx(ctx, func(tx pgx.Tx) error {
+		// The server's row is locked first, so that two syncs of one
+		// server write its players one after the other.
+		var (
+			oldDigest   []byte
+			oldUniverse string
+		)
+		err := tx.QueryRow(ctx, "SELECT players_digest, universe_id FROM game_servers WHERE org = $1 AND job_id = $2 FOR UPDATE",
+			org, s.JobID).Scan(&oldDigest, &oldUniverse)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		changed := errors.Is(err, pgx.ErrNoRows) || string(oldDigest) != string(digest[:]) || oldUniverse != s.UniverseID
+		_, err = tx.Exec(ctx, `INSERT INTO game_servers (org, job_id, universe_id, place_id, players, players_digest, started_at, seen_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT (org, job_id) DO UPDATE SET universe_id = excluded.universe_id, place_id = excluded.place_id,
+				players = excluded.players, players_digest = excluded.players_digest, seen_at = excluded.seen_at`,
+			org, s.JobID, s.UniverseID, s.PlaceID, string(list), digest[:], started, seen)
+		if err != nil || !changed {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM server_players WHERE org = $1 AND job_id = $2", org, s.JobID); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO server_players (org, universe_id, platform_user_id, job_id)
+			SELECT $1, $2, p, $3 FROM unnest($4::text[]) AS p ON CONFLICT DO NOTHING`, org, s.UniverseID, s.JobID, players)
+		return err
+	})
+}
+
+// LiveServers returns the organization's servers of a universe seen at or
+// after since, most recently seen first.
+func (db *DB) LiveServers(ctx context.Context, orgID uuid.UUID, universeID string, since time.Time, player *string) ([]gatehouse.GameServer, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return []gatehouse.GameServer{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT g.job_id, g.universe_id, g.place_id, g.players, g.seen_at, g.started_at FROM game_servers g
+		WHERE g.org = $1 AND g.universe_id = $2 AND g.seen_at >= $3`
+	args := []any{org, universeID, since}
+	if player != nil {
+		query += ` AND g.job_id IN (SELECT p.job_id FROM server_players p
+			WHERE p.org = $1 AND p.universe_id = $2 AND p.platform_user_id = $4)`
+		args = append(args, *player)
+	}
+	rows, _ := db.pool.Query(ctx, query+` ORDER BY g.seen_at DESC, g.job_id COLLATE "C"`, args...)
+	servers, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.GameServer, error) {
+		var s gatehouse.GameServer
+		err := row.Scan(&s.JobID, &s.UniverseID, &s.PlaceID, &s.Players, &s.SeenAt, &s.StartedAt)
+		s.SeenAt, s.StartedAt = s.SeenAt.UTC(), s.StartedAt.UTC()
+		return s, err
+	})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	if servers == nil {
+		servers = []gatehouse.GameServer{}
+	}
+	return servers, nil
+}

@@ -1,0 +1,124 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// wakeChannel is the channel of the wakes of commands: every instance on
+// the database listens on it.
+const wakeChannel = "gatehouse_commands"
+
+// Timings of the listening connection.
+const (
+	// watchPing: an idle listener pings this often, so that a connection
+	// a network device dropped without a word is noticed and replaced.
+	watchPing = 30 * time.Second
+	// watchRetryFirst and watchRetryMax bound the wait between attempts
+	// to connect again; it doubles from the first to the max.
+	watchRetryFirst = 100 * time.Millisecond
+	watchRetryMax   = 5 * time.Second
+)
+
+// notifyWake leaves a wake for the organization's universe in tx:
+// PostgreSQL delivers it to every listener when tx commits, and never if
+// it rolls back. The payload is "orgID universeID".
+func notifyWake(ctx context.Context, tx pgx.Tx, orgID uuid.UUID, universeID string) error {
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", wakeChannel, orgID.String()+" "+universeID)
+	return err
+}
+
+// parseWake reads a payload of notifyWake.
+func parseWake(payload string) (uuid.UUID, string, bool) {
+	org, universe, ok := strings.Cut(payload, " ")
+	if !ok {
+		return uuid.Nil, "", false
+	}
+	id, err := uuid.Parse(org)
+	return id, universe, err == nil && id != uuid.Nil
+}
+
+// WatchCommands listens for the wakes of every instance on its own
+// connection, made from the pool's configuration but not taken from the
+// pool: a listener holds its connection for ever, and LISTEN is lost
+// when a pooled connection is reset. When the connection fails it
+// connects again, waiting longer after each failure, and after every
+// (re)connection calls wake(uuid.Nil, "") since a notification may have
+// been missed while it was down.
+func (db *DB) WatchCommands(ctx context.Context, wake func(orgID uuid.UUID, universeID string)) error {
+	retry := watchRetryFirst
+	for {
+		// listen returns when the connection failed, whatever the
+		// cause: connect again, sooner when it had worked.
+		if db.listen(ctx, wake) {
+			retry = watchRetryFirst
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !sleepCtx(ctx, retry) {
+			return ctx.Err()
+		}
+		retry = min(2*retry, watchRetryMax)
+	}
+}
+
+// listen connects, listens and relays wakes until the connection fails
+// or ctx ends, and reports whether it got as far as listening.
+func (db *DB) listen(ctx context.Context, wake func(orgID uuid.UUID, universeID string)) (listened bool) {
+	cfg := db.pool.Config().ConnConfig.Copy()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return false
+	}
+	defer func() {
+		closing, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		conn.Close(closing)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{wakeChannel}.Sanitize()); err != nil {
+		return false
+	}
+	wake(uuid.Nil, "")
+	for {
+		waiting, cancel := context.WithTimeout(ctx, watchPing)
+		n, err := conn.WaitForNotification(waiting)
+		cancel()
+		switch {
+		case err == nil:
+			if org, universe, ok := parseWake(n.Payload); ok {
+				wake(org, universe)
+			}
+		case ctx.Err() != nil:
+			return true
+		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
+			// Idle for watchPing: check that the connection still answers.
+			pinging, cancel := context.WithTimeout(ctx, connectTimeout)
+			err := conn.Ping(pinging)
+			cancel()
+			if err != nil {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+}
+
+// sleepCtx waits d, or less when ctx ends first; it reports whether the
+// whole wait passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httperror"
@@ -89,7 +90,7 @@ func mergeIssues(errs *gatehouse.ValidationError, prefix string, err error) {
 				path = prefix
 			}
 		}
-		if errs.Issues[path] != nil {
+		if reported(errs, path) {
 			continue
 		}
 		for _, m := range msgs {
@@ -97,6 +98,24 @@ func mergeIssues(errs *gatehouse.ValidationError, prefix string, err error) {
 		}
 	}
 	errs.Merge(prefix, &fresh)
+}
+
+// reported reports whether errs has an issue of path, or of a value
+// that holds it (acks[2] for acks[2].result, "" for the whole body).
+func reported(errs *gatehouse.ValidationError, path string) bool {
+	if errs.Issues[""] != nil {
+		return true
+	}
+	for p := path; ; {
+		if errs.Issues[p] != nil {
+			return true
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i <= 0 {
+			return false
+		}
+		p = p[:i]
+	}
 }
 
 // listCommands serves GET /api/consumer/v1/commands: newest first, in

@@ -240,10 +240,11 @@ func TestSyncWaitsUntilWoken(t *testing.T) {
 		err error
 		at  time.Time
 	}
+	var cursor *string // the last answer's: what it carried was received
 	poll := func() chan answer {
 		out := make(chan answer, 1)
 		go func() {
-			res, err := f.svc.Sync(f.key, f.org.ID, gatehouse.SyncRequest{ServerJobID: "a", UniverseID: "42", WaitSeconds: &wait})
+			res, err := f.svc.Sync(f.key, f.org.ID, gatehouse.SyncRequest{ServerJobID: "a", UniverseID: "42", WaitSeconds: &wait, Cursor: cursor})
 			out <- answer{res, err, time.Now()}
 		}()
 		return out
@@ -259,6 +260,7 @@ func TestSyncWaitsUntilWoken(t *testing.T) {
 			t.Fatalf("woken with %+v %v", a.res, a.err)
 		}
 		t.Logf("answered %v after the issue", a.at.Sub(issued))
+		cursor = &a.res.Cursor
 	case <-time.After(2 * time.Second):
 		t.Fatal("the waiting sync was not woken")
 	}

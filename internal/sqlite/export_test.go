@@ -27,3 +27,40 @@ func (db *DB) ExecForTest(ctx context.Context, query string, args ...any) error 
 	_, err := db.write.ExecContext(ctx, query, args...)
 	return err
 }
+
+// The queries whose plans TestCommandPlans checks, by name, with
+// arguments of the right types.
+var CommandQueriesForTest = map[string]struct {
+	Query string
+	Args  []any
+}{
+	"take own":    {dueOwn, []any{int64(1), "job", int64(0), int64(0), 50}},
+	"take joined": {dueJoined, []any{int64(1), "42", int64(0), int64(0), int64(0), "job", 50}},
+	"sweep":       {dueExpiry, []any{int64(0)}},
+}
+
+// PlanForTest returns the lines of EXPLAIN QUERY PLAN of a query.
+func (db *DB) PlanForTest(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := db.read.DB.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			return nil, err
+		}
+		plan = append(plan, detail)
+	}
+	return plan, rows.Err()
+}
+
+// CountForTest counts the rows of a table.
+func (db *DB) CountForTest(ctx context.Context, table string) (int, error) {
+	var n int
+	err := db.read.DB.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n)
+	return n, err
+}

@@ -96,12 +96,14 @@ func newEventInserter(ctx context.Context, tx *sql.Tx) (*eventInserter, error) {
 		return nil, err
 	}
 	// A command's status follows the event with the latest occurredAt, so a
-	// replayed old event never moves it backwards.
+	// replayed old event never moves it backwards. A command Gatehouse
+	// issued (issued = 1) moves only by its own rules (acks, the sweep, a
+	// cancel): what an event reports of it never changes it.
 	if ins.command, err = tx.PrepareContext(ctx, `INSERT INTO commands
 		(org, id, access_point_id, scope, status, server_job_id, platform_user_id, issued_at, status_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (org, id) DO UPDATE SET status = excluded.status, status_at = excluded.status_at
-		WHERE excluded.status_at >= commands.status_at`); err != nil {
+		WHERE excluded.status_at >= commands.status_at AND commands.issued = 0`); err != nil {
 		ins.close()
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.
 }
 
 func findLocation(ctx context.Context, q querier, org int64, orgID, id uuid.UUID) (gatehouse.Location, error) {
-	rows, err := q.QueryContext(ctx, "SELECT id, name, created_at FROM locations WHERE id = ? AND org = ?", id[:], org)
+	rows, err := q.QueryContext(ctx, "SELECT id, name, universe_id, created_at FROM locations WHERE id = ? AND org = ?", id[:], org)
 	if err != nil {
 		return gatehouse.Location{}, err
 	}
@@ -131,7 +131,7 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	if err != nil {
 		return nil, nil, err
 	}
-	query := "SELECT id, name, created_at FROM locations WHERE org = ?"
+	query := "SELECT id, name, universe_id, created_at FROM locations WHERE org = ?"
 	args := []any{org}
 	if after != nil {
 		query += " AND (name, id) > (?, ?)"
@@ -156,12 +156,14 @@ func scanLocations(rows *sql.Rows) ([]gatehouse.Location, error) {
 	locs := []gatehouse.Location{}
 	for rows.Next() {
 		var (
-			l  = gatehouse.Location{AccessPoints: []gatehouse.AccessPoint{}}
-			ms int64
+			l        = gatehouse.Location{AccessPoints: []gatehouse.AccessPoint{}}
+			universe sql.NullString
+			ms       int64
 		)
-		if err := rows.Scan(&l.ID, &l.Name, &ms); err != nil {
+		if err := rows.Scan(&l.ID, &l.Name, &universe, &ms); err != nil {
 			return nil, err
 		}
+		l.UniverseID = fromOptString(universe)
 		l.CreatedAt = gatehouse.Time(fromMillis(ms))
 		locs = append(locs, l)
 	}

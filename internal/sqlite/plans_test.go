@@ -1,0 +1,48 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gatehouse/gatehouse/internal/sqlite"
+)
+
+// TestCommandPlans: what a sync takes and what the sweep expires are
+// read through the indexes of 0008_commands.sql, never by a scan of the
+// commands or their deliveries, which grow with every command issued.
+func TestCommandPlans(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plans.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"take own":    {"command_deliveries_by_server", "SEARCH c USING PRIMARY KEY"},
+		"take joined": {"commands_universe"},
+		"sweep":       {"commands_unsettled"},
+	}
+	for name, q := range sqlite.CommandQueriesForTest {
+		plan, err := db.PlanForTest(ctx, q.Query, q.Args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		text := strings.Join(plan, "\n")
+		t.Logf("%s:\n%s", name, text)
+		for _, w := range want[name] {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: the plan does not use %s:\n%s", name, w, text)
+			}
+		}
+		for _, line := range plan {
+			if strings.HasPrefix(line, "SCAN ") && !strings.Contains(line, "USING") {
+				t.Errorf("%s: a full scan: %s", name, line)
+			}
+		}
+	}
+}

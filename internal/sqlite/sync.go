@@ -1,0 +1,211 @@
+package sqlite
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// AckCommands applies a server's acknowledgements, each moving its
+// command by gatehouse.Settle, in one transaction.
+func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []gatehouse.Ack, at time.Time) ([]uuid.UUID, error) {
+	var rejected []uuid.UUID
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		rejected = []uuid.UUID{}
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		for _, a := range acks {
+			ok, err := db.ack(ctx, tx, org, orgID, jobID, a, at)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				rejected = append(rejected, a.CommandID)
+			}
+		}
+		return nil
+	})
+	return rejected, err
+}
+
+// ack applies one acknowledgement and reports whether it counted: the
+// command was delivered to the server, which had not answered it.
+func (db *DB) ack(ctx context.Context, tx *sql.Tx, org int64, orgID uuid.UUID, jobID string, a gatehouse.Ack, at time.Time) (bool, error) {
+	var target bool
+	err := tx.QueryRowContext(ctx, `UPDATE command_deliveries SET result = ?, detail = ?, acked_at = ?
+		WHERE org = ? AND command_id = ? AND job_id = ? AND delivered_at IS NOT NULL AND result IS NULL
+		RETURNING target`, string(a.Result), optString(a.Detail), millis(at), org, a.CommandID[:], jobID).Scan(&target)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	c, err := findCommand(ctx, tx, org, orgID, a.CommandID, false)
+	if err != nil {
+		return false, err
+	}
+	status, reason := gatehouse.Settle(c, a, target)
+	if status == c.Status {
+		return true, nil
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE commands SET status = ?, failure_reason = ?, status_at = ?
+		WHERE org = ? AND id = ? AND status IN ('PENDING', 'DELIVERED')`,
+		string(status), optString(reason), millis(at), org, a.CommandID[:])
+	return true, err
+}
+
+// unlockSpan bounds how long after its issue an unlock may still run: it
+// starts before it expires and runs at most its duration. It lets a
+// joining server's search read a bounded range of commands_universe.
+const unlockSpan = (gatehouse.MaxCommandTTL + gatehouse.MaxUnlockSeconds) * time.Second
+
+// dueOwn finds the commands due to a server through its own unanswered
+// delivery rows (command_deliveries_by_server): never delivered or
+// delivered under a generation after the cursor, while unsettled and
+// unexpired; or cancelled after they were sent. CROSS JOIN keeps the
+// server's rows the outer loop: left to itself, SQLite walks every
+// command of the organization and probes the server's rows for each.
+const dueOwn = `SELECT c.id, c.issued_at FROM command_deliveries d INDEXED BY command_deliveries_by_server
+	CROSS JOIN commands c ON c.org = d.org AND c.id = d.command_id
+	WHERE d.org = ? AND d.job_id = ? AND d.result IS NULL AND c.issued = 1 AND (
+		(c.status IN ('PENDING', 'DELIVERED') AND c.expires_at > ? AND (d.delivered_at IS NULL OR d.gen > ?))
+		OR (c.status = 'CANCELLED' AND d.delivered_at IS NOT NULL AND d.sent_status IS NOT 'CANCELLED'))
+	ORDER BY c.issued_at, c.id LIMIT ?`
+
+// dueJoined finds the universe's unlocks running now that a server that
+// joined has no row for (commands_universe, a bounded range).
+const dueJoined = `SELECT c.id, c.issued_at FROM commands c INDEXED BY commands_universe
+	WHERE c.org = ? AND c.universe_id = ? AND c.issued = 1 AND c.scope = 'UNIVERSE' AND c.issued_at > ?
+		AND c.status NOT IN ('CANCELLED', 'EXPIRED')
+		AND ((c.started_at IS NULL AND c.expires_at > ?) OR (c.started_at IS NOT NULL AND ? < c.started_at + c.duration_s * 1000))
+		AND NOT EXISTS (SELECT 1 FROM command_deliveries d WHERE d.org = c.org AND d.command_id = c.id AND d.job_id = ?)
+	ORDER BY c.issued_at, c.id LIMIT ?`
+
+type dueCommand struct {
+	id     uuid.UUID
+	issued int64
+}
+
+// TakeCommands returns the commands due to a server and marks them
+// delivered under its next generation, in one transaction. A server that
+// never synced (no Heartbeat) has nothing due. Every sync and every wake
+// of a long poll asks, and mostly nothing is due: that is learnt on a
+// read connection, so that idle polls never queue for the one writer.
+func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]gatehouse.Command, int64, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return nil, 0, err
+	}
+	due, gen, err := findDue(ctx, db.read, org, jobID, universeID, cursor, now)
+	if err != nil || len(due) == 0 {
+		return nil, gen, wrap(err)
+	}
+	var out []gatehouse.Command
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		out = nil
+		// Read again under the write lock: another sync of the server may
+		// have taken them since.
+		due, gen, err = findDue(ctx, tx, org, jobID, universeID, cursor, now)
+		if err != nil || len(due) == 0 {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, "UPDATE game_servers SET gen = gen + 1 WHERE org = ? AND job_id = ? RETURNING gen",
+			org, jobID).Scan(&gen); err != nil {
+			return err
+		}
+		for _, d := range due {
+			c, err := deliver(ctx, tx, org, orgID, d.id, jobID, gen, now)
+			if err != nil {
+				return err
+			}
+			out = append(out, c)
+		}
+		if err := attachTargets(ctx, tx, org, out); err != nil {
+			return err
+		}
+		for i := range out {
+			r := out[i].Remaining(now)
+			out[i].RemainingSeconds = &r
+		}
+		return nil
+	})
+	return out, gen, err
+}
+
+// findDue returns the commands due to a server, oldest first and at most
+// MaxSyncCommands, and the server's generation.
+func findDue(ctx context.Context, q querier, org int64, jobID, universeID string, cursor int64, now time.Time) ([]dueCommand, int64, error) {
+	var gen int64
+	err := q.QueryRowContext(ctx, "SELECT gen FROM game_servers WHERE org = ? AND job_id = ?", org, jobID).Scan(&gen)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	ms := millis(now)
+	due, err := queryDue(ctx, q, dueOwn, org, jobID, ms, cursor, gatehouse.MaxSyncCommands)
+	if err != nil {
+		return nil, gen, err
+	}
+	joined, err := queryDue(ctx, q, dueJoined, org, universeID, ms-unlockSpan.Milliseconds(), ms, ms, jobID, gatehouse.MaxSyncCommands)
+	if err != nil {
+		return nil, gen, err
+	}
+	due = append(due, joined...)
+	slices.SortFunc(due, func(a, b dueCommand) int {
+		return cmp.Or(cmp.Compare(a.issued, b.issued), bytes.Compare(a.id[:], b.id[:]))
+	})
+	return due[:min(len(due), gatehouse.MaxSyncCommands)], gen, nil
+}
+
+func queryDue(ctx context.Context, q querier, query string, args ...any) ([]dueCommand, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var due []dueCommand
+	for rows.Next() {
+		var d dueCommand
+		if err := rows.Scan(&d.id, &d.issued); err != nil {
+			return nil, err
+		}
+		due = append(due, d)
+	}
+	return due, rows.Err()
+}
+
+// deliver marks one command delivered to the server under generation gen:
+// the unlock starts at its first delivery, PENDING becomes DELIVERED, and
+// the server's row (created, not a target, for a server that joined)
+// keeps its first deliveredAt and records the status sent.
+func deliver(ctx context.Context, tx *sql.Tx, org int64, orgID, id uuid.UUID, jobID string, gen int64, now time.Time) (gatehouse.Command, error) {
+	ms := millis(now)
+	if _, err := tx.ExecContext(ctx, `UPDATE commands SET started_at = coalesce(started_at, ?),
+			status_at = CASE WHEN status = 'PENDING' THEN ? ELSE status_at END,
+			status = CASE WHEN status = 'PENDING' THEN 'DELIVERED' ELSE status END
+		WHERE org = ? AND id = ?`, ms, ms, org, id[:]); err != nil {
+		return gatehouse.Command{}, err
+	}
+	c, err := findCommand(ctx, tx, org, orgID, id, false)
+	if err != nil {
+		return c, err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
+		VALUES (?, ?, ?, 0, ?, ?, ?)
+		ON CONFLICT (org, command_id, job_id) DO UPDATE SET delivered_at = coalesce(delivered_at, excluded.delivered_at),
+			gen = excluded.gen, sent_status = excluded.sent_status`,
+		org, id[:], jobID, ms, gen, string(c.Status))
+	return c, err
+}

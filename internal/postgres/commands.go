@@ -59,8 +59,8 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		ev := gatehouse.NewEvent{ID: c.ID, PlatformUserID: c.PlatformUserID, ServerJobID: c.ServerJobID}
 		_, err = tx.Exec(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, platform_user_id, server_job_id, scope,
 				location_id, location_name, access_point_id, access_point_name, requested_by, command_id, search)
-			VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $2, $13)`,
-			org, c.ID, string(gatehouse.EventRemoteUnlock), issued, c.PlatformUserID, c.ServerJobID, string(c.Scope),
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $2, $14)`,
+			org, c.ID, string(gatehouse.EventRemoteUnlock), issued, gatehouse.Truncate(db.Now()), c.PlatformUserID, c.ServerJobID, string(c.Scope),
 			place.LocationID, place.LocationName, c.AccessPoint.ID, place.AccessPointName, c.RequestedByUser, place.SearchText(ev))
 		if err != nil {
 			return err

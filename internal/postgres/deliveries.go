@@ -3,6 +3,7 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -61,7 +62,7 @@ func (db *DB) applyAck(ctx context.Context, tx pgx.Tx, org int64, orgID uuid.UUI
 		WHERE d.org = $1 AND d.command_id = $2 AND d.job_id = $3 AND d.delivered_at IS NOT NULL AND d.result IS NULL
 			AND c.org = d.org AND c.id = d.command_id AND c.issued
 		RETURNING d.target`, org, a.CommandID, jobID, string(a.Result), a.Detail, at).Scan(&target)
-	if err == pgx.ErrNoRows {
+	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
 	if err != nil {
@@ -121,8 +122,13 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 		cmds = []gatehouse.Command{}
 		// The server's row first: two syncs of one server take one after
 		// the other, so one command is not given under two generations.
+		// A server that never synced (no Heartbeat) has nothing due.
 		err := tx.QueryRow(ctx, "SELECT gen FROM game_servers WHERE org = $1 AND job_id = $2 FOR UPDATE", org, jobID).Scan(&gen)
-		if err != nil && err != pgx.ErrNoRows {
+		if errors.Is(err, pgx.ErrNoRows) {
+			gen = 0
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 		rows, _ := tx.Query(ctx, dueCommands, org, jobID, universeID, cursor, now, now.Add(-unlockBound), gatehouse.MaxSyncCommands)
@@ -130,7 +136,8 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		if gen, err = nextGeneration(ctx, tx, org, jobID, universeID, now); err != nil {
+		if err := tx.QueryRow(ctx, "UPDATE game_servers SET gen = gen + 1 WHERE org = $1 AND job_id = $2 RETURNING gen",
+			org, jobID).Scan(&gen); err != nil {
 			return err
 		}
 		if err := startCommands(ctx, tx, org, ids, now); err != nil {
@@ -157,17 +164,6 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 		return nil, 0, err
 	}
 	return cmds, gen, nil
-}
-
-// nextGeneration moves the server to its next generation and returns
-// it. A server that never synced (its row is made by Heartbeat) gets a
-// row now, with no players.
-func nextGeneration(ctx context.Context, tx pgx.Tx, org int64, jobID, universeID string, now time.Time) (int64, error) {
-	var gen int64
-	err := tx.QueryRow(ctx, `INSERT INTO game_servers (org, job_id, universe_id, players, players_digest, started_at, seen_at, gen)
-		VALUES ($1, $2, $3, '[]', sha256('[]'), $4, $4, 1)
-		ON CONFLICT (org, job_id) DO UPDATE SET gen = game_servers.gen + 1 RETURNING gen`, org, jobID, universeID, now).Scan(&gen)
-	return gen, err
 }
 
 // startCommands marks the first delivery of the commands that had none:

@@ -159,3 +159,27 @@ func TestDocsQueriesHaveNoFixedDates(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsQuoteExamplesVerbatim: a code block that starts with
+// "-- from FILE" is an excerpt of docs/examples/FILE and must appear
+// there as it is, so that the guide and the file cannot drift apart.
+func TestDocsQuoteExamplesVerbatim(t *testing.T) {
+	excerpt := regexp.MustCompile("(?s)```[a-z]*\n-- from ([A-Za-z0-9_.]+)\n(.*?)```")
+	quoted := 0
+	for path, text := range markdown(t) {
+		for _, m := range excerpt.FindAllStringSubmatch(text, -1) {
+			quoted++
+			src, err := os.ReadFile(filepath.Join(root, "docs/examples", m[1]))
+			if err != nil {
+				t.Errorf("%s quotes %s: %v", path, m[1], err)
+				continue
+			}
+			if !strings.Contains(string(src), m[2]) {
+				t.Errorf("%s quotes lines that docs/examples/%s does not have:\n%s", path, m[1], m[2])
+			}
+		}
+	}
+	if quoted == 0 {
+		t.Error("no excerpt found: the pattern no longer matches the guide")
+	}
+}

@@ -26,7 +26,11 @@ type demoOutput struct {
 	// is Key.Key: the raw key is printed once.
 	Variables map[string]string `json:"variables"`
 	Curl      []string          `json:"curl"`
-	Dashboard demoSignIn        `json:"dashboard"`
+	// Unlock are the CLI lines that unlock the access point of
+	// ACCESS_POINT_ID remotely and follow the command, as the dashboard
+	// user.
+	Unlock    []string   `json:"unlock"`
+	Dashboard demoSignIn `json:"dashboard"`
 }
 
 // demoSignIn is the dashboard account of the demo, with a password that
@@ -95,7 +99,7 @@ func prepareDemo(ctx context.Context, e *env, f *flags, db *app.DB, base string)
 		return err
 	}
 	out := demoOutput{Organization: org, Created: created, Key: newKeyRecord(key, now), ReplacedKeys: []string{},
-		Variables: map[string]string{}, Curl: examples.shell()}
+		Variables: map[string]string{}, Curl: examples.shell(), Unlock: demoUnlock(*f.db)}
 	out.Key.Key = raw
 	for _, r := range replaced {
 		out.ReplacedKeys = append(out.ReplacedKeys, r.ID.String())
@@ -139,8 +143,33 @@ func printDemo(w io.Writer, out demoOutput, key gatehouse.APIKey, replaced []gat
 	for _, c := range out.Curl {
 		fmt.Fprintf(w, "  %s\n\n", strings.ReplaceAll(c, "\n", "\n  "))
 	}
+	fmt.Fprint(w, "Unlock the door of ACCESS_POINT_ID remotely, for every game server of its venue's universe, and follow the command:\n\n")
+	for _, l := range out.Unlock {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	fmt.Fprint(w, "\n  It stays PENDING until a game server of the universe syncs (docs/guide/remote-unlock.md\n"+
+		"  has the server's loop), and EXPIRED if none executes it within its ttl.\n\n")
 	fmt.Fprintf(w, "Dashboard: %s\n  sign in as %s with the password %s (new on every run)\n\n",
 		out.Dashboard.URL, out.Dashboard.Email, out.Dashboard.Password)
+}
+
+// demoUnlock are the CLI lines that unlock the demo's ACCESS_POINT_ID
+// and follow the command, as the demo's dashboard user. They name the
+// database only when it is a file other than the default: a PostgreSQL
+// URL may hold a password, which is not printed.
+func demoUnlock(db string) []string {
+	cmd, dbFlag := "gatehouse", ""
+	switch {
+	case db == "gatehouse.db":
+	case strings.Contains(db, "://"):
+		cmd = "GATEHOUSE_DB=... gatehouse"
+	default:
+		dbFlag = " --db '" + strings.ReplaceAll(db, "'", `'\''`) + "'"
+	}
+	return []string{
+		cmd + ` command unlock --org "$ORG_ID" --access-point "$ACCESS_POINT_ID" --scope UNIVERSE --duration 30s --as ` + demoEmail + dbFlag,
+		cmd + ` command list --org "$ORG_ID" --limit 5` + dbFlag,
+	}
 }
 
 // replaceDemoKey revokes the organization's active keys named demoKeyName

@@ -126,6 +126,7 @@ type demoJSON struct {
 	ReplacedKeys []string
 	Variables    map[string]string
 	Curl         []string
+	Unlock       []string
 }
 
 func startDemoJSON(t *testing.T, db string) (demoJSON, demoRun) {

@@ -29,7 +29,7 @@ const sharedFlagsNote = "Every command accepts --db (GATEHOUSE_DB, default gateh
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: gatehouse COMMAND [flags]\n\nCommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-20s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-22s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\n"+sharedFlagsNote+"\nRun 'gatehouse COMMAND --help' for a command's flags.")
 }
@@ -50,7 +50,7 @@ func groupCommands(word string) []command {
 func printGroupUsage(w io.Writer, word string, group []command) {
 	fmt.Fprintf(w, "Usage: gatehouse %s COMMAND [flags]\n\nCommands:\n", word)
 	for _, c := range group {
-		fmt.Fprintf(w, "  %-20s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-22s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'gatehouse %s COMMAND --help' for a command's flags.\n", word)
 }

@@ -28,6 +28,9 @@ func TestHelp(t *testing.T) {
 		{[]string{"help", "key", "revoke"}, []string{"Usage: gatehouse key revoke", "revoke a key"}},
 		{[]string{"serve", "-h"}, []string{"Usage: gatehouse serve", "-trusted-proxies"}},
 		{[]string{"version", "--help"}, []string{"Usage: gatehouse version"}},
+		{[]string{"command", "--help"}, []string{"command unlock", "command list", "command show", "command cancel"}},
+		{[]string{"command", "unlock", "--help"}, []string{"-as", "-idempotency-key", "-platform-user-id", "-server-job-id", "-ttl"}},
+		{[]string{"help", "location", "set-universe"}, []string{"Usage: gatehouse location set-universe", "UNIVERSE_ID"}},
 	} {
 		out, errOut, err := g.run(nil, c.args...)
 		if err != nil || errOut != "" {

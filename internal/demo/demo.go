@@ -20,14 +20,17 @@ const OrgName = "Demo Studio"
 // DefaultEvents is how many events a new demo organization gets.
 const DefaultEvents = 4000
 
+// venues are the demo's locations, each an experience of its own on the
+// platform: its universe is where remote unlocks of its doors go.
 var venues = []struct {
-	name  string
-	doors []string
+	name     string
+	universe string
+	doors    []string
 }{
-	{"Headquarters", []string{"Front door", "Staff entrance", "Server room", "Roof access"}},
-	{"Downtown Club", []string{"Front door", "VIP area", "Backstage"}},
-	{"Harbor Warehouse", []string{"Loading gate", "Side door"}},
-	{"Sky Lounge", []string{"Elevator lobby", "VIP area", "Terrace", "Kitchen"}},
+	{"Headquarters", "5810412963", []string{"Front door", "Staff entrance", "Server room", "Roof access"}},
+	{"Downtown Club", "5810413207", []string{"Front door", "VIP area", "Backstage"}},
+	{"Harbor Warehouse", "5810413388", []string{"Loading gate", "Side door"}},
+	{"Sky Lounge", "5810413521", []string{"Elevator lobby", "VIP area", "Terrace", "Kitchen"}},
 }
 
 var staff = []struct{ email, name string }{
@@ -37,8 +40,9 @@ var staff = []struct{ email, name string }{
 }
 
 // Seed returns the demo organization, creating it with its data on the
-// first call; later calls find it by name and add nothing. created says
-// which happened. The data is the same for the same now and events.
+// first call; later calls find it by name and add nothing but the
+// universes of a demo made before locations had them. created says which
+// happened. The data is the same for the same now and events.
 func Seed(ctx context.Context, store gatehouse.Store, now time.Time, events int) (gatehouse.Organization, bool, error) {
 	orgs, err := store.ListOrganizations(ctx)
 	if err != nil {
@@ -46,7 +50,7 @@ func Seed(ctx context.Context, store gatehouse.Store, now time.Time, events int)
 	}
 	for _, o := range orgs {
 		if o.Name == OrgName {
-			return o, false, nil
+			return o, false, setUniverses(ctx, store, o.ID)
 		}
 	}
 	org, err := store.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), OrgName)
@@ -71,6 +75,27 @@ func Seed(ctx context.Context, store gatehouse.Store, now time.Time, events int)
 	return org, true, nil
 }
 
+// setUniverses gives the demo's venues that name no universe their own,
+// so that a demo made before universes existed can be unlocked remotely;
+// a universe an operator set is kept.
+func setUniverses(ctx context.Context, store gatehouse.Store, org uuid.UUID) error {
+	locs, _, err := store.ListLocations(ctx, org, len(venues)*10, nil)
+	if err != nil {
+		return err
+	}
+	for _, l := range locs {
+		for _, v := range venues {
+			if l.Name != v.name || l.UniverseID != nil {
+				continue
+			}
+			if _, err := store.SetLocationUniverse(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationUniverseSet), org, l.ID, v.universe); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // world is the demo organization's places, people and servers.
 type world struct {
 	doors   []gatehouse.AccessPoint
@@ -87,6 +112,9 @@ func newWorld(ctx context.Context, store gatehouse.Store, org uuid.UUID) (*world
 	for _, v := range venues {
 		loc, err := store.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org, v.name)
 		if err != nil {
+			return nil, err
+		}
+		if _, err := store.SetLocationUniverse(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationUniverseSet), org, loc.ID, v.universe); err != nil {
 			return nil, err
 		}
 		for _, d := range v.doors {

@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httperror"
@@ -66,56 +65,10 @@ func decodeCommand(w http.ResponseWriter, r *http.Request) (gatehouse.CommandReq
 	mergeIssues(&errs, "", err)
 	_, err = req.Check()
 	mergeIssues(&errs, "", err)
-	idem := r.Header.Values("Idempotency-Key")
-	if len(idem) > 1 {
+	if len(r.Header.Values("Idempotency-Key")) > 1 {
 		errs.Add("Idempotency-Key", "must be given at most once")
 	}
 	return req, r.Header.Get("Idempotency-Key"), errs.Err()
-}
-
-// mergeIssues adds the issues of err, a *gatehouse.ValidationError, to
-// errs under prefix, but for fields that have issues already: a value
-// that could not be read is not also reported as missing.
-func mergeIssues(errs *gatehouse.ValidationError, prefix string, err error) {
-	var ve *gatehouse.ValidationError
-	if !errors.As(err, &ve) {
-		return
-	}
-	var fresh gatehouse.ValidationError
-	for field, msgs := range ve.Issues {
-		path := field
-		if prefix != "" {
-			path = prefix + "." + field
-			if field == "" {
-				path = prefix
-			}
-		}
-		if reported(errs, path) {
-			continue
-		}
-		for _, m := range msgs {
-			fresh.Add(field, "%s", m)
-		}
-	}
-	errs.Merge(prefix, &fresh)
-}
-
-// reported reports whether errs has an issue of path, or of a value
-// that holds it (acks[2] for acks[2].result, "" for the whole body).
-func reported(errs *gatehouse.ValidationError, path string) bool {
-	if errs.Issues[""] != nil {
-		return true
-	}
-	for p := path; ; {
-		if errs.Issues[p] != nil {
-			return true
-		}
-		i := strings.LastIndexAny(p, ".[")
-		if i <= 0 {
-			return false
-		}
-		p = p[:i]
-	}
 }
 
 // listCommands serves GET /api/consumer/v1/commands: newest first, in

@@ -245,11 +245,16 @@ func TestCancelCommand(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("cancel: %d %s", r.status, r.body)
 	}
-	var got gatehouse.Command
-	r.decode(t, &got)
-	if got.Status != gatehouse.CommandCancelled || time.Time(got.StatusAt) != e.clock.Now() {
-		t.Errorf("cancelled: %s at %v", got.Status, got.StatusAt)
-	}
+	want := fmt.Sprintf(`{"id": %q, "type": "UNLOCK", "status": "CANCELLED", "failureReason": null, "scope": "UNIVERSE",
+		"serverJobId": null, "platformUserId": null, "universeId": "42",
+		"accessPoint": {"id": %q, "name": "Front door"}, "location": {"id": %q, "name": "HQ"},
+		"durationSeconds": 10, "note": null, "issuedAt": "2026-11-20T12:00:00.000Z", "expiresAt": "2026-11-20T12:01:00.000Z",
+		"statusAt": "2026-11-20T12:00:01.000Z", "startedAt": null, "requestedBy": null,
+		"issuedByKey": {"id": %q, "name": "Ops console", "prefix": %q},
+		"targets": {"live": 0, "delivered": 0, "executed": 0, "failed": 0, "joined": 0}}`,
+		c.ID, o.accessPoints[0].ID, o.locations[0].ID, o.keyRef.ID, o.keyRef.Prefix)
+	sameJSON(t, "cancel", r.body, want)
+	sameJSON(t, "list", e.get("/api/consumer/v1/commands", o.cmdKey).body, `{"data": [`+want+`], "nextCursor": null}`)
 	r = e.post(path, o.cmdKey, "")
 	if r.status != http.StatusConflict {
 		t.Fatalf("cancel twice: %d %s", r.status, r.body)

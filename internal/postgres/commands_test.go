@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -66,74 +65,6 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-type wake struct {
-	org      uuid.UUID
-	universe string
-}
-
-// watch runs db.WatchCommands until the test ends.
-func watch(t *testing.T, db *postgres.DB) <-chan wake {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	wakes := make(chan wake, 100)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		db.WatchCommands(ctx, func(org uuid.UUID, universe string) { wakes <- wake{org, universe} })
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	return wakes
-}
-
-// waitFor waits up to within for want among the wakes.
-func waitFor(t *testing.T, wakes <-chan wake, want wake, within time.Duration, what string) {
-	t.Helper()
-	deadline := time.After(within)
-	for {
-		select {
-		case w := <-wakes:
-			if w == want {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("%s: no wake %v within %v", what, want, within)
-		}
-	}
-}
-
-// TestWakeReachesAnotherInstance: a command stored by one instance wakes
-// the watcher of another on the same database within a second.
-func TestWakeReachesAnotherInstance(t *testing.T) {
-	d := newDoor(t)
-	other := open(t, d.dsn)
-	wakes := watch(t, other)
-	waitFor(t, wakes, wake{}, time.Second, "listening")
-	d.issue(t, time.Now())
-	waitFor(t, wakes, wake{d.org.ID, "42"}, time.Second, "a command of another instance")
-}
-
-// TestWatcherReconnects cuts the watcher's connection: it connects again
-// by itself and, since wakes may have been missed meanwhile, wakes
-// everything (uuid.Nil), then relays wakes again.
-func TestWatcherReconnects(t *testing.T) {
-	d := newDoor(t)
-	u, err := url.Parse(d.dsn)
-	must(t, err)
-	proxy := testenv.NewProxy(t, u.Host)
-	u.Host = proxy.Addr()
-	other := open(t, u.String())
-	wakes := watch(t, other)
-	waitFor(t, wakes, wake{}, time.Second, "listening")
-
-	proxy.Cut()
-	d.issue(t, time.Now()) // lost: the watcher is not connected
-	time.Sleep(300 * time.Millisecond)
-	proxy.Restore(t)
-	waitFor(t, wakes, wake{}, 8*time.Second, "after the reconnection")
-	d.issue(t, time.Now())
-	waitFor(t, wakes, wake{d.org.ID, "42"}, time.Second, "a command after the reconnection")
 }
 
 // TestConcurrentSweepsMoveEachCommandOnce: four instances sweep the same
@@ -238,46 +169,5 @@ func TestConcurrentTakesAndAcks(t *testing.T) {
 		if len(cmds) != commands {
 			t.Errorf("%s took %d commands, want %d", jobs[i], len(cmds), commands)
 		}
-	}
-}
-
-// TestSyncWokenByAnotherInstance: a sync waiting on one instance answers
-// within a second a command issued on another (the API behind a load
-// balancer), through the database's wakes.
-func TestSyncWokenByAnotherInstance(t *testing.T) {
-	d := newDoor(t)
-	ctx := context.Background()
-	serve := gatehouse.NewService(gatehouse.ServiceConfig{Store: d.db})
-	issuer := gatehouse.NewService(gatehouse.ServiceConfig{Store: open(t, d.dsn)})
-	run, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { serve.RunCommands(run, "serve", func(err error) { t.Error(err) }); close(done) }()
-	t.Cleanup(func() { stop(); <-done })
-
-	wait := 10
-	answered := make(chan gatehouse.SyncResult, 1)
-	go func() {
-		res, err := serve.Sync(ctx, d.org.ID, gatehouse.SyncRequest{ServerJobID: "a", UniverseID: "42", WaitSeconds: &wait})
-		if err != nil {
-			t.Error(err)
-		}
-		answered <- res
-	}()
-	time.Sleep(500 * time.Millisecond)
-	admin := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: d.user.ID, Label: d.user.Email,
-		OrgID: d.org.ID, Role: d.user.Role})
-	c, _, err := issuer.IssueCommand(admin, d.org.ID, gatehouse.CommandRequest{AccessPointID: d.ap.ID, Scope: gatehouse.ScopeUniverse}, "")
-	must(t, err)
-	issued := time.Now()
-	select {
-	case res := <-answered:
-		if len(res.Commands) != 1 || res.Commands[0].ID != c.ID {
-			t.Fatalf("woken with %+v", res)
-		}
-		if d := time.Since(issued); d > time.Second {
-			t.Errorf("woken %v after the issue, want within a second", d)
-		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("a command issued on another instance did not wake the waiting sync")
 	}
 }

@@ -114,15 +114,27 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 		return nil, 0, err
 	}
 	now = gatehouse.Truncate(now)
+	args := []any{org, jobID, universeID, cursor, now, now.Add(-unlockBound), gatehouse.MaxSyncCommands}
 	var (
-		cmds []gatehouse.Command
+		cmds = []gatehouse.Command{}
 		gen  int64
+		due  bool
 	)
+	// Most syncs find nothing due: they learn it in one read, with no
+	// transaction and no lock. A server that never synced (no Heartbeat)
+	// has nothing due.
+	err = db.pool.QueryRow(ctx, `SELECT g.gen, EXISTS (`+dueCommands+`) FROM game_servers g WHERE g.org = $1 AND g.job_id = $2`,
+		args...).Scan(&gen, &due)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return cmds, 0, nil
+	}
+	if err != nil || !due {
+		return cmds, gen, wrap(err)
+	}
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
 		cmds = []gatehouse.Command{}
 		// The server's row first: two syncs of one server take one after
 		// the other, so one command is not given under two generations.
-		// A server that never synced (no Heartbeat) has nothing due.
 		err := tx.QueryRow(ctx, "SELECT gen FROM game_servers WHERE org = $1 AND job_id = $2 FOR UPDATE", org, jobID).Scan(&gen)
 		if errors.Is(err, pgx.ErrNoRows) {
 			gen = 0
@@ -131,7 +143,7 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 		if err != nil {
 			return err
 		}
-		rows, _ := tx.Query(ctx, dueCommands, org, jobID, universeID, cursor, now, now.Add(-unlockBound), gatehouse.MaxSyncCommands)
+		rows, _ := tx.Query(ctx, dueCommands, args...)
 		ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
 		if err != nil || len(ids) == 0 {
 			return err
@@ -144,11 +156,16 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 			return err
 		}
 		// Each row keeps its first deliveredAt and takes the generation
-		// and the status sent; a server that joined gets a row now.
-		if _, err := tx.Exec(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
-				SELECT c.org, c.id, $2, false, $4, $5, c.status FROM commands c WHERE c.org = $1 AND c.id = ANY($3) ORDER BY c.id
+		// and the status sent; a server that joined gets a row now. A
+		// command another instance's sweep expired since it was found due
+		// is not sent.
+		rows, _ = tx.Query(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
+				SELECT c.org, c.id, $2, false, $4, $5, c.status FROM commands c
+				WHERE c.org = $1 AND c.id = ANY($3) AND c.status <> 'EXPIRED' ORDER BY c.id
 			ON CONFLICT (org, command_id, job_id) DO UPDATE SET delivered_at = coalesce(command_deliveries.delivered_at, excluded.delivered_at),
-				gen = excluded.gen, sent_status = excluded.sent_status`, org, jobID, ids, now, gen); err != nil {
+				gen = excluded.gen, sent_status = excluded.sent_status
+			RETURNING command_id`, org, jobID, ids, now, gen)
+		if ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
 			return err
 		}
 		if cmds, err = readCommands(ctx, tx, org, orgID, "c.issued_at, c.id", ids); err != nil {

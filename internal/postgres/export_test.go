@@ -28,3 +28,11 @@ func (db *DB) ExecForTest(ctx context.Context, query string, args ...any) error 
 	_, err := db.pool.Exec(ctx, query, args...)
 	return err
 }
+
+// SetWatchPingForTest makes an idle watcher ping every d and give up on
+// its connection after d without an answer, until restore.
+func SetWatchPingForTest(d time.Duration) (restore func()) {
+	ping, timeout := watchPing, watchPingTimeout
+	watchPing, watchPingTimeout = d, d
+	return func() { watchPing, watchPingTimeout = ping, timeout }
+}

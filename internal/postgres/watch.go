@@ -14,11 +14,14 @@ import (
 // the database listens on it.
 const wakeChannel = "gatehouse_commands"
 
-// Timings of the listening connection.
-const (
-	// watchPing: an idle listener pings this often, so that a connection
-	// a network device dropped without a word is noticed and replaced.
-	watchPing = 30 * time.Second
+// Timings of the listening connection (variables for the tests).
+var (
+	// watchPing: an idle listener pings this often, and gives up on the
+	// connection when no answer comes within watchPingTimeout, so that a
+	// connection a network device dropped without a word is noticed and
+	// replaced.
+	watchPing        = 30 * time.Second
+	watchPingTimeout = connectTimeout
 	// watchRetryFirst and watchRetryMax bound the wait between attempts
 	// to connect again; it doubles from the first to the max.
 	watchRetryFirst = 100 * time.Millisecond
@@ -98,7 +101,7 @@ func (db *DB) listen(ctx context.Context, wake func(orgID uuid.UUID, universeID 
 			return true
 		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
 			// Idle for watchPing: check that the connection still answers.
-			pinging, cancel := context.WithTimeout(ctx, connectTimeout)
+			pinging, cancel := context.WithTimeout(ctx, watchPingTimeout)
 			err := conn.Ping(pinging)
 			cancel()
 			if err != nil {

@@ -8,6 +8,9 @@
 //		fmt.Println(ev.OccurredAt, ev.AccessPoint.Name, ev.Type)
 //	}
 //
+// It also issues and follows remote unlocks (IssueCommand, Commands,
+// Command, CancelCommand) and runs a game server's sync (Sync).
+//
 // The client walks pages with nextCursor, waits out 429 and 503 answers as
 // their Retry-After says (a bounded number of times), and never writes the
 // key anywhere: not in errors, not in String, not in logs (it logs nothing).

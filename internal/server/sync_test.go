@@ -244,3 +244,59 @@ func TestSyncRateLimitAcrossInstances(t *testing.T) {
 		t.Errorf("15 syncs over two instances: %v, want the burst of 10 served", statuses)
 	}
 }
+
+// TestSyncWokenByAnotherInstance: a command issued on one instance
+// reaches a sync long-polling on another within about a second, through
+// the database (LISTEN/NOTIFY, or SQLite's wakes table).
+func TestSyncWokenByAnotherInstance(t *testing.T) {
+	e := newEnv(t)
+	o := e.newUnlockOrg("Acme")
+	second, err := app.New(context.Background(), app.Settings{DB: app.Use(e.store), Now: e.clock.Now})
+	must(t, err)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { second.Background(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+	other := httptest.NewServer(second.Handler)
+	t.Cleanup(other.Close)
+
+	polled := make(chan response, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, other.URL+"/api/consumer/v1/servers/job-1/sync",
+			strings.NewReader(`{"universeId": "42", "waitSeconds": 20}`))
+		req.Header.Set("Authorization", "Bearer "+o.serverKey)
+		req.Header.Set("Content-Type", "application/json")
+		r := response{}
+		if got, err := e.client.Do(req); err == nil {
+			r = response{status: got.StatusCode, header: got.Header, body: readAll(t, got)}
+		}
+		polled <- r
+	}()
+	// The sync's heartbeat comes before its wait: once the server is
+	// live, the sync is waiting (or about to read what is due).
+	for start := time.Now(); ; {
+		live, err := e.store.LiveServers(context.Background(), o.ID, "42", e.clock.Now().Add(-time.Minute), nil)
+		must(t, err)
+		if len(live) == 1 {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the long poll never reported the server live")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c, _ := e.issue(o.cmdKey, fmt.Sprintf(`{"accessPointId": %q, "scope": "SERVER", "serverJobId": "job-1"}`, o.accessPoints[0].ID))
+	issued := time.Now()
+	r := <-polled
+	var got syncResult
+	if r.status == 200 {
+		r.decode(t, &got)
+	}
+	if len(got.Commands) != 1 || got.Commands[0].ID != c.ID {
+		t.Fatalf("the other instance's long poll: %d %s", r.status, r.body)
+	}
+	// Within a second, as promised; five, on a loaded test machine.
+	if d := time.Since(issued); d > 5*time.Second {
+		t.Errorf("the unlock reached the other instance after %v", d)
+	}
+}

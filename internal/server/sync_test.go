@@ -31,16 +31,6 @@ func TestUniverseUnlockReachesEveryServer(t *testing.T) {
 	e := newEnv(t)
 	o := e.newUnlockOrg("Acme")
 	jobs := []string{"job-a", "job-b", "job-c"}
-	cursors := map[string]string{}
-	for _, job := range jobs { // live, with nothing due
-		r := e.syncNow(o.serverKey, job, "")
-		var res syncResult
-		r.decode(t, &res)
-		if r.status != 200 || len(res.Commands) != 0 || res.Cursor == "" || res.RejectedAcks == nil {
-			t.Fatalf("first sync of %s: %d %s", job, r.status, r.body)
-		}
-		cursors[job] = res.Cursor
-	}
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -50,7 +40,7 @@ func TestUniverseUnlockReachesEveryServer(t *testing.T) {
 	for _, job := range jobs {
 		wg.Go(func() {
 			start := time.Now()
-			r := e.syncNow(o.serverKey, job, fmt.Sprintf(`{"universeId": "42", "players": ["156"], "cursor": %q, "waitSeconds": 20}`, cursors[job]))
+			r := e.syncNow(o.serverKey, job, `{"universeId": "42", "players": ["156"], "cursor": null, "waitSeconds": 20}`)
 			var res syncResult
 			if r.status == 200 {
 				r.decode(t, &res)
@@ -62,6 +52,7 @@ func TestUniverseUnlockReachesEveryServer(t *testing.T) {
 			mu.Unlock()
 		})
 	}
+	e.waitLive(o, len(jobs)) // each sync's heartbeat comes before its wait
 	c, _ := e.issue(o.cmdKey, fmt.Sprintf(`{"accessPointId": %q, "scope": "UNIVERSE", "durationSeconds": 30}`, o.accessPoints[0].ID))
 	wg.Wait()
 	if c.Targets.Live != 3 {
@@ -272,19 +263,7 @@ func TestSyncWokenByAnotherInstance(t *testing.T) {
 		}
 		polled <- r
 	}()
-	// The sync's heartbeat comes before its wait: once the server is
-	// live, the sync is waiting (or about to read what is due).
-	for start := time.Now(); ; {
-		live, err := e.store.LiveServers(context.Background(), o.ID, "42", e.clock.Now().Add(-time.Minute), nil)
-		must(t, err)
-		if len(live) == 1 {
-			break
-		}
-		if time.Since(start) > 10*time.Second {
-			t.Fatal("the long poll never reported the server live")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	e.waitLive(o, 1) // the sync's heartbeat comes before its wait
 	c, _ := e.issue(o.cmdKey, fmt.Sprintf(`{"accessPointId": %q, "scope": "SERVER", "serverJobId": "job-1"}`, o.accessPoints[0].ID))
 	issued := time.Now()
 	r := <-polled
@@ -298,5 +277,22 @@ func TestSyncWokenByAnotherInstance(t *testing.T) {
 	// Within a second, as promised; five, on a loaded test machine.
 	if d := time.Since(issued); d > 5*time.Second {
 		t.Errorf("the unlock reached the other instance after %v", d)
+	}
+}
+
+// waitLive returns once n servers of universe 42 are live: a sync records
+// its heartbeat just before it waits, so the long polls that made them
+// live are waiting (or about to read what is due).
+func (e *env) waitLive(o unlockOrg, n int) {
+	e.t.Helper()
+	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+		live, err := e.store.LiveServers(context.Background(), o.ID, "42", e.clock.Now().Add(-time.Minute), nil)
+		must(e.t, err)
+		if len(live) >= n {
+			return
+		}
+		if time.Since(start) > 10*time.Second {
+			e.t.Fatalf("%d of %d servers live after 10 s", len(live), n)
+		}
 	}
 }

@@ -33,6 +33,8 @@ const (
 	AuditLocationUniverseSet AuditAction = "location.universe_set"
 	AuditCommandIssued       AuditAction = "command.issued"
 	AuditCommandCancelled    AuditAction = "command.cancelled"
+	AuditMessagingSet        AuditAction = "messaging.set"
+	AuditMessagingRemoved    AuditAction = "messaging.removed"
 )
 
 // AuditActions lists every action in documentation order.
@@ -43,6 +45,7 @@ var AuditActions = []AuditAction{
 	AuditAccessPointRenamed, AuditAccessPointMoved,
 	AuditOrganizationCreated, AuditOrganizationRenamed,
 	AuditLocationUniverseSet, AuditCommandIssued, AuditCommandCancelled,
+	AuditMessagingSet, AuditMessagingRemoved,
 }
 
 // The kinds of record an audit entry targets.
@@ -53,6 +56,10 @@ const (
 	TargetLocation     = "location"
 	TargetAccessPoint  = "access_point"
 	TargetCommand      = "command"
+	// TargetMessaging is a universe's messaging key: the entry has no
+	// record id, its name is the universe id, and its only change is the
+	// key's hint (never the key).
+	TargetMessaging = "messaging"
 )
 
 // AuditActor is who made a change: a user (ID and email in Label), a key

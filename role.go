@@ -58,6 +58,10 @@ const (
 	PermReadAudit Permission = "audit:read"
 	// PermIssueCommands: issue and cancel remote commands (unlock).
 	PermIssueCommands Permission = "commands:issue"
+	// PermManageMessaging: set, list and remove the platform messaging
+	// (Open Cloud) keys of the organization's universes: credentials of
+	// the organization's game, so only admins hold it.
+	PermManageMessaging Permission = "messaging:manage"
 )
 
 // permissions is the one table of what each role may do. RoleAdmin is not

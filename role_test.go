@@ -88,6 +88,16 @@ func TestRolesInTheService(t *testing.T) {
 			_, err := f.svc.ListCommands(ctx, f.org.ID, gatehouse.CommandFilter{Limit: 10})
 			return err
 		}},
+		{"set, list and remove a messaging key", gatehouse.RoleAdmin, func(ctx context.Context) error {
+			_, err := f.svc.SetMessaging(ctx, f.org.ID, "42", "an-open-cloud-key-0001")
+			if err == nil {
+				_, err = f.svc.ListMessaging(ctx, f.org.ID)
+			}
+			if err == nil {
+				err = f.svc.RemoveMessaging(ctx, f.org.ID, "42")
+			}
+			return err
+		}},
 		{"list users", gatehouse.RoleAdmin, func(ctx context.Context) error { _, err := f.svc.ListUsers(ctx, f.org.ID); return err }},
 		{"add a user", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, err := f.svc.CreateUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: gatehouse.NewID().String() + "@acme.test", Password: "correct horse battery"})

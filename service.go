@@ -40,6 +40,10 @@ type Service struct {
 	// publish pushes an issued command to the platform's messaging
 	// (nil: not configured).
 	publish CommandPublisher
+	// sealer seals messaging keys; made from Store.Secret on first use
+	// (see Service.sealing), guarded by sealMu.
+	sealMu sync.Mutex
+	sealer *Sealer
 }
 
 // ServiceConfig is what NewService needs. Store is required; Hasher is

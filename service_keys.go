@@ -13,8 +13,12 @@ type NewAPIKey struct {
 	OrgID     uuid.UUID
 	Name      string
 	Scopes    []Scope
-	ExpiresAt *time.Time // nil: never
-	RateLimit *Rate      // nil: the server's
+	ExpiresAt *time.Time // nil: never, unless Lifetime is set
+	// Lifetime, when positive, sets ExpiresAt to the key's creation time
+	// plus it: a door that offers "expires in 30 days" asks for exactly 30
+	// days, measured from the instant the service creates the key.
+	Lifetime  time.Duration
+	RateLimit *Rate // nil: the server's
 }
 
 // CreateAPIKey creates a key of the organization and returns it with the
@@ -34,6 +38,10 @@ func (s *Service) CreateAPIKey(ctx context.Context, nk NewAPIKey) (APIKey, strin
 	raw, prefix, hash := GenerateKey()
 	k := APIKey{ID: NewID(), OrgID: nk.OrgID, Name: name, Prefix: prefix, Hash: hash, Scopes: scopes,
 		RateLimit: nk.RateLimit, CreatedAt: s.Now()}
+	if nk.Lifetime > 0 {
+		t := k.CreatedAt.Add(nk.Lifetime)
+		nk.ExpiresAt = &t
+	}
 	if nk.ExpiresAt != nil {
 		t := Truncate(*nk.ExpiresAt)
 		k.ExpiresAt = &t
@@ -73,7 +81,7 @@ func (s *Service) checkAPIKey(nk NewAPIKey) (string, []Scope, error) {
 	if len(nk.Scopes) == 0 {
 		errs.Add("scopes", "choose at least one scope")
 	}
-	if nk.ExpiresAt != nil && !nk.ExpiresAt.After(now) {
+	if nk.Lifetime < 0 || (nk.ExpiresAt != nil && !nk.ExpiresAt.After(now)) {
 		errs.Add("expiresAt", "must be in the future")
 	}
 	if nk.RateLimit != nil && (nk.RateLimit.Count < 1 || nk.RateLimit.Per <= 0) {

@@ -199,13 +199,15 @@ type Store interface {
 	//     that has no result and was not delivered, or was delivered
 	//     under a generation after cursor (the answer was lost);
 	//   - CANCELLED commands delivered to jobID, unanswered, that were
-	//     last sent with another status (the server locks again);
+	//     last sent with another status, or sent CANCELLED under a
+	//     generation after cursor (the server locks again);
 	//   - UNIVERSE commands of the universe with no row for jobID (a
 	//     server that joined), neither CANCELLED nor EXPIRED, while their
 	//     unlock runs: not started and unexpired, or started and
 	//     now < startedAt + duration.
 	// It marks them delivered in one transaction: the server's
-	// generation goes up by one; each row (created with Target false for
+	// generation becomes one more than the larger of it and cursor (a
+	// server forgotten by the sweep keeps its cursor meaningful); each row (created with Target false for
 	// a server that joined) keeps its first deliveredAt and takes the new
 	// generation and the status sent; startedAt is set on first delivery
 	// and PENDING moves to DELIVERED (status_at now). Each command comes
@@ -222,6 +224,22 @@ type Store interface {
 	// is kept. Background work that every instance runs takes a lease so
 	// that one instance at a time does it.
 	TryLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (bool, error)
+
+	// SetMessagingKey stores the sealed Open Cloud key of an
+	// organization's universe with its hint, replacing the one it had
+	// (createdAt becomes now), and records the hint's change. ErrNotFound
+	// for an unknown organization.
+	SetMessagingKey(ctx context.Context, e AuditEntry, orgID uuid.UUID, universeID string, sealed []byte, hint string) (MessagingKey, error)
+	// RemoveMessagingKey deletes the key of an organization's universe.
+	// ErrNotFound when it has none.
+	RemoveMessagingKey(ctx context.Context, e AuditEntry, orgID uuid.UUID, universeID string) error
+	// ListMessagingKeys returns the universes of an organization that have
+	// a key, ordered by universe id (numerically), with hint and creation
+	// time: never the sealed key.
+	ListMessagingKeys(ctx context.Context, orgID uuid.UUID) ([]MessagingKey, error)
+	// FindMessagingKey returns the sealed key of an organization's
+	// universe, or ErrNotFound.
+	FindMessagingKey(ctx context.Context, orgID uuid.UUID, universeID string) ([]byte, error)
 
 	// IngestEvents stores events for an organization in one transaction:
 	// all or nothing. Events whose id is already stored for the organization

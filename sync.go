@@ -27,6 +27,9 @@ const (
 	// MaxSyncCommands bounds the commands of one sync answer; the rest
 	// come with the next.
 	MaxSyncCommands = 50
+	// MaxSyncCursor bounds the cursor a server sends back: generations
+	// count answers, and a larger one is not one Gatehouse gave.
+	MaxSyncCursor = 1 << 53
 	// ServerForgetAfter: a server unseen this long is forgotten.
 	ServerForgetAfter = 10 * time.Minute
 )
@@ -99,7 +102,7 @@ func (r SyncRequest) Check() (SyncRequest, int64, time.Duration, error) {
 	var cursor int64
 	if r.Cursor != nil && *r.Cursor != "" {
 		n, err := strconv.ParseInt(*r.Cursor, 10, 64)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > MaxSyncCursor {
 			errs.Add("cursor", "must be the cursor of the previous answer, or null")
 		}
 		cursor = n

@@ -20,10 +20,12 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/auth"
 	"github.com/gatehouse/gatehouse/internal/dashboard"
+	"github.com/gatehouse/gatehouse/internal/opencloud"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/requestid"
 	"github.com/gatehouse/gatehouse/internal/server"
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -84,6 +86,10 @@ type Settings struct {
 	// Configure, when set, edits the API's configuration last: a test's
 	// extra routes.
 	Configure func(*server.Config)
+	// OpenCloudURL is the platform's Open Cloud API that issued commands
+	// are pushed to (--opencloud-url); empty: opencloud.DefaultBaseURL.
+	// Tests point it at a local server.
+	OpenCloudURL string
 }
 
 // App is a built Gatehouse: Handler serves the API and the dashboard;
@@ -92,11 +98,14 @@ type Settings struct {
 // SeparateMetrics is set.
 type App struct {
 	Service *gatehouse.Service
-	Auth    *auth.Authenticator
-	Limiter ratelimit.Limiter
-	Metrics *server.Metrics
-	Logger  *slog.Logger
-	Handler http.Handler
+	// Publisher pushes issued commands to the platform's messaging;
+	// Background runs it.
+	Publisher *opencloud.Publisher
+	Auth      *auth.Authenticator
+	Limiter   ratelimit.Limiter
+	Metrics   *server.Metrics
+	Logger    *slog.Logger
+	Handler   http.Handler
 }
 
 // RedisError: the Redis URL of the settings cannot be used.
@@ -157,12 +166,20 @@ func New(ctx context.Context, s Settings) (*App, error) {
 	}
 	authn := auth.New(authStore, s.Now)
 	authn.Logger = logger
-	svc := gatehouse.NewService(gatehouse.ServiceConfig{
+	// The publisher opens each universe's key through the service, which
+	// needs the publisher: svc is set before anything is published.
+	var svc *gatehouse.Service
+	publisher := opencloud.New(opencloud.Config{BaseURL: s.OpenCloudURL, Logger: logger, Registry: s.Registry,
+		Keys: func(ctx context.Context, orgID uuid.UUID, universeID string) (string, error) {
+			return svc.OpenMessagingKey(ctx, orgID, universeID)
+		}})
+	svc = gatehouse.NewService(gatehouse.ServiceConfig{
 		Store:         gatehouse.LimitReads(s.DB.store, s.ReadSlots, s.QueryTimeout),
 		Secret:        s.Secret,
 		Hasher:        s.Hasher,
 		SignInLimiter: signInLimiter(limiter, s.SignInLimit),
 		Now:           s.Now,
+		Publisher:     publisher,
 	})
 	metrics := server.NewMetrics(s.Registry)
 	cfg := server.Config{
@@ -182,18 +199,22 @@ func New(ctx context.Context, s Settings) (*App, error) {
 	if s.Configure != nil {
 		s.Configure(&cfg)
 	}
-	return &App{Service: svc, Auth: authn, Limiter: limiter, Metrics: metrics, Logger: logger,
+	return &App{Service: svc, Publisher: publisher, Auth: authn, Limiter: limiter, Metrics: metrics, Logger: logger,
 		Handler: server.New(cfg)}, nil
 }
 
 // Background runs the instance's background work until ctx ends: the
-// batched last-used writes of keys, and the work of commands
+// batched last-used writes of keys, the work of commands
 // (gatehouse.Service.RunCommands: wakes from other instances, expiry
-// under a lease). Every instance runs it; they coordinate through the
-// database.
+// under a lease) and the push of the commands this instance issued to
+// the platform's messaging. Every instance runs it; they coordinate
+// through the database.
 func (a *App) Background(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { a.Auth.Run(ctx); close(done) }()
+	pushed := make(chan struct{})
+	go func() { a.Publisher.Run(ctx); close(pushed) }()
+	defer func() { <-pushed }()
 	holder := instanceName()
 	a.Service.RunCommands(ctx, holder, func(err error) {
 		a.Logger.Error("commands background work failed; retrying", slog.String("error", err.Error()))

@@ -225,6 +225,8 @@ func TestUsageErrors(t *testing.T) {
 		{"key", "revoke"},
 		{"serve", "--rate-limit", "fast"},
 		{"serve", "--trusted-proxies", "10.0.0.0/33"},
+		{"serve", "--opencloud-url", "apis.roblox.com"},
+		{"serve", "--opencloud-url", "ftp://apis.roblox.com"},
 		{"serve", "--db-replica", "postgres://replica/db"}, // a replica of a SQLite file
 	} {
 		_, _, err := g.run(nil, args...)

@@ -68,8 +68,7 @@ func runKeyCreate(ctx context.Context, e *env) error {
 		case *expiresIn < 0:
 			return usagef("--expires-in must be positive")
 		case *expiresIn > 0:
-			t := now.Add(*expiresIn)
-			k.ExpiresAt = &t
+			k.Lifetime = *expiresIn
 		case *expiresAt != "":
 			t, err := gatehouse.ParseTime(*expiresAt)
 			if err != nil || !t.After(now) {

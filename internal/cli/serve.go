@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -15,13 +17,14 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/opencloud"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/server"
 )
 
 // serveSettings are the flags of serve and demo.
 type serveSettings struct {
-	db, addr, metricsAddr, redis, rate, burst, trustedProxies *string
+	db, addr, metricsAddr, redis, rate, burst, trustedProxies, openCloud *string
 }
 
 func addServeFlags(f *flags) serveSettings {
@@ -35,7 +38,19 @@ func addServeFlags(f *flags) serveSettings {
 		burst: f.setting("rate-burst", "GATEHOUSE_RATE_BURST", "40", "per-key burst"),
 		trustedProxies: f.setting("trusted-proxies", "GATEHOUSE_TRUSTED_PROXIES", "",
 			"comma-separated CIDRs of load balancers whose X-Forwarded-For is believed"),
+		openCloud: f.setting("opencloud-url", "GATEHOUSE_OPENCLOUD_URL", opencloud.DefaultBaseURL,
+			"base URL of the platform's Open Cloud API, where issued commands are pushed for universes with a messaging key"),
 	}
+}
+
+// openCloudURL checks --opencloud-url before anything starts: an
+// absolute http(s) URL.
+func (s serveSettings) openCloudURL() (string, error) {
+	u, err := url.Parse(*s.openCloud)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", usagef("--opencloud-url must be an http(s) URL such as %s, got %q", opencloud.DefaultBaseURL, *s.openCloud)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
 }
 
 // proxies checks --trusted-proxies before anything starts.
@@ -75,6 +90,9 @@ func (s serveSettings) check(f *flags) error {
 		return err
 	}
 	if _, err := s.keyLimit(); err != nil {
+		return err
+	}
+	if _, err := s.openCloudURL(); err != nil {
 		return err
 	}
 	_, err := s.proxies()
@@ -176,6 +194,10 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 	if err != nil {
 		return err
 	}
+	openCloud, err := s.openCloudURL()
+	if err != nil {
+		return err
+	}
 	a, err := app.New(ctx, app.Settings{
 		DB:              db,
 		Secret:          []byte(e.getenv("GATEHOUSE_SECRET")),
@@ -184,6 +206,7 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 		KeyLimit:        limit,
 		TrustedProxies:  proxies,
 		SeparateMetrics: *s.metricsAddr != "",
+		OpenCloudURL:    openCloud,
 	})
 	var redisErr *app.RedisError
 	if errors.As(err, &redisErr) {

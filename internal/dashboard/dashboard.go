@@ -84,7 +84,7 @@ func New(cfg Config) http.Handler {
 		"list": func(s ...string) []string { return s }, "isDay": isDay,
 		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
 		"atT": inZone}
-	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit"} {
+	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit", "messaging"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
@@ -110,6 +110,9 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/keys", d.page(d.createKey))
 	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.page(d.confirmRevoke))
 	mux.Handle("POST "+Prefix+"/keys/{id}/revoke", d.page(d.revokeKey))
+	mux.Handle("GET "+Prefix+"/messaging", d.page(d.messagingPage))
+	mux.Handle("POST "+Prefix+"/messaging", d.page(d.setMessaging))
+	mux.Handle("POST "+Prefix+"/messaging/remove", d.page(d.removeMessaging))
 	mux.Handle("GET "+Prefix+"/users", d.page(d.usersPage))
 	mux.Handle("POST "+Prefix+"/users", d.page(d.createUser))
 	mux.Handle("POST "+Prefix+"/users/role", d.page(d.setUserRole))

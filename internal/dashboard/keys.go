@@ -84,8 +84,7 @@ func (d *dashboard) createKey(w http.ResponseWriter, r *http.Request) {
 			formErrs.Add("expires", "choose one of the offered lifetimes")
 		} else {
 			days, _ := strconv.Atoi(form.Expires)
-			t := d.Now().Add(time.Duration(days) * 24 * time.Hour)
-			nk.ExpiresAt = &t
+			nk.Lifetime = time.Duration(days) * 24 * time.Hour
 		}
 	}
 	var (

@@ -96,7 +96,7 @@ const dueCommands = `SELECT id FROM (
 		JOIN commands c ON c.org = d.org AND c.id = d.command_id AND c.issued
 		WHERE d.org = $1 AND d.job_id = $2 AND d.result IS NULL AND (
 			(c.status IN ('PENDING', 'DELIVERED') AND c.expires_at > $5 AND (d.delivered_at IS NULL OR d.gen > $4))
-			OR (c.status = 'CANCELLED' AND d.delivered_at IS NOT NULL AND d.sent_status IS DISTINCT FROM 'CANCELLED'))
+			OR (c.status = 'CANCELLED' AND d.delivered_at IS NOT NULL AND (d.sent_status IS DISTINCT FROM 'CANCELLED' OR d.gen > $4)))
 		UNION ALL
 		SELECT c.id, c.issued_at FROM commands c
 		WHERE c.org = $1 AND c.issued AND c.scope = 'UNIVERSE' AND c.universe_id = $3 AND c.issued_at > $6
@@ -148,8 +148,10 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		if err := tx.QueryRow(ctx, "UPDATE game_servers SET gen = gen + 1 WHERE org = $1 AND job_id = $2 RETURNING gen",
-			org, jobID).Scan(&gen); err != nil {
+		// A server forgotten by the sweep comes back with a cursor above
+		// its new generation: the next one is above both.
+		if err := tx.QueryRow(ctx, "UPDATE game_servers SET gen = GREATEST(gen, $3) + 1 WHERE org = $1 AND job_id = $2 RETURNING gen",
+			org, jobID, cursor).Scan(&gen); err != nil {
 			return err
 		}
 		if err := startCommands(ctx, tx, org, ids, now); err != nil {

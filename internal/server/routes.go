@@ -28,6 +28,9 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /api/consumer/v1/commands/{id}/cancel", s.requireScope(gatehouse.ScopeCommandsWrite, s.cancelCommand()))
 	mux.Handle("POST /api/consumer/v1/servers/{serverJobId}/sync",
 		s.requireLongPoll(gatehouse.ScopeGameServer, gatehouse.MaxSyncWait*time.Second, s.syncServer()))
+	mux.Handle("GET /api/consumer/v1/messaging", s.requireScope(gatehouse.ScopeCommandsWrite, s.listMessaging()))
+	mux.Handle("PUT /api/consumer/v1/messaging/{universeId}", s.requireScope(gatehouse.ScopeCommandsWrite, s.setMessaging()))
+	mux.Handle("DELETE /api/consumer/v1/messaging/{universeId}", s.requireScope(gatehouse.ScopeCommandsWrite, s.removeMessaging()))
 
 	if s.Dashboard != nil {
 		mux.Handle("/dashboard/", s.Dashboard)

@@ -72,15 +72,16 @@ const unlockSpan = (gatehouse.MaxCommandTTL + gatehouse.MaxUnlockSeconds) * time
 // dueOwn finds the commands due to a server through its own unanswered
 // delivery rows (command_deliveries_by_server): never delivered or
 // delivered under a generation after the cursor, while unsettled and
-// unexpired; or cancelled after they were sent. CROSS JOIN keeps the
+// unexpired; or cancelled after they were sent, until the server confirms
+// the CANCELLED answer by sending back its cursor. CROSS JOIN keeps the
 // server's rows the outer loop: left to itself, SQLite walks every
 // command of the organization and probes the server's rows for each.
 const dueOwn = `SELECT c.id, c.issued_at FROM command_deliveries d INDEXED BY command_deliveries_by_server
 	CROSS JOIN commands c ON c.org = d.org AND c.id = d.command_id
-	WHERE d.org = ? AND d.job_id = ? AND d.result IS NULL AND c.issued = 1 AND (
-		(c.status IN ('PENDING', 'DELIVERED') AND c.expires_at > ? AND (d.delivered_at IS NULL OR d.gen > ?))
-		OR (c.status = 'CANCELLED' AND d.delivered_at IS NOT NULL AND d.sent_status IS NOT 'CANCELLED'))
-	ORDER BY c.issued_at, c.id LIMIT ?`
+	WHERE d.org = ?3 AND d.job_id = ?4 AND d.result IS NULL AND c.issued = 1 AND (
+		(c.status IN ('PENDING', 'DELIVERED') AND c.expires_at > ?1 AND (d.delivered_at IS NULL OR d.gen > ?2))
+		OR (c.status = 'CANCELLED' AND d.delivered_at IS NOT NULL AND (d.sent_status IS NOT 'CANCELLED' OR d.gen > ?2)))
+	ORDER BY c.issued_at, c.id LIMIT ?5`
 
 // dueJoined finds the universe's unlocks running now that a server that
 // joined has no row for (commands_universe, a bounded range).
@@ -119,8 +120,10 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 		if err != nil || len(due) == 0 {
 			return err
 		}
-		if err := tx.QueryRowContext(ctx, "UPDATE game_servers SET gen = gen + 1 WHERE org = ? AND job_id = ? RETURNING gen",
-			org, jobID).Scan(&gen); err != nil {
+		// A server forgotten by the sweep comes back with a cursor above
+		// its new generation: the next one is above both.
+		if err := tx.QueryRowContext(ctx, "UPDATE game_servers SET gen = max(gen, ?) + 1 WHERE org = ? AND job_id = ? RETURNING gen",
+			cursor, org, jobID).Scan(&gen); err != nil {
 			return err
 		}
 		for _, d := range due {
@@ -154,7 +157,7 @@ func findDue(ctx context.Context, q querier, org int64, jobID, universeID string
 		return nil, 0, err
 	}
 	ms := millis(now)
-	due, err := queryDue(ctx, q, dueOwn, org, jobID, ms, cursor, gatehouse.MaxSyncCommands)
+	due, err := queryDue(ctx, q, dueOwn, ms, cursor, org, jobID, gatehouse.MaxSyncCommands)
 	if err != nil {
 		return nil, gen, err
 	}

@@ -73,7 +73,13 @@ func testTakeCommands(t *testing.T, f *fixture) {
 		t.Fatalf("after a cancel: %+v, cursor %d", cmds, cur)
 	}
 	if cmds, _ := f.take(p.org.ID, "s1", cur); len(cmds) != 0 {
-		t.Errorf("a cancel is sent once: %v", commandIDs(cmds))
+		t.Errorf("a confirmed cancel is sent once: %v", commandIDs(cmds))
+	}
+	// The cancel's answer was lost: it is sent again, or the server would
+	// stay unlocked.
+	cmds, cur = f.take(p.org.ID, "s1", 3)
+	if !slices.Equal(commandIDs(cmds), []uuid.UUID{second.ID}) || cmds[0].Status != gatehouse.CommandCancelled || cur != 5 {
+		t.Fatalf("a lost cancel: %+v, cursor %d; want it again, cursor 5", commandIDs(cmds), cur)
 	}
 	// s2 never received it: nothing to lock again.
 	if cmds, _ := f.take(p.org.ID, "s2", 0); !slices.Equal(commandIDs(cmds), []uuid.UUID{other.ID}) {
@@ -83,8 +89,34 @@ func testTakeCommands(t *testing.T, f *fixture) {
 	// An unsettled command past its deadline is not sent, swept or not.
 	late := f.create(f.command(p, gatehouse.ScopeServer, "s1"))
 	f.now = time.Time(late.ExpiresAt)
-	if cmds, _ := f.take(p.org.ID, "s1", 0); len(cmds) != 0 {
+	if cmds, _ := f.take(p.org.ID, "s1", cur); len(cmds) != 0 {
 		t.Errorf("an expired command was sent: %v", commandIDs(cmds))
+	}
+}
+
+// testTakeAfterForgotten: a server the sweep forgot comes back with the
+// cursor it holds; its generations continue above it, so an answer lost
+// after its return is still sent again.
+func testTakeAfterForgotten(t *testing.T, f *fixture) {
+	p := f.unlockPlace("acme")
+	f.heartbeat(p.org.ID, "s1")
+	f.create(f.command(p, gatehouse.ScopeServer, "s1"))
+	_, held := f.take(p.org.ID, "s1", 0)
+	for range 3 { // the server's cursor grows with its answers
+		f.create(f.command(p, gatehouse.ScopeServer, "s1"))
+		_, held = f.take(p.org.ID, "s1", held)
+	}
+	f.now = f.now.Add(gatehouse.ServerForgetAfter + time.Minute)
+	_, err := f.s.SweepCommands(ctx, f.now)
+	must(t, err)
+	f.heartbeat(p.org.ID, "s1")
+	c := f.create(f.command(p, gatehouse.ScopeServer, "s1"))
+	cmds, cur := f.take(p.org.ID, "s1", held)
+	if !slices.Equal(commandIDs(cmds), []uuid.UUID{c.ID}) || cur <= held {
+		t.Fatalf("back with cursor %d: %v, cursor %d; want the new command under a larger cursor", held, commandIDs(cmds), cur)
+	}
+	if cmds, _ := f.take(p.org.ID, "s1", held); !slices.Equal(commandIDs(cmds), []uuid.UUID{c.ID}) {
+		t.Errorf("the answer was lost (cursor %d sent again): %v, want the command again", held, commandIDs(cmds))
 	}
 }
 

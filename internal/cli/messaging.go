@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"golang.org/x/term"
+)
+
+// runMessagingSet stores a universe's Open Cloud key. The key is read
+// from stdin (asked for without echo on a terminal), never from a flag,
+// so that it stays out of shell history and process listings.
+func runMessagingSet(ctx context.Context, e *env) error {
+	f := newFlags(e, "messaging set")
+	org := f.String("org", "", "organization id")
+	universe := f.String("universe-id", "", "the platform universe id")
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		orgID, err := parseID("org", *org)
+		if err != nil {
+			return err
+		}
+		if err := required("universe-id", *universe); err != nil {
+			return err
+		}
+		key, err := readMessagingKey(e)
+		if err != nil {
+			return err
+		}
+		k, err := svc.SetMessaging(ctx, orgID, *universe, key)
+		if err != nil {
+			return err
+		}
+		return f.print(k, "commands of universe %s are now also pushed with the key …%s", k.UniverseID, k.Hint)
+	})
+}
+
+func runMessagingList(ctx context.Context, e *env) error {
+	f := newFlags(e, "messaging list")
+	org := f.String("org", "", "organization id")
+	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		orgID, err := parseID("org", *org)
+		if err != nil {
+			return err
+		}
+		keys, err := svc.ListMessaging(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		if *f.json {
+			return f.print(keys, "")
+		}
+		for _, k := range keys {
+			fmt.Fprintf(e.stdout, "%s  …%s  %s\n", k.UniverseID, k.Hint, gatehouse.FormatTime(time.Time(k.CreatedAt)))
+		}
+		return nil
+	})
+}
+
+func runMessagingRemove(ctx context.Context, e *env) error {
+	f := newFlags(e, "messaging remove")
+	org := f.String("org", "", "organization id")
+	universe := f.String("universe-id", "", "the platform universe id")
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		orgID, err := parseID("org", *org)
+		if err != nil {
+			return err
+		}
+		if err := required("universe-id", *universe); err != nil {
+			return err
+		}
+		if err := svc.RemoveMessaging(ctx, orgID, *universe); err != nil {
+			return err
+		}
+		return f.print(map[string]string{"universeId": *universe, "status": "removed"},
+			"commands of universe %s are no longer pushed; its key is deleted", *universe)
+	})
+}
+
+// readMessagingKey reads the key: asked for without echo on a terminal,
+// else the whole of stdin (bounded), trimmed.
+func readMessagingKey(e *env) (string, error) {
+	if in, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(in.Fd())) {
+		return prompt(e, in, "Open Cloud API key: ")
+	}
+	b, err := io.ReadAll(io.LimitReader(e.stdin, gatehouse.MaxMessagingKey+2))
+	if err != nil {
+		return "", err
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" {
+		return "", usagef("pipe the Open Cloud API key on stdin (it is never taken from a flag), or run on a terminal to be asked for it")
+	}
+	return key, nil
+}

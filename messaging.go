@@ -1,0 +1,12 @@
+package gatehouse
+
+// MessagingKey is a universe whose organization configured the
+// platform's messaging (Open Cloud) for it, as every door lists it: the
+// key itself is sealed in the store and never shown again, only its hint.
+type MessagingKey struct {
+	UniverseID string `json:"universeId"`
+	// Hint is the key's last 4 characters, so a person can tell which key
+	// is set.
+	Hint      string `json:"hint"`
+	CreatedAt Time   `json:"createdAt"`
+}

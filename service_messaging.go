@@ -1,0 +1,128 @@
+package gatehouse
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Bounds of an Open Cloud API key as Gatehouse accepts it: the
+// platform's keys are long printable strings; the minimum keeps the hint
+// (its last 4 characters) a small part of it.
+const (
+	MinMessagingKey = 16
+	MaxMessagingKey = 4096
+	messagingHint   = 4
+)
+
+// SetMessaging stores the Open Cloud API key (Messaging publish
+// permission) of one of the organization's universes, replacing the one
+// it had: issuing a command for that universe then also publishes it to
+// the platform's messaging. The key is sealed under the service secret,
+// recorded in the audit log by its hint only, and never returned: the
+// answer has the hint. A *ValidationError keyed "universeId" or "apiKey";
+// ErrForbidden unless the acting user is an admin (PermManageMessaging).
+func (s *Service) SetMessaging(ctx context.Context, orgID uuid.UUID, universeID, apiKey string) (MessagingKey, error) {
+	if err := authorize(ctx, orgID, PermManageMessaging); err != nil {
+		return MessagingKey{}, err
+	}
+	apiKey = strings.TrimSpace(apiKey)
+	var errs ValidationError
+	if !IsUniverseID(universeID) {
+		errs.Add("universeId", "must be a positive integer, as a string")
+	}
+	if !isMessagingKey(apiKey) {
+		errs.Add("apiKey", "must be %d to %d printable characters without spaces", MinMessagingKey, MaxMessagingKey)
+	}
+	if err := errs.Err(); err != nil {
+		return MessagingKey{}, err
+	}
+	sealer, err := s.sealing(ctx)
+	if err != nil {
+		return MessagingKey{}, err
+	}
+	sealed := sealer.Seal(orgID, universeID, []byte(apiKey))
+	hint := apiKey[len(apiKey)-messagingHint:]
+	return s.store.SetMessagingKey(ctx, s.entry(ctx, orgID, AuditMessagingSet, TargetMessaging), orgID, universeID, sealed, hint)
+}
+
+// RemoveMessaging removes the Open Cloud key of one of the
+// organization's universes: its commands are no longer published.
+// ErrNotFound when it has none; ErrForbidden unless the acting user is
+// an admin.
+func (s *Service) RemoveMessaging(ctx context.Context, orgID uuid.UUID, universeID string) error {
+	if err := authorize(ctx, orgID, PermManageMessaging); err != nil {
+		return err
+	}
+	if !IsUniverseID(universeID) {
+		return Invalid("universeId", "must be a positive integer, as a string")
+	}
+	return s.store.RemoveMessagingKey(ctx, s.entry(ctx, orgID, AuditMessagingRemoved, TargetMessaging), orgID, universeID)
+}
+
+// ListMessaging returns the organization's universes that have an Open
+// Cloud key, with the keys' hints. ErrForbidden unless the acting user is
+// an admin.
+func (s *Service) ListMessaging(ctx context.Context, orgID uuid.UUID) ([]MessagingKey, error) {
+	if err := authorize(ctx, orgID, PermManageMessaging); err != nil {
+		return nil, err
+	}
+	return s.store.ListMessagingKeys(ctx, orgID)
+}
+
+// OpenMessagingKey returns the Open Cloud key of the organization's
+// universe, opened: only the publisher of commands calls it, to publish,
+// and it must neither log nor keep it. ErrNotFound when the universe has
+// none; ErrUnsealable when the stored key does not open (the service
+// secret changed: set the key again).
+func (s *Service) OpenMessagingKey(ctx context.Context, orgID uuid.UUID, universeID string) (string, error) {
+	sealed, err := s.store.FindMessagingKey(ctx, orgID, universeID)
+	if err != nil {
+		return "", err
+	}
+	sealer, err := s.sealing(ctx)
+	if err != nil {
+		return "", err
+	}
+	key, err := sealer.Open(orgID, universeID, sealed)
+	return string(key), err
+}
+
+// sealing returns the sealer of messaging keys. Its key derives from the
+// secret stored in the database (Store.Secret), not from a secret pinned
+// in one process's settings: every instance and every operator's command
+// on the database seal and open alike. An error (the database cannot
+// answer) is not remembered: the next call tries again.
+func (s *Service) sealing(ctx context.Context) (*Sealer, error) {
+	s.sealMu.Lock()
+	defer s.sealMu.Unlock()
+	if s.sealer != nil {
+		return s.sealer, nil
+	}
+	secret, err := s.store.Secret(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sealer, err := NewSealer(secret)
+	if err != nil {
+		return nil, errors.Join(ErrUnavailable, err)
+	}
+	s.sealer = sealer
+	return sealer, nil
+}
+
+// isMessagingKey reports whether k can be an Open Cloud API key: printable
+// ASCII without spaces, of a bounded length.
+func isMessagingKey(k string) bool {
+	if len(k) < MinMessagingKey || len(k) > MaxMessagingKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] <= ' ' || k[i] > '~' {
+			return false
+		}
+	}
+	return true
+}

@@ -103,6 +103,17 @@ func (t Time) MarshalText() ([]byte, error) {
 	return AppendTime(make([]byte, 0, len("2006-01-02T15:04:05.000Z")), time.Time(t)), nil
 }
 
+// UnmarshalText reads an RFC 3339 instant, as MarshalText writes it, so
+// that an API answer reads back into the domain's types.
+func (t *Time) UnmarshalText(b []byte) error {
+	v, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return err
+	}
+	*t = Time(v.UTC())
+	return nil
+}
+
 // TimePtr converts an optional instant for JSON output.
 func TimePtr(t *time.Time) *Time {
 	if t == nil {

@@ -8,6 +8,9 @@
 //		fmt.Println(ev.OccurredAt, ev.AccessPoint.Name, ev.Type)
 //	}
 //
+// It also issues and follows remote unlocks (IssueCommand, Commands,
+// Command, CancelCommand) and runs a game server's sync (Sync).
+//
 // The client walks pages with nextCursor, waits out 429 and 503 answers as
 // their Retry-After says (a bounded number of times), and never writes the
 // key anywhere: not in errors, not in String, not in logs (it logs nothing).
@@ -107,6 +110,8 @@ type Error struct {
 	Issues    map[string][]string // field → problems, for validation_failed and invalid_query
 	// RetryAfter is the wait the server asked for (429, 503), or 0.
 	RetryAfter time.Duration
+
+	body []byte // the answer as sent, for what an endpoint adds to the envelope
 }
 
 func (e *Error) Error() string {
@@ -122,22 +127,31 @@ func (e *Error) Error() string {
 }
 
 // do sends a request and decodes a 2xx JSON answer into out, retrying 429
-// and 503 answers after their Retry-After.
+// and 503 answers after their Retry-After. path is escaped already.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, body any, out any) error {
+	_, err := c.exchange(ctx, method, path, query, nil, body, out)
+	return err
+}
+
+// exchange is do with request headers, returning the headers of the 2xx
+// answer.
+func (c *Client) exchange(ctx context.Context, method, path string, query url.Values, header http.Header, body any, out any) (http.Header, error) {
 	var payload []byte
 	if body != nil {
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
-			return fmt.Errorf("gatehouse client: encoding the request: %w", err)
+			return nil, fmt.Errorf("gatehouse client: encoding the request: %w", err)
 		}
 	}
-	u := *c.base
-	u.Path += path
+	u := c.base.JoinPath(path)
 	u.RawQuery = query.Encode()
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(payload))
 		if err != nil {
-			return fmt.Errorf("gatehouse client: %w", err)
+			return nil, fmt.Errorf("gatehouse client: %w", err)
+		}
+		for name, values := range header {
+			req.Header[name] = values
 		}
 		req.Header.Set("Authorization", "Bearer "+c.key.key)
 		req.Header.Set("Accept", "application/json")
@@ -147,43 +161,43 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		} else {
 			req.Body, req.GetBody = nil, nil
 		}
-		apiErr, err := c.send(req, out)
+		got, apiErr, err := c.send(req, out)
 		if err != nil || apiErr == nil {
-			return err
+			return got, err
 		}
 		retryable := apiErr.Status == http.StatusTooManyRequests || apiErr.Status == http.StatusServiceUnavailable
 		if !retryable || attempt >= c.maxRetries || apiErr.RetryAfter > c.maxWait {
-			return apiErr
+			return nil, apiErr
 		}
 		wait := apiErr.RetryAfter
 		if wait <= 0 {
 			wait = time.Second
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			return err
+			return nil, err
 		}
 	}
 }
 
-// send makes one attempt: an *Error for an API error answer, an error for
-// a transport or decoding failure.
-func (c *Client) send(req *http.Request, out any) (*Error, error) {
+// send makes one attempt: the headers of a 2xx answer, an *Error for an
+// API error answer, an error for a transport or decoding failure.
+func (c *Client) send(req *http.Request, out any) (http.Header, *Error, error) {
 	res, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("gatehouse client: %s %s: %w", req.Method, req.URL.Path, unwrapURLError(err))
+		return nil, nil, fmt.Errorf("gatehouse client: %s %s: %w", req.Method, req.URL.Path, unwrapURLError(err))
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
 	if err != nil {
-		return nil, fmt.Errorf("gatehouse client: reading the answer: %w", err)
+		return nil, nil, fmt.Errorf("gatehouse client: reading the answer: %w", err)
 	}
 	if res.StatusCode >= 200 && res.StatusCode < 300 {
 		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("gatehouse client: decoding the answer: %w", err)
+			return nil, nil, fmt.Errorf("gatehouse client: decoding the answer: %w", err)
 		}
-		return nil, nil
+		return res.Header, nil, nil
 	}
-	apiErr := &Error{Status: res.StatusCode, RequestID: res.Header.Get("X-Request-Id")}
+	apiErr := &Error{Status: res.StatusCode, RequestID: res.Header.Get("X-Request-Id"), body: data}
 	var body struct {
 		Error     string              `json:"error"`
 		Code      string              `json:"code"`
@@ -201,7 +215,7 @@ func (c *Client) send(req *http.Request, out any) (*Error, error) {
 	if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && s >= 0 {
 		apiErr.RetryAfter = time.Duration(s) * time.Second
 	}
-	return apiErr, nil
+	return nil, apiErr, nil
 }
 
 // unwrapURLError drops *url.Error's wrapping, which repeats the full URL.

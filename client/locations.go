@@ -12,6 +12,7 @@ import (
 type Location struct {
 	ID           string        `json:"id"`
 	Name         string        `json:"name"`
+	UniverseID   *string       `json:"universeId"` // the platform universe its commands go to, if set
 	CreatedAt    time.Time     `json:"createdAt"`
 	AccessPoints []AccessPoint `json:"accessPoints"`
 }

@@ -61,8 +61,9 @@ func TestTypeScriptClient(t *testing.T) {
 	defer cancel()
 	run := exec.CommandContext(ctx, node, "dist/smoke.js")
 	run.Dir = dir
-	run.Env = append(os.Environ(), "GATEHOUSE_URL="+a.URL, "GATEHOUSE_KEY="+a.NewKey(t, gatehouse.ScopeEventsRead, gatehouse.ScopeLocationsRead),
-		fmt.Sprint("GATEHOUSE_DENIED=", denied))
+	run.Env = append(os.Environ(), "GATEHOUSE_URL="+a.URL,
+		"GATEHOUSE_KEY="+a.NewKey(t, gatehouse.ScopeEventsRead, gatehouse.ScopeLocationsRead, gatehouse.ScopeCommandsWrite, gatehouse.ScopeGameServer),
+		fmt.Sprint("GATEHOUSE_DENIED=", denied), "GATEHOUSE_ACCESS_POINT="+a.AccessPointID.String())
 	var stdout, stderr bytes.Buffer
 	run.Stdout, run.Stderr = &stdout, &stderr
 	err = run.Run()

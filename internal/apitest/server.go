@@ -40,8 +40,8 @@ func (c *Clock) Advance(d time.Duration) {
 }
 
 // API is a real Gatehouse server on a fresh SQLite file, listening on
-// loopback, with one organization, one location, one access point and a
-// key with every scope. It is for tests of clients.
+// loopback, with one organization, one location (in universe 42), one
+// access point and a key with every scope. It is for tests of clients.
 type API struct {
 	URL           string
 	Key           string // every scope
@@ -72,6 +72,9 @@ func Start(t testing.TB, keyLimit ratelimit.Limit) *API {
 	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme")
 	must(t, err)
 	loc, err := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
+	must(t, err)
+	// The location lives in universe 42, so that its door can be unlocked.
+	_, err = db.SetLocationUniverse(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationUniverseSet), org.ID, loc.ID, "42")
 	must(t, err)
 	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Front door")
 	must(t, err)

@@ -34,10 +34,22 @@ func apiKey(ctx context.Context) gatehouse.APIKey {
 //  4. over the key's rate is 429;
 //  5. a key without the scope is 403.
 func (s *server) requireScope(scope gatehouse.Scope, next http.Handler) http.Handler {
+	return s.requireScopeFor(scope, 0, next)
+}
+
+// requireLongPoll is requireScope for a route that may wait up to wait
+// for something to answer (a game server's sync): its requests may last
+// that much longer than the query timeout. The handler narrows the
+// deadline to the wait its request asks for.
+func (s *server) requireLongPoll(scope gatehouse.Scope, wait time.Duration, next http.Handler) http.Handler {
+	return s.requireScopeFor(scope, wait, next)
+}
+
+func (s *server) requireScopeFor(scope gatehouse.Scope, wait time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Every API route passes here: its work, the key lookup included,
-		// is bounded by the query timeout.
-		ctx, cancel := context.WithTimeout(r.Context(), s.QueryTimeout)
+		// is bounded by the query timeout (and a long poll's wait).
+		ctx, cancel := context.WithTimeout(r.Context(), wait+s.QueryTimeout)
 		defer cancel()
 		r = r.WithContext(ctx)
 		if len(r.Header.Values("Authorization")) > 1 {

@@ -19,6 +19,7 @@ type locationList struct {
 type locationBody struct {
 	ID           uuid.UUID            `json:"id"`
 	Name         string               `json:"name"`
+	UniverseID   *string              `json:"universeId"`
 	CreatedAt    gatehouse.Time       `json:"createdAt"`
 	AccessPoints []gatehouse.NamedRef `json:"accessPoints"`
 }
@@ -45,7 +46,7 @@ func (s *server) listLocations() http.Handler {
 			for j, ap := range l.AccessPoints {
 				aps[j] = gatehouse.NamedRef{ID: ap.ID, Name: ap.Name}
 			}
-			body.Data[i] = locationBody{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt, AccessPoints: aps}
+			body.Data[i] = locationBody{ID: l.ID, Name: l.Name, UniverseID: l.UniverseID, CreatedAt: l.CreatedAt, AccessPoints: aps}
 		}
 		if next != nil {
 			c := s.Service.LocationCursor(orgID, *next)

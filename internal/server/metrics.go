@@ -41,7 +41,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 		}, []string{"reason"}),
 		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gatehouse_rate_limited_total",
-			Help: "Requests refused with 429, by limit: key (per-key rate) or address (failed authentications).",
+			Help: "Requests refused with 429, by limit: key (per-key rate), address (failed authentications) or sync (a game server's syncs).",
 		}, []string{"limit"}),
 		responsesCut: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gatehouse_http_responses_cut_total",
@@ -55,6 +55,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 	}
 	m.rateLimited.WithLabelValues("key")
 	m.rateLimited.WithLabelValues("address")
+	m.rateLimited.WithLabelValues("sync")
 	reg.MustRegister(m.requests, m.latency, m.authFailures, m.rateLimited, m.responsesCut,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -21,6 +22,12 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /api/consumer/v1/events", s.requireScope(gatehouse.ScopeEventsWrite, s.ingestEvents()))
 	mux.Handle("GET /api/consumer/v1/locations", s.requireScope(gatehouse.ScopeLocationsRead, s.listLocations()))
 	mux.Handle("GET /api/consumer/v1/audit-log", s.requireScope(gatehouse.ScopeAuditRead, s.listAuditLog()))
+	mux.Handle("POST /api/consumer/v1/commands", s.requireScope(gatehouse.ScopeCommandsWrite, s.issueCommand()))
+	mux.Handle("GET /api/consumer/v1/commands", s.requireScope(gatehouse.ScopeCommandsWrite, s.listCommands()))
+	mux.Handle("GET /api/consumer/v1/commands/{id}", s.requireScope(gatehouse.ScopeCommandsWrite, s.showCommand()))
+	mux.Handle("POST /api/consumer/v1/commands/{id}/cancel", s.requireScope(gatehouse.ScopeCommandsWrite, s.cancelCommand()))
+	mux.Handle("POST /api/consumer/v1/servers/{serverJobId}/sync",
+		s.requireLongPoll(gatehouse.ScopeGameServer, gatehouse.MaxSyncWait*time.Second, s.syncServer()))
 	mux.Handle("GET /api/consumer/v1/messaging", s.requireScope(gatehouse.ScopeCommandsWrite, s.listMessaging()))
 	mux.Handle("PUT /api/consumer/v1/messaging/{universeId}", s.requireScope(gatehouse.ScopeCommandsWrite, s.setMessaging()))
 	mux.Handle("DELETE /api/consumer/v1/messaging/{universeId}", s.requireScope(gatehouse.ScopeCommandsWrite, s.removeMessaging()))

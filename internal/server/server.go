@@ -25,8 +25,11 @@ type Config struct {
 	KeyLimit ratelimit.Limit
 	// FailedAuthLimit bounds failed authentications per client address.
 	FailedAuthLimit ratelimit.Limit
-	Logger          *slog.Logger
-	Metrics         *Metrics
+	// SyncLimit bounds the syncs of one game server (job id) under one
+	// key; it defaults to DefaultSyncLimit.
+	SyncLimit ratelimit.Limit
+	Logger    *slog.Logger
+	Metrics   *Metrics
 	// Now is the clock; it defaults to time.Now.
 	Now func() time.Time
 	// QueryTimeout bounds each store call; it defaults to 10 s.
@@ -55,6 +58,9 @@ type server struct {
 func New(cfg Config) http.Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.SyncLimit == (ratelimit.Limit{}) {
+		cfg.SyncLimit = DefaultSyncLimit
 	}
 	if cfg.QueryTimeout == 0 {
 		cfg.QueryTimeout = 10 * time.Second

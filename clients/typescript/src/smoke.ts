@@ -2,8 +2,10 @@
 // and openapi-fetch generate from Gatehouse's OpenAPI document. The Go test
 // clients/typescript_test.go compiles it and runs it against a live server:
 //
-//   GATEHOUSE_URL, GATEHOUSE_KEY    the server and a key with events:read
+//   GATEHOUSE_URL, GATEHOUSE_KEY    the server and a key with events:read,
+//                                   locations:read, commands:write and server
 //   GATEHOUSE_DENIED                how many denied events the server holds
+//   GATEHOUSE_ACCESS_POINT          a door whose location names a universe (42)
 //
 // It prints one JSON line of what it saw and exits 1 on any surprise.
 import createClient from "openapi-fetch";
@@ -60,6 +62,40 @@ expect(bad.response.status === 400, `bad query: status ${bad.response.status}`);
 const issues = bad.error && "issues" in bad.error ? bad.error.issues : {};
 expect("limit" in issues && "dateFrom" in issues, `bad query: issues ${JSON.stringify(issues)}`);
 
+// A game server syncs; a SERVER unlock reaches it, and it acknowledges.
+const job = "smoke-job-1";
+const live = await client.POST("/api/consumer/v1/servers/{serverJobId}/sync", {
+  params: { path: { serverJobId: job } },
+  body: { universeId: "42", players: ["156"], waitSeconds: 0 },
+});
+expect(live.response.status === 200 && live.data?.commands.length === 0, `first sync: status ${live.response.status}`);
+const issued = await client.POST("/api/consumer/v1/commands", {
+  params: { header: { "Idempotency-Key": "smoke-1" } },
+  body: { accessPointId: process.env.GATEHOUSE_ACCESS_POINT ?? "", scope: "SERVER", serverJobId: job, durationSeconds: 5 },
+});
+expect(issued.response.status === 201 && issued.data?.status === "PENDING", `issue: status ${issued.response.status}`);
+const commandId = issued.data?.id ?? "";
+const replay = await client.POST("/api/consumer/v1/commands", {
+  params: { header: { "Idempotency-Key": "smoke-1" } },
+  body: { accessPointId: process.env.GATEHOUSE_ACCESS_POINT ?? "", scope: "SERVER", serverJobId: job, durationSeconds: 5 },
+});
+expect(replay.response.headers.get("Idempotent-Replayed") === "true" && replay.data?.id === commandId, "issue: no replay");
+const received = await client.POST("/api/consumer/v1/servers/{serverJobId}/sync", {
+  params: { path: { serverJobId: job } },
+  body: { universeId: "42", players: ["156"], cursor: live.data?.cursor ?? null, waitSeconds: 5 },
+});
+expect(received.data?.commands[0]?.id === commandId, "sync: the unlock did not arrive");
+await client.POST("/api/consumer/v1/servers/{serverJobId}/sync", {
+  params: { path: { serverJobId: job } },
+  body: { universeId: "42", cursor: received.data?.cursor ?? null, waitSeconds: 0, acks: [{ commandId, result: "EXECUTED" }] },
+});
+const shown = await client.GET("/api/consumer/v1/commands/{id}", { params: { path: { id: commandId } } });
+expect(shown.data?.status === "EXECUTED" && shown.data?.targets.executed === 1, `command: ${shown.data?.status}`);
+const settled = await client.POST("/api/consumer/v1/commands/{id}/cancel", { params: { path: { id: commandId } } });
+expect(settled.response.status === 409, `cancel of an executed command: status ${settled.response.status}`);
+const listed = await client.GET("/api/consumer/v1/commands", { params: { query: { status: "EXECUTED", limit: 10 } } });
+expect(listed.data?.data.length === 1 && listed.data?.nextCursor === null, "list: one EXECUTED command");
+
 // Spend the key's burst: the 429 says when to come back.
 let limited: { status: number; retryAfter: string | null; code?: string } | undefined;
 for (let i = 0; i < 300 && !limited; i++) {
@@ -72,5 +108,7 @@ expect(limited !== undefined, "no 429 within 300 requests");
 expect(Number(limited?.retryAfter) >= 1, `429: Retry-After ${limited?.retryAfter}`);
 expect(limited?.code === "rate_limited", `429: code ${limited?.code}`);
 
-console.log(JSON.stringify({ pages, events: seen.size, badQueryIssues: Object.keys(issues), rateLimited: limited, failures }));
+console.log(
+  JSON.stringify({ pages, events: seen.size, badQueryIssues: Object.keys(issues), command: shown.data?.status, rateLimited: limited, failures }),
+);
 process.exitCode = failures.length === 0 ? 0 : 1;

@@ -1,0 +1,125 @@
+package gatehouse
+
+import (
+	"crypto/sha256"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// CursorCommands is the cursor kind of command lists.
+const CursorCommands = 'c'
+
+// CommandQueryParams lists the query parameters ReadCommandQuery reads.
+var CommandQueryParams = []string{"status", "accessPointId", "locationId", "scope", paramLimit, paramCursor}
+
+// ReadCommandQuery parses the query of a command list (GET /commands,
+// the dashboard, the CLI) and opens its cursor for orgID, as
+// ReadAuditQuery does for the audit log: an empty value counts as absent,
+// every parameter may appear once, and every problem is reported at once
+// in a *ValidationError keyed by parameter (an unknown parameter, status
+// or scope, a malformed id, a bad limit, a cursor that is forged or was
+// issued for other filters).
+func ReadCommandQuery(v url.Values, cursors *Cursors, orgID uuid.UUID) (CommandFilter, error) {
+	var (
+		f    CommandFilter
+		errs ValidationError
+	)
+	one := func(name string) (string, bool) {
+		vals := slices.DeleteFunc(slices.Clone(v[name]), func(s string) bool { return s == "" })
+		if len(vals) > 1 {
+			errs.Add(name, "must be given at most once")
+			return "", false
+		}
+		return strings.Join(vals, ""), len(vals) == 1
+	}
+	for name := range v {
+		if !slices.Contains(CommandQueryParams, name) {
+			errs.Add(Redact(name), "is not a parameter of this endpoint (known: %s)", strings.Join(CommandQueryParams, ", "))
+		}
+	}
+	if s, ok := one("status"); ok {
+		if st := CommandStatus(s); slices.Contains(CommandStatuses, st) {
+			f.Status = &st
+		} else {
+			errs.Add("status", "must be one of %s", joinStatuses())
+		}
+	}
+	if s, ok := one("scope"); ok {
+		if sc := CommandScope(s); slices.Contains(CommandScopes, sc) {
+			f.Scope = &sc
+		} else {
+			errs.Add("scope", "must be one of UNIVERSE, SERVER, PLAYER")
+		}
+	}
+	if s, ok := one("accessPointId"); ok {
+		f.AccessPointID = parseUUID(&errs, "accessPointId", s)
+	}
+	if s, ok := one("locationId"); ok {
+		f.LocationID = parseUUID(&errs, "locationId", s)
+	}
+	f.Limit = parseLimit(&errs, v)
+	if s, ok := one(paramCursor); ok {
+		b, err := cursors.Open(s, CursorCommands, f.Digest(orgID))
+		if err == nil {
+			var key CommandKey
+			key, err = DecodeCommandKey(b)
+			f.After = &key
+		}
+		// With other problems the filters are not known; a forged cursor
+		// can still be told.
+		if err != nil && (len(errs.Issues) == 0 || errors.Is(err, ErrCursorInvalid)) {
+			errs.Add(paramCursor, "%s", err.Error())
+		}
+	}
+	return f, errs.Err()
+}
+
+// Digest binds a cursor to the organization and the filters (not the
+// limit or the position).
+func (f CommandFilter) Digest(orgID uuid.UUID) [8]byte {
+	h := sha256.New()
+	h.Write([]byte("commands\x00"))
+	h.Write(orgID[:])
+	var status, scope string
+	if f.Status != nil {
+		status = string(*f.Status)
+	}
+	if f.Scope != nil {
+		scope = string(*f.Scope)
+	}
+	h.Write([]byte("\x00" + status + "\x00" + scope + "\x00"))
+	for _, id := range []*uuid.UUID{f.AccessPointID, f.LocationID} {
+		if id != nil {
+			h.Write(id[:])
+		}
+		h.Write([]byte{0})
+	}
+	return [8]byte(h.Sum(nil)[:8])
+}
+
+// EncodeCommandKey writes a command position as cursor bytes.
+func EncodeCommandKey(k CommandKey) []byte {
+	return EncodeEventKey(EventKey{OccurredAt: k.IssuedAt, ID: k.ID})
+}
+
+// DecodeCommandKey reads cursor bytes written by EncodeCommandKey.
+func DecodeCommandKey(b []byte) (CommandKey, error) {
+	k, err := DecodeEventKey(b)
+	return CommandKey{IssuedAt: k.OccurredAt, ID: k.ID}, err
+}
+
+// ReadCommandQuery parses the query of a command list and opens its
+// cursor for orgID (see the package function ReadCommandQuery).
+func (s *Service) ReadCommandQuery(orgID uuid.UUID, v url.Values) (CommandFilter, error) {
+	return ReadCommandQuery(v, s.cursors, orgID)
+}
+
+// CommandCursor signs the position next of the list of orgID's commands
+// matching f: the nextCursor of a page.
+func (s *Service) CommandCursor(orgID uuid.UUID, f CommandFilter, next CommandKey) string {
+	return s.cursors.Sign(CursorCommands, f.Digest(orgID), EncodeCommandKey(next))
+}

@@ -1,0 +1,298 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/apitest"
+	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// syncResult is the body of a sync as a game server reads it.
+type syncResult struct {
+	Commands      []gatehouse.Command `json:"commands"`
+	Cursor        string              `json:"cursor"`
+	PolicyVersion string              `json:"policyVersion"`
+	RejectedAcks  []string            `json:"rejectedAcks"`
+}
+
+// TestUniverseUnlockReachesEveryServer: three game servers long-poll in
+// parallel; a UNIVERSE unlock reaches all three waits, each acknowledges
+// it, and the command is EXECUTED by 3 of 3.
+func TestUniverseUnlockReachesEveryServer(t *testing.T) {
+	e := newEnv(t)
+	o := e.newUnlockOrg("Acme")
+	jobs := []string{"job-a", "job-b", "job-c"}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		got  = map[string]syncResult{}
+		took = map[string]time.Duration{}
+	)
+	for _, job := range jobs {
+		wg.Go(func() {
+			start := time.Now()
+			r := e.syncNow(o.serverKey, job, `{"universeId": "42", "players": ["156"], "cursor": null, "waitSeconds": 20}`)
+			var res syncResult
+			if r.status == 200 {
+				r.decode(t, &res)
+			} else {
+				t.Errorf("long poll of %s: %d %s", job, r.status, r.body)
+			}
+			mu.Lock()
+			got[job], took[job] = res, time.Since(start)
+			mu.Unlock()
+		})
+	}
+	e.waitLive(o, len(jobs)) // each sync's heartbeat comes before its wait
+	c, _ := e.issue(o.cmdKey, fmt.Sprintf(`{"accessPointId": %q, "scope": "UNIVERSE", "durationSeconds": 30}`, o.accessPoints[0].ID))
+	wg.Wait()
+	if c.Targets.Live != 3 {
+		t.Fatalf("issued with %d live targets, want 3", c.Targets.Live)
+	}
+	for _, job := range jobs {
+		res := got[job]
+		if len(res.Commands) != 1 || res.Commands[0].ID != c.ID || res.Commands[0].RemainingSeconds == nil ||
+			*res.Commands[0].RemainingSeconds != 30 {
+			t.Fatalf("%s received %+v", job, res.Commands)
+		}
+		if took[job] > 10*time.Second {
+			t.Errorf("%s waited %v for the unlock", job, took[job])
+		}
+	}
+	for _, job := range jobs {
+		body := fmt.Sprintf(`{"universeId": "42", "cursor": %q, "waitSeconds": 0, "acks": [{"commandId": %q, "result": "EXECUTED"}]}`, got[job].Cursor, c.ID)
+		r := e.syncNow(o.serverKey, job, body)
+		var res syncResult
+		r.decode(t, &res)
+		if r.status != 200 || len(res.RejectedAcks) != 0 || len(res.Commands) != 0 {
+			t.Fatalf("ack of %s: %d %s", job, r.status, r.body)
+		}
+	}
+	var final gatehouse.Command
+	e.get("/api/consumer/v1/commands/"+c.ID.String(), o.cmdKey).decode(t, &final)
+	want := gatehouse.CommandTargets{Live: 3, Delivered: 3, Executed: 3}
+	if final.Status != gatehouse.CommandExecuted || final.Targets != want || len(final.Deliveries) != 3 {
+		t.Errorf("after three acks: %s %+v, %d deliveries", final.Status, final.Targets, len(final.Deliveries))
+	}
+	for _, d := range final.Deliveries {
+		if d.Result == nil || *d.Result != gatehouse.AckExecuted || d.AckedAt == nil || !d.Target {
+			t.Errorf("delivery %+v", d)
+		}
+	}
+	// An ack of a command this server never received changes nothing.
+	stray := gatehouse.NewID()
+	r := e.syncNow(o.serverKey, "job-a", fmt.Sprintf(`{"universeId": "42", "waitSeconds": 0, "acks": [{"commandId": %q, "result": "FAILED", "detail": "no door"}]}`, stray))
+	var res syncResult
+	r.decode(t, &res)
+	if len(res.RejectedAcks) != 1 || res.RejectedAcks[0] != stray.String() {
+		t.Errorf("stray ack: %s", r.body)
+	}
+}
+
+// TestSyncWaitEndsWithNothing: a sync that finds nothing answers after
+// its wait, with no commands.
+func TestSyncWaitEndsWithNothing(t *testing.T) {
+	e := newEnv(t)
+	o := e.newUnlockOrg("Acme")
+	start := time.Now()
+	r := e.syncNow(o.serverKey, "job-1", `{"universeId": "42", "waitSeconds": 1}`)
+	if r.status != 200 || time.Since(start) < time.Second {
+		t.Fatalf("%d after %v: %s", r.status, time.Since(start), r.body)
+	}
+	sameJSON(t, "sync", r.body, `{"commands": [], "cursor": "0", "policyVersion": "", "rejectedAcks": []}`)
+}
+
+// TestSyncOutlastsTheQueryTimeout: a long poll's deadlines are its wait
+// plus the query timeout, not the server's write timeout nor the query
+// timeout of ordinary requests.
+func TestSyncOutlastsTheQueryTimeout(t *testing.T) {
+	e := newEnv(t, func(s *app.Settings) { s.QueryTimeout = 500 * time.Millisecond })
+	o := e.newUnlockOrg("Acme")
+	srv := httptest.NewUnstartedServer(e.handler)
+	srv.Config.WriteTimeout = time.Second
+	srv.Start()
+	t.Cleanup(srv.Close)
+	e.url = srv.URL
+	e.client = srv.Client()
+	e.client.Transport = apitest.Document(t).Transport(t, e.client.Transport)
+	r := e.syncNow(o.serverKey, "job-1", `{"universeId": "42", "waitSeconds": 2}`)
+	if r.status != 200 {
+		t.Fatalf("a 2 s wait with a 0.5 s query timeout and a 1 s write timeout: %d %s", r.status, r.body)
+	}
+}
+
+// TestSyncEndsWhenTheClientLeaves: the wait of a server that goes away
+// ends with its request (logged as 499), not at waitSeconds.
+func TestSyncEndsWhenTheClientLeaves(t *testing.T) {
+	e := newEnv(t)
+	o := e.newUnlockOrg("Acme")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.url+"/api/consumer/v1/servers/job-1/sync",
+		strings.NewReader(`{"universeId": "42", "waitSeconds": 30}`))
+	req.Header.Set("Authorization", "Bearer "+o.serverKey)
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	if _, err := http.DefaultClient.Do(req); err == nil {
+		t.Fatal("the request did not end with its context")
+	}
+	for !strings.Contains(e.logs.String(), `"status":499`) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the server still waits 10 s after the client left; log:\n%s", e.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSyncHoldsNoReadSlot: with every event-read slot of the
+// organization taken, syncs are still served; they read no events.
+func TestSyncHoldsNoReadSlot(t *testing.T) {
+	slots := gatehouse.NewReadSlots(1, 0)
+	e := newEnv(t, func(s *app.Settings) { s.ReadSlots = slots })
+	o := e.newUnlockOrg("Acme")
+	release, err := slots.Acquire(context.Background(), o.ID)
+	must(t, err)
+	defer release()
+	if r := e.get("/api/consumer/v1/events", o.readKey); r.status != http.StatusTooManyRequests {
+		t.Fatalf("events with the slot taken: %d", r.status)
+	}
+	if r := e.syncNow(o.serverKey, "job-1", `{"universeId": "42", "waitSeconds": 1}`); r.status != 200 {
+		t.Fatalf("sync with the slot taken: %d %s", r.status, r.body)
+	}
+}
+
+// TestSyncRateLimit: one server's syncs under one key fit 60 a minute
+// with a burst of 10; another server, or another key, has its own bucket.
+func TestSyncRateLimit(t *testing.T) {
+	e := newEnv(t)
+	o := e.newUnlockOrg("Acme")
+	for i := range 10 {
+		if r := e.syncNow(o.serverKey, "job-1", ""); r.status != 200 {
+			t.Fatalf("sync %d: %d %s", i, r.status, r.body)
+		}
+	}
+	r := e.syncNow(o.serverKey, "job-1", "")
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" || r.apiError(t).Code != "rate_limited" {
+		t.Fatalf("the 11th sync: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	if r := e.syncNow(o.serverKey, "job-2", ""); r.status != 200 {
+		t.Errorf("another server: %d", r.status)
+	}
+	other := e.newKey(o.ID, gatehouse.ScopeGameServer)
+	if r := e.syncNow(other, "job-1", ""); r.status != 200 {
+		t.Errorf("another key: %d", r.status)
+	}
+	e.clock.Advance(time.Second)
+	if r := e.syncNow(o.serverKey, "job-1", ""); r.status != 200 {
+		t.Errorf("a second later: %d", r.status)
+	}
+	if !strings.Contains(string(e.get("/metrics", "").body), `gatehouse_rate_limited_total{limit="sync"} 1`) {
+		t.Error("the refused sync is not counted")
+	}
+}
+
+// TestSyncRateLimitAcrossInstances: two instances sharing a database and
+// Redis share each server's bucket, so a game server that alternates
+// between them still meets its limit.
+func TestSyncRateLimitAcrossInstances(t *testing.T) {
+	redisURL := testenv.RedisURL(t)
+	shared := func(s *app.Settings) { s.Limiter, s.Redis = nil, redisURL }
+	e := newEnv(t, shared)
+	o := e.newUnlockOrg("Acme")
+	settings := app.Settings{DB: app.Use(e.store), Now: e.clock.Now}
+	shared(&settings)
+	second, err := app.New(context.Background(), settings)
+	must(t, err)
+	other := httptest.NewServer(second.Handler)
+	t.Cleanup(other.Close)
+	urls := []string{e.url, other.URL}
+	// Redis's buckets run on real time: 15 syncs within 4 s overdraw a
+	// burst of 10 refilled at 1 a second.
+	start := time.Now()
+	statuses := map[int]int{}
+	for i := range 15 {
+		e.url = urls[i%2]
+		r := e.syncNow(o.serverKey, "job-1", "")
+		statuses[r.status]++
+		if r.status == http.StatusTooManyRequests && r.header.Get("Retry-After") == "" {
+			t.Error("429 without Retry-After")
+		}
+	}
+	e.url = urls[0]
+	if time.Since(start) < 4*time.Second && statuses[http.StatusTooManyRequests] == 0 {
+		t.Errorf("15 syncs over two instances: %v, want some 429", statuses)
+	}
+	if statuses[200] < 10 {
+		t.Errorf("15 syncs over two instances: %v, want the burst of 10 served", statuses)
+	}
+}
+
+// TestSyncWokenByAnotherInstance: a command issued on one instance
+// reaches a sync long-polling on another within about a second, through
+// the database (LISTEN/NOTIFY, or SQLite's wakes table).
+func TestSyncWokenByAnotherInstance(t *testing.T) {
+	e := newEnv(t)
+	o := e.newUnlockOrg("Acme")
+	second, err := app.New(context.Background(), app.Settings{DB: app.Use(e.store), Now: e.clock.Now})
+	must(t, err)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { second.Background(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+	other := httptest.NewServer(second.Handler)
+	t.Cleanup(other.Close)
+
+	polled := make(chan response, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, other.URL+"/api/consumer/v1/servers/job-1/sync",
+			strings.NewReader(`{"universeId": "42", "waitSeconds": 20}`))
+		req.Header.Set("Authorization", "Bearer "+o.serverKey)
+		req.Header.Set("Content-Type", "application/json")
+		r := response{}
+		if got, err := e.client.Do(req); err == nil {
+			r = response{status: got.StatusCode, header: got.Header, body: readAll(t, got)}
+		}
+		polled <- r
+	}()
+	e.waitLive(o, 1) // the sync's heartbeat comes before its wait
+	c, _ := e.issue(o.cmdKey, fmt.Sprintf(`{"accessPointId": %q, "scope": "SERVER", "serverJobId": "job-1"}`, o.accessPoints[0].ID))
+	issued := time.Now()
+	r := <-polled
+	var got syncResult
+	if r.status == 200 {
+		r.decode(t, &got)
+	}
+	if len(got.Commands) != 1 || got.Commands[0].ID != c.ID {
+		t.Fatalf("the other instance's long poll: %d %s", r.status, r.body)
+	}
+	// Within a second, as promised; five, on a loaded test machine.
+	if d := time.Since(issued); d > 5*time.Second {
+		t.Errorf("the unlock reached the other instance after %v", d)
+	}
+}
+
+// waitLive returns once n servers of universe 42 are live: a sync records
+// its heartbeat just before it waits, so the long polls that made them
+// live are waiting (or about to read what is due).
+func (e *env) waitLive(o unlockOrg, n int) {
+	e.t.Helper()
+	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+		live, err := e.store.LiveServers(context.Background(), o.ID, "42", e.clock.Now().Add(-time.Minute), nil)
+		must(e.t, err)
+		if len(live) >= n {
+			return
+		}
+		if time.Since(start) > 10*time.Second {
+			e.t.Fatalf("%d of %d servers live after 10 s", len(live), n)
+		}
+	}
+}

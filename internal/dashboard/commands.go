@@ -1,8 +1,6 @@
 package dashboard
 
 import (
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -26,9 +23,6 @@ import (
 // itself: a command settles within seconds, and the operator who issued
 // it is watching.
 const refreshSeconds = 3
-
-// commandsPerPage is the Commands list's page size.
-const commandsPerPage = 50
 
 // unlockForm is the Unlock form as sent: every field a string, so that a
 // wrong value is shown back as typed.
@@ -287,8 +281,9 @@ type commandsPage struct {
 }
 
 // commandsList serves the Commands list: newest first, filtered by
-// status, access point and scope, in pages like the Event Log's. While a
-// command on it is unsettled, the page reloads itself.
+// status, location, access point and scope (the API's query, read by the
+// same code), in pages like the Event Log's, with the API's signed
+// cursors. While a command on it is unsettled, the page reloads itself.
 func (d *dashboard) commandsList(w http.ResponseWriter, r *http.Request) {
 	orgID := viewerOf(r).user.OrgID
 	form, prev := listForm(r)
@@ -299,27 +294,28 @@ func (d *dashboard) commandsList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Locations = locs
-	f, ve := commandFilter(form)
 	status := http.StatusOK
-	if ve == nil {
-		page, err := d.Service.ListCommands(r.Context(), orgID, f)
-		switch {
-		case errors.As(err, &ve):
-		case err != nil:
-			d.fail(w, r, err)
-			return
-		default:
+	f, err := d.Service.ReadCommandQuery(orgID, form)
+	var ve *gatehouse.ValidationError
+	if err == nil {
+		var page gatehouse.CommandPage
+		page, err = d.Service.ListCommands(r.Context(), orgID, f)
+		if err == nil {
 			p.Commands = page.Commands
 			next := ""
 			if page.Next != nil {
-				next = commandCursor(*page.Next)
+				next = d.Service.CommandCursor(orgID, f, *page.Next)
 			}
 			p.Older, p.Newer = pageLinks(Prefix+"/commands", form, p.Cursor, prev, next)
 			p.Newest = Prefix + "/commands?" + withoutCursor(form).Encode()
 		}
 	}
-	if ve != nil {
+	switch {
+	case errors.As(err, &ve):
 		p.Issues, status = labelled(ve.Issues, commandFieldLabels), http.StatusBadRequest
+	case err != nil:
+		d.fail(w, r, err)
+		return
 	}
 	if slices.ContainsFunc(p.Commands, func(c gatehouse.Command) bool { return !c.Status.Settled() }) {
 		p.Refresh = refreshSeconds
@@ -331,77 +327,20 @@ func (d *dashboard) commandsList(w http.ResponseWriter, r *http.Request) {
 var commandFieldLabels = map[string]string{"status": "Status", "scope": "Scope", "accessPointId": "Access point",
 	"locationId": "Location", "cursor": "Page", "limit": "Per page"}
 
-// labelled renames issues' fields by labels.
+// labelled renames issues' fields by labels, and says what to do with a
+// cursor that does not open in words for a page rather than a program.
 func labelled(issues map[string][]string, labels map[string]string) map[string][]string {
 	out := map[string][]string{}
 	for field, msgs := range issues {
+		if field == "cursor" {
+			msgs = []string{"does not belong to these filters; go back to the first page"}
+		}
 		if l := labels[field]; l != "" {
 			field = l
 		}
 		out[field] = append(out[field], msgs...)
 	}
 	return out
-}
-
-// commandFilter reads the Commands list's query; the service checks the
-// status and scope values.
-func commandFilter(form url.Values) (gatehouse.CommandFilter, *gatehouse.ValidationError) {
-	var errs gatehouse.ValidationError
-	f := gatehouse.CommandFilter{Limit: commandsPerPage}
-	if s := form.Get("status"); s != "" {
-		st := gatehouse.CommandStatus(s)
-		f.Status = &st
-	}
-	if s := form.Get("scope"); s != "" {
-		sc := gatehouse.CommandScope(s)
-		f.Scope = &sc
-	}
-	for name, dst := range map[string]**uuid.UUID{"accessPointId": &f.AccessPointID, "locationId": &f.LocationID} {
-		if s := form.Get(name); s != "" {
-			id, err := uuid.Parse(s)
-			if err != nil {
-				errs.Add(name, "is not an id")
-			}
-			*dst = &id
-		}
-	}
-	if s := form.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > gatehouse.MaxLimit {
-			errs.Add("limit", "must be between 1 and %d", gatehouse.MaxLimit)
-		}
-		f.Limit = n
-	}
-	if s := form.Get("cursor"); s != "" {
-		k, ok := openCommandCursor(s)
-		if !ok {
-			errs.Add("cursor", "is not a page of this list; go back to the first page")
-		}
-		f.After = &k
-	}
-	if errs.Issues != nil {
-		return f, &errs
-	}
-	return f, nil
-}
-
-// commandCursor writes a position in the Commands list for the Older
-// link. It is not signed: it only ever selects among the organization's
-// own commands, the store bounds every read by the organization, and a
-// filter changed under it just starts the list from that position.
-func commandCursor(k gatehouse.CommandKey) string {
-	b := binary.BigEndian.AppendUint64(nil, uint64(k.IssuedAt.UnixNano()))
-	b = append(b, k.ID[:]...)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func openCommandCursor(s string) (gatehouse.CommandKey, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) != 8+16 {
-		return gatehouse.CommandKey{}, false
-	}
-	id, _ := uuid.FromBytes(b[8:])
-	return gatehouse.CommandKey{IssuedAt: time.Unix(0, int64(binary.BigEndian.Uint64(b))).UTC(), ID: id}, true
 }
 
 // commandPage is one command, whole, with its deliveries.

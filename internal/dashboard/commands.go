@@ -44,7 +44,7 @@ type unlockPage struct {
 	Question  string // the confirmation: what will happen
 	Idem      string // the confirmation's Idempotency-Key: a second click issues nothing more
 	Change    string // the form again, filled in, from the confirmation
-	HasTarget bool   // the chosen access point's location names a universe
+	HasTarget bool   // the chosen access point's location names a universe (otherwise the form says so before it is sent)
 }
 
 // unlockFields are the fields the Unlock form shows its issues next to.

@@ -152,6 +152,9 @@ func TestUnlockFormSaysWhatIsWrongAndWhatWillHappen(t *testing.T) {
 	acme := s.tenant("Acme")
 	operator := s.member(acme, "op@example.test", gatehouse.RoleOperator)
 
+	if r := operator.do("GET", "/dashboard/commands/unlock?accessPointId="+acme.ap.ID.String(), nil); !strings.Contains(r.body, "names no universe yet") {
+		t.Error("the form does not say that the access point's location names no universe")
+	}
 	noUniverse := operator.do("POST", "/dashboard/commands/unlock", unlockForm(operator, acme, "scope", "UNIVERSE"))
 	if noUniverse.status != http.StatusBadRequest || !strings.Contains(noUniverse.body, `id="accessPointId-error"`) || !strings.Contains(noUniverse.body, "names no universe") {
 		t.Errorf("a location without universe: %d %.400s", noUniverse.status, noUniverse.body)
@@ -210,6 +213,9 @@ func TestOperatorUnlocksAndWatchesTheDeliveries(t *testing.T) {
 		t.Error("the operator's locations offer no Unlock")
 	}
 
+	if r := operator.do("GET", "/dashboard/commands/unlock?accessPointId="+acme.ap.ID.String(), nil); strings.Contains(r.body, "names no universe") {
+		t.Error("the form says a location with a universe has none")
+	}
 	form := unlockForm(operator, acme, "scope", "UNIVERSE", "durationSeconds", "30", "note", "VIP arrival")
 	path := issue(operator, form)
 	id := strings.TrimPrefix(path, "/dashboard/commands/")

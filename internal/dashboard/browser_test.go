@@ -14,11 +14,13 @@ import (
 	"github.com/gatehouse/gatehouse/internal/demo"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/google/uuid"
 )
 
 // TestBrowser drives the dashboard in Debian's chromium, headless, with
 // playwright-core (browsertest/run.mjs): the operator's whole round from
-// sign-in to sign-out, on the demo data, in real time. Screenshots of each
+// sign-in to sign-out, on the demo data, in real time, and a remote
+// unlock that a game server played here executes. Screenshots of each
 // page go to $GATEHOUSE_ARTIFACTS/dashboard (a temporary directory when
 // unset; the test logs where). .ci/run installs chromium and the npm
 // package; without them the test skips.
@@ -60,10 +62,20 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A game server of the universe the script gives Downtown Club: it
+	// executes what it receives, so the unlock the script issues settles.
+	serving, stopServing := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		playGameServer(serving, s, org.ID, browserUniverse, browserJob)
+	}()
+	defer func() { stopServing(); <-served }()
+
 	run := exec.CommandContext(ctx, node, "run.mjs")
 	run.Dir = "browsertest"
 	run.Env = append(os.Environ(), "BASE="+s.url, "EMAIL=operator@demo.test", "OPERATOR_EMAIL=floor@demo.test", "PASSWORD="+testPassword,
-		"CHROMIUM="+chromium, "SHOTS="+shots)
+		"UNIVERSE="+browserUniverse, "SERVER_JOB="+browserJob, "CHROMIUM="+chromium, "SHOTS="+shots)
 	var out, stderr bytes.Buffer
 	run.Stdout, run.Stderr = &out, &stderr
 	started := time.Now()
@@ -73,5 +85,45 @@ func TestBrowser(t *testing.T) {
 	t.Logf("screenshots in %s", shots)
 	if err != nil {
 		t.Fatalf("run.mjs: %v\n%s", err, stderr.String())
+	}
+}
+
+// The game server TestBrowser plays, and its universe.
+const (
+	browserUniverse = "4242"
+	browserJob      = "browser-job-1"
+)
+
+// playGameServer syncs as a game server of universe until ctx ends, as
+// the SDK's loop does: each call long-polls for a second and
+// acknowledges, as executed, the commands the previous one received.
+func playGameServer(ctx context.Context, s *site, orgID uuid.UUID, universe, job string) {
+	ctx = gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorKey, ID: uuid.New(), OrgID: orgID})
+	wait := 1
+	var cursor *string
+	var acks []gatehouse.Ack
+	for ctx.Err() == nil {
+		res, err := s.svc.Sync(ctx, orgID, gatehouse.SyncRequest{ServerJobID: job, UniverseID: universe, Players: []string{},
+			Acks: acks, Cursor: cursor, WaitSeconds: &wait})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.t.Logf("the game server's sync: %v", err)
+			}
+			sleepCtx(ctx, 200*time.Millisecond)
+			continue
+		}
+		cursor, acks = &res.Cursor, nil
+		for _, c := range res.Commands {
+			if !c.Status.Settled() {
+				acks = append(acks, gatehouse.Ack{CommandID: c.ID, Result: gatehouse.AckExecuted})
+			}
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
 	}
 }

@@ -1,8 +1,9 @@
 // Package dashboard is the operators' web interface: sign-in, the Event
 // Log with its chart, event detail and CSV/NDJSON exports, the locations
-// and access points, and the API keys. Pages are rendered on the server
-// from html/template and work without JavaScript; a few lines of script
-// only tell the server the browser's time zone and copy a new key.
+// and access points, remote unlocks and their commands, and the API keys.
+// Pages are rendered on the server from html/template and work without
+// JavaScript; a few lines of script only tell the server the browser's
+// time zone and copy a new key.
 //
 // Sessions are server-side (the store keeps a hash of the cookie's
 // token). Every state-changing request must pass Go's cross-origin
@@ -83,8 +84,10 @@ func New(cfg Config) http.Handler {
 		"timeT": gatehouse.FormatTime, "contains": slices.Contains[[]string],
 		"list": func(s ...string) []string { return s }, "isDay": isDay,
 		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
-		"atT": inZone}
-	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit", "messaging"} {
+		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
+		"seconds": seconds}
+	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit",
+		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
 	}
@@ -104,8 +107,15 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/locations", d.page(d.createLocation))
 	mux.Handle("POST "+Prefix+"/locations/{id}/rename", d.page(d.renameLocation))
 	mux.Handle("POST "+Prefix+"/locations/{id}/access-points", d.page(d.createAccessPoint))
+	mux.Handle("POST "+Prefix+"/locations/{id}/universe", d.page(d.setLocationUniverse))
 	mux.Handle("POST "+Prefix+"/access-points/{id}/rename", d.page(d.renameAccessPoint))
 	mux.Handle("POST "+Prefix+"/access-points/{id}/move", d.page(d.moveAccessPoint))
+	mux.Handle("GET "+Prefix+"/commands", d.page(d.commandsList))
+	mux.Handle("GET "+Prefix+"/commands/unlock", d.page(d.unlockFormPage))
+	mux.Handle("POST "+Prefix+"/commands/unlock", d.page(d.unlock))
+	mux.Handle("GET "+Prefix+"/commands/{id}", d.page(d.commandDetail))
+	mux.Handle("GET "+Prefix+"/commands/{id}/cancel", d.page(d.confirmCancel))
+	mux.Handle("POST "+Prefix+"/commands/{id}/cancel", d.page(d.cancelCommand))
 	mux.Handle("GET "+Prefix+"/keys", d.page(d.keysPage))
 	mux.Handle("POST "+Prefix+"/keys", d.page(d.createKey))
 	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.page(d.confirmRevoke))

@@ -28,6 +28,7 @@ type site struct {
 	url     string
 	store   *sqlite.DB
 	handler http.Handler       // the API with the dashboard mounted, as served at url
+	svc     *gatehouse.Service // the service behind both, for what no page does (a game server's sync)
 	logs    *testenv.LogBuffer // every log line of the API and the dashboard
 	metrics *prometheus.Registry
 	faults  *faultyStore // the dashboard's store: store, with failures on demand
@@ -91,7 +92,7 @@ func newSiteWith(t *testing.T, clock func() time.Time, edit func(*app.Settings))
 		t.Fatal(err)
 	}
 	h := built.Handler
-	s.handler = h
+	s.handler, s.svc = h, built.Service
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s.url = srv.URL

@@ -4,18 +4,25 @@
 // table, the date filter and the chart agree, check that the table fits
 // at 1400 px, export CSV, create an API key (with the Game server preset
 // too), reload without a second key, use it, revoke it and see the API
-// refuse it, visit Locations, sign out; then sign in as an operator, who
-// has no API keys page: the link is not shown and the page is refused. A
-// screenshot of each page goes to $SHOTS. The Go test TestBrowser starts the server and runs this.
+// refuse it, visit Locations and set a location's universe, sign out; then
+// sign in as an operator, who has no API keys page: the link is not shown
+// and the page is refused; the operator unlocks a door of that location
+// (the form's problems next to its fields, the confirmation that says
+// what will happen), watches the command's page until the game server
+// the Go test runs in that universe has executed it, finds it on the
+// Commands page and reaches it from the Event Log. A screenshot of each
+// page goes to $SHOTS. The Go test TestBrowser starts the server and runs
+// this.
 //
 //   BASE, EMAIL, PASSWORD   the server and a dashboard user (an admin)
 //   OPERATOR_EMAIL          a user of the same organization with the operator role
+//   UNIVERSE, SERVER_JOB    the universe the admin gives Downtown Club, and the job id of the game server syncing in it
 //   CHROMIUM                the browser binary
 //   SHOTS                   where screenshots go
 import { chromium } from "playwright-core";
 import { readFile } from "node:fs/promises";
 
-const { BASE, EMAIL, OPERATOR_EMAIL, PASSWORD, CHROMIUM, SHOTS } = process.env;
+const { BASE, EMAIL, OPERATOR_EMAIL, PASSWORD, UNIVERSE, SERVER_JOB, CHROMIUM, SHOTS } = process.env;
 const steps = [];
 const fail = (what) => {
   throw new Error(what);
@@ -157,8 +164,12 @@ try {
   await new Promise((r) => setTimeout(r, 700)); // the API caches a key for 500 ms
   check((await api(key)) === 401, "the revoked key still works");
 
-  // Locations.
+  // Locations: Downtown Club gets its universe, where remote unlocks go.
   await page.goto(`${BASE}/dashboard/locations`);
+  await page.getByLabel("Universe of Downtown Club").fill(UNIVERSE);
+  await page.locator("form.universe", { has: page.getByLabel("Universe of Downtown Club") }).getByRole("button", { name: "Set universe" }).click();
+  await page.waitForURL(/\/dashboard\/locations$/);
+  check((await page.getByLabel("Universe of Downtown Club").inputValue()) === UNIVERSE, "the universe was not set");
   await shot("12-locations");
 
   // Sign out.
@@ -176,8 +187,53 @@ try {
   const refused = await page.goto(`${BASE}/dashboard/keys`);
   check(refused.status() === 403, `an operator opened the API keys page: ${refused.status()}`);
   await shot("13-operator-keys-refused");
+
+  // The operator unlocks Downtown Club's front door. The form shows the
+  // target field of the chosen scope only, and a missing job id next to
+  // its field.
+  await page.goto(`${BASE}/dashboard/locations`);
+  await page.locator("section.location", { hasText: "Downtown Club" }).locator("li", { hasText: "Front door" })
+    .getByRole("link", { name: "Unlock…" }).click();
+  await page.waitForURL(/\/dashboard\/commands\/unlock\?accessPointId=/);
+  check(!(await page.getByLabel(/^Server job id/).isVisible()), "the job id field shows for a UNIVERSE unlock");
+  await page.getByLabel("one server (by job id)").check();
+  check(await page.getByLabel(/^Server job id/).isVisible(), "the job id field does not show for a SERVER unlock");
+  check(!(await page.getByLabel(/^Player id/).isVisible()), "the player field shows for a SERVER unlock");
+  await page.getByRole("button", { name: "Review the unlock…" }).click();
+  await page.locator("#serverJobId-error").waitFor();
+  check(/is required when scope is SERVER/.test(await page.locator("#serverJobId-error").innerText()), "no error next to the job id");
+  await shot("14-unlock-form-error");
+  await page.getByLabel("every server of the universe").check();
+  await page.getByLabel(/^Duration/).fill("30");
+  await page.getByLabel(/^Note/).fill("VIP arrival");
+  await shot("15-unlock-form");
+  await page.getByRole("button", { name: "Review the unlock…" }).click();
+  const question = `Unlock Front door at Downtown Club for every server of universe ${UNIVERSE} for 30 s?`;
+  await page.getByRole("heading", { name: question }).waitFor();
+  await shot("16-unlock-confirm");
+  await page.getByRole("button", { name: "Unlock now" }).click();
+  await page.waitForURL(/\/dashboard\/commands\/[0-9a-f-]{36}$/);
+  const commandURL = page.url();
+  // The page reloads itself until the game server has executed it.
+  await page.locator("h1 .badge", { hasText: "EXECUTED" }).waitFor({ timeout: 20000 });
+  check(await page.getByText("1 of 1 server executed").first().isVisible(), "no k-of-N count");
+  const delivery = await page.locator("table.deliveries tbody tr").first().innerText();
+  check(delivery.includes(SERVER_JOB) && delivery.includes("EXECUTED"), `the delivery: ${delivery}`);
+  await shot("17-command-detail");
+
+  // The Commands page lists it first; the Event Log's REMOTE_UNLOCK leads to it.
+  await page.getByRole("link", { name: "Commands", exact: true }).click();
+  await page.waitForURL(/\/dashboard\/commands$/);
+  const row = await page.locator("table.commands tbody tr").first().innerText();
+  check(row.includes("EXECUTED") && row.includes("Front door") && row.includes("1 of 1 server executed"), `the Commands list: ${row}`);
+  await shot("18-commands");
+  await page.goto(`${BASE}/dashboard/events?type=REMOTE_UNLOCK`);
+  await page.locator("table.events tbody tr").first().getByRole("link", { name: "EXECUTED" }).click();
+  await page.waitForURL(commandURL);
   console.log(JSON.stringify({ ok: true, steps }));
 } catch (err) {
+  // The page as it was when the round failed, to see why.
+  await browser.contexts()[0]?.pages()[0]?.screenshot({ path: `${SHOTS}/failed.png`, fullPage: true }).catch(() => {});
   console.log(JSON.stringify({ ok: false, steps, error: String(err) }));
   process.exitCode = 1;
 } finally {

@@ -29,7 +29,7 @@ func newUnlock(t *testing.T) *unlockFixture {
 	return unlockOn(t, newService(t, nil))
 }
 
-func unlockOn(t *testing.T, f *serviceFixture) *unlockFixture {
+func unlockOn(t testing.TB, f *serviceFixture) *unlockFixture {
 	t.Helper()
 	ctx := context.Background()
 	loc, err := f.svc.CreateLocation(ctx, f.org.ID, "HQ")

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -14,7 +13,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/gatehouse/gatehouse/internal/teststore"
 	"github.com/google/uuid"
 )
 
@@ -48,23 +47,17 @@ type serviceFixture struct {
 	other  gatehouse.Organization
 }
 
-// newService is the service on a fresh, real SQLite file.
-func newService(t *testing.T, limiter gatehouse.SignInLimiter) *serviceFixture {
+// newService is the service on a fresh, real store: SQLite, or the
+// backend GATEHOUSE_TEST_BACKEND names.
+func newService(t testing.TB, limiter gatehouse.SignInLimiter) *serviceFixture {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "service.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	f := &serviceFixture{hasher: &fastHasher{}, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
 	clock := func() time.Time { return f.now }
-	db.Now = clock
+	db := teststore.Open(t, clock)
 	f.svc = gatehouse.NewService(gatehouse.ServiceConfig{Store: db, Secret: []byte("0123456789abcdef0123456789abcdef"),
 		Hasher: f.hasher, SignInLimiter: limiter, Now: clock})
+	var err error
 	if f.org, err = f.svc.CreateOrganization(ctx, "Acme"); err != nil {
 		t.Fatal(err)
 	}

@@ -299,14 +299,14 @@ func TestCommandListShowCancel(t *testing.T) {
 			t.Errorf("command list %s = %v, want %v", strings.Join(f.args, " "), got, f.want)
 		}
 	}
-	out, stderr, err := s.run(nil, "command", "list", "--org", s.org.ID)
+	out, _, err := s.run(nil, "command", "list", "--org", s.org.ID)
 	for _, want := range []string{drill.ID + "  ", "2/3 executed, 1 failed", "(1 of 3 servers failed)", "3/3 executed", "PLAYER 999", "0/0 executed",
 		"Front door @ HQ", "(PLAYER_NOT_ONLINE)", "SERVER job-a"} {
 		if err != nil || !strings.Contains(out, want) {
 			t.Errorf("command list for people %q (%v), want %q in it", out, err, want)
 		}
 	}
-	if _, stderr, _ = s.run(nil, "command", "list", "--org", s.org.ID, "--limit", "1"); !strings.Contains(stderr, "more commands") {
+	if _, stderr, _ := s.run(nil, "command", "list", "--org", s.org.ID, "--limit", "1"); !strings.Contains(stderr, "more commands") {
 		t.Errorf("a page with more after it says nothing: %q", stderr)
 	}
 	_, _, err = s.run(nil, "command", "list", "--org", s.org.ID, "--status", "LOST", "--scope", "ROOM", "--limit", "0", "--location", "hq")

@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,10 +16,9 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/apitest"
 	"github.com/gatehouse/gatehouse/internal/app"
-	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
-	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/gatehouse/gatehouse/internal/teststore"
 	"github.com/google/uuid"
 )
 
@@ -76,37 +73,11 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	return &env{t: t, handler: h, store: db, clock: c, logs: logs, url: srv.URL, client: client}
 }
 
-// openStore opens a fresh store on the backend named by
-// GATEHOUSE_TEST_BACKEND: sqlite (the default) or postgres. CI runs this
-// package once on each.
+// openStore opens a fresh store on the backend GATEHOUSE_TEST_BACKEND
+// names; CI runs this package once on each.
 func openStore(t testing.TB, now func() time.Time) gatehouse.Store {
 	t.Helper()
-	ctx := context.Background()
-	var db interface {
-		gatehouse.Store
-		Migrate(context.Context) error
-	}
-	switch backend := os.Getenv("GATEHOUSE_TEST_BACKEND"); backend {
-	case "", "sqlite":
-		s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Now, db = now, s
-	case "postgres":
-		s, err := postgres.Open(ctx, testenv.PostgresDSN(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Now, db = now, s
-	default:
-		t.Fatalf("GATEHOUSE_TEST_BACKEND=%q: want sqlite or postgres", backend)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return teststore.Open(t, now)
 }
 
 // org is an organization with locations, access points, a user and keys.

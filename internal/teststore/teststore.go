@@ -1,0 +1,48 @@
+// Package teststore opens a fresh, migrated store for a test on the
+// backend GATEHOUSE_TEST_BACKEND names: sqlite (the default) or postgres.
+// CI runs the packages that use it once on each.
+package teststore
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/postgres"
+	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// Open opens the store with now as its clock; it is closed when t ends.
+func Open(t testing.TB, now func() time.Time) gatehouse.Store {
+	t.Helper()
+	ctx := context.Background()
+	var db interface {
+		gatehouse.Store
+		Migrate(context.Context) error
+	}
+	switch backend := os.Getenv("GATEHOUSE_TEST_BACKEND"); backend {
+	case "", "sqlite":
+		s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Now, db = now, s
+	case "postgres":
+		s, err := postgres.Open(ctx, testenv.PostgresDSN(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Now, db = now, s
+	default:
+		t.Fatalf("GATEHOUSE_TEST_BACKEND=%q: want sqlite or postgres", backend)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}

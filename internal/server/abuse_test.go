@@ -89,7 +89,11 @@ func TestAbuseLoad(t *testing.T) {
 		timed   bool                                       // report p50 and p99
 	}{
 		{name: "valid", key: func() string { return valid }, from: func() net.IP { return net.IPv4(127, 0, 0, 1) },
-			path: fixed("/api/consumer/v1/events?limit=10"), keepOld: true, timed: true},
+			// Four clients: twice the organization's concurrent reads, so
+			// each waits for at most one read before it; sixteen waited up
+			// to the 1 s bound when the machine was busy, and a 429 there
+			// is the bound working, not a failure of the abuse defences.
+			path: fixed("/api/consumer/v1/events?limit=10"), keepOld: true, timed: true, clients: 4},
 		{name: "bad keys", key: func() string { k, _, _ := gatehouse.GenerateKey(); return k }, path: fixed("/api/consumer/v1/events")},
 		{name: "wrong scope", key: func() string { return noScope }, from: func() net.IP { return net.IPv4(127, 0, 0, 3) },
 			path: fixed("/api/consumer/v1/events"), keepOld: true},

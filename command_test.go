@@ -137,37 +137,64 @@ func TestRemaining(t *testing.T) {
 	}
 }
 
-// TestWakes: a wake closes the channel every waiter of that universe
-// holds, and only theirs; uuid.Nil wakes everyone.
+// TestWakes: a wake closes the channels its waiters hold, and only
+// theirs: a universe's wake every server of it, a server's wake that
+// server; a zero organization wakes everyone.
 func TestWakes(t *testing.T) {
 	w := gatehouse.NewWakes()
 	org, other := uuid.New(), uuid.New()
-	a, b := w.Wait(org, "1"), w.Wait(org, "1")
-	c, d := w.Wait(org, "2"), w.Wait(other, "1")
-	w.Wake(org, "1")
-	for name, ch := range map[string]<-chan struct{}{"a": a, "b": b} {
+	aU, aS := w.Wait(org, "1", "a")
+	bU, bS := w.Wait(org, "1", "b")
+	cU, _ := w.Wait(org, "2", "a")
+	dU, _ := w.Wait(other, "1", "a")
+	woken := func(ch <-chan struct{}) bool {
 		select {
 		case <-ch:
+			return true
 		default:
-			t.Errorf("%s not woken", name)
+			return false
 		}
 	}
-	for name, ch := range map[string]<-chan struct{}{"other universe": c, "other org": d} {
-		select {
-		case <-ch:
-			t.Errorf("%s woken", name)
-		default:
-		}
+	w.Wake(gatehouse.Wake{OrgID: org, UniverseID: "1", JobID: "a"})
+	if !woken(aS) || woken(aU) || woken(bS) || woken(bU) {
+		t.Errorf("a server's wake: a %v/%v, b %v/%v; want only a's server channel", woken(aU), woken(aS), woken(bU), woken(bS))
 	}
-	if again := w.Wait(org, "1"); again == a {
+	w.Wake(gatehouse.Wake{OrgID: org, UniverseID: "1"})
+	if !woken(aU) || !woken(bU) || woken(bS) {
+		t.Error("a universe's wake must close the universe channel of each of its servers")
+	}
+	if woken(cU) || woken(dU) {
+		t.Error("another universe or organization was woken")
+	}
+	if again, _ := w.Wait(org, "1", "a"); again == aU {
 		t.Error("a wake must leave a fresh channel for the next wait")
 	}
-	w.Wake(uuid.Nil, "")
-	for name, ch := range map[string]<-chan struct{}{"c": c, "d": d} {
-		select {
-		case <-ch:
-		default:
-			t.Errorf("%s not woken by the wake of everyone", name)
+	w.Wake(gatehouse.Wake{})
+	if !woken(cU) || !woken(dU) || !woken(bS) {
+		t.Error("the wake of everyone missed a waiter")
+	}
+}
+
+// TestIssuedCommandWakes: an unlock wakes its target servers, or the
+// whole universe for a UNIVERSE unlock (servers that start during it
+// receive it); a command failed at issue wakes nobody.
+func TestIssuedCommandWakes(t *testing.T) {
+	org := uuid.New()
+	cmd := func(scope gatehouse.CommandScope, jobs ...string) gatehouse.IssuedCommand {
+		return gatehouse.IssuedCommand{Command: gatehouse.Command{OrgID: org, UniverseID: "7", Scope: scope}, TargetJobIDs: jobs}
+	}
+	for _, tc := range []struct {
+		c    gatehouse.IssuedCommand
+		want []gatehouse.Wake
+	}{
+		{cmd(gatehouse.ScopeUniverse, "a", "b"), []gatehouse.Wake{{OrgID: org, UniverseID: "7"}}},
+		{cmd(gatehouse.ScopeUniverse), []gatehouse.Wake{{OrgID: org, UniverseID: "7"}}},
+		{cmd(gatehouse.ScopeServer, "a"), []gatehouse.Wake{{OrgID: org, UniverseID: "7", JobID: "a"}}},
+		{cmd(gatehouse.ScopePlayer, "b"), []gatehouse.Wake{{OrgID: org, UniverseID: "7", JobID: "b"}}},
+		{cmd(gatehouse.ScopeServer), []gatehouse.Wake{}},
+	} {
+		if got := tc.c.Wakes(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s to %v: wakes %v, want %v", tc.c.Scope, tc.c.TargetJobIDs, got, tc.want)
 		}
 	}
 }

@@ -60,7 +60,9 @@ func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r CommandRe
 	if err != nil {
 		return Command{}, false, err
 	}
-	s.wakes.Wake(orgID, c.UniverseID)
+	for _, w := range nc.Wakes() {
+		s.wakes.Wake(w)
+	}
 	s.published(ctx, orgID, c)
 	return c, false, nil
 }
@@ -175,7 +177,9 @@ func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (Comma
 	if err != nil {
 		return Command{}, err
 	}
-	s.wakes.Wake(orgID, c.UniverseID)
+	// A cancel wakes the universe: any of its servers may have received
+	// the command, and cancels are rare.
+	s.wakes.Wake(Wake{OrgID: orgID, UniverseID: c.UniverseID})
 	return c, nil
 }
 
@@ -211,7 +215,7 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r SyncRequest) (Syn
 		res.RejectedAcks = append(res.RejectedAcks, rejected...)
 	}
 	for {
-		woken := s.wakes.Wait(orgID, r.UniverseID)
+		universe, server := s.wakes.Wait(orgID, r.UniverseID, r.ServerJobID)
 		cmds, gen, err := s.store.TakeCommands(ctx, orgID, r.ServerJobID, r.UniverseID, cursor, s.Now())
 		if err != nil {
 			return SyncResult{}, err
@@ -224,7 +228,8 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r SyncRequest) (Syn
 		}
 		timer := time.NewTimer(left)
 		select {
-		case <-woken:
+		case <-universe:
+		case <-server:
 		case <-timer.C:
 		case <-s.ending:
 			// The instance is stopping: answer now, with nothing new.

@@ -147,8 +147,8 @@ type Store interface {
 	// records its REMOTE_UNLOCK event (id c.ID, occurredAt c.IssuedAt,
 	// scope, job and player ids, the access point and location with their
 	// current names, requestedBy c.RequestedByUser, command c.ID) and
-	// remembers c.Idempotency, all in one transaction, and leaves a wake
-	// for WatchCommands of other processes. It returns the command as
+	// remembers c.Idempotency, all in one transaction, and leaves
+	// c.Wakes() for WatchCommands of other processes. It returns the command as
 	// FindCommand does. ErrConflict when c.Idempotency's key is already
 	// stored for the organization (the caller reads it again).
 	CreateCommand(ctx context.Context, e AuditEntry, c IssuedCommand) (Command, error)
@@ -165,7 +165,8 @@ type Store interface {
 	// Targets counts and no Deliveries. f.Limit must be set.
 	ListCommands(ctx context.Context, orgID uuid.UUID, f CommandFilter) (CommandPage, error)
 	// CancelCommand moves an organization's unsettled command to
-	// CANCELLED at time at, leaves a wake for WatchCommands, and returns
+	// CANCELLED at time at, leaves the wake of its universe (every
+	// server) for WatchCommands, and returns
 	// it. ErrNotFound; ErrConflict (with the command as it is) when it is
 	// settled already, in which case nothing is recorded.
 	CancelCommand(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, at time.Time) (Command, error)
@@ -216,9 +217,9 @@ type Store interface {
 	TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]Command, int64, error)
 	// WatchCommands calls wake for every wake left by CreateCommand or
 	// CancelCommand in any process sharing the database, within a second,
-	// until ctx ends; wake(uuid.Nil, "") means "anything may have
-	// changed" (after a reconnection). It returns ctx's error.
-	WatchCommands(ctx context.Context, wake func(orgID uuid.UUID, universeID string)) error
+	// until ctx ends; wake(Wake{}) means "anything may have changed"
+	// (after a reconnection). It returns ctx's error.
+	WatchCommands(ctx context.Context, wake func(Wake)) error
 	// TryLease takes or renews the lease name for holder until now+ttl,
 	// and reports whether holder has it: another holder's unexpired lease
 	// is kept. Background work that every instance runs takes a lease so

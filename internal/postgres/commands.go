@@ -69,8 +69,10 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		if err := db.appendAudit(ctx, tx, org, e.Of(c.OrgID, target)); err != nil {
 			return err
 		}
-		if err := notifyWake(ctx, tx, c.OrgID, c.UniverseID); err != nil {
-			return err
+		for _, w := range c.Wakes() {
+			if err := notifyWake(ctx, tx, w); err != nil {
+				return err
+			}
 		}
 		stored, err = findCommand(ctx, tx, org, c.OrgID, c.ID)
 		return err
@@ -153,7 +155,7 @@ func (db *DB) CancelCommand(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		if err := db.appendAudit(ctx, tx, org, e.Of(orgID, target).Change("status", string(status), string(c.Status))); err != nil {
 			return err
 		}
-		return notifyWake(ctx, tx, orgID, c.UniverseID)
+		return notifyWake(ctx, tx, gatehouse.Wake{OrgID: orgID, UniverseID: c.UniverseID})
 	})
 	return c, err
 }

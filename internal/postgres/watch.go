@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -28,22 +29,24 @@ var (
 	watchRetryMax   = 5 * time.Second
 )
 
-// notifyWake leaves a wake for the organization's universe in tx:
-// PostgreSQL delivers it to every listener when tx commits, and never if
-// it rolls back. The payload is "orgID universeID".
-func notifyWake(ctx context.Context, tx pgx.Tx, orgID uuid.UUID, universeID string) error {
-	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", wakeChannel, orgID.String()+" "+universeID)
+// notifyWake leaves w in tx: PostgreSQL delivers it to every listener
+// when tx commits, and never if it rolls back. The payload is "orgID
+// universeID jobID" (a universe id has no space; the job id comes last
+// and may be empty).
+func notifyWake(ctx context.Context, tx pgx.Tx, w gatehouse.Wake) error {
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", wakeChannel, w.OrgID.String()+" "+w.UniverseID+" "+w.JobID)
 	return err
 }
 
 // parseWake reads a payload of notifyWake.
-func parseWake(payload string) (uuid.UUID, string, bool) {
-	org, universe, ok := strings.Cut(payload, " ")
+func parseWake(payload string) (gatehouse.Wake, bool) {
+	org, rest, ok := strings.Cut(payload, " ")
 	if !ok {
-		return uuid.Nil, "", false
+		return gatehouse.Wake{}, false
 	}
+	universe, job, _ := strings.Cut(rest, " ")
 	id, err := uuid.Parse(org)
-	return id, universe, err == nil && id != uuid.Nil
+	return gatehouse.Wake{OrgID: id, UniverseID: universe, JobID: job}, err == nil && id != uuid.Nil
 }
 
 // WatchCommands listens for the wakes of every instance on its own
@@ -51,9 +54,9 @@ func parseWake(payload string) (uuid.UUID, string, bool) {
 // pool: a listener holds its connection for ever, and LISTEN is lost
 // when a pooled connection is reset. When the connection fails it
 // connects again, waiting longer after each failure, and after every
-// (re)connection calls wake(uuid.Nil, "") since a notification may have
+// (re)connection calls wake(gatehouse.Wake{}) since a notification may have
 // been missed while it was down.
-func (db *DB) WatchCommands(ctx context.Context, wake func(orgID uuid.UUID, universeID string)) error {
+func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) error {
 	retry := watchRetryFirst
 	for {
 		// listen returns when the connection failed, whatever the
@@ -73,7 +76,7 @@ func (db *DB) WatchCommands(ctx context.Context, wake func(orgID uuid.UUID, univ
 
 // listen connects, listens and relays wakes until the connection fails
 // or ctx ends, and reports whether it got as far as listening.
-func (db *DB) listen(ctx context.Context, wake func(orgID uuid.UUID, universeID string)) (listened bool) {
+func (db *DB) listen(ctx context.Context, wake func(gatehouse.Wake)) (listened bool) {
 	cfg := db.pool.Config().ConnConfig.Copy()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -87,15 +90,15 @@ func (db *DB) listen(ctx context.Context, wake func(orgID uuid.UUID, universeID 
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{wakeChannel}.Sanitize()); err != nil {
 		return false
 	}
-	wake(uuid.Nil, "")
+	wake(gatehouse.Wake{})
 	for {
 		waiting, cancel := context.WithTimeout(ctx, watchPing)
 		n, err := conn.WaitForNotification(waiting)
 		cancel()
 		switch {
 		case err == nil:
-			if org, universe, ok := parseWake(n.Payload); ok {
-				wake(org, universe)
+			if w, ok := parseWake(n.Payload); ok {
+				wake(w)
 			}
 		case ctx.Err() != nil:
 			return true

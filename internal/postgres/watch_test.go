@@ -12,13 +12,9 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/testenv"
-	"github.com/google/uuid"
 )
 
-type wake struct {
-	org      uuid.UUID
-	universe string
-}
+type wake = gatehouse.Wake
 
 // watch runs db.WatchCommands until the test ends.
 func watch(t *testing.T, db *postgres.DB) <-chan wake {
@@ -28,7 +24,7 @@ func watch(t *testing.T, db *postgres.DB) <-chan wake {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		db.WatchCommands(ctx, func(org uuid.UUID, universe string) { wakes <- wake{org, universe} })
+		db.WatchCommands(ctx, func(w wake) { wakes <- w })
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return wakes
@@ -58,7 +54,7 @@ func TestWakeReachesAnotherInstance(t *testing.T) {
 	wakes := watch(t, other)
 	waitFor(t, wakes, wake{}, time.Second, "listening")
 	d.issue(t, time.Now())
-	waitFor(t, wakes, wake{d.org.ID, "42"}, time.Second, "a command of another instance")
+	waitFor(t, wakes, wake{OrgID: d.org.ID, UniverseID: "42"}, time.Second, "a command of another instance")
 }
 
 // TestWatcherReconnects cuts the watcher's connection: it connects again
@@ -80,7 +76,7 @@ func TestWatcherReconnects(t *testing.T) {
 	proxy.Restore(t)
 	waitFor(t, wakes, wake{}, 8*time.Second, "after the reconnection")
 	d.issue(t, time.Now())
-	waitFor(t, wakes, wake{d.org.ID, "42"}, time.Second, "a command after the reconnection")
+	waitFor(t, wakes, wake{OrgID: d.org.ID, UniverseID: "42"}, time.Second, "a command after the reconnection")
 }
 
 // TestWatcherReplacesASilentConnection: when the network drops the
@@ -101,7 +97,7 @@ func TestWatcherReplacesASilentConnection(t *testing.T) {
 	hole.drop()
 	waitFor(t, wakes, wake{}, 3*time.Second, "after the silent drop")
 	d.issue(t, time.Now())
-	waitFor(t, wakes, wake{d.org.ID, "42"}, time.Second, "a command on the new connection")
+	waitFor(t, wakes, wake{OrgID: d.org.ID, UniverseID: "42"}, time.Second, "a command on the new connection")
 }
 
 // blackhole forwards connections to a server until drop, which makes

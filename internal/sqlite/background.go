@@ -103,12 +103,12 @@ const wakePoll = 200 * time.Millisecond
 // WatchCommands relays the wakes other processes leave in command_wakes.
 // It starts by calling wake(uuid.Nil, "") once, since wakes left before
 // it started reading were not seen.
-func (db *DB) WatchCommands(ctx context.Context, wake func(orgID uuid.UUID, universeID string)) error {
+func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) error {
 	var last int64
 	if err := db.read.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM command_wakes").Scan(&last); err != nil {
 		return wrap(err)
 	}
-	wake(uuid.Nil, "")
+	wake(gatehouse.Wake{})
 	tick := time.NewTicker(wakePoll)
 	defer tick.Stop()
 	for {
@@ -127,35 +127,31 @@ func (db *DB) WatchCommands(ctx context.Context, wake func(orgID uuid.UUID, univ
 	}
 }
 
-// readWakes calls wake once for each universe woken after seq last and
-// returns the last seq read.
-func (db *DB) readWakes(ctx context.Context, last int64, wake func(uuid.UUID, string)) (int64, error) {
-	rows, err := db.read.QueryContext(ctx, "SELECT seq, org, universe_id FROM command_wakes WHERE seq > ? ORDER BY seq", last)
+// readWakes calls wake once for each distinct wake left after seq last
+// and returns the last seq read.
+func (db *DB) readWakes(ctx context.Context, last int64, wake func(gatehouse.Wake)) (int64, error) {
+	rows, err := db.read.QueryContext(ctx, "SELECT seq, org, universe_id, job_id FROM command_wakes WHERE seq > ? ORDER BY seq", last)
 	if err != nil {
 		return last, err
 	}
 	defer rows.Close()
-	type key struct {
-		org      uuid.UUID
-		universe string
-	}
-	seen := map[key]bool{}
-	var order []key
+	seen := map[gatehouse.Wake]bool{}
+	var order []gatehouse.Wake
 	for rows.Next() {
-		var k key
-		if err := rows.Scan(&last, &k.org, &k.universe); err != nil {
+		var w gatehouse.Wake
+		if err := rows.Scan(&last, &w.OrgID, &w.UniverseID, &w.JobID); err != nil {
 			return last, err
 		}
-		if !seen[k] {
-			seen[k] = true
-			order = append(order, k)
+		if !seen[w] {
+			seen[w] = true
+			order = append(order, w)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return last, err
 	}
-	for _, k := range order {
-		wake(k.org, k.universe)
+	for _, w := range order {
+		wake(w)
 	}
 	return last, nil
 }

@@ -99,8 +99,10 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		if err := db.appendAudit(ctx, tx, org, e.Of(c.OrgID, gatehouse.AuditTarget{Type: gatehouse.TargetCommand, ID: c.ID, Name: place.AccessPointName})); err != nil {
 			return err
 		}
-		if err := db.leaveWake(ctx, tx, c.OrgID, c.UniverseID); err != nil {
-			return err
+		for _, w := range c.Wakes() {
+			if err := db.leaveWake(ctx, tx, w); err != nil {
+				return err
+			}
 		}
 		out, err = findCommand(ctx, tx, org, c.OrgID, c.ID, true)
 		return err
@@ -160,10 +162,10 @@ func (db *DB) recordUnlock(ctx context.Context, tx *sql.Tx, org int64, c gatehou
 }
 
 // leaveWake tells the watchers of other processes (WatchCommands) that
-// the organization's universe may have a command for its servers.
-func (db *DB) leaveWake(ctx context.Context, tx *sql.Tx, orgID uuid.UUID, universeID string) error {
-	_, err := tx.ExecContext(ctx, "INSERT INTO command_wakes (org, universe_id, at) VALUES (?, ?, ?)",
-		orgID[:], universeID, millis(db.Now()))
+// servers of the organization's universe may have a command.
+func (db *DB) leaveWake(ctx context.Context, tx *sql.Tx, w gatehouse.Wake) error {
+	_, err := tx.ExecContext(ctx, "INSERT INTO command_wakes (org, universe_id, job_id, at) VALUES (?, ?, ?, ?)",
+		w.OrgID[:], w.UniverseID, w.JobID, millis(db.Now()))
 	return err
 }
 
@@ -213,7 +215,7 @@ func (db *DB) CancelCommand(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 			Change("status", string(c.Status), string(gatehouse.CommandCancelled))); err != nil {
 			return err
 		}
-		if err := db.leaveWake(ctx, tx, orgID, c.UniverseID); err != nil {
+		if err := db.leaveWake(ctx, tx, gatehouse.Wake{OrgID: orgID, UniverseID: c.UniverseID}); err != nil {
 			return err
 		}
 		c.Status, c.StatusAt = gatehouse.CommandCancelled, gatehouse.Time(at)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
-	"github.com/google/uuid"
 )
 
 // TestWakesCrossProcesses: a command issued or cancelled through one
@@ -54,21 +53,18 @@ func TestWakesCrossProcesses(t *testing.T) {
 		return c
 	}
 
-	type wake struct {
-		org      uuid.UUID
-		universe string
-	}
+	type wake = gatehouse.Wake
 	wakes := make(chan wake, 100)
 	watch, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve.WatchCommands(watch, func(o uuid.UUID, u string) { wakes <- wake{o, u} })
+		done <- serve.WatchCommands(watch, func(w wake) { wakes <- w })
 	}()
 	t.Cleanup(func() { stop(); <-done })
 	if w := <-wakes; w != (wake{}) {
 		t.Fatalf("first wake %v, want the one of anything", w)
 	}
-	want := wake{org.ID, "42"}
+	want := wake{OrgID: org.ID, UniverseID: "42"}
 	expect := func(what string) {
 		t.Helper()
 		select {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/google/uuid"
 )
 
 // testSweepCommands: every unsettled command past its deadline moves by
@@ -101,10 +100,8 @@ func testSweepCommands(t *testing.T, f *fixture) {
 	}
 }
 
-type wake struct {
-	org      uuid.UUID
-	universe string
-}
+// wake is a wake as a watcher receives it.
+type wake = gatehouse.Wake
 
 // testWatchCommands: the wakes that CreateCommand and CancelCommand
 // leave reach a watcher within a second; the watcher ends with its
@@ -113,10 +110,13 @@ func testWatchCommands(t *testing.T, f *fixture) {
 	p := f.unlockPlace("acme")
 	wakes, stop := watch(t, f.s)
 	c := f.create(f.command(p, gatehouse.ScopeUniverse))
-	waitWake(t, wakes, "CreateCommand", wake{p.org.ID, universe})
+	waitWake(t, wakes, "CreateCommand", wake{OrgID: p.org.ID, UniverseID: universe})
 	_, err := f.s.CancelCommand(ctx, cancelledEntry(), p.org.ID, c.ID, f.now)
 	must(t, err)
-	waitWake(t, wakes, "CancelCommand", wake{p.org.ID, universe})
+	waitWake(t, wakes, "CancelCommand", wake{OrgID: p.org.ID, UniverseID: universe})
+	// A SERVER unlock wakes its server only.
+	f.create(f.command(p, gatehouse.ScopeServer, "s1"))
+	waitWake(t, wakes, "CreateCommand of a SERVER unlock", wake{OrgID: p.org.ID, UniverseID: universe, JobID: "s1"})
 	if err := stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("WatchCommands returned %v, want context.Canceled", err)
 	}
@@ -131,9 +131,9 @@ func watch(t *testing.T, s gatehouse.Store) (<-chan wake, func() error) {
 	wakes := make(chan wake, 1000)
 	done := make(chan error, 1)
 	go func() {
-		done <- s.WatchCommands(wctx, func(org uuid.UUID, universe string) {
+		done <- s.WatchCommands(wctx, func(w wake) {
 			select {
-			case wakes <- wake{org, universe}:
+			case wakes <- w:
 			default:
 			}
 		})

@@ -89,6 +89,7 @@ CREATE TABLE command_wakes (
   seq         INTEGER PRIMARY KEY,
   org         BLOB NOT NULL, -- the organization's id
   universe_id TEXT NOT NULL,
+  job_id      TEXT NOT NULL, -- one server, or '' for every server of the universe
   at          INTEGER NOT NULL
 ) STRICT;
 

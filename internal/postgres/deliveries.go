@@ -68,6 +68,14 @@ func (db *DB) applyAck(ctx context.Context, tx pgx.Tx, org int64, orgID uuid.UUI
 	if err != nil {
 		return false, err
 	}
+	// A target's answer counts before Settle reads the counts; the
+	// command's row is locked already.
+	if target {
+		if _, err := tx.Exec(ctx, `UPDATE commands SET targets_executed = targets_executed + $3, targets_failed = targets_failed + $4
+			WHERE org = $1 AND id = $2`, org, a.CommandID, one(a.Result == gatehouse.AckExecuted), one(a.Result == gatehouse.AckFailed)); err != nil {
+			return false, err
+		}
+	}
 	cmds, err := readCommands(ctx, tx, org, orgID, "c.id", []uuid.UUID{a.CommandID})
 	if err != nil || len(cmds) == 0 {
 		return true, err
@@ -154,7 +162,7 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 			org, jobID, cursor).Scan(&gen); err != nil {
 			return err
 		}
-		if err := startCommands(ctx, tx, org, ids, now); err != nil {
+		if err := startCommands(ctx, tx, org, jobID, ids, now); err != nil {
 			return err
 		}
 		// Each row keeps its first deliveredAt and takes the generation
@@ -185,19 +193,34 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 	return cmds, gen, nil
 }
 
-// startCommands marks the first delivery of the commands that had none:
-// the unlock starts now and PENDING moves to DELIVERED. Their rows are
-// locked in id order, and a command another server started meanwhile is
-// left as it is (the lock re-reads the row), so startedAt is the first
-// delivery's.
-func startCommands(ctx context.Context, tx pgx.Tx, org int64, ids []uuid.UUID, now time.Time) error {
-	_, err := tx.Exec(ctx, `WITH first AS (
-			SELECT id FROM commands
-			WHERE org = $1 AND id = ANY($2) AND (status = 'PENDING' OR (status = 'DELIVERED' AND started_at IS NULL))
-			ORDER BY id FOR UPDATE)
-		UPDATE commands c SET started_at = coalesce(c.started_at, $3),
+// startCommands locks the commands about to be delivered to the server,
+// in id order, and marks their first delivery: the unlock starts now and
+// PENDING moves to DELIVERED. A command another server started meanwhile
+// is left as it is (the lock re-reads the row), so startedAt is the first
+// delivery's. The server's row of each command (none for a server that
+// joined) says whether this delivery is its first, which counts once: as
+// delivered for a target, joined otherwise. A command expired since it
+// was found due is not delivered, and counts nothing.
+func startCommands(ctx context.Context, tx pgx.Tx, org int64, jobID string, ids []uuid.UUID, now time.Time) error {
+	_, err := tx.Exec(ctx, `WITH due AS (
+			SELECT id FROM commands WHERE org = $1 AND id = ANY($2) ORDER BY id FOR UPDATE)
+		UPDATE commands c SET
+			started_at = CASE WHEN c.status IN ('PENDING', 'DELIVERED') THEN coalesce(c.started_at, $3) ELSE c.started_at END,
 			status = CASE WHEN c.status = 'PENDING' THEN 'DELIVERED' ELSE c.status END,
-			status_at = CASE WHEN c.status = 'PENDING' THEN $3 ELSE c.status_at END
-		FROM first WHERE c.org = $1 AND c.id = first.id`, org, ids, now)
+			status_at = CASE WHEN c.status = 'PENDING' THEN $3 ELSE c.status_at END,
+			targets_delivered = c.targets_delivered
+				+ CASE WHEN c.status <> 'EXPIRED' AND d.delivered_at IS NULL AND d.target THEN 1 ELSE 0 END,
+			targets_joined = c.targets_joined
+				+ CASE WHEN c.status <> 'EXPIRED' AND d.delivered_at IS NULL AND NOT coalesce(d.target, false) THEN 1 ELSE 0 END
+		FROM due LEFT JOIN command_deliveries d ON d.org = $1 AND d.command_id = due.id AND d.job_id = $4
+		WHERE c.org = $1 AND c.id = due.id`, org, ids, now, jobID)
 	return err
+}
+
+// one is 1 for true: what a count adds.
+func one(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -18,7 +18,15 @@ ALTER TABLE commands
   ADD COLUMN failure_reason text,
   ADD COLUMN started_at     timestamptz, -- first delivery
   ADD COLUMN requested_by   uuid,        -- a dashboard user
-  ADD COLUMN issued_by_key  uuid;        -- an API key
+  ADD COLUMN issued_by_key  uuid,        -- an API key
+  -- The k-of-N counts of the command's delivery rows
+  -- (gatehouse.CommandTargets), kept by the transactions that change
+  -- those rows: reading them is one row, not a count over a row per server.
+  ADD COLUMN targets_live      integer NOT NULL DEFAULT 0, -- target rows
+  ADD COLUMN targets_delivered integer NOT NULL DEFAULT 0, -- target rows delivered
+  ADD COLUMN targets_executed  integer NOT NULL DEFAULT 0, -- target rows answered EXECUTED
+  ADD COLUMN targets_failed    integer NOT NULL DEFAULT 0, -- target rows answered FAILED
+  ADD COLUMN targets_joined    integer NOT NULL DEFAULT 0; -- other rows delivered
 -- Lists, newest first.
 CREATE INDEX commands_page ON commands (org, issued_at DESC, id DESC) WHERE issued;
 -- The sweep finds what is due to expire.

@@ -53,34 +53,52 @@ func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, ac
 	return rejected, err
 }
 
-// applyAck records one answer on the server's delivery row, if it is
-// delivered and unanswered, and moves its command by gatehouse.Settle.
-func (db *DB) applyAck(ctx context.Context, tx pgx.Tx, org int64, orgID uuid.UUID, jobID string, a gatehouse.Ack, at time.Time) (bool, error) {
-	var target bool
-	err := tx.QueryRow(ctx, `UPDATE command_deliveries d SET result = $4, detail = $5, acked_at = $6
+// answerDelivery records one answer on the server's delivery row, if it
+// is delivered and unanswered, and adds a target's answer to its
+// command's counts (its row is locked already): $1 org, $2 command, $3
+// job, $4 result, $5 detail, $6 time, $7 executed, $8 failed (0 or 1).
+const answerDelivery = `WITH d AS (
+		UPDATE command_deliveries d SET result = $4, detail = $5, acked_at = $6
 		FROM commands c
 		WHERE d.org = $1 AND d.command_id = $2 AND d.job_id = $3 AND d.delivered_at IS NOT NULL AND d.result IS NULL
 			AND c.org = d.org AND c.id = d.command_id AND c.issued
-		RETURNING d.target`, org, a.CommandID, jobID, string(a.Result), a.Detail, at).Scan(&target)
+		RETURNING d.target),
+	counted AS (
+		UPDATE commands c SET targets_executed = c.targets_executed + $7, targets_failed = c.targets_failed + $8
+		FROM d WHERE c.org = $1 AND c.id = $2 AND d.target)
+	SELECT target FROM d`
+
+// applyAck records one answer and moves its command by gatehouse.Settle,
+// which reads the counts with the answer. The answer and the read go in
+// one round trip: the command stays locked until the commit.
+func (db *DB) applyAck(ctx context.Context, tx pgx.Tx, org int64, orgID uuid.UUID, jobID string, a gatehouse.Ack, at time.Time) (bool, error) {
+	batch := &pgx.Batch{}
+	batch.Queue(answerDelivery, org, a.CommandID, jobID, string(a.Result), a.Detail, at,
+		one(a.Result == gatehouse.AckExecuted), one(a.Result == gatehouse.AckFailed))
+	batch.Queue(commandSelect+` AND c.id = $2`, org, a.CommandID)
+	br := tx.SendBatch(ctx, batch)
+	defer br.Close()
+	var target bool
+	err := br.QueryRow().Scan(&target)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
+		return false, br.Close()
 	}
 	if err != nil {
 		return false, err
 	}
-	// A target's answer counts before Settle reads the counts; the
-	// command's row is locked already.
-	if target {
-		if _, err := tx.Exec(ctx, `UPDATE commands SET targets_executed = targets_executed + $3, targets_failed = targets_failed + $4
-			WHERE org = $1 AND id = $2`, org, a.CommandID, one(a.Result == gatehouse.AckExecuted), one(a.Result == gatehouse.AckFailed)); err != nil {
-			return false, err
-		}
+	rows, err := br.Query()
+	if err != nil {
+		return false, err
 	}
-	cmds, err := readCommands(ctx, tx, org, orgID, "c.id", []uuid.UUID{a.CommandID})
-	if err != nil || len(cmds) == 0 {
+	cmds, err := pgx.CollectRows(rows, scanCommand)
+	if err != nil {
+		return false, err
+	}
+	if err := br.Close(); err != nil || len(cmds) == 0 {
 		return true, err
 	}
 	c := cmds[0]
+	c.OrgID = orgID
 	status, reason := gatehouse.Settle(c, a, target)
 	if status == c.Status {
 		return true, nil
@@ -162,23 +180,22 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 			org, jobID, cursor).Scan(&gen); err != nil {
 			return err
 		}
-		if err := startCommands(ctx, tx, org, jobID, ids, now); err != nil {
-			return err
-		}
-		// Each row keeps its first deliveredAt and takes the generation
-		// and the status sent; a server that joined gets a row now. A
-		// command another instance's sweep expired since it was found due
-		// is not sent.
-		rows, _ = tx.Query(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
+		// From startCommands on, the commands are locked until the commit:
+		// what remains is sent in one round trip. Each delivery row keeps
+		// its first deliveredAt and takes the generation and the status
+		// sent; a server that joined gets a row now. A command another
+		// instance's sweep expired since it was found due is neither sent
+		// nor read.
+		batch := &pgx.Batch{}
+		batch.Queue(startCommands, org, ids, now, jobID)
+		batch.Queue(`INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
 				SELECT c.org, c.id, $2, false, $4, $5, c.status FROM commands c
 				WHERE c.org = $1 AND c.id = ANY($3) AND c.status <> 'EXPIRED' ORDER BY c.id
 			ON CONFLICT (org, command_id, job_id) DO UPDATE SET delivered_at = coalesce(command_deliveries.delivered_at, excluded.delivered_at),
-				gen = excluded.gen, sent_status = excluded.sent_status
-			RETURNING command_id`, org, jobID, ids, now, gen)
-		if ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
-			return err
-		}
-		if cmds, err = readCommands(ctx, tx, org, orgID, "c.issued_at, c.id", ids); err != nil {
+				gen = excluded.gen, sent_status = excluded.sent_status`, org, jobID, ids, now, gen)
+		batch.Queue(commandSelect+` AND c.id = ANY($2) AND c.status <> 'EXPIRED' ORDER BY c.issued_at, c.id`, org, ids)
+		br := tx.SendBatch(ctx, batch)
+		if cmds, err = takeBatch(br, orgID); err != nil {
 			return err
 		}
 		for i := range cmds {
@@ -200,21 +217,42 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 // delivery's. The server's row of each command (none for a server that
 // joined) says whether this delivery is its first, which counts once: as
 // delivered for a target, joined otherwise. A command expired since it
-// was found due is not delivered, and counts nothing.
-func startCommands(ctx context.Context, tx pgx.Tx, org int64, jobID string, ids []uuid.UUID, now time.Time) error {
-	_, err := tx.Exec(ctx, `WITH due AS (
-			SELECT id FROM commands WHERE org = $1 AND id = ANY($2) ORDER BY id FOR UPDATE)
-		UPDATE commands c SET
-			started_at = CASE WHEN c.status IN ('PENDING', 'DELIVERED') THEN coalesce(c.started_at, $3) ELSE c.started_at END,
-			status = CASE WHEN c.status = 'PENDING' THEN 'DELIVERED' ELSE c.status END,
-			status_at = CASE WHEN c.status = 'PENDING' THEN $3 ELSE c.status_at END,
-			targets_delivered = c.targets_delivered
-				+ CASE WHEN c.status <> 'EXPIRED' AND d.delivered_at IS NULL AND d.target THEN 1 ELSE 0 END,
-			targets_joined = c.targets_joined
-				+ CASE WHEN c.status <> 'EXPIRED' AND d.delivered_at IS NULL AND NOT coalesce(d.target, false) THEN 1 ELSE 0 END
-		FROM due LEFT JOIN command_deliveries d ON d.org = $1 AND d.command_id = due.id AND d.job_id = $4
-		WHERE c.org = $1 AND c.id = due.id`, org, ids, now, jobID)
-	return err
+// was found due is not delivered, and counts nothing. $1 org, $2 ids, $3
+// now, $4 job.
+const startCommands = `WITH due AS (
+		SELECT id FROM commands WHERE org = $1 AND id = ANY($2) ORDER BY id FOR UPDATE)
+	UPDATE commands c SET
+		started_at = CASE WHEN c.status IN ('PENDING', 'DELIVERED') THEN coalesce(c.started_at, $3) ELSE c.started_at END,
+		status = CASE WHEN c.status = 'PENDING' THEN 'DELIVERED' ELSE c.status END,
+		status_at = CASE WHEN c.status = 'PENDING' THEN $3 ELSE c.status_at END,
+		targets_delivered = c.targets_delivered
+			+ CASE WHEN c.status <> 'EXPIRED' AND d.delivered_at IS NULL AND d.target THEN 1 ELSE 0 END,
+		targets_joined = c.targets_joined
+			+ CASE WHEN c.status <> 'EXPIRED' AND d.delivered_at IS NULL AND NOT coalesce(d.target, false) THEN 1 ELSE 0 END
+	FROM due LEFT JOIN command_deliveries d ON d.org = $1 AND d.command_id = due.id AND d.job_id = $4
+	WHERE c.org = $1 AND c.id = due.id`
+
+// takeBatch reads the results of TakeCommands' batch (startCommands, the
+// delivery rows, the commands delivered) and closes it.
+func takeBatch(br pgx.BatchResults, orgID uuid.UUID) ([]gatehouse.Command, error) {
+	defer br.Close()
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	cmds, err := pgx.CollectRows(rows, scanCommand)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cmds {
+		cmds[i].OrgID = orgID
+	}
+	return cmds, br.Close()
 }
 
 // one is 1 for true: what a count adds.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -40,19 +41,21 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		if err != nil {
 			return err
 		}
+		// A server named twice is one target.
+		targets := slices.Compact(slices.Sorted(slices.Values(c.TargetJobIDs)))
 		_, err = tx.Exec(ctx, `INSERT INTO commands (org, id, access_point_id, scope, status, server_job_id, platform_user_id,
 				issued_at, status_at, issued, type, universe_id, location_id, duration_s, expires_at, note, failure_reason,
-				requested_by, issued_by_key)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+				requested_by, issued_by_key, targets_live)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
 			org, c.ID, c.AccessPoint.ID, string(c.Scope), string(c.Status), c.ServerJobID, c.PlatformUserID,
 			issued, statusAt, string(c.Type), c.UniverseID, c.Location.ID, c.DurationSeconds, expires, c.Note, c.FailureReason,
-			c.RequestedByUser, c.IssuedByKeyID)
+			c.RequestedByUser, c.IssuedByKeyID, len(targets))
 		if err != nil {
 			return err
 		}
-		if len(c.TargetJobIDs) > 0 {
+		if len(targets) > 0 {
 			if _, err := tx.Exec(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target)
-				SELECT $1, $2, job, true FROM unnest($3::text[]) AS job ON CONFLICT DO NOTHING`, org, c.ID, c.TargetJobIDs); err != nil {
+				SELECT $1, $2, job, true FROM unnest($3::text[]) AS job ON CONFLICT DO NOTHING`, org, c.ID, targets); err != nil {
 				return err
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"hash/fnv"
 	"slices"
 	"time"
 
@@ -14,13 +15,16 @@ import (
 
 // Lock order of the commands' tables, in every transaction that takes
 // more than one: the server's row (game_servers), then commands in id
-// order, then deliveries. Two transactions then never wait for each
-// other in a cycle, whatever their commands.
+// order, then deliveries, then the shards of command_delivery_counts in
+// command id order. Two transactions then never wait for each other in a
+// cycle, whatever their commands.
 
 // AckCommands applies the acknowledgements of the organization's server
 // jobID. The acknowledged commands are locked first, in id order: a
 // command settles on the counts of every server's answer, so two servers
 // answering one command at once must be applied one after the other.
+// The lock, each answer and each read of its command for Settle go in
+// one round trip, so the locks are held for little more than the commit.
 func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []gatehouse.Ack, at time.Time) ([]uuid.UUID, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
@@ -35,17 +39,22 @@ func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, ac
 	ids = slices.Compact(ids)
 	var rejected []uuid.UUID
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
-		rejected = []uuid.UUID{}
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM commands WHERE org = $1 AND id = ANY($2) AND issued ORDER BY id FOR UPDATE`, org, ids); err != nil {
+		batch := &pgx.Batch{}
+		batch.Queue(`SELECT 1 FROM commands WHERE org = $1 AND id = ANY($2) AND issued ORDER BY id FOR UPDATE`, org, ids)
+		for _, a := range acks {
+			batch.Queue(answerDelivery, org, a.CommandID, jobID, string(a.Result), a.Detail, at,
+				one(a.Result == gatehouse.AckExecuted), one(a.Result == gatehouse.AckFailed))
+			batch.Queue(commandSelect+` AND c.id = $2`, org, a.CommandID)
+		}
+		var moves []settled
+		moves, rejected, err = readAnswers(tx.SendBatch(ctx, batch), acks)
+		if err != nil {
 			return err
 		}
-		for _, a := range acks {
-			ok, err := db.applyAck(ctx, tx, org, orgID, jobID, a, at)
-			if err != nil {
+		for _, m := range moves {
+			if _, err := tx.Exec(ctx, "UPDATE commands SET status = $3, failure_reason = $4, status_at = $5 WHERE org = $1 AND id = $2",
+				org, m.id, string(m.status), m.reason, at); err != nil {
 				return err
-			}
-			if !ok {
-				rejected = append(rejected, a.CommandID)
 			}
 		}
 		return nil
@@ -53,33 +62,69 @@ func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, ac
 	return rejected, err
 }
 
-// applyAck records one answer on the server's delivery row, if it is
-// delivered and unanswered, and moves its command by gatehouse.Settle.
-func (db *DB) applyAck(ctx context.Context, tx pgx.Tx, org int64, orgID uuid.UUID, jobID string, a gatehouse.Ack, at time.Time) (bool, error) {
-	var target bool
-	err := tx.QueryRow(ctx, `UPDATE command_deliveries d SET result = $4, detail = $5, acked_at = $6
+// answerDelivery records one answer on the server's delivery row, if it
+// is delivered and unanswered, and adds a target's answer to its
+// command's counts (its row is locked already): $1 org, $2 command, $3
+// job, $4 result, $5 detail, $6 time, $7 executed, $8 failed (0 or 1).
+const answerDelivery = `WITH d AS (
+		UPDATE command_deliveries d SET result = $4, detail = $5, acked_at = $6
 		FROM commands c
 		WHERE d.org = $1 AND d.command_id = $2 AND d.job_id = $3 AND d.delivered_at IS NOT NULL AND d.result IS NULL
 			AND c.org = d.org AND c.id = d.command_id AND c.issued
-		RETURNING d.target`, org, a.CommandID, jobID, string(a.Result), a.Detail, at).Scan(&target)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
+		RETURNING d.target),
+	counted AS (
+		UPDATE commands c SET targets_executed = c.targets_executed + $7, targets_failed = c.targets_failed + $8
+		FROM d WHERE c.org = $1 AND c.id = $2 AND d.target)
+	SELECT target FROM d`
+
+// settled is a command an answer moves, by gatehouse.Settle.
+type settled struct {
+	id     uuid.UUID
+	status gatehouse.CommandStatus
+	reason *string
+}
+
+// readAnswers reads the results of AckCommands' batch (the lock, then an
+// answer and a read of its command per ack) and closes it. It returns the
+// commands to move and the ids of the acks that did not count. Only the
+// first answer to a command counts (the next finds its row answered), so
+// each command moves at most once.
+func readAnswers(br pgx.BatchResults, acks []gatehouse.Ack) ([]settled, []uuid.UUID, error) {
+	defer br.Close()
+	var moves []settled
+	rejected := []uuid.UUID{}
+	if _, err := br.Exec(); err != nil {
+		return nil, nil, err
 	}
-	if err != nil {
-		return false, err
+	for _, a := range acks {
+		var target bool
+		counted := true
+		if err := br.QueryRow().Scan(&target); errors.Is(err, pgx.ErrNoRows) {
+			counted = false
+		} else if err != nil {
+			return nil, nil, err
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return nil, nil, err
+		}
+		cmds, err := pgx.CollectRows(rows, scanCommand)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !counted {
+			rejected = append(rejected, a.CommandID)
+			continue
+		}
+		if len(cmds) == 0 {
+			continue
+		}
+		c := cmds[0]
+		if status, reason := gatehouse.Settle(c, a, target); status != c.Status {
+			moves = append(moves, settled{id: c.ID, status: status, reason: reason})
+		}
 	}
-	cmds, err := readCommands(ctx, tx, org, orgID, "c.id", []uuid.UUID{a.CommandID})
-	if err != nil || len(cmds) == 0 {
-		return true, err
-	}
-	c := cmds[0]
-	status, reason := gatehouse.Settle(c, a, target)
-	if status == c.Status {
-		return true, nil
-	}
-	_, err = tx.Exec(ctx, "UPDATE commands SET status = $3, failure_reason = $4, status_at = $5 WHERE org = $1 AND id = $2",
-		org, c.ID, string(status), reason, at)
-	return true, err
+	return moves, rejected, br.Close()
 }
 
 // unlockBound is how long before now a command may have been issued and
@@ -154,23 +199,15 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 			org, jobID, cursor).Scan(&gen); err != nil {
 			return err
 		}
-		if err := startCommands(ctx, tx, org, ids, now); err != nil {
-			return err
-		}
-		// Each row keeps its first deliveredAt and takes the generation
-		// and the status sent; a server that joined gets a row now. A
-		// command another instance's sweep expired since it was found due
-		// is not sent.
-		rows, _ = tx.Query(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
-				SELECT c.org, c.id, $2, false, $4, $5, c.status FROM commands c
-				WHERE c.org = $1 AND c.id = ANY($3) AND c.status <> 'EXPIRED' ORDER BY c.id
-			ON CONFLICT (org, command_id, job_id) DO UPDATE SET delivered_at = coalesce(command_deliveries.delivered_at, excluded.delivered_at),
-				gen = excluded.gen, sent_status = excluded.sent_status
-			RETURNING command_id`, org, jobID, ids, now, gen)
-		if ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
-			return err
-		}
-		if cmds, err = readCommands(ctx, tx, org, orgID, "c.issued_at, c.id", ids); err != nil {
+		// Sent in one round trip: what follows startCommands holds locks
+		// until the commit. A command another instance's sweep expired
+		// since it was found due is neither sent nor read.
+		batch := &pgx.Batch{}
+		batch.Queue(startCommands, org, ids, now)
+		batch.Queue(deliverCommands, org, jobID, ids, now, gen, shardOf(jobID))
+		batch.Queue(commandSelect+` AND c.id = ANY($2) AND c.status <> 'EXPIRED' ORDER BY c.issued_at, c.id`, org, ids)
+		br := tx.SendBatch(ctx, batch)
+		if cmds, err = takeBatch(br, orgID); err != nil {
 			return err
 		}
 		for i := range cmds {
@@ -189,15 +226,78 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 // the unlock starts now and PENDING moves to DELIVERED. Their rows are
 // locked in id order, and a command another server started meanwhile is
 // left as it is (the lock re-reads the row), so startedAt is the first
-// delivery's.
-func startCommands(ctx context.Context, tx pgx.Tx, org int64, ids []uuid.UUID, now time.Time) error {
-	_, err := tx.Exec(ctx, `WITH first AS (
-			SELECT id FROM commands
-			WHERE org = $1 AND id = ANY($2) AND (status = 'PENDING' OR (status = 'DELIVERED' AND started_at IS NULL))
-			ORDER BY id FOR UPDATE)
-		UPDATE commands c SET started_at = coalesce(c.started_at, $3),
-			status = CASE WHEN c.status = 'PENDING' THEN 'DELIVERED' ELSE c.status END,
-			status_at = CASE WHEN c.status = 'PENDING' THEN $3 ELSE c.status_at END
-		FROM first WHERE c.org = $1 AND c.id = first.id`, org, ids, now)
-	return err
+// delivery's. $1 org, $2 ids, $3 now.
+const startCommands = `WITH first AS (
+		SELECT id FROM commands
+		WHERE org = $1 AND id = ANY($2) AND (status = 'PENDING' OR (status = 'DELIVERED' AND started_at IS NULL))
+		ORDER BY id FOR UPDATE)
+	UPDATE commands c SET started_at = coalesce(c.started_at, $3),
+		status = CASE WHEN c.status = 'PENDING' THEN 'DELIVERED' ELSE c.status END,
+		status_at = CASE WHEN c.status = 'PENDING' THEN $3 ELSE c.status_at END
+	FROM first WHERE c.org = $1 AND c.id = first.id`
+
+// deliverCommands marks the commands delivered to the server: each row
+// keeps its first deliveredAt and takes the generation and the status
+// sent; a server that joined gets a row now. A row's first delivery (the
+// server's rows as they were before: prev) counts once in the server's
+// shard of command_delivery_counts, as delivered for a target and joined
+// otherwise; shards are taken in command id order. $1 org, $2 job, $3
+// ids, $4 now, $5 gen, $6 shard.
+const deliverCommands = `WITH prev AS (
+		SELECT command_id, target, delivered_at FROM command_deliveries
+		WHERE org = $1 AND job_id = $2 AND command_id = ANY($3)),
+	sent AS (
+		INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
+			SELECT c.org, c.id, $2, false, $4, $5, c.status FROM commands c
+			WHERE c.org = $1 AND c.id = ANY($3) AND c.status <> 'EXPIRED' ORDER BY c.id
+		ON CONFLICT (org, command_id, job_id) DO UPDATE SET delivered_at = coalesce(command_deliveries.delivered_at, excluded.delivered_at),
+			gen = excluded.gen, sent_status = excluded.sent_status
+		RETURNING command_id)
+	INSERT INTO command_delivery_counts AS n (org, command_id, shard, delivered, joined)
+		SELECT $1, sent.command_id, $6,
+			CASE WHEN p.target THEN 1 ELSE 0 END, CASE WHEN coalesce(p.target, false) THEN 0 ELSE 1 END
+		FROM sent LEFT JOIN prev p ON p.command_id = sent.command_id
+		WHERE p.delivered_at IS NULL ORDER BY sent.command_id
+	ON CONFLICT (org, command_id, shard) DO UPDATE SET delivered = n.delivered + excluded.delivered, joined = n.joined + excluded.joined`
+
+// deliveryShards is how many rows of command_delivery_counts a command's
+// first deliveries spread over.
+const deliveryShards = 16
+
+// shardOf is the server's shard of command_delivery_counts.
+func shardOf(jobID string) int16 {
+	h := fnv.New32a()
+	h.Write([]byte(jobID))
+	return int16(h.Sum32() % deliveryShards)
+}
+
+// takeBatch reads the results of TakeCommands' batch (startCommands, the
+// delivery rows, the commands delivered) and closes it.
+func takeBatch(br pgx.BatchResults, orgID uuid.UUID) ([]gatehouse.Command, error) {
+	defer br.Close()
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	cmds, err := pgx.CollectRows(rows, scanCommand)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cmds {
+		cmds[i].OrgID = orgID
+	}
+	return cmds, br.Close()
+}
+
+// one is 1 for true: what a count adds.
+func one(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

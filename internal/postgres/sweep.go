@@ -51,13 +51,9 @@ func (db *DB) expireBatch(ctx context.Context, now time.Time) (int, error) {
 	var moved int
 	err := db.withTx(ctx, func(tx pgx.Tx) error {
 		moved = 0
-		rows, _ := tx.Query(ctx, `SELECT c.org, c.id, c.status, t.live, t.failed FROM (
-				SELECT org, id, status FROM commands
-				WHERE issued AND status IN ('PENDING', 'DELIVERED') AND expires_at <= $1
-				ORDER BY org, id LIMIT $2 FOR UPDATE SKIP LOCKED) c
-			CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE d.target) AS live,
-					count(*) FILTER (WHERE d.target AND d.result = 'FAILED') AS failed
-				FROM command_deliveries d WHERE d.org = c.org AND d.command_id = c.id) t`, now, sweepBatch)
+		rows, _ := tx.Query(ctx, `SELECT org, id, status, targets_live, targets_failed FROM commands
+			WHERE issued AND status IN ('PENDING', 'DELIVERED') AND expires_at <= $1
+			ORDER BY org, id LIMIT $2 FOR UPDATE SKIP LOCKED`, now, sweepBatch)
 		type due struct {
 			org    int64
 			id     uuid.UUID

@@ -12,12 +12,14 @@ import (
 	"github.com/google/uuid"
 )
 
-// commandColumns are what scanCommand reads: the command, the current
-// names of its access point and location, and who issued it.
+// commandColumns are what scanCommand reads: the command with its
+// counts, the current names of its access point and location, and who
+// issued it.
 const commandColumns = `c.id, c.type, c.status, c.failure_reason, c.scope, c.server_job_id, c.platform_user_id,
 	c.universe_id, c.access_point_id, coalesce(a.name, ''), c.location_id, coalesce(l.name, ''),
 	c.duration_s, c.note, c.issued_at, c.expires_at, c.status_at, c.started_at,
-	c.requested_by, coalesce(u.email, ''), coalesce(u.name, ''), c.issued_by_key, coalesce(k.name, ''), coalesce(k.prefix, '')`
+	c.requested_by, coalesce(u.email, ''), coalesce(u.name, ''), c.issued_by_key, coalesce(k.name, ''), coalesce(k.prefix, ''),
+	c.targets_live, c.targets_delivered, c.targets_executed, c.targets_failed, c.targets_joined`
 
 // commandJoins follow FROM commands c.
 const commandJoins = `
@@ -38,7 +40,8 @@ func scanCommand(rows interface{ Scan(...any) error }, orgID uuid.UUID) (gatehou
 	err := rows.Scan(&c.ID, &c.Type, &c.Status, &failure, &c.Scope, &job, &player,
 		&c.UniverseID, &c.AccessPoint.ID, &c.AccessPoint.Name, &c.Location.ID, &c.Location.Name,
 		&c.DurationSeconds, &note, &issued, &expires, &statusAt, &started,
-		&requestedBy, &userEmail, &userName, &issuedByKey, &kn, &kpf)
+		&requestedBy, &userEmail, &userName, &issuedByKey, &kn, &kpf,
+		&c.Targets.Live, &c.Targets.Delivered, &c.Targets.Executed, &c.Targets.Failed, &c.Targets.Joined)
 	if err != nil {
 		return c, err
 	}
@@ -59,64 +62,24 @@ func scanCommand(rows interface{ Scan(...any) error }, orgID uuid.UUID) (gatehou
 	return c, nil
 }
 
+// commandByID reads one issued command of an organization: $1 org, $2 id.
+const commandByID = `SELECT ` + commandColumns + ` FROM commands c` + commandJoins + `
+	WHERE c.org = ? AND c.id = ? AND c.issued = 1`
+
 // findCommand reads one of the organization's issued commands with its
-// counts and, when asked, its deliveries; ErrNotFound.
+// counts (columns of its row) and, when asked, its deliveries; ErrNotFound.
 func findCommand(ctx context.Context, q querier, org int64, orgID, id uuid.UUID, deliveries bool) (gatehouse.Command, error) {
-	c, err := scanCommand(q.QueryRowContext(ctx, `SELECT `+commandColumns+` FROM commands c`+commandJoins+`
-		WHERE c.org = ? AND c.id = ? AND c.issued = 1`, org, id[:]), orgID)
+	c, err := scanCommand(q.QueryRowContext(ctx, commandByID, org, id[:]), orgID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, fmt.Errorf("command %s: %w", id, gatehouse.ErrNotFound)
 	}
 	if err != nil {
 		return c, err
 	}
-	cmds := []gatehouse.Command{c}
-	if err := attachTargets(ctx, q, org, cmds); err != nil {
-		return c, err
-	}
-	c = cmds[0]
 	if deliveries {
 		c.Deliveries, err = findDeliveries(ctx, q, org, id)
 	}
 	return c, err
-}
-
-// attachTargets fills in the Targets counts of cmds in one query.
-func attachTargets(ctx context.Context, q querier, org int64, cmds []gatehouse.Command) error {
-	if len(cmds) == 0 {
-		return nil
-	}
-	args := []any{org}
-	for _, c := range cmds {
-		args = append(args, c.ID[:])
-	}
-	rows, err := q.QueryContext(ctx, `SELECT command_id,
-			count(*) FILTER (WHERE target = 1),
-			count(*) FILTER (WHERE target = 1 AND delivered_at IS NOT NULL),
-			count(*) FILTER (WHERE target = 1 AND result = 'EXECUTED'),
-			count(*) FILTER (WHERE target = 1 AND result = 'FAILED'),
-			count(*) FILTER (WHERE target = 0 AND delivered_at IS NOT NULL)
-		FROM command_deliveries WHERE org = ? AND command_id IN (?`+strings.Repeat(", ?", len(cmds)-1)+`)
-		GROUP BY command_id`, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	counts := map[uuid.UUID]gatehouse.CommandTargets{}
-	for rows.Next() {
-		var (
-			id uuid.UUID
-			t  gatehouse.CommandTargets
-		)
-		if err := rows.Scan(&id, &t.Live, &t.Delivered, &t.Executed, &t.Failed, &t.Joined); err != nil {
-			return err
-		}
-		counts[id] = t
-	}
-	for i := range cmds {
-		cmds[i].Targets = counts[cmds[i].ID]
-	}
-	return rows.Err()
 }
 
 // findDeliveries reads a command's delivery rows: targets first, then by
@@ -212,7 +175,7 @@ func (db *DB) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.Com
 		k := last.Key()
 		page.Next = &k
 	}
-	return page, wrap(attachTargets(ctx, db.read, org, page.Commands))
+	return page, nil
 }
 
 func scanCommands(rows *sql.Rows, orgID uuid.UUID) ([]gatehouse.Command, error) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -76,18 +77,20 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		if err != nil {
 			return err
 		}
+		// A server named twice is one target.
+		targets := slices.Compact(slices.Sorted(slices.Values(c.TargetJobIDs)))
 		if _, err := tx.ExecContext(ctx, `INSERT INTO commands
 			(org, id, issued, type, access_point_id, location_id, universe_id, scope, status, failure_reason,
 			 server_job_id, platform_user_id, duration_s, note, issued_at, expires_at, status_at,
-			 requested_by, issued_by_key)
-			VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			 requested_by, issued_by_key, targets_live)
+			VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			org, c.ID[:], string(c.Type), c.AccessPoint.ID[:], c.Location.ID[:], c.UniverseID, string(c.Scope),
 			string(c.Status), optString(c.FailureReason), optString(c.ServerJobID), optString(c.PlatformUserID),
 			c.DurationSeconds, optString(c.Note), millis(time.Time(c.IssuedAt)), millis(time.Time(c.ExpiresAt)),
-			millis(time.Time(c.StatusAt)), optUUID(c.RequestedByUser), optUUID(c.IssuedByKeyID)); err != nil {
+			millis(time.Time(c.StatusAt)), optUUID(c.RequestedByUser), optUUID(c.IssuedByKeyID), len(targets)); err != nil {
 			return err
 		}
-		for _, job := range c.TargetJobIDs {
+		for _, job := range targets {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target)
 				VALUES (?, ?, ?, 1) ON CONFLICT DO NOTHING`, org, c.ID[:], job); err != nil {
 				return err

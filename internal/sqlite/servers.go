@@ -26,21 +26,17 @@ func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameSe
 		return err
 	}
 	digest := sha256.Sum256(append([]byte(s.UniverseID+"\n"), list...))
-	return db.withTx(ctx, func(tx *sql.Tx) error {
+	return db.withHotTx(ctx, func(tx querier) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
 		}
 		var old []byte
-		err = tx.QueryRowContext(ctx, "SELECT players_digest FROM game_servers WHERE org = ? AND job_id = ?", org, s.JobID).Scan(&old)
+		err = tx.QueryRowContext(ctx, heartbeatDigest, org, s.JobID).Scan(&old)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO game_servers
-			(org, job_id, universe_id, place_id, players, players_digest, started_at, seen_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (org, job_id) DO UPDATE SET universe_id = excluded.universe_id, place_id = excluded.place_id,
-				players = excluded.players, players_digest = excluded.players_digest, seen_at = excluded.seen_at`,
+		if _, err := tx.ExecContext(ctx, heartbeatServer,
 			org, s.JobID, s.UniverseID, optString(s.PlaceID), string(list), digest[:], millis(s.StartedAt), millis(s.SeenAt)); err != nil {
 			return err
 		}
@@ -51,22 +47,31 @@ func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameSe
 	})
 }
 
+// heartbeatDigest reads the digest of the players a server last sent: ?
+// org, job.
+const heartbeatDigest = "SELECT players_digest FROM game_servers WHERE org = ? AND job_id = ?"
+
+// heartbeatServer creates or updates a server's row; started_at is kept
+// from its first sync.
+const heartbeatServer = `INSERT INTO game_servers
+	(org, job_id, universe_id, place_id, players, players_digest, started_at, seen_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (org, job_id) DO UPDATE SET universe_id = excluded.universe_id, place_id = excluded.place_id,
+		players = excluded.players, players_digest = excluded.players_digest, seen_at = excluded.seen_at`
+
+const (
+	clearPlayers = "DELETE FROM server_players WHERE org = ? AND job_id = ?"
+	addPlayer    = `INSERT INTO server_players (org, universe_id, platform_user_id, job_id)
+		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`
+)
+
 // setPlayers replaces the rows that say who is on the server.
-func setPlayers(ctx context.Context, tx *sql.Tx, org int64, jobID, universeID string, players []string) error {
-	if _, err := tx.ExecContext(ctx, "DELETE FROM server_players WHERE org = ? AND job_id = ?", org, jobID); err != nil {
+func setPlayers(ctx context.Context, q querier, org int64, jobID, universeID string, players []string) error {
+	if _, err := q.ExecContext(ctx, clearPlayers, org, jobID); err != nil {
 		return err
 	}
-	if len(players) == 0 {
-		return nil
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO server_players (org, universe_id, platform_user_id, job_id)
-		VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
 	for _, p := range players {
-		if _, err := ins.ExecContext(ctx, org, universeID, p, jobID); err != nil {
+		if _, err := q.ExecContext(ctx, addPlayer, org, universeID, p, jobID); err != nil {
 			return err
 		}
 	}

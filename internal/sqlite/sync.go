@@ -17,14 +17,14 @@ import (
 // command by gatehouse.Settle, in one transaction.
 func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []gatehouse.Ack, at time.Time) ([]uuid.UUID, error) {
 	var rejected []uuid.UUID
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err := db.withHotTx(ctx, func(q querier) error {
 		rejected = []uuid.UUID{}
-		org, err := db.orgSeq(ctx, tx, orgID)
+		org, err := db.orgSeq(ctx, q, orgID)
 		if err != nil {
 			return err
 		}
 		for _, a := range acks {
-			ok, err := db.ack(ctx, tx, org, orgID, jobID, a, at)
+			ok, err := db.ack(ctx, q, org, orgID, jobID, a, at)
 			if err != nil {
 				return err
 			}
@@ -37,20 +37,41 @@ func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, ac
 	return rejected, err
 }
 
+// answerDelivery records a server's answer on its delivery row, if it
+// was delivered and is unanswered: ? result, detail, acked_at, org,
+// command, job.
+const answerDelivery = `UPDATE command_deliveries SET result = ?, detail = ?, acked_at = ?
+	WHERE org = ? AND command_id = ? AND job_id = ? AND delivered_at IS NOT NULL AND result IS NULL
+	RETURNING target`
+
+// countAnswer adds a target's answer to its command's counts.
+const countAnswer = `UPDATE commands SET targets_executed = targets_executed + ?, targets_failed = targets_failed + ?
+	WHERE org = ? AND id = ?`
+
+// settleCommand moves an unsettled command to the status Settle chose.
+const settleCommand = `UPDATE commands SET status = ?, failure_reason = ?, status_at = ?
+	WHERE org = ? AND id = ? AND status IN ('PENDING', 'DELIVERED')`
+
 // ack applies one acknowledgement and reports whether it counted: the
-// command was delivered to the server, which had not answered it.
-func (db *DB) ack(ctx context.Context, tx *sql.Tx, org int64, orgID uuid.UUID, jobID string, a gatehouse.Ack, at time.Time) (bool, error) {
+// command was delivered to the server, which had not answered it. A
+// target's answer counts in the command's row before Settle reads it.
+func (db *DB) ack(ctx context.Context, q querier, org int64, orgID uuid.UUID, jobID string, a gatehouse.Ack, at time.Time) (bool, error) {
 	var target bool
-	err := tx.QueryRowContext(ctx, `UPDATE command_deliveries SET result = ?, detail = ?, acked_at = ?
-		WHERE org = ? AND command_id = ? AND job_id = ? AND delivered_at IS NOT NULL AND result IS NULL
-		RETURNING target`, string(a.Result), optString(a.Detail), millis(at), org, a.CommandID[:], jobID).Scan(&target)
+	err := q.QueryRowContext(ctx, answerDelivery, string(a.Result), optString(a.Detail), millis(at),
+		org, a.CommandID[:], jobID).Scan(&target)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	c, err := findCommand(ctx, tx, org, orgID, a.CommandID, false)
+	if target {
+		if _, err := q.ExecContext(ctx, countAnswer, one(a.Result == gatehouse.AckExecuted), one(a.Result == gatehouse.AckFailed),
+			org, a.CommandID[:]); err != nil {
+			return false, err
+		}
+	}
+	c, err := findCommand(ctx, q, org, orgID, a.CommandID, false)
 	if err != nil {
 		return false, err
 	}
@@ -58,10 +79,16 @@ func (db *DB) ack(ctx context.Context, tx *sql.Tx, org int64, orgID uuid.UUID, j
 	if status == c.Status {
 		return true, nil
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE commands SET status = ?, failure_reason = ?, status_at = ?
-		WHERE org = ? AND id = ? AND status IN ('PENDING', 'DELIVERED')`,
-		string(status), optString(reason), millis(at), org, a.CommandID[:])
+	_, err = q.ExecContext(ctx, settleCommand, string(status), optString(reason), millis(at), org, a.CommandID[:])
 	return true, err
+}
+
+// one is 1 for true: what a count adds.
+func one(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // unlockSpan bounds how long after its issue an unlock may still run: it
@@ -112,7 +139,7 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 		return nil, gen, wrap(err)
 	}
 	var out []gatehouse.Command
-	err = db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withHotTx(ctx, func(tx querier) error {
 		out = nil
 		// Read again under the write lock: another sync of the server may
 		// have taken them since.
@@ -122,8 +149,7 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 		}
 		// A server forgotten by the sweep comes back with a cursor above
 		// its new generation: the next one is above both.
-		if err := tx.QueryRowContext(ctx, "UPDATE game_servers SET gen = max(gen, ?) + 1 WHERE org = ? AND job_id = ? RETURNING gen",
-			cursor, org, jobID).Scan(&gen); err != nil {
+		if err := tx.QueryRowContext(ctx, nextGen, cursor, org, jobID).Scan(&gen); err != nil {
 			return err
 		}
 		for _, d := range due {
@@ -132,9 +158,6 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 				return err
 			}
 			out = append(out, c)
-		}
-		if err := attachTargets(ctx, tx, org, out); err != nil {
-			return err
 		}
 		for i := range out {
 			r := out[i].Remaining(now)
@@ -145,11 +168,17 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 	return out, gen, err
 }
 
+// serverGen reads a server's generation: ? org, job.
+const serverGen = "SELECT gen FROM game_servers WHERE org = ? AND job_id = ?"
+
+// nextGen moves a server to its next generation: ? cursor, org, job.
+const nextGen = "UPDATE game_servers SET gen = max(gen, ?) + 1 WHERE org = ? AND job_id = ? RETURNING gen"
+
 // findDue returns the commands due to a server, oldest first and at most
 // MaxSyncCommands, and the server's generation.
 func findDue(ctx context.Context, q querier, org int64, jobID, universeID string, cursor int64, now time.Time) ([]dueCommand, int64, error) {
 	var gen int64
-	err := q.QueryRowContext(ctx, "SELECT gen FROM game_servers WHERE org = ? AND job_id = ?", org, jobID).Scan(&gen)
+	err := q.QueryRowContext(ctx, serverGen, org, jobID).Scan(&gen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, nil
 	}
@@ -189,26 +218,57 @@ func queryDue(ctx context.Context, q querier, query string, args ...any) ([]dueC
 	return due, rows.Err()
 }
 
+// deliveryState reads the server's row of a command, if it has one:
+// whether it is a target, and whether it was delivered before. ? org,
+// command, job.
+const deliveryState = `SELECT target, delivered_at IS NOT NULL FROM command_deliveries
+	WHERE org = ? AND command_id = ? AND job_id = ?`
+
+// startCommand starts an unlock at its first delivery, moves PENDING to
+// DELIVERED and adds a first delivery to the counts: ? now, now,
+// delivered, joined, org, id.
+const startCommand = `UPDATE commands SET started_at = coalesce(started_at, ?),
+		status_at = CASE WHEN status = 'PENDING' THEN ? ELSE status_at END,
+		status = CASE WHEN status = 'PENDING' THEN 'DELIVERED' ELSE status END,
+		targets_delivered = targets_delivered + ?, targets_joined = targets_joined + ?
+	WHERE org = ? AND id = ?`
+
+// markDelivered creates or updates the server's row: it keeps its first
+// deliveredAt and takes the generation and status sent. ? org, command,
+// job, now, gen, status.
+const markDelivered = `INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
+	VALUES (?, ?, ?, 0, ?, ?, ?)
+	ON CONFLICT (org, command_id, job_id) DO UPDATE SET delivered_at = coalesce(delivered_at, excluded.delivered_at),
+		gen = excluded.gen, sent_status = excluded.sent_status`
+
 // deliver marks one command delivered to the server under generation gen:
 // the unlock starts at its first delivery, PENDING becomes DELIVERED, and
 // the server's row (created, not a target, for a server that joined)
-// keeps its first deliveredAt and records the status sent.
-func deliver(ctx context.Context, tx *sql.Tx, org int64, orgID, id uuid.UUID, jobID string, gen int64, now time.Time) (gatehouse.Command, error) {
+// keeps its first deliveredAt and records the status sent. A row's first
+// delivery counts once, as delivered for a target and joined otherwise:
+// a lost answer sent again counts nothing.
+func deliver(ctx context.Context, q querier, org int64, orgID, id uuid.UUID, jobID string, gen int64, now time.Time) (gatehouse.Command, error) {
 	ms := millis(now)
-	if _, err := tx.ExecContext(ctx, `UPDATE commands SET started_at = coalesce(started_at, ?),
-			status_at = CASE WHEN status = 'PENDING' THEN ? ELSE status_at END,
-			status = CASE WHEN status = 'PENDING' THEN 'DELIVERED' ELSE status END
-		WHERE org = ? AND id = ?`, ms, ms, org, id[:]); err != nil {
+	var target, delivered bool
+	err := q.QueryRowContext(ctx, deliveryState, org, id[:], jobID).Scan(&target, &delivered)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return gatehouse.Command{}, err
 	}
-	c, err := findCommand(ctx, tx, org, orgID, id, false)
+	first := !delivered
+	if _, err := q.ExecContext(ctx, startCommand, ms, ms, one(first && target), one(first && !target), org, id[:]); err != nil {
+		return gatehouse.Command{}, err
+	}
+	c, err := findCommand(ctx, q, org, orgID, id, false)
 	if err != nil {
 		return c, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO command_deliveries (org, command_id, job_id, target, delivered_at, gen, sent_status)
-		VALUES (?, ?, ?, 0, ?, ?, ?)
-		ON CONFLICT (org, command_id, job_id) DO UPDATE SET delivered_at = coalesce(delivered_at, excluded.delivered_at),
-			gen = excluded.gen, sent_status = excluded.sent_status`,
-		org, id[:], jobID, ms, gen, string(c.Status))
+	_, err = q.ExecContext(ctx, markDelivered, org, id[:], jobID, ms, gen, string(c.Status))
 	return c, err
+}
+
+// hotQueries are the statements of the sync path, each run by most syncs
+// of every server: withHotTx keeps them prepared on the write connection.
+var hotQueries = []string{
+	commandByID, serverGen, dueOwn, dueJoined, nextGen, deliveryState, startCommand, markDelivered,
+	answerDelivery, countAnswer, settleCommand, heartbeatDigest, heartbeatServer, clearPlayers, addPlayer,
 }

@@ -70,6 +70,7 @@ func Run(t *testing.T, open Opener) {
 		{"TakeAfterForgotten", testTakeAfterForgotten},
 		{"TakeJoined", testTakeJoined},
 		{"TakeBounded", testTakeBounded},
+		{"CommandCounts", testCommandCounts},
 		{"SweepCommands", testSweepCommands},
 		{"WatchCommands", testWatchCommands},
 		{"TryLease", testTryLease},

@@ -18,7 +18,14 @@ ALTER TABLE commands
   ADD COLUMN failure_reason text,
   ADD COLUMN started_at     timestamptz, -- first delivery
   ADD COLUMN requested_by   uuid,        -- a dashboard user
-  ADD COLUMN issued_by_key  uuid;        -- an API key
+  ADD COLUMN issued_by_key  uuid,        -- an API key
+  -- The k-of-N counts of the command's delivery rows
+  -- (gatehouse.CommandTargets), kept by the transactions that change
+  -- those rows: reading them is one row, not a count over a row per
+  -- server. Delivered and joined are in command_delivery_counts.
+  ADD COLUMN targets_live      integer NOT NULL DEFAULT 0, -- target rows
+  ADD COLUMN targets_executed  integer NOT NULL DEFAULT 0, -- target rows answered EXECUTED
+  ADD COLUMN targets_failed    integer NOT NULL DEFAULT 0; -- target rows answered FAILED
 -- Lists, newest first.
 CREATE INDEX commands_page ON commands (org, issued_at DESC, id DESC) WHERE issued;
 -- The sweep finds what is due to expire.
@@ -44,6 +51,20 @@ CREATE TABLE command_deliveries (
   PRIMARY KEY (org, command_id, job_id)
 );
 CREATE INDEX command_deliveries_by_server ON command_deliveries (org, job_id) WHERE result IS NULL;
+
+-- The first deliveries of a command's rows, counted by the takes that
+-- deliver them: delivered for target rows, joined for the others. A take
+-- adds to the row of its server's shard (of 16), so the takes of one
+-- command's servers neither wait for one row nor for each other's
+-- commits, as they would on the commands row; a read sums the shards.
+CREATE TABLE command_delivery_counts (
+  org        bigint NOT NULL,
+  command_id uuid NOT NULL,
+  shard      smallint NOT NULL,
+  delivered  integer NOT NULL,
+  joined     integer NOT NULL,
+  PRIMARY KEY (org, command_id, shard)
+);
 
 -- Game servers, as their syncs describe them. gen counts the answers that
 -- carried commands: the sync cursor.

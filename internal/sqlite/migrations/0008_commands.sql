@@ -18,6 +18,14 @@ ALTER TABLE commands ADD COLUMN failure_reason  TEXT;
 ALTER TABLE commands ADD COLUMN started_at      INTEGER; -- first delivery
 ALTER TABLE commands ADD COLUMN requested_by    BLOB;    -- a dashboard user
 ALTER TABLE commands ADD COLUMN issued_by_key   BLOB;    -- an API key
+-- The k-of-N counts of the command's delivery rows (gatehouse.CommandTargets),
+-- kept by the transactions that change those rows: reading them is one
+-- row, not a count over a row per server.
+ALTER TABLE commands ADD COLUMN targets_live      INTEGER NOT NULL DEFAULT 0; -- target rows
+ALTER TABLE commands ADD COLUMN targets_delivered INTEGER NOT NULL DEFAULT 0; -- target rows delivered
+ALTER TABLE commands ADD COLUMN targets_executed  INTEGER NOT NULL DEFAULT 0; -- target rows answered EXECUTED
+ALTER TABLE commands ADD COLUMN targets_failed    INTEGER NOT NULL DEFAULT 0; -- target rows answered FAILED
+ALTER TABLE commands ADD COLUMN targets_joined    INTEGER NOT NULL DEFAULT 0; -- other rows delivered
 -- Lists, newest first.
 CREATE INDEX commands_page ON commands (org, issued_at DESC, id DESC) WHERE issued = 1;
 -- The sweep finds what is due to expire.

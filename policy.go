@@ -206,7 +206,8 @@ func (s Schedule) check(errs *ValidationError) Schedule {
 // what anyone means by from == to; 00:00–24:00 says a whole day).
 func checkRange(errs *ValidationError, field, from, to string) {
 	f, okFrom := parseClock(from)
-	if !okFrom || f == minutesPerDay {
+	okFrom = okFrom && f < minutesPerDay
+	if !okFrom {
 		errs.Add(field+".from", "must be a time HH:MM from 00:00 to 23:59")
 	}
 	t, okTo := parseClock(to)

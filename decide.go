@@ -14,8 +14,58 @@ type DecisionInput struct {
 	Attributes     PlayerAttributes `json:"attributes"`
 	// Unlocks are the remote unlocks of this access point (the caller
 	// picks those of the access point); Decide keeps those whose scope
-	// covers the player and whose Until is after the instant.
-	Unlocks []ActiveUnlock `json:"unlocks,omitempty"`
+	// covers the player and whose Until is after the instant. They are
+	// never read from JSON: a request body that could state its own unlock
+	// would let any game server open any door.
+	Unlocks []ActiveUnlock `json:"-"`
+}
+
+// Bounds of what a game server states about a player: above the
+// platform's own limits (100 groups a player, badges and passes shown by
+// the game), small enough to keep a decision request a few kilobytes.
+const (
+	MaxPlayerGroups     = 200
+	MaxPlayerGamepasses = 500
+	MaxPlayerBadges     = 500
+)
+
+// Check returns nil or a *ValidationError naming every bad field of what
+// a game server states: the player's id and job id, and the attributes'
+// ids and ranks (a group's rank is 0 to 255).
+func (r DecisionInput) Check() error {
+	var errs ValidationError
+	if !IsPlatformUserID(r.PlatformUserID) {
+		errs.Add("platformUserId", "must be a platform user id (digits)")
+	}
+	if r.ServerJobID != "" {
+		checkJobID(&errs, "serverJobId", r.ServerJobID)
+	}
+	a := r.Attributes
+	if len(a.Groups) > MaxPlayerGroups {
+		errs.Add("attributes.groups", "must hold at most %d groups", MaxPlayerGroups)
+	}
+	for id, rank := range a.Groups {
+		if !isPositiveInteger(id) {
+			errs.Add("attributes.groups", "keys must be group ids (positive integers)")
+		} else if rank < 0 || rank > MaxGroupRank {
+			errs.Add("attributes.groups."+id, "must be a rank between 0 and %d", MaxGroupRank)
+		}
+	}
+	checkIDs(&errs, "attributes.gamepasses", a.Gamepasses, MaxPlayerGamepasses)
+	checkIDs(&errs, "attributes.badges", a.Badges, MaxPlayerBadges)
+	return errs.Err()
+}
+
+func checkIDs(errs *ValidationError, field string, ids []string, most int) {
+	if len(ids) > most {
+		errs.Add(field, "must hold at most %d ids", most)
+		return
+	}
+	for i, id := range ids {
+		if !isPositiveInteger(id) {
+			errs.Add(field+"["+strconv.Itoa(i)+"]", "must be a positive integer")
+		}
+	}
 }
 
 // PlayerAttributes are what the game server knows of a player: the

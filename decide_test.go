@@ -3,7 +3,11 @@ package gatehouse
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -11,11 +15,14 @@ import (
 // conformanceCase is one vector of conformance/decisions.json (see
 // conformance/README.md).
 type conformanceCase struct {
-	Name   string        `json:"name"`
-	Policy Policy        `json:"policy"`
-	Input  DecisionInput `json:"input"`
-	At     string        `json:"at"`
-	Want   Decision      `json:"want"`
+	Name   string `json:"name"`
+	Policy Policy `json:"policy"`
+	Input  struct {
+		DecisionInput
+		Unlocks []ActiveUnlock `json:"unlocks"`
+	} `json:"input"`
+	At   string   `json:"at"`
+	Want Decision `json:"want"`
 }
 
 func loadConformance(t *testing.T) []conformanceCase {
@@ -58,7 +65,9 @@ func TestConformance(t *testing.T) {
 			t.Errorf("%s: policy: %v", c.Name, err)
 			continue
 		}
-		if got := Decide(p, c.Input, at); got != c.Want {
+		in := c.Input.DecisionInput
+		in.Unlocks = c.Input.Unlocks
+		if got := Decide(p, in, at); got != c.Want {
 			t.Errorf("%s: at %s got %+v, want %+v", c.Name, c.At, got, c.Want)
 		}
 	}
@@ -86,5 +95,42 @@ func TestDecideWithoutPolicy(t *testing.T) {
 	}
 	if got, want := Decide(nil, in, at), DecideWithoutPolicy(FailClosed, in, at); got != want {
 		t.Errorf("Decide(nil) = %+v, want %+v", got, want)
+	}
+}
+
+// TestDecisionInputJSON: a request body cannot state its own unlocks.
+func TestDecisionInputJSON(t *testing.T) {
+	var in DecisionInput
+	body := `{"platformUserId":"42","serverJobId":"j","attributes":{"groups":{"456":210},"gamepasses":["789"],"badges":[],"premium":true},` +
+		`"unlocks":[{"scope":"UNIVERSE","until":"2099-01-01T00:00:00Z"}]}`
+	if err := json.Unmarshal([]byte(body), &in); err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Unlocks) != 0 {
+		t.Errorf("unlocks read from JSON: %+v", in.Unlocks)
+	}
+	if in.Attributes.Groups["456"] != 210 || !in.Attributes.Premium || in.Attributes.Gamepasses[0] != "789" {
+		t.Errorf("attributes %+v", in.Attributes)
+	}
+}
+
+func TestDecisionInputCheck(t *testing.T) {
+	ok := DecisionInput{PlatformUserID: "42", ServerJobID: "00000000-0000-0000-0000-000000000001",
+		Attributes: PlayerAttributes{Groups: map[string]int{"456": 255, "1": 0}, Gamepasses: []string{"789"}, Badges: []string{"1"}}}
+	if err := ok.Check(); err != nil {
+		t.Errorf("valid input: %v", err)
+	}
+	if err := (DecisionInput{PlatformUserID: "42"}).Check(); err != nil {
+		t.Errorf("input without job id or attributes: %v", err)
+	}
+	bad := DecisionInput{PlatformUserID: "0x1", ServerJobID: strings.Repeat("j", MaxJobID+1),
+		Attributes: PlayerAttributes{Groups: map[string]int{"456": 256, "x": 1, "7": -1}, Gamepasses: []string{"1", ""}, Badges: make([]string, MaxPlayerBadges+1)}}
+	var v *ValidationError
+	if !errors.As(bad.Check(), &v) {
+		t.Fatal("bad input passes")
+	}
+	want := []string{"attributes.badges", "attributes.gamepasses[1]", "attributes.groups", "attributes.groups.456", "attributes.groups.7", "platformUserId", "serverJobId"}
+	if got := slices.Sorted(maps.Keys(v.Issues)); !slices.Equal(got, want) {
+		t.Errorf("issue keys %v, want %v", got, want)
 	}
 }

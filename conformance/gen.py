@@ -462,6 +462,25 @@ case("New York fall night: SUN 04:00 EST", nclub, "2026-11-01T09:00:00Z", D, "OU
 case("New York spring night: SUN 03:30 EDT", nclub, "2026-03-08T07:30:00Z", G, "ALLOWLIST", "allow[0]", attrs=attrs({"9": 255}))
 
 # ---------------------------------------------------------------------------
+# 10b. A half-hour daylight-saving shift: Australia/Lord_Howe.
+#     2026-04-05 02:00 (+11) becomes 01:30 (+10:30) at 15:00 UTC on the 4th.
+#     2026-10-04 02:00 (+10:30) becomes 02:30 (+11) at 15:30 UTC on the 3rd.
+# ---------------------------------------------------------------------------
+LH = "Australia/Lord_Howe"
+lrep = policy(schedule=sched(LH, [win("SUN", "01:30", "02:00")]))
+dst("Lord Howe fall: 01:29:59 (+11)", lrep, "2026-04-04T14:29:59Z", False, None)
+dst("Lord Howe fall: first 01:30 (+11)", lrep, "2026-04-04T14:30:00Z", True, "schedule.windows[0]")
+dst("Lord Howe fall: first 01:59:59 (+11)", lrep, "2026-04-04T14:59:59Z", True, "schedule.windows[0]")
+dst("Lord Howe fall: second 01:30 (+10:30)", lrep, "2026-04-04T15:00:00Z", True, "schedule.windows[0]")
+dst("Lord Howe fall: second 01:59:59 (+10:30)", lrep, "2026-04-04T15:29:59Z", True, "schedule.windows[0]")
+dst("Lord Howe fall: 02:00 (+10:30)", lrep, "2026-04-04T15:30:00Z", False, None)
+lskip = policy(schedule=sched(LH, [win("SUN", "02:00", "02:30"), win("SUN", "02:15", "03:00")]))
+dst("Lord Howe spring: 01:59:59 (+10:30)", lskip, "2026-10-03T15:29:59Z", False, None)
+dst("Lord Howe spring: 02:30 (+11), the first window was empty, the second opens", lskip, "2026-10-03T15:30:00Z", True, "schedule.windows[1]")
+dst("Lord Howe spring: 02:59:59 (+11)", lskip, "2026-10-03T15:59:59Z", True, "schedule.windows[1]")
+dst("Lord Howe spring: 03:00 (+11)", lskip, "2026-10-03T16:00:00Z", False, None)
+
+# ---------------------------------------------------------------------------
 # 11. Instants given with other offsets are the same instant.
 # ---------------------------------------------------------------------------
 for at, ok in [("2026-11-25T09:00:00+01:00", True), ("2026-11-25T08:00:00Z", True), ("2026-11-25T03:00:00-05:00", True),

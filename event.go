@@ -64,7 +64,17 @@ const (
 	ReasonAccessPointDisabled = "ACCESS_POINT_DISABLED"
 	ReasonSchedule            = "SCHEDULE"
 	ReasonAllowlist           = "ALLOWLIST"
+	ReasonRemoteUnlock        = "REMOTE_UNLOCK" // an active remote unlock let the player through
+	ReasonBlocked             = "BLOCKED"       // a deny rule of the policy
+	ReasonOpen                = "OPEN"          // the policy's mode is OPEN
 )
+
+// DecisionReasons lists every reason the evaluator (Decide) gives, in the
+// contract's order of evaluation.
+var DecisionReasons = []string{
+	ReasonRemoteUnlock, ReasonAccessPointDisabled, ReasonBlocked, ReasonOpen,
+	ReasonOutsideSchedule, ReasonAllowlist, ReasonSchedule, ReasonNotOnAllowlist,
+}
 
 // ReasonPattern is the shape of a reason code.
 const ReasonPattern = `^[A-Z][A-Z0-9_]{0,63}$`

@@ -1,0 +1,398 @@
+package gatehouse
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// DecisionInput is who asks to pass, as the game server states it, and
+// the remote unlocks active for the access point.
+type DecisionInput struct {
+	PlatformUserID string           `json:"platformUserId"`
+	ServerJobID    string           `json:"serverJobId"`
+	Attributes     PlayerAttributes `json:"attributes"`
+	// Unlocks are the remote unlocks of this access point (the caller
+	// picks those of the access point); Decide keeps those whose scope
+	// covers the player and whose Until is after the instant. They are
+	// never read from JSON: a request body that could state its own unlock
+	// would let any game server open any door.
+	Unlocks []ActiveUnlock `json:"-"`
+}
+
+// Bounds of what a game server states about a player: above the
+// platform's own limits (100 groups a player, badges and passes shown by
+// the game), small enough to keep a decision request a few kilobytes.
+const (
+	MaxPlayerGroups     = 200
+	MaxPlayerGamepasses = 500
+	MaxPlayerBadges     = 500
+)
+
+// Check returns nil or a *ValidationError naming every bad field of what
+// a game server states: the player's id and job id, and the attributes'
+// ids and ranks (a group's rank is 0 to 255).
+func (r DecisionInput) Check() error {
+	var errs ValidationError
+	if !IsPlatformUserID(r.PlatformUserID) {
+		errs.Add("platformUserId", "must be a platform user id (digits)")
+	}
+	if r.ServerJobID != "" {
+		checkJobID(&errs, "serverJobId", r.ServerJobID)
+	}
+	a := r.Attributes
+	if len(a.Groups) > MaxPlayerGroups {
+		errs.Add("attributes.groups", "must hold at most %d groups", MaxPlayerGroups)
+	}
+	for id, rank := range a.Groups {
+		if !isPositiveInteger(id) {
+			errs.Add("attributes.groups", "keys must be group ids (positive integers)")
+		} else if rank < 0 || rank > MaxGroupRank {
+			errs.Add("attributes.groups."+id, "must be a rank between 0 and %d", MaxGroupRank)
+		}
+	}
+	checkIDs(&errs, "attributes.gamepasses", a.Gamepasses, MaxPlayerGamepasses)
+	checkIDs(&errs, "attributes.badges", a.Badges, MaxPlayerBadges)
+	return errs.Err()
+}
+
+func checkIDs(errs *ValidationError, field string, ids []string, most int) {
+	if len(ids) > most {
+		errs.Add(field, "must hold at most %d ids", most)
+		return
+	}
+	for i, id := range ids {
+		if !isPositiveInteger(id) {
+			errs.Add(field+"["+strconv.Itoa(i)+"]", "must be a positive integer")
+		}
+	}
+}
+
+// PlayerAttributes are what the game server knows of a player: the
+// groups they belong to with their rank, the gamepasses and badges they
+// own, and whether they have Premium.
+type PlayerAttributes struct {
+	Groups     map[string]int `json:"groups"`
+	Gamepasses []string       `json:"gamepasses"`
+	Badges     []string       `json:"badges"`
+	Premium    bool           `json:"premium"`
+}
+
+// ActiveUnlock is a remote unlock as the evaluator sees it: whom it
+// covers and until when (exclusive).
+type ActiveUnlock struct {
+	Scope          CommandScope `json:"scope"`
+	ServerJobID    string       `json:"serverJobId,omitempty"`
+	PlatformUserID string       `json:"platformUserId,omitempty"`
+	Until          Time         `json:"until"`
+}
+
+// Decision is the evaluator's answer: the outcome, the reason (one of
+// DecisionReasons) and the rule that decided, e.g. "allow[1]", "deny[0]",
+// "schedule.windows[2]", "mode", "remoteUnlock".
+type Decision struct {
+	Allowed Outcome `json:"allowed"`
+	Reason  string  `json:"reason"`
+	Rule    string  `json:"rule"`
+}
+
+// The rule names a decision gives that are not a list entry.
+const (
+	RuleRemoteUnlock = "remoteUnlock"
+	RuleMode         = "mode"
+	RuleSchedule     = "schedule" // outside every window, or always in schedule (no schedule)
+	RuleAllow        = "allow"    // no allow rule matched
+	RuleFailMode     = "failMode"
+)
+
+// CompiledPolicy is a checked policy made ready to decide: the zone
+// loaded, windows as minute ranges per weekday, rules in maps keyed by id,
+// and every rule name built once, so that Decide allocates nothing.
+type CompiledPolicy struct {
+	Policy     Policy
+	mode       PolicyMode
+	loc        *time.Location // nil: no schedule, always in schedule
+	week       [7][]span      // by time.Weekday: the windows that start that day
+	exceptions map[int64]exceptionDay
+	users      map[string]int // allow index by id
+	gamepasses map[string]int
+	badges     map[string]int
+	groups     []groupRule          // in allow order
+	groupByID  map[string]groupRule // the same, by group id
+	premium    int                  // allow index of the premium rule, or -1
+	allowNames []string
+	anyAllow   bool
+	deny       map[string]denyRule
+}
+
+// span is a window on its starting day: minutes [from, to) since that
+// day's midnight; to passes 1440 when the window crosses midnight.
+type span struct {
+	from, to int
+	rule     string
+}
+
+type exceptionDay struct {
+	rule  string // schedule.exceptions[i]
+	spans []span // nil when closed
+}
+
+type groupRule struct {
+	id      string
+	minRank int
+	index   int
+}
+
+type denyRule struct {
+	rule    string
+	until   time.Time
+	forever bool
+}
+
+// Compile checks p and prepares it for Decide. It is done once per policy
+// version, not per decision.
+func (p Policy) Compile() (*CompiledPolicy, error) {
+	p, err := p.Check()
+	if err != nil {
+		return nil, err
+	}
+	c := &CompiledPolicy{
+		Policy:     p,
+		mode:       p.Mode,
+		users:      map[string]int{},
+		gamepasses: map[string]int{},
+		badges:     map[string]int{},
+		groupByID:  map[string]groupRule{},
+		premium:    -1,
+		allowNames: make([]string, len(p.Allow)),
+		anyAllow:   len(p.Allow) > 0,
+		deny:       make(map[string]denyRule, len(p.Deny)),
+	}
+	if s := p.Schedule; s != nil {
+		if c.loc, err = time.LoadLocation(s.TimeZone); err != nil {
+			return nil, Invalid("schedule.timeZone", "is not a known IANA time zone")
+		}
+		for i, w := range s.Windows {
+			sp := makeSpan(w.From, w.To, fmt.Sprintf("schedule.windows[%d]", i))
+			for _, d := range w.Days {
+				wd := weekdayOf(dayIndex(d))
+				c.week[wd] = append(c.week[wd], sp)
+			}
+		}
+		c.exceptions = make(map[int64]exceptionDay, len(s.Exceptions))
+		for i, e := range s.Exceptions {
+			d, _ := time.Parse(time.DateOnly, e.Date)
+			ex := exceptionDay{rule: fmt.Sprintf("schedule.exceptions[%d]", i)}
+			for j, r := range e.Windows {
+				ex.spans = append(ex.spans, makeSpan(r.From, r.To, fmt.Sprintf("schedule.exceptions[%d].windows[%d]", i, j)))
+			}
+			c.exceptions[civilDay(d.Date())] = ex
+		}
+	}
+	for i, r := range p.Allow {
+		c.allowNames[i] = "allow[" + strconv.Itoa(i) + "]"
+		switch {
+		case r.PlatformUserID != "":
+			c.users[r.PlatformUserID] = i
+		case r.GroupID != "":
+			g := groupRule{id: r.GroupID, minRank: *r.MinRank, index: i}
+			c.groups = append(c.groups, g)
+			c.groupByID[g.id] = g
+		case r.GamepassID != "":
+			c.gamepasses[r.GamepassID] = i
+		case r.BadgeID != "":
+			c.badges[r.BadgeID] = i
+		case r.Premium:
+			c.premium = i
+		}
+	}
+	for i, r := range p.Deny {
+		d := denyRule{rule: "deny[" + strconv.Itoa(i) + "]", forever: r.Until == nil}
+		if r.Until != nil {
+			d.until = time.Time(*r.Until)
+		}
+		c.deny[r.PlatformUserID] = d
+	}
+	return c, nil
+}
+
+func makeSpan(from, to, rule string) span {
+	f, _ := parseClock(from)
+	t, _ := parseClock(to)
+	if t <= f {
+		t += minutesPerDay
+	}
+	return span{from: f, to: t, rule: rule}
+}
+
+// weekdayOf turns an index of Weekdays (Monday first) into a time.Weekday.
+func weekdayOf(i int) time.Weekday { return time.Weekday((i + 1) % 7) }
+
+// civilDay numbers a calendar date: days since 1970-01-01.
+func civilDay(y int, m time.Month, d int) int64 {
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+}
+
+// Decide is the one evaluator of the contract: first match wins, in this
+// order: an active remote unlock covering the player, their server or the
+// universe (granted REMOTE_UNLOCK); LOCKED (denied ACCESS_POINT_DISABLED);
+// an unexpired deny rule (denied BLOCKED); OPEN (granted OPEN); outside the
+// schedule (denied OUTSIDE_SCHEDULE); an allow rule (granted ALLOWLIST, the
+// lowest index that matches); an empty allow list (granted SCHEDULE);
+// otherwise denied NOT_ON_ALLOWLIST. It is pure and allocates nothing.
+// A nil policy is decided as DecideWithoutPolicy(FailClosed, …).
+func Decide(p *CompiledPolicy, r DecisionInput, at time.Time) Decision {
+	if p == nil {
+		return DecideWithoutPolicy(FailClosed, r, at)
+	}
+	if unlocked(r, at) {
+		return Decision{Granted, ReasonRemoteUnlock, RuleRemoteUnlock}
+	}
+	if p.mode == ModeLocked {
+		return Decision{Denied, ReasonAccessPointDisabled, RuleMode}
+	}
+	if d, ok := p.deny[r.PlatformUserID]; ok && (d.forever || d.until.After(at)) {
+		return Decision{Denied, ReasonBlocked, d.rule}
+	}
+	if p.mode == ModeOpen {
+		return Decision{Granted, ReasonOpen, RuleMode}
+	}
+	window, in := p.inSchedule(at)
+	if !in {
+		return Decision{Denied, ReasonOutsideSchedule, window}
+	}
+	if !p.anyAllow {
+		return Decision{Granted, ReasonSchedule, window}
+	}
+	if i := p.allowed(&r.Attributes, r.PlatformUserID); i >= 0 {
+		return Decision{Granted, ReasonAllowlist, p.allowNames[i]}
+	}
+	return Decision{Denied, ReasonNotOnAllowlist, RuleAllow}
+}
+
+// DecideWithoutPolicy decides for an access point whose policy a caller
+// cannot obtain (a game server that never reached Gatehouse, or a cache
+// that lost it): an active remote unlock still lets the player through;
+// then failMode OPEN grants (reason OPEN) and CLOSED denies (reason
+// ACCESS_POINT_DISABLED), both naming the rule "failMode". The reasons are
+// the contract's, so a log of such decisions needs no new reason.
+func DecideWithoutPolicy(failMode FailMode, r DecisionInput, at time.Time) Decision {
+	if unlocked(r, at) {
+		return Decision{Granted, ReasonRemoteUnlock, RuleRemoteUnlock}
+	}
+	if failMode == FailOpen {
+		return Decision{Granted, ReasonOpen, RuleFailMode}
+	}
+	return Decision{Denied, ReasonAccessPointDisabled, RuleFailMode}
+}
+
+// unlocked reports whether a remote unlock covers r at the instant.
+func unlocked(r DecisionInput, at time.Time) bool {
+	for i := range r.Unlocks {
+		u := &r.Unlocks[i]
+		if !time.Time(u.Until).After(at) {
+			continue
+		}
+		switch u.Scope {
+		case ScopeUniverse:
+			return true
+		case ScopeServer:
+			if u.ServerJobID != "" && u.ServerJobID == r.ServerJobID {
+				return true
+			}
+		case ScopePlayer:
+			if u.PlatformUserID != "" && u.PlatformUserID == r.PlatformUserID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inSchedule reports whether the instant falls in a window, and names the
+// window, or, when outside, "schedule" or the exception of the local date.
+// Times are wall-clock times of the zone: a window that starts at a time
+// that a spring-forward day skips covers only what remains of it, and the
+// hour a fall-back day repeats is inside a window both times. A window of
+// the local date is preferred to one carried over from the day before.
+func (p *CompiledPolicy) inSchedule(at time.Time) (string, bool) {
+	if p.loc == nil {
+		return RuleSchedule, true
+	}
+	local := at.In(p.loc)
+	y, mo, d := local.Date()
+	h, mi, _ := local.Clock()
+	m := h*60 + mi
+	day := civilDay(y, mo, d)
+	wd := local.Weekday()
+	today, ex, hasEx := p.spansOf(day, wd)
+	for i := range today {
+		if today[i].from <= m && m < today[i].to {
+			return today[i].rule, true
+		}
+	}
+	yesterday, _, _ := p.spansOf(day-1, (wd+6)%7)
+	for i := range yesterday {
+		if yesterday[i].to > minutesPerDay && m < yesterday[i].to-minutesPerDay {
+			return yesterday[i].rule, true
+		}
+	}
+	if hasEx {
+		return ex, false
+	}
+	return RuleSchedule, false
+}
+
+// spansOf is the windows that start on a date: its exception's, or the
+// weekday's.
+func (p *CompiledPolicy) spansOf(day int64, wd time.Weekday) ([]span, string, bool) {
+	if ex, ok := p.exceptions[day]; ok {
+		return ex.spans, ex.rule, true
+	}
+	return p.week[wd], "", false
+}
+
+// allowed is the lowest index of an allow rule matching the player, or -1.
+func (p *CompiledPolicy) allowed(a *PlayerAttributes, user string) int {
+	best := -1
+	take := func(i int) {
+		if best < 0 || i < best {
+			best = i
+		}
+	}
+	if i, ok := p.users[user]; ok {
+		take(i)
+	}
+	// Walk the shorter of the policy's group rules and the player's groups.
+	if len(p.groups) <= len(a.Groups) {
+		for _, g := range p.groups {
+			if rank, ok := a.Groups[g.id]; ok && rank >= g.minRank {
+				take(g.index)
+			}
+		}
+	} else {
+		for id, rank := range a.Groups {
+			if g, ok := p.groupByID[id]; ok && rank >= g.minRank {
+				take(g.index)
+			}
+		}
+	}
+	if len(p.gamepasses) > 0 {
+		for _, id := range a.Gamepasses {
+			if i, ok := p.gamepasses[id]; ok {
+				take(i)
+			}
+		}
+	}
+	if len(p.badges) > 0 {
+		for _, id := range a.Badges {
+			if i, ok := p.badges[id]; ok {
+				take(i)
+			}
+		}
+	}
+	if a.Premium && p.premium >= 0 {
+		take(p.premium)
+	}
+	return best
+}

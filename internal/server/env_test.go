@@ -32,6 +32,7 @@ type env struct {
 	handler http.Handler
 	store   gatehouse.Store
 	clock   *clock
+	svc     *gatehouse.Service
 	logs    *testenv.LogBuffer
 	url     string
 	client  *http.Client
@@ -70,7 +71,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 	// Every exchange of the suite is checked against the OpenAPI document.
 	client := srv.Client()
 	client.Transport = apitest.Document(t).Transport(t, client.Transport)
-	return &env{t: t, handler: h, store: db, clock: c, logs: logs, url: srv.URL, client: client}
+	return &env{t: t, handler: h, store: db, clock: c, svc: built.Service, logs: logs, url: srv.URL, client: client}
 }
 
 // openStore opens a fresh store on the backend GATEHOUSE_TEST_BACKEND

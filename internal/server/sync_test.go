@@ -25,8 +25,9 @@ type syncResult struct {
 }
 
 // TestUniverseUnlockReachesEveryServer: three game servers long-poll in
-// parallel; a UNIVERSE unlock reaches all three waits, each acknowledges
-// it, and the command is EXECUTED by 3 of 3.
+// parallel; a UNIVERSE unlock reaches all three waits, two acknowledge it
+// EXECUTED and one FAILED, and the command is FAILED by 1 of 3 with each
+// server's answer in its delivery.
 func TestUniverseUnlockReachesEveryServer(t *testing.T) {
 	e := newEnv(t)
 	o := e.newUnlockOrg("Acme")
@@ -68,8 +69,9 @@ func TestUniverseUnlockReachesEveryServer(t *testing.T) {
 			t.Errorf("%s waited %v for the unlock", job, took[job])
 		}
 	}
+	answers := map[string]string{"job-a": `"result": "EXECUTED"`, "job-b": `"result": "EXECUTED"`, "job-c": `"result": "FAILED", "detail": "door jammed"`}
 	for _, job := range jobs {
-		body := fmt.Sprintf(`{"universeId": "42", "cursor": %q, "waitSeconds": 0, "acks": [{"commandId": %q, "result": "EXECUTED"}]}`, got[job].Cursor, c.ID)
+		body := fmt.Sprintf(`{"universeId": "42", "cursor": %q, "waitSeconds": 0, "acks": [{"commandId": %q, %s}]}`, got[job].Cursor, c.ID, answers[job])
 		r := e.syncNow(o.serverKey, job, body)
 		var res syncResult
 		r.decode(t, &res)
@@ -79,13 +81,21 @@ func TestUniverseUnlockReachesEveryServer(t *testing.T) {
 	}
 	var final gatehouse.Command
 	e.get("/api/consumer/v1/commands/"+c.ID.String(), o.cmdKey).decode(t, &final)
-	want := gatehouse.CommandTargets{Live: 3, Delivered: 3, Executed: 3}
-	if final.Status != gatehouse.CommandExecuted || final.Targets != want || len(final.Deliveries) != 3 {
-		t.Errorf("after three acks: %s %+v, %d deliveries", final.Status, final.Targets, len(final.Deliveries))
+	want := gatehouse.CommandTargets{Live: 3, Delivered: 3, Executed: 2, Failed: 1}
+	if final.Status != gatehouse.CommandFailed || final.Targets != want || len(final.Deliveries) != 3 ||
+		final.FailureReason == nil || !strings.Contains(*final.FailureReason, "1 of 3") {
+		t.Errorf("after two EXECUTED and one FAILED: %s (%v) %+v, %d deliveries", final.Status, final.FailureReason, final.Targets, len(final.Deliveries))
 	}
 	for _, d := range final.Deliveries {
-		if d.Result == nil || *d.Result != gatehouse.AckExecuted || d.AckedAt == nil || !d.Target {
-			t.Errorf("delivery %+v", d)
+		wantResult := gatehouse.AckExecuted
+		if d.ServerJobID == "job-c" {
+			wantResult = gatehouse.AckFailed
+			if d.Detail == nil || *d.Detail != "door jammed" {
+				t.Errorf("job-c's delivery lost its detail: %+v", d)
+			}
+		}
+		if d.Result == nil || *d.Result != wantResult || d.AckedAt == nil || !d.Target {
+			t.Errorf("delivery %+v, want result %s", d, wantResult)
 		}
 	}
 	// An ack of a command this server never received changes nothing.
@@ -293,6 +303,86 @@ func (e *env) waitLive(o unlockOrg, n int) {
 		}
 		if time.Since(start) > 10*time.Second {
 			e.t.Fatalf("%d of %d servers live after 10 s", len(live), n)
+		}
+	}
+}
+
+// syncTake is one sync of job in universe 42 hosting players, that does
+// not wait, and its answer.
+func (e *env) syncTake(key, job string, players ...string) syncResult {
+	e.t.Helper()
+	list := "[]"
+	if len(players) > 0 {
+		list = `["` + strings.Join(players, `","`) + `"]`
+	}
+	r := e.syncNow(key, job, fmt.Sprintf(`{"universeId": "42", "players": %s, "waitSeconds": 0}`, list))
+	var res syncResult
+	if r.status != 200 {
+		e.t.Fatalf("sync of %s: %d %s", job, r.status, r.body)
+	}
+	r.decode(e.t, &res)
+	return res
+}
+
+// TestUnlockScopesOverHTTP: a PLAYER unlock finds the server hosting the
+// player and no other; a server that starts during a UNIVERSE unlock
+// receives it with the time that remains; a command nobody executes
+// expires when the sweep runs; another organization's server with the
+// same job id never receives a command and cannot acknowledge it.
+func TestUnlockScopesOverHTTP(t *testing.T) {
+	e := newEnv(t)
+	o, rival := e.newUnlockOrg("Acme"), e.newUnlockOrg("Rival")
+	door := o.accessPoints[0].ID
+	e.syncTake(o.serverKey, "job-a", "111")
+	e.syncTake(o.serverKey, "job-b", "777")
+	e.syncTake(rival.serverKey, "job-b", "777")
+
+	player, _ := e.issue(o.cmdKey, fmt.Sprintf(`{"accessPointId": %q, "scope": "PLAYER", "platformUserId": "777"}`, door))
+	if player.Status != gatehouse.CommandPending || player.Targets.Live != 1 {
+		t.Fatalf("PLAYER unlock issued %s with %+v", player.Status, player.Targets)
+	}
+	if got := e.syncTake(o.serverKey, "job-a", "111"); len(got.Commands) != 0 {
+		t.Errorf("job-a, not hosting 777, received %v", got.Commands)
+	}
+	if got := e.syncTake(rival.serverKey, "job-b", "777"); len(got.Commands) != 0 {
+		t.Errorf("Rival's job-b received Acme's command: %v", got.Commands)
+	}
+	if got := e.syncTake(o.serverKey, "job-b", "777"); len(got.Commands) != 1 || got.Commands[0].ID != player.ID {
+		t.Fatalf("job-b, hosting 777, received %v", got.Commands)
+	}
+	r := e.syncNow(rival.serverKey, "job-b", fmt.Sprintf(`{"universeId": "42", "waitSeconds": 0, "acks": [{"commandId": %q, "result": "EXECUTED"}]}`, player.ID))
+	var res syncResult
+	r.decode(t, &res)
+	if len(res.RejectedAcks) != 1 || res.RejectedAcks[0] != player.ID.String() {
+		t.Errorf("Rival's ack of Acme's command: %s", r.body)
+	}
+
+	// A UNIVERSE unlock of 30 s starts at its first delivery; a server
+	// that starts 12 s later gets the 18 s that remain.
+	universe, _ := e.issue(o.cmdKey, fmt.Sprintf(`{"accessPointId": %q, "scope": "UNIVERSE", "durationSeconds": 30}`, door))
+	if got := e.syncTake(o.serverKey, "job-a", "111"); len(got.Commands) != 1 || *got.Commands[0].RemainingSeconds != 30 {
+		t.Fatalf("job-a took %+v", got.Commands)
+	}
+	e.clock.Advance(12 * time.Second)
+	late := e.syncTake(o.serverKey, "job-new")
+	if len(late.Commands) != 1 || late.Commands[0].ID != universe.ID || *late.Commands[0].RemainingSeconds != 18 {
+		t.Fatalf("a server that started 12 s into the unlock took %+v", late.Commands)
+	}
+	var shown gatehouse.Command
+	e.get("/api/consumer/v1/commands/"+universe.ID.String(), o.cmdKey).decode(t, &shown)
+	if shown.Targets.Joined != 1 || shown.Targets.Live != 2 {
+		t.Errorf("after a server joined: %+v", shown.Targets)
+	}
+
+	// Nobody answers: past ttlSeconds (60) the sweep expires both.
+	e.clock.Advance(60 * time.Second)
+	if err := e.svc.SweepCommands(context.Background(), "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{player.ID.String(), universe.ID.String()} {
+		e.get("/api/consumer/v1/commands/"+id, o.cmdKey).decode(t, &shown)
+		if shown.Status != gatehouse.CommandExpired {
+			t.Errorf("command %s after its ttl and a sweep: %s", id, shown.Status)
 		}
 	}
 }

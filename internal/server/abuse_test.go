@@ -61,7 +61,10 @@ func TestAbuseLoad(t *testing.T) {
 	}
 	valid := e.newKeyWith(o.ID, func(k *gatehouse.APIKey) { k.RateLimit = &gatehouse.Rate{Count: 1e6, Per: time.Second} }, gatehouse.ScopeEventsRead)
 	noScope := e.newKey(o.ID, gatehouse.ScopeLocationsRead)
-	slow := e.newKeyWith(o.ID, func(k *gatehouse.APIKey) { k.RateLimit = &gatehouse.Rate{Count: 1, Per: time.Second} }, gatehouse.ScopeEventsRead)
+	// The key over its rate limit is another organization's: its reads
+	// that get through must not take the valid group's read slots, which
+	// an organization's own reads may fill by design.
+	slow := e.newKeyWith(e.newOrg("Slow").ID, func(k *gatehouse.APIKey) { k.RateLimit = &gatehouse.Rate{Count: 1, Per: time.Second} }, gatehouse.ScopeEventsRead)
 	unlimited := func(k *gatehouse.APIKey) { k.RateLimit = &gatehouse.Rate{Count: 1e6, Per: time.Second} }
 	heavy, quiet := e.newOrg("Heavy"), e.newOrg("Quiet")
 	seedLog(e, heavy, 20_000) // enough that a short search costs a scan of thousands of events

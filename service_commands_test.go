@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/gatehouse/gatehouse/internal/teststore"
 	"github.com/google/uuid"
 )
 
@@ -285,10 +285,7 @@ func TestWakesCrossProcessesOnSQLite(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "shared.db")
 	open := func() *gatehouse.Service {
-		db, err := sqlite.Open(ctx, path)
-		must(t, err)
-		t.Cleanup(func() { db.Close() })
-		must(t, db.Migrate(ctx))
+		db := teststore.OpenSQLite(t, path)
 		return gatehouse.NewService(gatehouse.ServiceConfig{Store: db, Secret: []byte("0123456789abcdef0123456789abcdef"), Hasher: &fastHasher{}})
 	}
 	serve, cli := open(), open()

@@ -31,19 +31,12 @@ func watch(t *testing.T, db *postgres.DB) <-chan wake {
 	return wakes
 }
 
-// waitFor waits up to within for want among the wakes.
+// waitFor waits up to within for want among the wakes, and stops the
+// test when none comes.
 func waitFor(t *testing.T, wakes <-chan wake, want wake, within time.Duration, what string) {
 	t.Helper()
-	deadline := time.After(within)
-	for {
-		select {
-		case w := <-wakes:
-			if w == want {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("%s: no wake %v within %v", what, want, within)
-		}
+	if !storetest.WaitWake(t, wakes, want, within, what) {
+		t.FailNow()
 	}
 }
 

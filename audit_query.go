@@ -1,7 +1,6 @@
 package gatehouse
 
 import (
-	"errors"
 	"net/url"
 	"slices"
 	"strings"
@@ -24,57 +23,29 @@ func ReadAuditQuery(v url.Values, cursors *Cursors, orgID uuid.UUID) (AuditFilte
 		f    AuditFilter
 		errs ValidationError
 	)
-	one := func(name string) (string, bool) {
-		vals := slices.DeleteFunc(slices.Clone(v[name]), func(s string) bool { return s == "" })
-		if len(vals) > 1 {
-			errs.Add(name, "must be given at most once")
-			return "", false
-		}
-		return strings.Join(vals, ""), len(vals) == 1
-	}
-	for name := range v {
-		if !slices.Contains(AuditQueryParams, name) {
-			errs.Add(Redact(name), "is not a parameter of this endpoint (known: %s)", strings.Join(AuditQueryParams, ", "))
-		}
-	}
-	if s, ok := one("action"); ok {
+	q := newListQuery(v, AuditQueryParams, &errs)
+	if s, ok := q.one("action"); ok {
 		if f.Action = AuditAction(s); !slices.Contains(AuditActions, f.Action) {
 			errs.Add("action", "must be one of %s", joinActions())
 		}
 	}
-	if s, ok := one("actorId"); ok {
+	if s, ok := q.one("actorId"); ok {
 		f.ActorID = parseUUID(&errs, "actorId", s)
 	}
-	if s, ok := one("targetId"); ok {
+	if s, ok := q.one("targetId"); ok {
 		f.TargetID = parseUUID(&errs, "targetId", s)
 	}
-	if s, ok := one("dateFrom"); ok {
+	if s, ok := q.one("dateFrom"); ok {
 		f.From = parseDate(&errs, "dateFrom", s)
 	}
-	if s, ok := one("dateTo"); ok {
+	if s, ok := q.one("dateTo"); ok {
 		f.To = parseDate(&errs, "dateTo", s)
 	}
 	if f.From != nil && f.To != nil && f.From.After(*f.To) {
 		errs.Add("dateFrom", "must not be after dateTo")
 	}
-	f.Limit = parseLimit(&errs, v)
-	if s, ok := one(paramCursor); ok && len(errs.Issues) == 0 {
-		b, err := cursors.Open(s, CursorAudit, f.Digest(orgID))
-		if err == nil {
-			var key AuditKey
-			key, err = DecodeAuditKey(b)
-			f.After = &key
-		}
-		if err != nil {
-			errs.Add(paramCursor, "%s", err.Error())
-		}
-	} else if ok {
-		// With other problems the filters are not known; a forged cursor
-		// can still be told.
-		if _, err := cursors.Open(s, CursorAudit, f.Digest(orgID)); errors.Is(err, ErrCursorInvalid) {
-			errs.Add(paramCursor, "%s", err.Error())
-		}
-	}
+	f.Limit = q.limit()
+	f.After = openListCursor(q, cursors, CursorAudit, f.Digest(orgID), DecodeAuditKey)
 	return f, errs.Err()
 }
 

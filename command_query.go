@@ -2,10 +2,8 @@ package gatehouse
 
 import (
 	"crypto/sha256"
-	"errors"
 	"net/url"
 	"slices"
-	"strings"
 
 	"github.com/google/uuid"
 )
@@ -28,53 +26,29 @@ func ReadCommandQuery(v url.Values, cursors *Cursors, orgID uuid.UUID) (CommandF
 		f    CommandFilter
 		errs ValidationError
 	)
-	one := func(name string) (string, bool) {
-		vals := slices.DeleteFunc(slices.Clone(v[name]), func(s string) bool { return s == "" })
-		if len(vals) > 1 {
-			errs.Add(name, "must be given at most once")
-			return "", false
-		}
-		return strings.Join(vals, ""), len(vals) == 1
-	}
-	for name := range v {
-		if !slices.Contains(CommandQueryParams, name) {
-			errs.Add(Redact(name), "is not a parameter of this endpoint (known: %s)", strings.Join(CommandQueryParams, ", "))
-		}
-	}
-	if s, ok := one("status"); ok {
+	q := newListQuery(v, CommandQueryParams, &errs)
+	if s, ok := q.one("status"); ok {
 		if st := CommandStatus(s); slices.Contains(CommandStatuses, st) {
 			f.Status = &st
 		} else {
 			errs.Add("status", "must be one of %s", joinStatuses())
 		}
 	}
-	if s, ok := one("scope"); ok {
+	if s, ok := q.one("scope"); ok {
 		if sc := CommandScope(s); slices.Contains(CommandScopes, sc) {
 			f.Scope = &sc
 		} else {
 			errs.Add("scope", "must be one of UNIVERSE, SERVER, PLAYER")
 		}
 	}
-	if s, ok := one("accessPointId"); ok {
+	if s, ok := q.one("accessPointId"); ok {
 		f.AccessPointID = parseUUID(&errs, "accessPointId", s)
 	}
-	if s, ok := one("locationId"); ok {
+	if s, ok := q.one("locationId"); ok {
 		f.LocationID = parseUUID(&errs, "locationId", s)
 	}
-	f.Limit = parseLimit(&errs, v)
-	if s, ok := one(paramCursor); ok {
-		b, err := cursors.Open(s, CursorCommands, f.Digest(orgID))
-		if err == nil {
-			var key CommandKey
-			key, err = DecodeCommandKey(b)
-			f.After = &key
-		}
-		// With other problems the filters are not known; a forged cursor
-		// can still be told.
-		if err != nil && (len(errs.Issues) == 0 || errors.Is(err, ErrCursorInvalid)) {
-			errs.Add(paramCursor, "%s", err.Error())
-		}
-	}
+	f.Limit = q.limit()
+	f.After = openListCursor(q, cursors, CursorCommands, f.Digest(orgID), DecodeCommandKey)
 	return f, errs.Err()
 }
 

@@ -268,7 +268,7 @@ func (s *Service) RunCommands(ctx context.Context, holder string, report func(er
 		for ctx.Err() == nil {
 			if err := s.store.WatchCommands(ctx, s.wakes.Wake); err != nil && ctx.Err() == nil {
 				report(err)
-				sleep(ctx, time.Second)
+				Sleep(ctx, time.Second)
 			}
 		}
 	}()
@@ -299,12 +299,17 @@ func (s *Service) SweepCommands(ctx context.Context, holder string) error {
 	return err
 }
 
-func sleep(ctx context.Context, d time.Duration) {
+// Sleep waits d, or less when ctx ends first; it reports whether the
+// whole wait passed. The loops that retry (the command watch, the
+// publisher, the PostgreSQL listener) pause with it.
+func Sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
+		return false
 	case <-t.C:
+		return true
 	}
 }
 

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/gatehouse/gatehouse/internal/storetest"
+	"github.com/gatehouse/gatehouse/internal/teststore"
 	"github.com/google/uuid"
 )
 
@@ -285,10 +286,7 @@ func TestWakesCrossProcessesOnSQLite(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "shared.db")
 	open := func() *gatehouse.Service {
-		db, err := sqlite.Open(ctx, path)
-		must(t, err)
-		t.Cleanup(func() { db.Close() })
-		must(t, db.Migrate(ctx))
+		db := teststore.OpenSQLite(t, path)
 		return gatehouse.NewService(gatehouse.ServiceConfig{Store: db, Secret: []byte("0123456789abcdef0123456789abcdef"), Hasher: &fastHasher{}})
 	}
 	serve, cli := open(), open()
@@ -298,30 +296,11 @@ func TestWakesCrossProcessesOnSQLite(t *testing.T) {
 	go func() { serve.RunCommands(run, "serve", func(err error) { t.Error(err) }); close(done) }()
 	t.Cleanup(func() { stop(); <-done })
 
-	wait := 10
-	answered := make(chan gatehouse.SyncResult, 1)
-	go func() {
-		res, err := serve.Sync(f.key, f.org.ID, gatehouse.SyncRequest{ServerJobID: "a", UniverseID: "42", WaitSeconds: &wait})
-		if err != nil {
-			t.Error(err)
-		}
-		answered <- res
-	}()
-	time.Sleep(300 * time.Millisecond)
-	c, _, err := cli.IssueCommand(f.key, f.org.ID, f.universe(), "")
-	must(t, err)
-	issued := time.Now()
-	select {
-	case res := <-answered:
-		if len(res.Commands) != 1 || res.Commands[0].ID != c.ID {
-			t.Fatalf("woken with %+v", res)
-		}
-		if d := time.Since(issued); d > time.Second {
-			t.Errorf("woken %v after the issue, want within a second", d)
-		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("a command issued by another process did not wake the waiting sync")
-	}
+	storetest.SyncWoken(t, f.key, serve, f.org.ID, 300*time.Millisecond, func() gatehouse.Command {
+		c, _, err := cli.IssueCommand(f.key, f.org.ID, f.universe(), "")
+		must(t, err)
+		return c
+	}, "by another process")
 }
 
 func mustOrg(t *testing.T, svc *gatehouse.Service) gatehouse.Organization {

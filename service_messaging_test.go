@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/gatehouse/gatehouse/internal/teststore"
 )
 
 const openCloudKey = "oc-key-5f8d1b2c9e7a4d3fQ=="
@@ -20,14 +20,7 @@ const openCloudKey = "oc-key-5f8d1b2c9e7a4d3fQ=="
 func TestMessagingKeyIsSealedAndNeverShown(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "gatehouse.db")
-	db, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := teststore.OpenSQLite(t, path)
 	// The service of serve pins another secret for cursors: sealing
 	// still uses the database's, so an operator's command agrees.
 	svc := gatehouse.NewService(gatehouse.ServiceConfig{Store: db, Secret: []byte("pinned secret for cursors only!!")})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 	"golang.org/x/term"
 )
 
@@ -16,22 +17,12 @@ import (
 // from stdin (asked for without echo on a terminal), never from a flag,
 // so that it stays out of shell history and process listings.
 func runMessagingSet(ctx context.Context, e *env) error {
-	f := newFlags(e, "messaging set")
-	org := f.String("org", "", "organization id")
-	universe := f.String("universe-id", "", "the platform universe id")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
-		orgID, err := parseID("org", *org)
-		if err != nil {
-			return err
-		}
-		if err := required("universe-id", *universe); err != nil {
-			return err
-		}
+	return withUniverse(ctx, e, "messaging set", func(f *flags, svc *gatehouse.Service, orgID uuid.UUID, universe string) error {
 		key, err := readMessagingKey(e)
 		if err != nil {
 			return err
 		}
-		k, err := svc.SetMessaging(ctx, orgID, *universe, key)
+		k, err := svc.SetMessaging(ctx, orgID, universe, key)
 		if err != nil {
 			return err
 		}
@@ -62,7 +53,20 @@ func runMessagingList(ctx context.Context, e *env) error {
 }
 
 func runMessagingRemove(ctx context.Context, e *env) error {
-	f := newFlags(e, "messaging remove")
+	return withUniverse(ctx, e, "messaging remove", func(f *flags, svc *gatehouse.Service, orgID uuid.UUID, universe string) error {
+		if err := svc.RemoveMessaging(ctx, orgID, universe); err != nil {
+			return err
+		}
+		return f.print(map[string]string{"universeId": universe, "status": "removed"},
+			"commands of universe %s are no longer pushed; its key is deleted", universe)
+	})
+}
+
+// withUniverse runs fn for a messaging command that names one universe
+// of one organization (--org, --universe-id, both required), with the
+// service open.
+func withUniverse(ctx context.Context, e *env, name string, fn func(f *flags, svc *gatehouse.Service, orgID uuid.UUID, universe string) error) error {
+	f := newFlags(e, name)
 	org := f.String("org", "", "organization id")
 	universe := f.String("universe-id", "", "the platform universe id")
 	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
@@ -73,11 +77,7 @@ func runMessagingRemove(ctx context.Context, e *env) error {
 		if err := required("universe-id", *universe); err != nil {
 			return err
 		}
-		if err := svc.RemoveMessaging(ctx, orgID, *universe); err != nil {
-			return err
-		}
-		return f.print(map[string]string{"universeId": *universe, "status": "removed"},
-			"commands of universe %s are no longer pushed; its key is deleted", *universe)
+		return fn(f, svc, orgID, *universe)
 	})
 }
 

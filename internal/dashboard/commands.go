@@ -87,9 +87,8 @@ func readUnlockForm(v url.Values) unlockForm {
 // renderUnlock renders the form, or its confirmation when p.Question is
 // set, with the organization's access points to choose from.
 func (d *dashboard) renderUnlock(w http.ResponseWriter, r *http.Request, status int, p unlockPage) {
-	locs, err := d.Service.AllLocations(r.Context(), viewerOf(r).user.OrgID)
-	if err != nil {
-		d.fail(w, r, err)
+	locs, ok := d.allLocations(w, r)
+	if !ok {
 		return
 	}
 	p.Locations, p.Scopes = locs, gatehouse.CommandScopes
@@ -180,9 +179,8 @@ func unlockRequest(f unlockForm) (gatehouse.CommandRequest, *gatehouse.Validatio
 // that issues it. A location without a universe is refused here already,
 // as the service would refuse it.
 func (d *dashboard) confirmUnlock(w http.ResponseWriter, r *http.Request, f unlockForm, req gatehouse.CommandRequest) {
-	locs, err := d.Service.AllLocations(r.Context(), viewerOf(r).user.OrgID)
-	if err != nil {
-		d.fail(w, r, err)
+	locs, ok := d.allLocations(w, r)
+	if !ok {
 		return
 	}
 	ap, loc, ok := findAccessPoint(locs, req.AccessPointID.String())
@@ -288,9 +286,8 @@ func (d *dashboard) commandsList(w http.ResponseWriter, r *http.Request) {
 	orgID := viewerOf(r).user.OrgID
 	form, prev := listForm(r)
 	p := commandsPage{Form: form, Statuses: gatehouse.CommandStatuses, Scopes: gatehouse.CommandScopes, Cursor: form.Get("cursor")}
-	locs, err := d.Service.AllLocations(r.Context(), orgID)
-	if err != nil {
-		d.fail(w, r, err)
+	locs, ok := d.allLocations(w, r)
+	if !ok {
 		return
 	}
 	p.Locations = locs

@@ -69,6 +69,15 @@ func setUniverse(b *browser, tn tenant, universe string) answer {
 	return b.do("POST", "/dashboard/locations/"+tn.loc.ID.String()+"/universe", url.Values{"csrf": {csrfOf(b.t, locs.body)}, "universeId": {universe}})
 }
 
+// givenUniverse sets the universe of tn's location as b does, and stops
+// the test when it is refused: the setup of the unlock tests.
+func givenUniverse(b *browser, tn tenant, universe string) {
+	b.t.Helper()
+	if r := setUniverse(b, tn, universe); r.status != http.StatusSeeOther {
+		b.t.Fatalf("setting the universe: %d %.300s", r.status, r.body)
+	}
+}
+
 // TestLocationsShowAndSetTheirUniverse: an admin sets (and is told off
 // for a malformed) universe; others see it and have no form.
 func TestLocationsShowAndSetTheirUniverse(t *testing.T) {
@@ -78,9 +87,7 @@ func TestLocationsShowAndSetTheirUniverse(t *testing.T) {
 	if r := setUniverse(admin, acme, "12x"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "must be a positive integer") {
 		t.Errorf("a malformed universe: %d", r.status)
 	}
-	if r := setUniverse(admin, acme, "4242"); r.status != http.StatusSeeOther {
-		t.Fatalf("setting the universe: %d %.300s", r.status, r.body)
-	}
+	givenUniverse(admin, acme, "4242")
 	if locs := admin.do("GET", "/dashboard/locations", nil); !strings.Contains(locs.body, `value="4242"`) {
 		t.Error("the admin's form does not show the universe")
 	}
@@ -106,9 +113,7 @@ func TestLocationsShowAndSetTheirUniverse(t *testing.T) {
 func TestAViewerCannotUnlock(t *testing.T) {
 	s := newSite(t)
 	acme := s.tenant("Acme")
-	if r := setUniverse(s.signedIn(acme), acme, "123"); r.status != http.StatusSeeOther {
-		t.Fatal(r.status)
-	}
+	givenUniverse(s.signedIn(acme), acme, "123")
 	operator := s.member(acme, "op@example.test", gatehouse.RoleOperator)
 	s.gameServer(acme, "job-a", "123")
 	cmd := issue(operator, unlockForm(operator, acme, "scope", "UNIVERSE"))
@@ -159,9 +164,7 @@ func TestUnlockFormSaysWhatIsWrongAndWhatWillHappen(t *testing.T) {
 	if noUniverse.status != http.StatusBadRequest || !strings.Contains(noUniverse.body, `id="accessPointId-error"`) || !strings.Contains(noUniverse.body, "names no universe") {
 		t.Errorf("a location without universe: %d %.400s", noUniverse.status, noUniverse.body)
 	}
-	if r := setUniverse(s.signedIn(acme), acme, "123"); r.status != http.StatusSeeOther {
-		t.Fatal(r.status)
-	}
+	givenUniverse(s.signedIn(acme), acme, "123")
 	bad := operator.do("POST", "/dashboard/commands/unlock", unlockForm(operator, acme, "scope", "SERVER", "durationSeconds", "99999", "platformUserId", "5"))
 	for _, want := range []string{`id="serverJobId-error"`, "is required when scope is SERVER", `id="durationSeconds-error"`, "must be between 1 and 3600",
 		`value="99999"`, `aria-invalid="true"`} {
@@ -203,9 +206,7 @@ func TestUnlockFormSaysWhatIsWrongAndWhatWillHappen(t *testing.T) {
 func TestOperatorUnlocksAndWatchesTheDeliveries(t *testing.T) {
 	s := newSite(t)
 	acme, rival := s.tenant("Acme"), s.tenant("Rival")
-	if r := setUniverse(s.signedIn(acme), acme, "123"); r.status != http.StatusSeeOther {
-		t.Fatal(r.status)
-	}
+	givenUniverse(s.signedIn(acme), acme, "123")
 	s.gameServer(acme, "job-a", "123")
 	s.gameServer(acme, "job-b", "123")
 	operator := s.member(acme, "op@example.test", gatehouse.RoleOperator)
@@ -304,9 +305,7 @@ func TestOperatorUnlocksAndWatchesTheDeliveries(t *testing.T) {
 func TestCommandsPageOlderAndNewer(t *testing.T) {
 	s := newSite(t)
 	acme := s.tenant("Acme")
-	if r := setUniverse(s.signedIn(acme), acme, "123"); r.status != http.StatusSeeOther {
-		t.Fatal(r.status)
-	}
+	givenUniverse(s.signedIn(acme), acme, "123")
 	operator := s.member(acme, "op@example.test", gatehouse.RoleOperator)
 	var paths []string
 	for range 3 {

@@ -89,7 +89,7 @@ func New(cfg Config) http.Handler {
 	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit",
 		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
-			ParseFS(templateFS, "templates/layout.html", "templates/"+page+".html"))
+			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/"+page+".html"))
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET "+Prefix+"/assets/", http.StripPrefix(Prefix, http.FileServerFS(assetFS)))

@@ -52,9 +52,8 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 	if r.URL.RawQuery != "" {
 		p.DetailQuery = "?" + url.Values{"back": {r.URL.RawQuery}}.Encode()
 	}
-	locs, err := d.Service.AllLocations(r.Context(), orgID)
-	if err != nil {
-		d.fail(w, r, err)
+	locs, ok := d.allLocations(w, r)
+	if !ok {
 		return
 	}
 	p.Locations = locs

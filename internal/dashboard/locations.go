@@ -21,9 +21,8 @@ func (d *dashboard) locationsPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *dashboard) renderLocations(w http.ResponseWriter, r *http.Request, status int, p locationsPage) {
-	locs, err := d.Service.AllLocations(r.Context(), viewerOf(r).user.OrgID)
-	if err != nil {
-		d.fail(w, r, err)
+	locs, ok := d.allLocations(w, r)
+	if !ok {
 		return
 	}
 	p.Locations = locs
@@ -84,4 +83,16 @@ func (d *dashboard) moveAccessPoint(w http.ResponseWriter, r *http.Request) {
 func pathID(r *http.Request) uuid.UUID {
 	id, _ := uuid.Parse(r.PathValue("id"))
 	return id
+}
+
+// allLocations returns the viewer's organization's locations for a
+// page's menus and forms; on a failure it writes the error
+// page and returns false.
+func (d *dashboard) allLocations(w http.ResponseWriter, r *http.Request) ([]gatehouse.Location, bool) {
+	locs, err := d.Service.AllLocations(r.Context(), viewerOf(r).user.OrgID)
+	if err != nil {
+		d.fail(w, r, err)
+		return nil, false
+	}
+	return locs, true
 }

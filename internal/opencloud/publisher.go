@@ -116,7 +116,7 @@ func New(cfg Config) *Publisher {
 		p.client = &http.Client{Timeout: requestTimeout}
 	}
 	if p.wait == nil {
-		p.wait = sleep
+		p.wait = func(ctx context.Context, d time.Duration) { gatehouse.Sleep(ctx, d) }
 	}
 	for _, o := range []string{Sent, Failed, Dropped, Skipped} {
 		p.total.WithLabelValues(o)
@@ -223,13 +223,4 @@ func retryAfter(v string, now time.Time) time.Duration {
 		d = at.Sub(now)
 	}
 	return min(max(d, 0), maxRetryWait)
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -181,14 +181,7 @@ func aborted(err error) bool {
 // transactions that collided do not collide again in step. It reports
 // false when ctx ends first.
 func backOff(ctx context.Context, attempt int) bool {
-	t := time.NewTimer(time.Duration(1+mrand.IntN(10*attempt)) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return gatehouse.Sleep(ctx, time.Duration(1+mrand.IntN(10*attempt))*time.Millisecond)
 }
 
 // wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable

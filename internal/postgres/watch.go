@@ -67,7 +67,7 @@ func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) erro
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !sleepCtx(ctx, retry) {
+		if !gatehouse.Sleep(ctx, retry) {
 			return ctx.Err()
 		}
 		retry = min(2*retry, watchRetryMax)
@@ -113,18 +113,5 @@ func (db *DB) listen(ctx context.Context, wake func(gatehouse.Wake)) (listened b
 		default:
 			return true
 		}
-	}
-}
-
-// sleepCtx waits d, or less when ctx ends first; it reports whether the
-// whole wait passed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

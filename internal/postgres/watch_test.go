@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/postgres"
+	"github.com/gatehouse/gatehouse/internal/storetest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -30,19 +31,12 @@ func watch(t *testing.T, db *postgres.DB) <-chan wake {
 	return wakes
 }
 
-// waitFor waits up to within for want among the wakes.
+// waitFor waits up to within for want among the wakes, and stops the
+// test when none comes.
 func waitFor(t *testing.T, wakes <-chan wake, want wake, within time.Duration, what string) {
 	t.Helper()
-	deadline := time.After(within)
-	for {
-		select {
-		case w := <-wakes:
-			if w == want {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("%s: no wake %v within %v", what, want, within)
-		}
+	if !storetest.WaitWake(t, wakes, want, within, what) {
+		t.FailNow()
 	}
 }
 
@@ -183,30 +177,11 @@ func TestSyncWokenByAnotherInstance(t *testing.T) {
 	go func() { serve.RunCommands(run, "serve", func(err error) { t.Error(err) }); close(done) }()
 	t.Cleanup(func() { stop(); <-done })
 
-	wait := 10
-	answered := make(chan gatehouse.SyncResult, 1)
-	go func() {
-		res, err := serve.Sync(ctx, d.org.ID, gatehouse.SyncRequest{ServerJobID: "a", UniverseID: "42", WaitSeconds: &wait})
-		if err != nil {
-			t.Error(err)
-		}
-		answered <- res
-	}()
-	time.Sleep(500 * time.Millisecond)
-	admin := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: d.user.ID, Label: d.user.Email,
-		OrgID: d.org.ID, Role: d.user.Role})
-	c, _, err := issuer.IssueCommand(admin, d.org.ID, gatehouse.CommandRequest{AccessPointID: d.ap.ID, Scope: gatehouse.ScopeUniverse}, "")
-	must(t, err)
-	issued := time.Now()
-	select {
-	case res := <-answered:
-		if len(res.Commands) != 1 || res.Commands[0].ID != c.ID {
-			t.Fatalf("woken with %+v", res)
-		}
-		if d := time.Since(issued); d > time.Second {
-			t.Errorf("woken %v after the issue, want within a second", d)
-		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("a command issued on another instance did not wake the waiting sync")
-	}
+	storetest.SyncWoken(t, ctx, serve, d.org.ID, 500*time.Millisecond, func() gatehouse.Command {
+		admin := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: d.user.ID, Label: d.user.Email,
+			OrgID: d.org.ID, Role: d.user.Role})
+		c, _, err := issuer.IssueCommand(admin, d.org.ID, gatehouse.CommandRequest{AccessPointID: d.ap.ID, Scope: gatehouse.ScopeUniverse}, "")
+		must(t, err)
+		return c
+	}, "on another instance")
 }

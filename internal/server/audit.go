@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 )
 
 // auditList is the body of GET /audit-log.
@@ -15,28 +16,13 @@ type auditList struct {
 // listAuditLog serves GET /api/consumer/v1/audit-log: the key's
 // organization's log, newest first. No route changes or deletes an entry.
 func (s *server) listAuditLog() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		orgID := apiKey(r.Context()).OrgID
-		v, err := parseQuery(r)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		f, err := s.Service.ReadAuditQuery(orgID, v)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		page, err := s.Service.ListAuditLog(r.Context(), orgID, f)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		body := auditList{Data: page.Entries}
-		if page.Next != nil {
-			c := s.Service.AuditCursor(orgID, f, *page.Next)
-			body.NextCursor = &c
-		}
-		writeJSON(w, http.StatusOK, body)
-	})
+	return listPage(s, s.Service.ReadAuditQuery, s.Service.ListAuditLog,
+		func(orgID uuid.UUID, f gatehouse.AuditFilter, page gatehouse.AuditPage) any {
+			body := auditList{Data: page.Entries}
+			if page.Next != nil {
+				c := s.Service.AuditCursor(orgID, f, *page.Next)
+				body.NextCursor = &c
+			}
+			return body
+		})
 }

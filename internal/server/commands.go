@@ -74,33 +74,18 @@ func decodeCommand(w http.ResponseWriter, r *http.Request) (gatehouse.CommandReq
 // listCommands serves GET /api/consumer/v1/commands: newest first, in
 // keyset pages as GET /events.
 func (s *server) listCommands() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		orgID := apiKey(r.Context()).OrgID
-		v, err := parseQuery(r)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		f, err := s.Service.ReadCommandQuery(orgID, v)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		page, err := s.Service.ListCommands(r.Context(), orgID, f)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		body := commandList{Data: page.Commands}
-		if body.Data == nil {
-			body.Data = []gatehouse.Command{}
-		}
-		if page.Next != nil {
-			c := s.Service.CommandCursor(orgID, f, *page.Next)
-			body.NextCursor = &c
-		}
-		writeJSON(w, http.StatusOK, body)
-	})
+	return listPage(s, s.Service.ReadCommandQuery, s.Service.ListCommands,
+		func(orgID uuid.UUID, f gatehouse.CommandFilter, page gatehouse.CommandPage) any {
+			body := commandList{Data: page.Commands}
+			if body.Data == nil {
+				body.Data = []gatehouse.Command{}
+			}
+			if page.Next != nil {
+				c := s.Service.CommandCursor(orgID, f, *page.Next)
+				body.NextCursor = &c
+			}
+			return body
+		})
 }
 
 // showCommand serves GET /api/consumer/v1/commands/{id}: the command

@@ -54,20 +54,7 @@ const dueExpiry = `SELECT org, id FROM commands INDEXED BY commands_unsettled
 // dueToExpire lists the unsettled commands whose deadline passed, through
 // the commands_unsettled index.
 func dueToExpire(ctx context.Context, tx *sql.Tx, ms int64) ([]orgCommand, error) {
-	rows, err := tx.QueryContext(ctx, dueExpiry, ms)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []orgCommand
-	for rows.Next() {
-		var c orgCommand
-		if err := rows.Scan(&c.org, &c.id); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, tx, func(rows *sql.Rows, c *orgCommand) error { return rows.Scan(&c.org, &c.id) }, dueExpiry, ms)
 }
 
 // wakeKeep is how long a wake row is kept for watchers to read.

@@ -202,20 +202,7 @@ func findDue(ctx context.Context, q querier, org int64, jobID, universeID string
 }
 
 func queryDue(ctx context.Context, q querier, query string, args ...any) ([]dueCommand, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var due []dueCommand
-	for rows.Next() {
-		var d dueCommand
-		if err := rows.Scan(&d.id, &d.issued); err != nil {
-			return nil, err
-		}
-		due = append(due, d)
-	}
-	return due, rows.Err()
+	return queryAll(ctx, q, func(rows *sql.Rows, d *dueCommand) error { return rows.Scan(&d.id, &d.issued) }, query, args...)
 }
 
 // deliveryState reads the server's row of a command, if it has one:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/gatehouse/gatehouse/internal/teststore"
 )
 
 // TestWakesCrossProcesses: a command issued or cancelled through one
@@ -19,14 +20,7 @@ func TestWakesCrossProcesses(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "shared.db")
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	open := func() *sqlite.DB {
-		db, err := sqlite.Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		db := teststore.OpenSQLite(t, path)
 		db.Now = func() time.Time { return now }
 		return db
 	}

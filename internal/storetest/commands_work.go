@@ -110,13 +110,13 @@ func testWatchCommands(t *testing.T, f *fixture) {
 	p := f.unlockPlace("acme")
 	wakes, stop := watch(t, f.s)
 	c := f.create(f.command(p, gatehouse.ScopeUniverse))
-	waitWake(t, wakes, "CreateCommand", wake{OrgID: p.org.ID, UniverseID: universe})
+	WaitWake(t, wakes, wake{OrgID: p.org.ID, UniverseID: universe}, time.Second, "CreateCommand")
 	_, err := f.s.CancelCommand(ctx, cancelledEntry(), p.org.ID, c.ID, f.now)
 	must(t, err)
-	waitWake(t, wakes, "CancelCommand", wake{OrgID: p.org.ID, UniverseID: universe})
+	WaitWake(t, wakes, wake{OrgID: p.org.ID, UniverseID: universe}, time.Second, "CancelCommand")
 	// A SERVER unlock wakes its server only.
 	f.create(f.command(p, gatehouse.ScopeServer, "s1"))
-	waitWake(t, wakes, "CreateCommand of a SERVER unlock", wake{OrgID: p.org.ID, UniverseID: universe, JobID: "s1"})
+	WaitWake(t, wakes, wake{OrgID: p.org.ID, UniverseID: universe, JobID: "s1"}, time.Second, "CreateCommand of a SERVER unlock")
 	if err := stop(); !errors.Is(err, context.Canceled) {
 		t.Errorf("WatchCommands returned %v, want context.Canceled", err)
 	}
@@ -160,19 +160,21 @@ func watch(t *testing.T, s gatehouse.Store) (<-chan wake, func() error) {
 	return wakes, stop
 }
 
-// waitWake waits up to a second for want among the wakes.
-func waitWake(t *testing.T, wakes <-chan wake, what string, want wake) {
+// WaitWake waits up to within for want among the wakes, dropping the
+// others. When none comes it marks t failed (what names the step) and
+// returns false, for the caller to stop or go on.
+func WaitWake(t testing.TB, wakes <-chan gatehouse.Wake, want gatehouse.Wake, within time.Duration, what string) bool {
 	t.Helper()
-	deadline := time.After(time.Second)
+	deadline := time.After(within)
 	for {
 		select {
 		case w := <-wakes:
 			if w == want {
-				return
+				return true
 			}
 		case <-deadline:
-			t.Errorf("%s: no wake of %v within a second", what, want)
-			return
+			t.Errorf("%s: no wake of %v within %v", what, want, within)
+			return false
 		}
 	}
 }

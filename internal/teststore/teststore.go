@@ -46,3 +46,20 @@ func Open(t testing.TB, now func() time.Time) gatehouse.Store {
 	}
 	return db
 }
+
+// OpenSQLite opens the SQLite store at path and migrates it; it is closed
+// when t ends. Tests of two processes sharing one file (gatehouse serve
+// and an operator's CLI) open the same path twice.
+func OpenSQLite(t testing.TB, path string) *sqlite.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}

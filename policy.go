@@ -256,46 +256,34 @@ func checkAllow(errs *ValidationError, rules []AllowRule) []AllowRule {
 		field := fmt.Sprintf("allow[%d]", i)
 		kinds := 0
 		var key string
-		if r.PlatformUserID != "" {
-			kinds++
-			key = "platformUserId:" + r.PlatformUserID
-			if !IsPlatformUserID(r.PlatformUserID) {
-				errs.Add(field+".platformUserId", "must be a positive integer")
+		// named counts one kind of rule, given by an id: the id is checked
+		// and keys the rule for the check of repeats.
+		named := func(name, id string, valid func(string) bool) bool {
+			if id == "" {
+				return false
 			}
+			kinds++
+			key = name + ":" + id
+			if !valid(id) {
+				errs.Add(field+"."+name, "must be a positive integer")
+			}
+			return true
 		}
-		if r.GroupID != "" {
-			kinds++
-			key = "groupId:" + r.GroupID
-			if !isPositiveInteger(r.GroupID) {
-				errs.Add(field+".groupId", "must be a positive integer")
+		named("platformUserId", r.PlatformUserID, IsPlatformUserID)
+		if named("groupId", r.GroupID, isPositiveInteger) {
+			rank := DefaultMinRank
+			if r.MinRank != nil {
+				rank = *r.MinRank
 			}
-			if r.MinRank == nil {
-				rank := DefaultMinRank
-				r.MinRank = &rank
-			} else {
-				rank := *r.MinRank
-				r.MinRank = &rank
-			}
-			if *r.MinRank < 0 || *r.MinRank > MaxGroupRank {
+			r.MinRank = &rank
+			if rank < 0 || rank > MaxGroupRank {
 				errs.Add(field+".minRank", "must be between 0 and %d", MaxGroupRank)
 			}
 		} else if r.MinRank != nil {
 			errs.Add(field+".minRank", "goes with groupId only")
 		}
-		if r.GamepassID != "" {
-			kinds++
-			key = "gamepassId:" + r.GamepassID
-			if !isPositiveInteger(r.GamepassID) {
-				errs.Add(field+".gamepassId", "must be a positive integer")
-			}
-		}
-		if r.BadgeID != "" {
-			kinds++
-			key = "badgeId:" + r.BadgeID
-			if !isPositiveInteger(r.BadgeID) {
-				errs.Add(field+".badgeId", "must be a positive integer")
-			}
-		}
+		named("gamepassId", r.GamepassID, isPositiveInteger)
+		named("badgeId", r.BadgeID, isPositiveInteger)
 		if r.Premium {
 			kinds++
 			key = "premium"

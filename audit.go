@@ -35,6 +35,7 @@ const (
 	AuditCommandCancelled    AuditAction = "command.cancelled"
 	AuditMessagingSet        AuditAction = "messaging.set"
 	AuditMessagingRemoved    AuditAction = "messaging.removed"
+	AuditPolicyChanged       AuditAction = "policy.changed"
 )
 
 // AuditActions lists every action in documentation order.
@@ -45,7 +46,7 @@ var AuditActions = []AuditAction{
 	AuditAccessPointRenamed, AuditAccessPointMoved,
 	AuditOrganizationCreated, AuditOrganizationRenamed,
 	AuditLocationUniverseSet, AuditCommandIssued, AuditCommandCancelled,
-	AuditMessagingSet, AuditMessagingRemoved,
+	AuditMessagingSet, AuditMessagingRemoved, AuditPolicyChanged,
 }
 
 // The kinds of record an audit entry targets.

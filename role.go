@@ -42,8 +42,7 @@ func (r Role) Below(other Role) bool {
 // a dashboard user.
 type Permission string
 
-// The permissions. Testing decisions joins this list (granted to
-// RoleOperator) when that feature arrives.
+// The permissions.
 const (
 	// PermView: read events, locations and access points.
 	PermView Permission = "view"
@@ -62,12 +61,18 @@ const (
 	// (Open Cloud) keys of the organization's universes: credentials of
 	// the organization's game, so only admins hold it.
 	PermManageMessaging Permission = "messaging:manage"
+	// PermManagePolicies: change the access policies of access points
+	// (reading them is PermView).
+	PermManagePolicies Permission = "policies:manage"
+	// PermTestDecisions: ask for a decision and its explanation without
+	// recording it (the dashboard's "test a decision").
+	PermTestDecisions Permission = "decisions:test"
 )
 
 // permissions is the one table of what each role may do. RoleAdmin is not
 // listed: it may do everything.
 var permissions = map[Role][]Permission{
-	RoleOperator: {PermView, PermIssueCommands},
+	RoleOperator: {PermView, PermIssueCommands, PermTestDecisions},
 	RoleViewer:   {PermView},
 }
 

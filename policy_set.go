@@ -1,0 +1,137 @@
+package gatehouse
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// AccessPointPolicy is one access point of a universe as game servers
+// cache it: where it is and its current policy (nil when it has none, in
+// which case a decision for it fails closed: Decide(nil, …)).
+type AccessPointPolicy struct {
+	AccessPoint NamedRef `json:"accessPoint"`
+	Location    NamedRef `json:"location"`
+	Policy      *Policy  `json:"policy"`
+}
+
+// PolicySet is every policy that applies to one universe: what
+// GET /policies?universeId= answers and game servers decide from.
+// Version changes whenever anything in the set does (a policy, an access
+// point's name or location, a location joining or leaving the universe):
+// it is the set's ETag and the policyVersion of sync answers.
+type PolicySet struct {
+	UniverseID   string              `json:"universeId"`
+	Version      string              `json:"version"`
+	AccessPoints []AccessPointPolicy `json:"accessPoints"`
+}
+
+// NewPolicySet returns the set of a universe's access points (in the
+// store's order, by access point id) with its Version: a digest of the
+// set's JSON, so that every instance computes the same version for the
+// same set without storing one.
+func NewPolicySet(universeID string, aps []AccessPointPolicy) PolicySet {
+	if aps == nil {
+		aps = []AccessPointPolicy{}
+	}
+	body, err := json.Marshal(aps)
+	if err != nil {
+		panic(err) // policies are plain data: this cannot fail
+	}
+	sum := sha256.Sum256(append([]byte(universeID+"\x00"), body...))
+	return PolicySet{UniverseID: universeID, Version: hex.EncodeToString(sum[:12]), AccessPoints: aps}
+}
+
+// PolicyBody is the rules of p without its version and time, as stores
+// keep them and compare them: two policies with the same body decide
+// alike, so storing one again makes no new version.
+func PolicyBody(p Policy) []byte {
+	p.Version, p.UpdatedAt = 0, nil
+	body, err := json.Marshal(p)
+	if err != nil {
+		panic(err) // policies are plain data: this cannot fail
+	}
+	return body
+}
+
+// DecisionContext is what deciding for one access point needs, read at
+// once (Store.FindDecisionContext).
+type DecisionContext struct {
+	AccessPoint NamedRef
+	Location    NamedRef
+	// UniverseID is the location's universe, "" when it has none.
+	UniverseID string
+	// Policy is the current policy, nil when the access point has none.
+	Policy *Policy
+	// Unlocks are the access point's remote unlocks active at the instant
+	// asked (Command.ActiveUnlock).
+	Unlocks []ActiveUnlock
+}
+
+// UnlockLookback bounds how long ago a command still active can have
+// been issued: it may wait its whole ttl, then run its whole duration.
+// Stores read only commands issued after now minus this.
+const UnlockLookback = (MaxCommandTTL + MaxUnlockSeconds) * time.Second
+
+// ActiveUnlock returns the command as the evaluator sees it at now, and
+// whether it counts: an UNLOCK that is PENDING or DELIVERED and not
+// expired, or EXECUTED, whose unlock has not ended at now (its duration
+// from its first delivery, or from now when no server has it yet, since
+// the operator asked for the door to be open now). CANCELLED, FAILED and
+// EXPIRED commands open nothing.
+func (c Command) ActiveUnlock(now time.Time) (ActiveUnlock, bool) {
+	if c.Type != CommandUnlock {
+		return ActiveUnlock{}, false
+	}
+	switch c.Status {
+	case CommandPending, CommandDelivered:
+		if !now.Before(time.Time(c.ExpiresAt)) && c.StartedAt == nil {
+			return ActiveUnlock{}, false
+		}
+	case CommandExecuted:
+	default:
+		return ActiveUnlock{}, false
+	}
+	end := c.UnlockEndsAt(now)
+	if !now.Before(end) {
+		return ActiveUnlock{}, false
+	}
+	u := ActiveUnlock{Scope: c.Scope, Until: Time(end)}
+	if c.ServerJobID != nil {
+		u.ServerJobID = *c.ServerJobID
+	}
+	if c.PlatformUserID != nil {
+		u.PlatformUserID = *c.PlatformUserID
+	}
+	return u, true
+}
+
+// DecisionRequest is a decision asked of Gatehouse (POST /decisions, the
+// dashboard's test form, `gatehouse decide`).
+type DecisionRequest struct {
+	AccessPointID uuid.UUID `json:"accessPointId"`
+	DecisionInput
+	// Record stores the decision as an ACCESS_GRANTED or ACCESS_DENIED
+	// event in the same call.
+	Record bool `json:"record"`
+	// At decides at another instant (an explanation: "would this player
+	// have passed at 23:30?"); nil is now. A recorded decision is always
+	// now.
+	At *Time `json:"at,omitempty"`
+}
+
+// DecisionResult is a decision with what it was made from.
+type DecisionResult struct {
+	Decision
+	// PolicyVersion is the version of the policy that decided, nil when
+	// the access point has none (the decision then fails closed).
+	PolicyVersion *int64 `json:"policyVersion"`
+	// EventID is the recorded event's id, nil when not recorded.
+	EventID     *uuid.UUID `json:"eventId"`
+	AccessPoint NamedRef   `json:"accessPoint"`
+	Location    NamedRef   `json:"location"`
+	At          Time       `json:"at"`
+}

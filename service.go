@@ -44,6 +44,11 @@ type Service struct {
 	// (see Service.sealing), guarded by sealMu.
 	sealMu sync.Mutex
 	sealer *Sealer
+	// recorder stores recorded decisions with group commit; compiled
+	// and policySets keep what deciding and syncing read often.
+	recorder   *recorder
+	compiled   compiledPolicies
+	policySets policySets
 }
 
 // ServiceConfig is what NewService needs. Store is required; Hasher is
@@ -82,7 +87,8 @@ type SignInLimiter func(ctx context.Context, email, clientNetwork string) (refun
 func NewService(cfg ServiceConfig) *Service {
 	s := &Service{store: cfg.Store, cursors: NewCursors(cfg.Secret), sessions: NewSessions(cfg.Secret),
 		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now,
-		wakes: NewWakes(), ending: make(chan struct{}), publish: cfg.Publisher}
+		wakes: NewWakes(), ending: make(chan struct{}), publish: cfg.Publisher,
+		recorder: &recorder{store: cfg.Store}}
 	if s.now == nil {
 		s.now = time.Now
 	}

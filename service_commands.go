@@ -224,7 +224,7 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r SyncRequest) (Syn
 		left := time.Until(deadline)
 		if len(cmds) > 0 || left <= 0 {
 			res.Commands = append(res.Commands, cmds...)
-			return res, nil
+			return s.withPolicyVersion(ctx, orgID, r.UniverseID, res)
 		}
 		timer := time.NewTimer(left)
 		select {
@@ -234,13 +234,25 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r SyncRequest) (Syn
 		case <-s.ending:
 			// The instance is stopping: answer now, with nothing new.
 			timer.Stop()
-			return res, nil
+			return s.withPolicyVersion(ctx, orgID, r.UniverseID, res)
 		case <-ctx.Done():
 			timer.Stop()
 			return SyncResult{}, ctx.Err()
 		}
 		timer.Stop()
 	}
+}
+
+// withPolicyVersion completes a sync answer with the version of the
+// universe's policy set, so that a server refetches the set (GET
+// /policies) when it changed.
+func (s *Service) withPolicyVersion(ctx context.Context, orgID uuid.UUID, universeID string, res SyncResult) (SyncResult, error) {
+	v, err := s.policySetVersion(ctx, orgID, universeID)
+	if err != nil {
+		return SyncResult{}, err
+	}
+	res.PolicyVersion = v
+	return res, nil
 }
 
 // EndPolls answers every waiting sync at once and every later one

@@ -24,7 +24,7 @@ func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (*
 
 // PolicySet implements gatehouse.Store.
 func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) ([]gatehouse.AccessPointPolicy, error) {
-	return nil, errPoliciesPending
+	return nil, nil
 }
 
 // FindDecisionContext implements gatehouse.Store.

@@ -1,0 +1,188 @@
+package gatehouse
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Decide decides whether a player passes one of the organization's
+// access points, by its current policy and the remote unlocks active for
+// it (../shared/CONTRACT.md, "Access policies and decisions"), and with
+// r.Record stores the decision as an ACCESS_GRANTED or ACCESS_DENIED event
+// before answering. An access point without a policy fails closed
+// (Decide(nil, …)).
+//
+// Recording is for game servers (API keys) and the operator's CLI: a
+// dashboard user may only test a decision (PermTestDecisions), which
+// records nothing. r.At decides at another instant and excludes Record,
+// since a recorded event happens now. A *ValidationError names every bad
+// field; ErrNotFound for an unknown access point or one of another
+// organization, never a decision.
+func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r DecisionRequest) (DecisionResult, error) {
+	if a := ActorFrom(ctx); a.Type == ActorUser {
+		if r.Record {
+			return DecisionResult{}, ErrForbidden
+		}
+		if err := authorize(ctx, orgID, PermTestDecisions); err != nil {
+			return DecisionResult{}, err
+		}
+	}
+	if err := r.check(); err != nil {
+		return DecisionResult{}, err
+	}
+	now := s.Now()
+	at := now
+	if r.At != nil {
+		at = time.Time(*r.At)
+	}
+	dc, err := s.store.FindDecisionContext(ctx, orgID, r.AccessPointID, at)
+	if err != nil {
+		return DecisionResult{}, err
+	}
+	policy, err := s.compiled.get(r.AccessPointID, dc.Policy)
+	if err != nil {
+		return DecisionResult{}, err
+	}
+	in := r.DecisionInput
+	in.Unlocks = dc.Unlocks
+	res := DecisionResult{Decision: Decide(policy, in, at), AccessPoint: dc.AccessPoint, Location: dc.Location, At: Time(at)}
+	if dc.Policy != nil {
+		v := dc.Policy.Version
+		res.PolicyVersion = &v
+	}
+	if !r.Record {
+		return res, nil
+	}
+	e := decisionEvent(r, res.Decision, now)
+	if err := s.recorder.record(ctx, orgID, e); err != nil {
+		return DecisionResult{}, err
+	}
+	res.EventID = &e.ID
+	return res, nil
+}
+
+// check returns nil or a *ValidationError naming every bad field of r.
+func (r DecisionRequest) check() error {
+	var errs ValidationError
+	if r.AccessPointID == uuid.Nil {
+		errs.Add("accessPointId", "is required")
+	}
+	var in *ValidationError
+	if err := r.DecisionInput.Check(); errors.As(err, &in) {
+		errs.Merge("", in)
+	}
+	if r.Record && r.At != nil {
+		errs.Add("at", "must be absent when record is true: a recorded decision is made now")
+	}
+	return errs.Err()
+}
+
+// decisionEvent is the event that records decision d of r at now.
+func decisionEvent(r DecisionRequest, d Decision, now time.Time) NewEvent {
+	e := NewEvent{ID: NewID(), Type: EventAccessDenied, OccurredAt: now, AccessPointID: r.AccessPointID,
+		Allowed: &d.Allowed, Reason: &d.Reason, PlatformUserID: &r.PlatformUserID}
+	if d.Allowed == Granted {
+		e.Type = EventAccessGranted
+	}
+	if r.ServerJobID != "" {
+		e.ServerJobID = &r.ServerJobID
+	}
+	return e
+}
+
+// recorder stores the events of recorded decisions with group commit:
+// the decisions of one organization that arrive while a transaction is
+// being written wait for the next one and share it, so that concurrent
+// decisions cost one transaction per round, not one each, and none
+// serializes behind another's commit alone. Each caller returns once its
+// own event is durable.
+type recorder struct {
+	store Store
+	mu    sync.Mutex
+	orgs  map[uuid.UUID]*recordQueue
+}
+
+// recordQueue is one organization's: the batches waiting, while one
+// goroutine (the drain) writes them in order.
+type recordQueue struct {
+	waiting []*recordBatch
+}
+
+type recordBatch struct {
+	events []NewEvent
+	done   chan struct{}
+	// errs holds, once done is closed, each event's outcome, by index.
+	errs []error
+}
+
+// maxRecordBatch bounds the events of one transaction.
+const maxRecordBatch = 1000
+
+// record stores e and returns once it is stored (or failed). It waits for
+// the write even when ctx ends: an event accepted is never half-taken.
+func (r *recorder) record(ctx context.Context, orgID uuid.UUID, e NewEvent) error {
+	r.mu.Lock()
+	if r.orgs == nil {
+		r.orgs = map[uuid.UUID]*recordQueue{}
+	}
+	q, draining := r.orgs[orgID]
+	if !draining {
+		q = &recordQueue{}
+		r.orgs[orgID] = q
+	}
+	var b *recordBatch
+	if n := len(q.waiting); n > 0 && len(q.waiting[n-1].events) < maxRecordBatch {
+		b = q.waiting[n-1]
+	} else {
+		b = &recordBatch{done: make(chan struct{})}
+		q.waiting = append(q.waiting, b)
+	}
+	i := len(b.events)
+	b.events = append(b.events, e)
+	r.mu.Unlock()
+	if !draining {
+		go r.drain(context.WithoutCancel(ctx), orgID, q)
+	}
+	<-b.done
+	return b.errs[i]
+}
+
+// drain writes the organization's batches until none waits, then leaves.
+func (r *recorder) drain(ctx context.Context, orgID uuid.UUID, q *recordQueue) {
+	for {
+		r.mu.Lock()
+		if len(q.waiting) == 0 {
+			delete(r.orgs, orgID)
+			r.mu.Unlock()
+			return
+		}
+		b := q.waiting[0]
+		q.waiting = q.waiting[1:]
+		r.mu.Unlock()
+		b.errs = r.write(ctx, orgID, b.events)
+		close(b.done)
+	}
+}
+
+// write stores one batch in one transaction and returns each event's
+// outcome. A batch refused for what one of its events says is written
+// again event by event, so that a bad event fails its own decision and no
+// other.
+func (r *recorder) write(ctx context.Context, orgID uuid.UUID, events []NewEvent) []error {
+	errs := make([]error, len(events))
+	_, err := r.store.IngestEvents(ctx, orgID, events)
+	if err != nil && len(events) > 1 && errors.Is(err, ErrInvalid) {
+		for i := range events {
+			_, errs[i] = r.store.IngestEvents(ctx, orgID, events[i:i+1])
+		}
+		return errs
+	}
+	for i := range errs {
+		errs[i] = err
+	}
+	return errs
+}

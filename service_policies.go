@@ -1,0 +1,165 @@
+package gatehouse
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Policy returns the current policy of one of the organization's access
+// points, or nil when it has none. ErrNotFound for an unknown access
+// point or one of another organization.
+func (s *Service) Policy(ctx context.Context, orgID, accessPointID uuid.UUID) (*Policy, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return nil, err
+	}
+	return s.store.FindPolicy(ctx, orgID, accessPointID)
+}
+
+// SetPolicy checks p and stores it as the next version of the access
+// point's policy. ifVersion, when set, is the version the caller edited
+// (0: none yet): when another change came first the answer is
+// ErrConflict and nothing changes. Storing the policy the access point
+// already has makes no new version. A *ValidationError names every
+// problem of p by field path; ErrNotFound for an unknown access point or
+// one of another organization. ErrForbidden unless the acting user is an
+// admin.
+func (s *Service) SetPolicy(ctx context.Context, orgID, accessPointID uuid.UUID, p Policy, ifVersion *int64) (Policy, error) {
+	if err := authorize(ctx, orgID, PermManagePolicies); err != nil {
+		return Policy{}, err
+	}
+	p, err := p.Check()
+	if err != nil {
+		return Policy{}, err
+	}
+	if ifVersion != nil && *ifVersion < 0 {
+		return Policy{}, Invalid("ifVersion", "must be a version (0 for none yet)")
+	}
+	stored, err := s.store.PutPolicy(ctx, s.entry(ctx, orgID, AuditPolicyChanged, TargetAccessPoint),
+		orgID, accessPointID, p, ifVersion, s.Now())
+	if err == nil {
+		s.policySets.forget(orgID)
+	}
+	return stored, err
+}
+
+// PolicySet returns every policy that applies to the organization's
+// universe, with the set's version (its ETag). A *ValidationError keyed
+// "universeId" for a bad id; a universe no location names has an empty
+// set.
+func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (PolicySet, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return PolicySet{}, err
+	}
+	if !IsUniverseID(universeID) {
+		return PolicySet{}, Invalid("universeId", "must be a platform universe id (digits)")
+	}
+	aps, err := s.store.PolicySet(ctx, orgID, universeID)
+	if err != nil {
+		return PolicySet{}, err
+	}
+	set := NewPolicySet(universeID, aps)
+	s.policySets.put(orgID, set, time.Now())
+	return set, nil
+}
+
+// policySetVersion is the version of a universe's policy set for sync
+// answers: read at most once per policySetFresh per universe on this
+// instance, so that a thousand servers syncing do not each read the set.
+// A change on this instance is seen at once; one on another instance
+// within policySetFresh.
+func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, universeID string) (string, error) {
+	if v, ok := s.policySets.version(orgID, universeID, time.Now()); ok {
+		return v, nil
+	}
+	aps, err := s.store.PolicySet(ctx, orgID, universeID)
+	if err != nil {
+		return "", err
+	}
+	set := NewPolicySet(universeID, aps)
+	s.policySets.put(orgID, set, time.Now())
+	return set.Version, nil
+}
+
+// policySetFresh is how long an instance answers syncs with a policy set
+// version it read.
+const policySetFresh = time.Second
+
+// policySets remembers the versions of the policy sets this instance read
+// recently, by organization and universe.
+type policySets struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]map[string]policySetSeen
+}
+
+type policySetSeen struct {
+	version string
+	at      time.Time
+}
+
+func (c *policySets) version(orgID uuid.UUID, universeID string, now time.Time) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen, ok := c.m[orgID][universeID]
+	if !ok || now.Sub(seen.at) >= policySetFresh {
+		return "", false
+	}
+	return seen.version, true
+}
+
+func (c *policySets) put(orgID uuid.UUID, set PolicySet, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[uuid.UUID]map[string]policySetSeen{}
+	}
+	if c.m[orgID] == nil {
+		c.m[orgID] = map[string]policySetSeen{}
+	}
+	c.m[orgID][set.UniverseID] = policySetSeen{set.Version, now}
+}
+
+// forget drops what is known of an organization's sets: a policy, an
+// access point or a location of it changed on this instance.
+func (c *policySets) forget(orgID uuid.UUID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, orgID)
+}
+
+// compiledPolicies keeps the compiled current policy of each access point
+// decided on lately, so that a decision compiles a policy once per
+// version, not once per call.
+type compiledPolicies struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]*CompiledPolicy
+}
+
+// maxCompiledPolicies bounds the cache: past it, it starts again empty.
+const maxCompiledPolicies = 10_000
+
+// get returns p compiled, nil for no policy.
+func (c *compiledPolicies) get(accessPointID uuid.UUID, p *Policy) (*CompiledPolicy, error) {
+	if p == nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	cp := c.m[accessPointID]
+	c.mu.Unlock()
+	if cp != nil && cp.Policy.Version == p.Version {
+		return cp, nil
+	}
+	cp, err := p.Compile()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCompiledPolicies {
+		c.m = map[uuid.UUID]*CompiledPolicy{}
+	}
+	c.m[accessPointID] = cp
+	c.mu.Unlock()
+	return cp, nil
+}

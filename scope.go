@@ -21,10 +21,12 @@ const (
 	ScopeGameServer Scope = "server"
 	// ScopeAuditRead reads the audit log.
 	ScopeAuditRead Scope = "audit:read"
+	// ScopePoliciesWrite reads and changes access policies.
+	ScopePoliciesWrite Scope = "policies:write"
 )
 
 // Scopes lists every known scope in documentation order.
-var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead}
+var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead, ScopePoliciesWrite}
 
 // ParseScopes reads a comma-separated list of scopes. Duplicates collapse;
 // an unknown or empty list is an error naming the known scopes.

@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -118,7 +120,13 @@ func TestSyncWaitEndsWithNothing(t *testing.T) {
 	if r.status != 200 || time.Since(start) < time.Second {
 		t.Fatalf("%d after %v: %s", r.status, time.Since(start), r.body)
 	}
-	sameJSON(t, "sync", r.body, `{"commands": [], "cursor": "0", "policyVersion": "", "rejectedAcks": []}`)
+	var res syncResult
+	r.decode(t, &res)
+	if !regexp.MustCompile(`^[0-9a-f]{24}$`).MatchString(res.PolicyVersion) {
+		t.Errorf("policyVersion %q is not a policy set's version", res.PolicyVersion)
+	}
+	body := bytes.Replace(r.body, []byte(res.PolicyVersion), []byte("v"), 1)
+	sameJSON(t, "sync", body, `{"commands": [], "cursor": "0", "policyVersion": "v", "rejectedAcks": []}`)
 }
 
 // TestSyncOutlastsTheQueryTimeout: a long poll's deadlines are its wait

@@ -24,19 +24,22 @@ const (
 )
 
 // roles are the first players' attributes, so that the rules that name a
-// role meet someone who plays often; the others are drawn.
-var roles = []gatehouse.PlayerAttributes{
-	{Gamepasses: []string{VIPPass}, Premium: true},     // a regular of the VIP areas
-	{Groups: map[string]int{StaffGroup: rankStaff}},    // staff
-	{Groups: map[string]int{StaffGroup: rankSecurity}}, // security (playerSuspended)
-	{},                             // a visitor
-	{Badges: []string{RegularTag}}, // playerBanned, yet a lounge regular
-	{Groups: map[string]int{StaffGroup: rankHost}},    // a club host
-	{Groups: map[string]int{StaffGroup: rankOwner}},   // the owner
-	{Gamepasses: []string{VIPPass}},                   // playerTimedOut
-	{Groups: map[string]int{StaffGroup: rankTrainee}}, // a trainee
-	{Premium: true, Badges: []string{RegularTag}},     // a Premium regular
-	{Groups: map[string]int{StaffGroup: rankStaff}, Premium: true},
+// role meet someone who plays often; the others are drawn. It is made anew
+// for each population: a caller may change what it is given.
+func roles() []gatehouse.PlayerAttributes {
+	return []gatehouse.PlayerAttributes{
+		{Gamepasses: []string{VIPPass}, Premium: true},     // a regular of the VIP areas
+		{Groups: map[string]int{StaffGroup: rankStaff}},    // staff
+		{Groups: map[string]int{StaffGroup: rankSecurity}}, // security (playerSuspended)
+		{},                             // a visitor
+		{Badges: []string{RegularTag}}, // playerBanned, yet a lounge regular
+		{Groups: map[string]int{StaffGroup: rankHost}},    // a club host
+		{Groups: map[string]int{StaffGroup: rankOwner}},   // the owner
+		{Gamepasses: []string{VIPPass}},                   // playerTimedOut
+		{Groups: map[string]int{StaffGroup: rankTrainee}}, // a trainee
+		{Premium: true, Badges: []string{RegularTag}},     // a Premium regular
+		{Groups: map[string]int{StaffGroup: rankStaff}, Premium: true},
+	}
 }
 
 // populationSize is how many players the demo has.
@@ -64,9 +67,10 @@ func population() ([]Player, []string) {
 	// Attributes come from a generator of their own: the ids above are
 	// those of demos made before players had attributes.
 	attrs := rand.New(rand.NewPCG(11, 11))
+	known := roles()
 	for i := range players {
-		if i < len(roles) {
-			players[i].Attributes = roles[i]
+		if i < len(known) {
+			players[i].Attributes = known[i]
 			continue
 		}
 		var a gatehouse.PlayerAttributes

@@ -35,7 +35,8 @@ type demoUnlock struct {
 // TestDemoEventsAreDecisions: every ACCESS_GRANTED and ACCESS_DENIED event
 // of the demo has the outcome and the reason the evaluator gives on its
 // door's stored policy, at its instant, for its player's attributes, with
-// the demo's unlocks active then, read back from its REMOTE_UNLOCK events.
+// the demo's unlocks active then, read back from its REMOTE_UNLOCK events;
+// and the service, asked to explain the same attempt, agrees.
 func TestDemoEventsAreDecisions(t *testing.T) {
 	ctx := context.Background()
 	db := openSQLite(t)
@@ -137,6 +138,16 @@ func TestDemoEventsAreDecisions(t *testing.T) {
 		}
 		if e.Command != nil && d.Reason != gatehouse.ReasonRemoteUnlock {
 			t.Errorf("event %s shows command %s but was decided %s", e.ID, e.Command.ID, d.Reason)
+		}
+		// The service's explanation at that instant agrees where no unlock
+		// was at play (the demo's unlocks are events, not issued commands
+		// the service would find).
+		if len(in.Unlocks) == 0 {
+			at := gatehouse.Time(at)
+			res, err := svc.Decide(ctx, org.ID, gatehouse.DecisionRequest{AccessPointID: e.AccessPoint.ID, DecisionInput: in, At: &at})
+			if err != nil || res.Decision != d || res.PolicyVersion == nil || *res.PolicyVersion != 1 {
+				t.Errorf("the service explains event %s as %+v (%v), the evaluator %+v", e.ID, res, err, d)
+			}
 		}
 		reasons[*e.Reason]++
 		outcomes[*e.Allowed]++

@@ -28,6 +28,24 @@ func usagef(format string, args ...any) error {
 	return &UsageError{msg: fmt.Sprintf(format, args...)}
 }
 
+// ExitStatus is the status the binary exits with for an error of Run: 0
+// for none, 2 for a *UsageError, a command's own status for an error that
+// carries one (policy show's 3 for an access point without a policy), and
+// 1 for any other failure.
+func ExitStatus(err error) int {
+	var usage *UsageError
+	var coded interface{ ExitStatus() int }
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &usage):
+		return 2
+	case errors.As(err, &coded):
+		return coded.ExitStatus()
+	}
+	return 1
+}
+
 // env is what every command receives: its arguments and the process's
 // surroundings, never globals.
 type env struct {

@@ -176,3 +176,27 @@ func TestDecideRefusesBadInput(t *testing.T) {
 		t.Errorf("decide with --attributes that is not JSON: %v", err)
 	}
 }
+
+// TestDecideRemoteUnlock: an unlock of one server lets its players
+// through a LOCKED door, and decide says so for that server only.
+func TestDecideRemoteUnlock(t *testing.T) {
+	s := newUnlockSetup(t)
+	if _, _, err := s.run(strings.NewReader(`{"mode": "LOCKED"}`), "policy", "set", s.door.ID, "-"); err != nil {
+		t.Fatal(err)
+	}
+	live := &gameServer{g: s.gh, org: s.org.ID, job: "job-1", players: []string{"5"}}
+	live.sync()
+	if c := s.unlock("--scope", "SERVER", "--server-job-id", "job-1", "--duration", "5m"); c.Status != "PENDING" {
+		t.Fatalf("the unlock is %s", c.Status)
+	}
+	out, _, err := s.run(nil, "decide", "--access-point", s.door.ID, "--platform-user-id", "5", "--server-job-id", "job-1")
+	if err != nil || !strings.HasPrefix(out, "granted: REMOTE_UNLOCK\n") ||
+		!strings.Contains(out, "  rule          remoteUnlock: an active remote unlock covers the player, their server or the universe\n") {
+		t.Errorf("decide on the unlocked server: %q, %v", out, err)
+	}
+	var res decisionJSON
+	s.json(&res, "decide", "--access-point", s.door.ID, "--platform-user-id", "5", "--server-job-id", "job-2")
+	if res.Allowed != "denied" || res.Reason != gatehouse.ReasonAccessPointDisabled || res.Rule != "mode" {
+		t.Errorf("decide on another server: %+v", res)
+	}
+}

@@ -57,8 +57,9 @@ func runPolicyShow(ctx context.Context, e *env) error {
 }
 
 // maxPolicyFile bounds what policy set reads: a policy at every bound
-// (1,000 allow and 1,000 deny rules, 366 exceptions of 10 windows) is well
-// under a megabyte even pretty-printed.
+// (1,000 allow and 1,000 deny rules, 366 exceptions of 10 windows, 100
+// windows) is about half a megabyte as policy show --json prints it
+// (TestPolicySetLargest).
 const maxPolicyFile = 4 << 20
 
 // policySetRecord is what policy set prints with --json: the policy as
@@ -198,6 +199,9 @@ func policyInvalid(e *env, name string, err error) error {
 	var ve *gatehouse.ValidationError
 	if !errors.As(err, &ve) {
 		return err
+	}
+	if name == "-" {
+		name = "standard input"
 	}
 	fields := slices.SortedFunc(maps.Keys(ve.Issues), comparePaths)
 	n := 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,11 +213,11 @@ func TestPolicySetRefusesEveryProblem(t *testing.T) {
 	}
 
 	for _, c := range []struct{ input, want string }{
-		{"", "-: is empty: give one JSON object\n"},
-		{`{"mode": "OPEN"`, "-: is not valid JSON: it ends before its last value does\n"},
-		{"{\n  \"mode\": \"OPEN\",\n  \"allow\": [}\n}", "-: is not valid JSON at line 3, column 13: invalid character '}' looking for beginning of value\n"},
-		{`{"mode": "OPEN"} {}`, "-: must be a single JSON value, with nothing after it\n"},
-		{`["mode", "OPEN"]`, "-: must be a JSON object\n"},
+		{"", "standard input: is empty: give one JSON object\n"},
+		{`{"mode": "OPEN"`, "standard input: is not valid JSON: it ends before its last value does\n"},
+		{"{\n  \"mode\": \"OPEN\",\n  \"allow\": [}\n}", "standard input: is not valid JSON at line 3, column 13: invalid character '}' looking for beginning of value\n"},
+		{`{"mode": "OPEN"} {}`, "standard input: must be a single JSON value, with nothing after it\n"},
+		{`["mode", "OPEN"]`, "standard input: must be a JSON object\n"},
 		{`{"mode": "OPEN", "schedule": "always"}`, "schedule: must be a JSON object\n"},
 	} {
 		_, stderr, err := d.run(strings.NewReader(c.input), "policy", "set", d.door.ID, "-")
@@ -341,4 +342,46 @@ func countEvents(t *testing.T, g *gh, orgID string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestPolicySetLargest: a policy at every bound, pretty-printed by
+// policy show --json, fits what policy set reads and sets back unchanged.
+func TestPolicySetLargest(t *testing.T) {
+	d := newPolicyDoor(t)
+	p := gatehouse.Policy{Mode: gatehouse.ModeRules, Schedule: &gatehouse.Schedule{TimeZone: "America/Argentina/ComodRivadavia"}}
+	for i := range gatehouse.MaxPolicyWindows {
+		p.Schedule.Windows = append(p.Schedule.Windows, gatehouse.Window{Days: gatehouse.Weekdays, From: "23:59", To: fmt.Sprintf("%02d:00", i%24)})
+	}
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range gatehouse.MaxPolicyExceptions {
+		e := gatehouse.Exception{Date: day.AddDate(0, 0, i).Format(time.DateOnly)}
+		for range gatehouse.MaxPolicyExceptionWindows {
+			e.Windows = append(e.Windows, gatehouse.TimeRange{From: "23:59", To: "24:00"})
+		}
+		p.Schedule.Exceptions = append(p.Schedule.Exceptions, e)
+	}
+	rank := gatehouse.MaxGroupRank
+	for i := range gatehouse.MaxPolicyAllowRules {
+		p.Allow = append(p.Allow, gatehouse.AllowRule{GroupID: fmt.Sprint(9_000_000_000_000 + i), MinRank: &rank})
+	}
+	until := gatehouse.Time(time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC))
+	for i := range gatehouse.MaxPolicyDenyRules {
+		p.Deny = append(p.Deny, gatehouse.DenyRule{PlatformUserID: fmt.Sprint(9_000_000_000_000 + i), Until: &until})
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := d.run(nil, "policy", "set", d.door.ID, d.file(string(body))); err != nil || !strings.Contains(out, "version 1") {
+		t.Fatalf("policy set of the largest policy: %q, %v", out, err)
+	}
+	printed, _, err := d.run(nil, "policy", "show", d.door.ID, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the largest policy is %d bytes as policy show --json prints it", len(printed))
+	out, _, err := d.run(strings.NewReader(printed), "policy", "set", d.door.ID, "-")
+	if err != nil || !strings.HasPrefix(out, "unchanged") {
+		t.Errorf("policy set of the printed largest policy: %q, %v", out, err)
+	}
 }

@@ -41,7 +41,8 @@ func runDecide(ctx context.Context, e *env) error {
 		}
 		var issues gatehouse.ValidationError
 		if *attrs != "" {
-			if ve := (*gatehouse.ValidationError)(nil); errors.As(decodeStrict([]byte(*attrs), attributesShape, &r.Attributes), &ve) {
+			var ve *gatehouse.ValidationError
+			if errors.As(decodeStrict([]byte(*attrs), attributesShape, &r.Attributes), &ve) {
 				issues.Merge("attributes", ve)
 			}
 		}

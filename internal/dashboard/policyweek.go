@@ -21,7 +21,8 @@ const (
 	weekColumn = 100
 	weekHour   = 14
 	weekWidth  = weekLeft + 7*weekColumn
-	weekHeight = weekTop + 24*weekHour
+	weekBottom = weekTop + 24*weekHour
+	weekHeight = weekBottom + 8 // room for the 24:00 label
 )
 
 // week is what the template draws.
@@ -55,9 +56,9 @@ func weekOf(windows []windowRow) week {
 	for d, name := range gatehouse.Weekdays {
 		x := weekLeft + d*weekColumn
 		w.Days = append(w.Days, weekLabel{X: x + weekColumn/2, Y: weekTop - 7, Text: name})
-		w.Lines = append(w.Lines, weekLine{x, weekTop, x, weekHeight})
+		w.Lines = append(w.Lines, weekLine{x, weekTop, x, weekBottom})
 	}
-	w.Lines = append(w.Lines, weekLine{weekWidth, weekTop, weekWidth, weekHeight})
+	w.Lines = append(w.Lines, weekLine{weekWidth, weekTop, weekWidth, weekBottom})
 	for h := 0; h <= 24; h += 3 {
 		y := weekTop + h*weekHour
 		w.Hours = append(w.Hours, weekLabel{X: weekLeft - 4, Y: y + 4, Text: fmt.Sprintf("%02d:00", h)})

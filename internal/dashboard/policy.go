@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -40,8 +41,13 @@ type policyPage struct {
 	// it knowingly.
 	Conflict string
 	Saved    string // the outcome of the save just made
-	Test     testForm
-	Tested   *testAnswer
+	// JSON is the advanced editor's text: the policy as the API takes it;
+	// JSONOpen unfolds it (it was sent), with JSONIssues its problems.
+	JSON       string
+	JSONOpen   bool
+	JSONIssues []fieldIssue
+	Test       testForm
+	Tested     *testAnswer
 	// TestIssues are keyed by the test form's inputs; TestOthers by no
 	// input.
 	TestIssues map[string][]fieldIssue
@@ -85,6 +91,9 @@ func (d *dashboard) policyTarget(w http.ResponseWriter, r *http.Request) (policy
 // renderPolicy shows the page, the editor with blank rows to fill in
 // (more in the list add names).
 func (d *dashboard) renderPolicy(w http.ResponseWriter, r *http.Request, status int, p policyPage, add string) {
+	if !p.JSONOpen {
+		p.JSON = policyJSON(p.Current)
+	}
 	p.Week = weekOf(p.Form.Windows)
 	p.CurrentWeek = weekOf(formOfPolicy(p.Current, time.UTC).Windows)
 	p.Form = p.Form.withBlanks(add)
@@ -120,15 +129,28 @@ func (d *dashboard) savePolicy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	loc := zoneOf(r).Loc
-	p.Form, p.Edited = readPolicyForm(r.PostForm), true
-	if add := r.PostFormValue("add"); add != "" {
-		d.renderPolicy(w, r, http.StatusOK, p, add)
-		return
+	var (
+		policy    gatehouse.Policy
+		ifVersion *int64
+		issues    *gatehouse.ValidationError
+	)
+	if _, advanced := r.PostForm["policyJSON"]; advanced {
+		p.JSON, p.JSONOpen = r.PostFormValue("policyJSON"), true
+		p.Form.IfVersion = strings.TrimSpace(r.PostFormValue("ifVersion"))
+		policy, ifVersion, issues = readPolicyJSON(p.JSON, p.Form.IfVersion)
+	} else {
+		p.Form, p.Edited = readPolicyForm(r.PostForm), true
+		if add := r.PostFormValue("add"); add != "" {
+			d.renderPolicy(w, r, http.StatusOK, p, add)
+			return
+		}
+		policy, ifVersion, issues = p.Form.policy(loc)
 	}
-	policy, ifVersion, issues := p.Form.policy(loc)
 	if issues.Err() != nil {
 		var checked *gatehouse.ValidationError
-		if _, err := policy.Check(); errors.As(err, &checked) {
+		if _, unread := issues.Issues["policy"]; unread {
+			// JSON that did not read: no policy to check.
+		} else if _, err := policy.Check(); errors.As(err, &checked) {
 			issues.Merge("", checked)
 		}
 		d.policyRefused(w, r, p, issues)
@@ -156,6 +178,11 @@ func (d *dashboard) savePolicy(w http.ResponseWriter, r *http.Request) {
 
 // policyRefused shows the editor as sent with the service's problems.
 func (d *dashboard) policyRefused(w http.ResponseWriter, r *http.Request, p policyPage, ve *gatehouse.ValidationError) {
+	if p.JSONOpen {
+		_, p.JSONIssues = placeIssues(ve, nil)
+		d.renderPolicy(w, r, http.StatusBadRequest, p, "")
+		return
+	}
 	p.Issues, p.Others = placeIssues(ve, p.Form.inputs())
 	d.renderPolicy(w, r, http.StatusBadRequest, p, "")
 }
@@ -178,6 +205,46 @@ func (d *dashboard) policyConflict(w http.ResponseWriter, r *http.Request, p pol
 	p.Conflict = fmt.Sprintf("Not saved: someone else changed this policy while you edited %s; %s. "+
 		"Your changes are kept below: compare them with the current policy, then save again to replace it, or reload the page to drop them.", what, now)
 	d.renderPolicy(w, r, http.StatusConflict, p, "")
+}
+
+// policyJSON is the advanced editor's text for a policy (nil: a policy
+// that denies everyone, to start from): its rules as the API takes them,
+// without the version and time the store sets.
+func policyJSON(p *gatehouse.Policy) string {
+	start := gatehouse.Policy{Mode: gatehouse.ModeRules, Allow: []gatehouse.AllowRule{}, Deny: []gatehouse.DenyRule{}, FailMode: gatehouse.FailClosed}
+	if p != nil {
+		start = *p
+		start.Version, start.UpdatedAt = 0, nil
+	}
+	b, err := json.MarshalIndent(start, "", "  ")
+	if err != nil {
+		panic(err) // policies are plain data: this cannot fail
+	}
+	return string(b)
+}
+
+// readPolicyJSON reads the advanced editor: one JSON object with the
+// policy's fields only (version and updatedAt are the store's, and
+// ignored), and the version edited.
+func readPolicyJSON(text, version string) (gatehouse.Policy, *int64, *gatehouse.ValidationError) {
+	var errs gatehouse.ValidationError
+	var ifVersion *int64
+	if n, err := strconv.ParseInt(version, 10, 64); err == nil {
+		ifVersion = &n
+	} else {
+		errs.Add("ifVersion", "must be the version edited; reload the page")
+	}
+	var p gatehouse.Policy
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		errs.Add("policy", "is not a policy as the API takes it: %v", err)
+		return gatehouse.Policy{}, ifVersion, &errs
+	}
+	if dec.More() {
+		errs.Add("policy", "must be one JSON object, with nothing after it")
+	}
+	return p, ifVersion, &errs
 }
 
 // testForm is the "test a decision" form as sent.

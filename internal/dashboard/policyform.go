@@ -121,7 +121,7 @@ func formOfPolicy(p *gatehouse.Policy, loc *time.Location) policyForm {
 	for _, d := range p.Deny {
 		row := denyRow{PlatformUserID: d.PlatformUserID}
 		if d.Until != nil {
-			row.Until = time.Time(*d.Until).In(loc).Format(untilLayout)
+			row.Until = localInstant(time.Time(*d.Until), loc)
 		}
 		f.Deny = append(f.Deny, row)
 	}
@@ -277,6 +277,20 @@ func parseHours(s string) ([]gatehouse.TimeRange, bool) {
 		out = append(out, gatehouse.TimeRange{From: strings.TrimSpace(from), To: strings.TrimSpace(to)})
 	}
 	return out, true
+}
+
+// localInstant writes t in loc as a datetime-local input shows it: to
+// the minute, or to the second or millisecond when t has them, so that
+// saving the form unchanged keeps the instant.
+func localInstant(t time.Time, loc *time.Location) string {
+	t = t.In(loc)
+	switch {
+	case t.Nanosecond() != 0:
+		return t.Format("2006-01-02T15:04:05.000")
+	case t.Second() != 0:
+		return t.Format("2006-01-02T15:04:05")
+	}
+	return t.Format(untilLayout)
 }
 
 // readInstant reads an instant as a datetime-local input writes it (to

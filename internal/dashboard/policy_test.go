@@ -313,7 +313,7 @@ func TestPolicyPageRoles(t *testing.T) {
 		t.Fatalf("save: %d", r.status)
 	}
 	adminPage := admin.do("GET", policyPath(acme.ap), nil).body
-	if !strings.Contains(adminPage, `method="post" action="`+policyPath(acme.ap)+`"`) || !strings.Contains(adminPage, `action="`+policyPath(acme.ap)+`/test"`) {
+	if !strings.Contains(adminPage, `method="post" action="`+policyPath(acme.ap)+`"`) || !strings.Contains(adminPage, `action="`+policyPath(acme.ap)+`/test#test"`) {
 		t.Error("the admin has no editor or no test form")
 	}
 	test := "/test?platformUserId=42&gamepasses=777&at=2026-11-20T11%3A00"

@@ -299,7 +299,7 @@ try {
   await page.getByLabel("Gamepasses owned").fill("777");
   await page.getByLabel(/^At /).fill("2026-11-28T01:30");
   await page.getByRole("button", { name: "Test the decision" }).click();
-  await page.waitForURL(/\/policy\/test\?/);
+  await page.waitForURL(/\/policy\/test\?.*#test$/);
   const decision = await page.locator(".decision").innerText();
   check(/granted/.test(decision) && /ALLOWLIST/.test(decision) && /allow\[0\]/.test(decision) && /owners of gamepass 777/.test(decision) &&
     /nothing was recorded/.test(decision), `the decision: ${decision}`);

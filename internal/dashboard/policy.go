@@ -106,11 +106,13 @@ func (d *dashboard) policyPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	switch q := r.URL.Query(); {
-	case q.Get("unchanged") != "":
-		p.Saved = "Nothing changed: the policy is still version " + q.Get("unchanged") + "."
-	case q.Get("saved") != "":
-		p.Saved = "Saved as version " + q.Get("saved") + "."
+	// The outcome of the save that redirected here; only a version number
+	// is shown, so that a crafted link cannot put words on the page.
+	q := r.URL.Query()
+	if v, err := strconv.ParseInt(q.Get("unchanged"), 10, 64); err == nil {
+		p.Saved = fmt.Sprintf("Nothing changed: the policy is still version %d.", v)
+	} else if v, err := strconv.ParseInt(q.Get("saved"), 10, 64); err == nil {
+		p.Saved = fmt.Sprintf("Saved as version %d.", v)
 	}
 	d.renderPolicy(w, r, http.StatusOK, p, "")
 }

@@ -124,6 +124,9 @@ func TestPolicyEditorSavesAVersion(t *testing.T) {
 	if p := b.do("GET", policyPath(acme.ap)+"?unchanged=1", nil); !strings.Contains(p.body, "Nothing changed: the policy is still version 1.") {
 		t.Error("an unchanged save does not say so")
 	}
+	if p := b.do("GET", policyPath(acme.ap)+"?saved=1.+Call+555", nil); strings.Contains(p.body, "Call 555") || strings.Contains(p.body, "Saved as") {
+		t.Error("a crafted link puts its words on the page")
+	}
 }
 
 // TestPolicyEditorRefusesAStaleVersion: two admins edit version 1; the

@@ -128,6 +128,7 @@ type demoJSON struct {
 	Variables    map[string]string
 	Curl         []string
 	Unlock       []string
+	Policy       []string
 }
 
 func startDemoJSON(t *testing.T, db string) (demoJSON, demoRun) {

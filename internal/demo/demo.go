@@ -228,7 +228,7 @@ func newWorld(ctx context.Context, store gatehouse.Store, svc *gatehouse.Service
 // follow-up is the try of the player a PLAYER unlock was issued for, at
 // its door, soon after.
 type attempt struct {
-	denied   bool // the outcome wanted (see world.decide)
+	denied   bool // the outcome wanted (see world.attempt)
 	followUp *unlock
 }
 

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -21,9 +20,5 @@ func main() {
 		return
 	}
 	fmt.Fprintln(os.Stderr, "gatehouse:", err)
-	var usage *cli.UsageError
-	if errors.As(err, &usage) {
-		os.Exit(2)
-	}
-	os.Exit(1)
+	os.Exit(cli.ExitStatus(err))
 }

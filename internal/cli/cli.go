@@ -28,6 +28,24 @@ func usagef(format string, args ...any) error {
 	return &UsageError{msg: fmt.Sprintf(format, args...)}
 }
 
+// ExitStatus is the status the binary exits with for an error of Run: 0
+// for none, 2 for a *UsageError, a command's own status for an error that
+// carries one (policy show's 3 for an access point without a policy), and
+// 1 for any other failure.
+func ExitStatus(err error) int {
+	var usage *UsageError
+	var coded interface{ ExitStatus() int }
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &usage):
+		return 2
+	case errors.As(err, &coded):
+		return coded.ExitStatus()
+	}
+	return 1
+}
+
 // env is what every command receives: its arguments and the process's
 // surroundings, never globals.
 type env struct {
@@ -63,6 +81,9 @@ func commands() []command {
 		{"access-point rename", "rename an access point (events keep the recorded name): ACCESS_POINT_ID --name NAME", runAccessPointRename},
 		{"access-point move", "move an access point to another location of its organization: ACCESS_POINT_ID --location ID", runAccessPointMove},
 		{"access-point list", "list a location's access points: --location ID", runAccessPointList},
+		{"policy show", "print an access point's current policy; exits 3 when it has none yet: ACCESS_POINT_ID", runPolicyShow},
+		{"policy set", "set an access point's policy from JSON as the API takes it (FILE, or - for stdin; version and updatedAt, as policy show --json prints them, are ignored); prints the new version or \"unchanged\", or every problem by field path (exit 1): ACCESS_POINT_ID FILE|- [--if-version N]", runPolicySet},
+		{"decide", "explain what an access point's policy decides for a player, now or at --at: outcome, reason, rule and its text; records nothing: --access-point ID --platform-user-id ID [--server-job-id J] [--attributes JSON] [--at RFC3339]", runDecide},
 		{"messaging set", "push a universe's commands to the platform's messaging; the Open Cloud key is read from stdin: --org ID --universe-id N", runMessagingSet},
 		{"messaging list", "list the universes whose commands are pushed, by key hint: --org ID", runMessagingList},
 		{"messaging remove", "stop pushing a universe's commands and delete its key: --org ID --universe-id N", runMessagingRemove},
@@ -80,6 +101,7 @@ func commands() []command {
 		{"bench seed", "write a synthetic log: --events N --orgs M --seed S", runBenchSeed},
 		{"bench run", "measure a running server: --url URL --key KEY [--concurrency C --duration D --org ORG]", runBenchRun},
 		{"bench polls", "measure long polls: --url URL --db DB [--servers N --commands M --issue-url URL2]", runBenchPolls},
+		{"bench decisions", "measure POST /decisions: --url URL --db DB [--concurrency C --duration D --record=false]", runBenchDecisions},
 		{"version", "print the version of this build", runVersion},
 	}
 }

@@ -31,6 +31,10 @@ func TestHelp(t *testing.T) {
 		{[]string{"command", "--help"}, []string{"command unlock", "command list", "command show", "command cancel"}},
 		{[]string{"command", "unlock", "--help"}, []string{"-as", "-idempotency-key", "-platform-user-id", "-server-job-id", "-ttl"}},
 		{[]string{"help", "location", "set-universe"}, []string{"Usage: gatehouse location set-universe", "UNIVERSE_ID"}},
+		{[]string{"--help"}, []string{"policy show", "policy set", "decide "}},
+		{[]string{"policy", "--help"}, []string{"Usage: gatehouse policy COMMAND", "policy show", "exits 3 when it has none", "policy set"}},
+		{[]string{"policy", "set", "--help"}, []string{"FILE|-", "-if-version", "-json"}},
+		{[]string{"help", "decide"}, []string{"Usage: gatehouse decide", "records nothing", "-access-point", "-attributes", "-at", "-platform-user-id", "-server-job-id"}},
 	} {
 		out, errOut, err := g.run(nil, c.args...)
 		if err != nil || errOut != "" {

@@ -19,8 +19,9 @@ import (
 
 // TestBrowser drives the dashboard in Debian's chromium, headless, with
 // playwright-core (browsertest/run.mjs): the operator's whole round from
-// sign-in to sign-out, on the demo data, in real time, and a remote
-// unlock that a game server played here executes. Screenshots of each
+// sign-in to sign-out, on the demo data, in real time, a remote unlock
+// that a game server played here executes, and an access point's policy
+// edited and tested. Screenshots of each
 // page go to $GATEHOUSE_ARTIFACTS/dashboard (a temporary directory when
 // unset; the test logs where). .ci/run installs chromium and the npm
 // package; without them the test skips.

@@ -1,6 +1,8 @@
 // Package dashboard is the operators' web interface: sign-in, the Event
 // Log with its chart, event detail and CSV/NDJSON exports, the locations
-// and access points, remote unlocks and their commands, and the API keys.
+// and access points with their policies (an editor, and a test of a
+// decision that records nothing), remote unlocks and their commands, and
+// the API keys.
 // Pages are rendered on the server from html/template and work without
 // JavaScript; a few lines of script only tell the server the browser's
 // time zone and copy a new key.
@@ -85,9 +87,9 @@ func New(cfg Config) http.Handler {
 		"list": func(s ...string) []string { return s }, "isDay": isDay,
 		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
-		"seconds": seconds}
+		"seconds": seconds, "inc": func(i int) int { return i + 1 }, "describeAllow": describeAllow}
 	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit",
-		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command"} {
+		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/"+page+".html"))
 	}
@@ -110,6 +112,9 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/locations/{id}/universe", d.page(d.setLocationUniverse))
 	mux.Handle("POST "+Prefix+"/access-points/{id}/rename", d.page(d.renameAccessPoint))
 	mux.Handle("POST "+Prefix+"/access-points/{id}/move", d.page(d.moveAccessPoint))
+	mux.Handle("GET "+Prefix+"/access-points/{id}/policy", d.page(d.policyPage))
+	mux.Handle("POST "+Prefix+"/access-points/{id}/policy", d.page(d.savePolicy))
+	mux.Handle("GET "+Prefix+"/access-points/{id}/policy/test", d.page(d.testDecision))
 	mux.Handle("GET "+Prefix+"/commands", d.page(d.commandsList))
 	mux.Handle("GET "+Prefix+"/commands/unlock", d.page(d.unlockFormPage))
 	mux.Handle("POST "+Prefix+"/commands/unlock", d.page(d.unlock))

@@ -1,8 +1,13 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -10,24 +15,199 @@ import (
 	"github.com/gatehouse/gatehouse"
 )
 
-var errPoliciesPending = errors.New("policies: not stored yet")
+// policyOf joins an access point (alias a) to its current policy
+// (alias p): every read of a policy goes through access_points, so a
+// policy is only ever read for an access point of the organization.
+const policyOf = `LEFT JOIN policies p ON p.access_point_id = a.id AND p.org = a.org AND p.version = a.policy_version`
 
-// PutPolicy implements gatehouse.Store.
+// decodePolicy returns the stored policy, or nil when the join found
+// none (version NULL).
+func decodePolicy(version sql.NullInt64, body []byte, createdAt sql.NullInt64) (*gatehouse.Policy, error) {
+	if !version.Valid {
+		return nil, nil
+	}
+	var p gatehouse.Policy
+	if err := json.Unmarshal(body, &p); err != nil {
+		return nil, fmt.Errorf("policy version %d: %w", version.Int64, err)
+	}
+	p.Version = version.Int64
+	at := gatehouse.Time(fromMillis(createdAt.Int64))
+	p.UpdatedAt = &at
+	return &p, nil
+}
+
+// findPolicy reads the organization's access point's name and current
+// policy (nil for none), or ErrNotFound.
+func findPolicy(ctx context.Context, q querier, org int64, id uuid.UUID) (string, *gatehouse.Policy, error) {
+	var (
+		name             string
+		version, created sql.NullInt64
+		body             []byte
+	)
+	err := q.QueryRowContext(ctx, `SELECT a.name, p.version, p.body, p.created_at FROM access_points a `+policyOf+`
+		WHERE a.id = ? AND a.org = ?`, id[:], org).Scan(&name, &version, &body, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, fmt.Errorf("access point %s: %w", id, gatehouse.ErrNotFound)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	p, err := decodePolicy(version, body, created)
+	return name, p, err
+}
+
+// PutPolicy implements gatehouse.Store. The write connection serializes
+// every change, so reading the current version and adding the next one in
+// one transaction cannot race.
 func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, accessPointID uuid.UUID, p gatehouse.Policy, ifVersion *int64, at time.Time) (gatehouse.Policy, error) {
-	return gatehouse.Policy{}, errPoliciesPending
+	body := gatehouse.PolicyBody(p)
+	var out gatehouse.Policy
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		name, cur, err := findPolicy(ctx, tx, org, accessPointID)
+		if err != nil {
+			return err
+		}
+		var old int64
+		if cur != nil {
+			old = cur.Version
+		}
+		if ifVersion != nil && *ifVersion != old {
+			return fmt.Errorf("policy of access point %s: version is %d, not %d: %w", accessPointID, old, *ifVersion, gatehouse.ErrConflict)
+		}
+		if cur != nil && bytes.Equal(gatehouse.PolicyBody(*cur), body) {
+			out = *cur
+			return nil
+		}
+		ms := millis(at)
+		if _, err := tx.ExecContext(ctx, "INSERT INTO policies (org, access_point_id, version, body, created_at) VALUES (?, ?, ?, ?, ?)",
+			org, accessPointID[:], old+1, string(body), ms); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE access_points SET policy_version = ? WHERE id = ? AND org = ?", old+1, accessPointID[:], org); err != nil {
+			return err
+		}
+		out = p
+		out.Version = old + 1
+		updated := gatehouse.Time(fromMillis(ms))
+		out.UpdatedAt = &updated
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAccessPoint, ID: accessPointID, Name: name}).
+			Change("version", versionText(old), versionText(old+1)))
+	})
+	return out, err
+}
+
+// versionText is a policy version as the audit log shows it: "" for none.
+func versionText(v int64) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.FormatInt(v, 10)
 }
 
 // FindPolicy implements gatehouse.Store.
 func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (*gatehouse.Policy, error) {
-	return nil, errPoliciesPending
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return nil, err
+	}
+	_, p, err := findPolicy(ctx, db.read, org, accessPointID)
+	return p, wrap(err)
 }
 
-// PolicySet implements gatehouse.Store.
+// PolicySet implements gatehouse.Store. Access point ids are blobs of the
+// uuid's bytes, so ORDER BY a.id is the order PostgreSQL gives uuids.
 func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) ([]gatehouse.AccessPointPolicy, error) {
-	return nil, nil
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return nil, err
+	}
+	set, err := queryAll(ctx, db.read, func(rows *sql.Rows, ap *gatehouse.AccessPointPolicy) error {
+		var (
+			version, created sql.NullInt64
+			body             []byte
+		)
+		if err := rows.Scan(&ap.AccessPoint.ID, &ap.AccessPoint.Name, &ap.Location.ID, &ap.Location.Name, &version, &body, &created); err != nil {
+			return err
+		}
+		ap.Policy, err = decodePolicy(version, body, created)
+		return err
+	}, `SELECT a.id, a.name, l.id, l.name, p.version, p.body, p.created_at
+		FROM locations l JOIN access_points a ON a.location_id = l.id AND a.org = l.org `+policyOf+`
+		WHERE l.org = ? AND l.universe_id = ? ORDER BY a.id`, org, universeID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	if set == nil {
+		set = []gatehouse.AccessPointPolicy{}
+	}
+	return set, nil
 }
 
-// FindDecisionContext implements gatehouse.Store.
+// decisionContext reads, in one statement, the access point with its
+// location and current policy, joined to the candidate unlocks among its
+// issued commands (none: one row of NULLs): ?1 now minus
+// gatehouse.UnlockLookback, ?2 access point id, ?3 org. The policy repeats
+// on each unlock's row; an access point has few unlocks at once.
+const decisionContext = `SELECT a.name, l.id, l.name, l.universe_id, p.version, p.body, p.created_at,
+		c.status, c.scope, c.server_job_id, c.platform_user_id, c.expires_at, c.started_at, c.duration_s
+	FROM access_points a JOIN locations l ON l.id = a.location_id AND l.org = a.org ` + policyOf + `
+	LEFT JOIN commands c ON c.org = a.org AND c.access_point_id = a.id AND c.issued = 1
+		AND c.issued_at > ? AND c.type = 'UNLOCK' AND c.status IN ('PENDING', 'DELIVERED', 'EXECUTED')
+	WHERE a.id = ? AND a.org = ?`
+
+// FindDecisionContext implements gatehouse.Store: one statement on a read
+// connection, prepared once per connection by the read pool; the unlocks
+// are filtered by Command.ActiveUnlock, the one definition of what counts.
 func (db *DB) FindDecisionContext(ctx context.Context, orgID, accessPointID uuid.UUID, now time.Time) (gatehouse.DecisionContext, error) {
-	return gatehouse.DecisionContext{}, errPoliciesPending
+	var dc gatehouse.DecisionContext
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return dc, err
+	}
+	rows, err := db.read.QueryContext(ctx, decisionContext, millis(now.Add(-gatehouse.UnlockLookback)), accessPointID[:], org)
+	if err != nil {
+		return dc, wrap(err)
+	}
+	defer rows.Close()
+	found := false
+	for rows.Next() {
+		var (
+			universe, status, scope, job, player sql.NullString
+			version, created, expires, started   sql.NullInt64
+			duration                             sql.NullInt64
+			body                                 sql.RawBytes
+		)
+		if err := rows.Scan(&dc.AccessPoint.Name, &dc.Location.ID, &dc.Location.Name, &universe, &version, &body, &created,
+			&status, &scope, &job, &player, &expires, &started, &duration); err != nil {
+			return dc, wrap(err)
+		}
+		if !found {
+			found = true
+			dc.AccessPoint.ID = accessPointID
+			dc.UniverseID = universe.String
+			if dc.Policy, err = decodePolicy(version, body, created); err != nil {
+				return dc, err
+			}
+		}
+		if !status.Valid {
+			continue
+		}
+		c := gatehouse.Command{Type: gatehouse.CommandUnlock, Status: gatehouse.CommandStatus(status.String),
+			Scope: gatehouse.CommandScope(scope.String), ServerJobID: fromOptString(job), PlatformUserID: fromOptString(player),
+			ExpiresAt: gatehouse.Time(fromMillis(expires.Int64)), StartedAt: optTime(started), DurationSeconds: int(duration.Int64)}
+		if u, ok := c.ActiveUnlock(now); ok {
+			dc.Unlocks = append(dc.Unlocks, u)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return dc, wrap(err)
+	}
+	if !found {
+		return dc, fmt.Errorf("access point %s: %w", accessPointID, gatehouse.ErrNotFound)
+	}
+	return dc, nil
 }

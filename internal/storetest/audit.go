@@ -63,6 +63,10 @@ func testAuditAppend(t *testing.T, f *fixture) {
 	_, err = f.s.RemoveUser(ctx, e(gatehouse.AuditUserRemoved), o.ID, v.Email)
 	must(t, err)
 	must(t, f.s.AppendAudit(ctx, e(gatehouse.AuditSignInFailed).Of(o.ID, gatehouse.AuditTarget{Type: gatehouse.TargetUser, ID: u.ID, Name: u.Email})))
+	_, err = f.s.PutPolicy(ctx, e(gatehouse.AuditPolicyChanged), o.ID, ap.ID, policy(t, "1"), nil, f.now)
+	must(t, err)
+	_, err = f.s.PutPolicy(ctx, e(gatehouse.AuditPolicyChanged), o.ID, ap.ID, policy(t, "1"), nil, f.now) // unchanged: no entry
+	must(t, err)
 
 	got := f.log(o.ID, gatehouse.AuditFilter{})
 	want := []struct {
@@ -84,6 +88,7 @@ func testAuditAppend(t *testing.T, f *fixture) {
 		{gatehouse.AuditSignedIn, u.ID, "a@acme.test"},
 		{gatehouse.AuditUserRemoved, v.ID, "b@acme.test"},
 		{gatehouse.AuditSignInFailed, u.ID, "a@acme.test"},
+		{gatehouse.AuditPolicyChanged, ap.ID, "Door"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d entries, want %d: %+v", len(got), len(want), got)
@@ -103,6 +108,9 @@ func testAuditAppend(t *testing.T, f *fixture) {
 	}
 	if role := got[9].Changes["role"]; role != (gatehouse.AuditChange{From: "viewer", To: "operator"}) {
 		t.Errorf("role change = %+v", role)
+	}
+	if put := got[14].Changes; put["version"] != (gatehouse.AuditChange{To: "1"}) || put["note"].To != "x" {
+		t.Errorf("policy change = %+v", put)
 	}
 	if a := rename.Actor; a.Type != gatehouse.ActorUser || a.ID == nil || *a.ID != actor || a.Label != "admin@acme.test" ||
 		rename.RequestID != "req-1" || rename.ClientAddress != "203.0.113.7" || !rename.At.Equal(f.now) {

@@ -74,6 +74,11 @@ func Run(t *testing.T, open Opener) {
 		{"SweepCommands", testSweepCommands},
 		{"WatchCommands", testWatchCommands},
 		{"TryLease", testTryLease},
+		{"PolicyVersions", testPolicyVersions},
+		{"PolicyTenant", testPolicyTenant},
+		{"PolicySet", testPolicySet},
+		{"DecisionContext", testDecisionContext},
+		{"ConcurrentPolicyPuts", testConcurrentPolicyPuts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

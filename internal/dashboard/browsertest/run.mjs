@@ -10,7 +10,10 @@
 // (the form's problems next to its fields, the confirmation that says
 // what will happen), watches the command's page until the game server
 // the Go test runs in that universe has executed it, finds it on the
-// Commands page and reaches it from the Event Log. A screenshot of each
+// Commands page and reaches it from the Event Log; the operator sees the
+// door's policy without an editor; the admin edits it (a mistake shown
+// next to its field, then saved, the week drawn) and tests decisions
+// against it. A screenshot of each
 // page goes to $SHOTS. The Go test TestBrowser starts the server and runs
 // this.
 //
@@ -230,6 +233,81 @@ try {
   await page.goto(`${BASE}/dashboard/events?type=REMOTE_UNLOCK`);
   await page.locator("table.events tbody tr").first().getByRole("link", { name: "EXECUTED" }).click();
   await page.waitForURL(commandURL);
+
+  // The operator sees the Front door's policy and may test decisions,
+  // but has no editor.
+  await page.goto(`${BASE}/dashboard/locations`);
+  await page.locator("section.location", { hasText: "Downtown Club" }).locator("li", { hasText: "Front door" })
+    .getByRole("link", { name: "Policy" }).click();
+  await page.waitForURL(/\/dashboard\/access-points\/[0-9a-f-]{36}\/policy$/);
+  const policyURL = page.url();
+  check((await page.getByRole("button", { name: "Save the policy" }).count()) === 0, "an operator is offered the policy editor");
+  check(await page.getByRole("button", { name: "Test the decision" }).isVisible(), "an operator cannot test a decision");
+
+  // The admin edits it: the night club's weekend nights, one gamepass
+  // allowed. Rows the policy already has are removed; the blank rows the
+  // form always shows are filled in.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(/\/dashboard\/login/);
+  await page.getByLabel("Email").fill(EMAIL);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/dashboard\/events/);
+  await page.getByLabel("Times in").selectOption("Europe/Berlin");
+  await page.getByRole("columnheader", { name: "Time (Europe/Berlin)" }).waitFor();
+  await page.goto(policyURL);
+  const firstBlank = async (rows, input) => {
+    const n = await page.locator(rows).count();
+    for (let i = 0; i < n; i++) {
+      const row = page.locator(rows).nth(i);
+      if ((await row.locator(input).inputValue()) === "") return i + 1;
+      await row.locator("input[name$='.remove']").check();
+    }
+    fail(`no blank row in ${rows}`);
+  };
+  const w = await firstBlank("tr.window", "input[name$='.from']");
+  const a = await firstBlank("tr.allow-rule", "input[name$='.id']");
+  await firstBlank("tr.deny-rule", "input[name$='.platformUserId']");
+  await firstBlank("tr.exception", "input[name$='.date']");
+  await page.getByLabel("RULES: the schedule and the allow list decide").check();
+  await page.getByLabel(/^Time zone of the schedule/).fill("Europe/Berlin");
+  await page.getByLabel(`Window ${w} FRI`).check();
+  await page.getByLabel(`Window ${w} SAT`).check();
+  await page.getByLabel(`Window ${w} from`).fill("22:00");
+  await page.getByLabel(`Window ${w} to`).fill("4:00");
+  await page.getByLabel(`Allow rule ${a} kind`).selectOption("gamepassId");
+  await page.getByLabel(`Allow rule ${a} id`).fill("777");
+  await page.getByRole("button", { name: "Save the policy" }).click();
+  // The mistake comes back next to its field, the form as typed.
+  const toError = page.locator("tr.window", { has: page.getByLabel("Window 1 to") }).locator(".field-error").first();
+  await toError.waitFor();
+  check(/schedule\.windows\[0\]\.to must be a time HH:MM/.test(await toError.innerText()), `the error: ${await toError.innerText()}`);
+  check((await page.getByLabel("Window 1 to").inputValue()) === "4:00", "the form does not keep what was typed");
+  await shot("19-policy-form-error");
+  await page.getByLabel("Window 1 to").fill("04:00");
+  await page.getByRole("button", { name: "Save the policy" }).click();
+  await page.waitForURL(/\/policy\?saved=\d+$/);
+  await page.getByText(/^Saved as version \d+\.$/).waitFor();
+  // The week: Friday's and Saturday's nights, each carried past midnight.
+  check((await page.locator("section.policy-current svg.week rect.block").count()) === 4, "the week does not draw the two nights");
+  check((await page.locator("section.policy-current svg.week rect.block.next").count()) === 2, "the nights are not carried past midnight");
+  await shot("20-policy-saved");
+
+  // Would a player with the gamepass pass on Saturday at 01:30? And one
+  // without it?
+  await page.getByLabel("Player (user id)", { exact: true }).fill("4242001");
+  await page.getByLabel("Gamepasses owned").fill("777");
+  await page.getByLabel(/^At /).fill("2026-11-28T01:30");
+  await page.getByRole("button", { name: "Test the decision" }).click();
+  await page.waitForURL(/\/policy\/test\?.*#test$/);
+  const decision = await page.locator(".decision").innerText();
+  check(/granted/.test(decision) && /ALLOWLIST/.test(decision) && /allow\[0\]/.test(decision) && /owners of gamepass 777/.test(decision) &&
+    /nothing was recorded/.test(decision), `the decision: ${decision}`);
+  await page.getByLabel("Gamepasses owned").fill("");
+  await page.getByRole("button", { name: "Test the decision" }).click();
+  await page.locator(".decision", { hasText: "NOT_ON_ALLOWLIST" }).waitFor();
+  check(/no allow rule matches this player/.test(await page.locator(".decision").innerText()), "no explanation of the denial");
+  await shot("21-policy-test");
   console.log(JSON.stringify({ ok: true, steps }));
 } catch (err) {
   // The page as it was when the round failed, to see why.

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/bench"
+)
+
+// runBenchDecisions measures POST /decisions: it creates an organization
+// on --db with an access point whose policy is office hours with a group
+// allowlist, then drives the server at --url with --concurrency workers.
+func runBenchDecisions(ctx context.Context, e *env) error {
+	f := newFlags(e, "bench decisions")
+	base := f.String("url", "http://localhost:8080", "the running server on --db")
+	concurrency := f.Int("concurrency", 32, "workers each asking for one decision at a time")
+	duration := f.duration("duration", 10*time.Second, "how long to ask")
+	record := f.Bool("record", true, "store every decision as an event (record: true)")
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		if *concurrency < 1 || *duration <= 0 {
+			return usagef("--concurrency and --duration must be positive")
+		}
+		now := e.now()
+		org, err := svc.CreateOrganization(ctx, "Bench decisions "+now.Format(time.RFC3339))
+		if err != nil {
+			return err
+		}
+		loc, err := svc.CreateLocation(ctx, org.ID, "Bench")
+		if err != nil {
+			return err
+		}
+		ap, err := svc.CreateAccessPoint(ctx, org.ID, loc.ID, "Bench door")
+		if err != nil {
+			return err
+		}
+		rank := 128
+		all := []string{"MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"}
+		_, err = svc.SetPolicy(ctx, org.ID, ap.ID, gatehouse.Policy{Mode: gatehouse.ModeRules,
+			Schedule: &gatehouse.Schedule{TimeZone: "Europe/Berlin", Windows: []gatehouse.Window{{Days: all, From: "06:00", To: "02:00"}}},
+			Allow:    []gatehouse.AllowRule{{GroupID: "456", MinRank: &rank}, {GamepassID: "789"}},
+			Deny:     []gatehouse.DenyRule{{PlatformUserID: "13"}}}, nil)
+		if err != nil {
+			return err
+		}
+		unlimited := &gatehouse.Rate{Count: 1_000_000, Per: time.Second}
+		_, key, err := svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: org.ID, Name: "bench decisions",
+			Scopes: []gatehouse.Scope{gatehouse.ScopeGameServer}, RateLimit: unlimited})
+		if err != nil {
+			return err
+		}
+		st, err := bench.RunDecisions(ctx, bench.DecisionsConfig{URL: strings.TrimRight(*base, "/"), Key: key,
+			AccessPointID: ap.ID.String(), Concurrency: *concurrency, Duration: *duration, Record: *record})
+		if err != nil {
+			return err
+		}
+		return f.print(st, "%d decisions (record %t) at concurrency %d: %.0f per second, p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %d errors",
+			st.Requests, *record, *concurrency, st.RPS, st.P50, st.P95, st.P99, st.Errors)
+	})
+}

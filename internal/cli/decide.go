@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+// runDecide explains what an access point's policy decides for a player,
+// now or at another instant. It never records: a decision the operator
+// asks for is a question about the rules, not a player at the door, and
+// recording belongs to the game servers (POST /decisions).
+func runDecide(ctx context.Context, e *env) error {
+	f := newFlags(e, "decide")
+	ap := f.String("access-point", "", "the access point id")
+	player := f.String("platform-user-id", "", "the player's platform user id")
+	job := f.String("server-job-id", "", "the game server's job id, for remote unlocks of scope SERVER")
+	attrs := f.String("attributes", "", `what the game server knows of the player, JSON: {"groups":{"456":200},"gamepasses":["789"],"badges":["12"],"premium":true}`)
+	at := f.String("at", "", "decide at this RFC 3339 instant instead of now, e.g. 2026-03-02T18:00:00Z")
+	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		apID, err := parseID("access-point", *ap)
+		if err != nil {
+			return err
+		}
+		if err := required("platform-user-id", *player); err != nil {
+			return err
+		}
+		r := gatehouse.DecisionRequest{AccessPointID: apID,
+			DecisionInput: gatehouse.DecisionInput{PlatformUserID: *player, ServerJobID: *job}}
+		if *at != "" {
+			t, err := gatehouse.ParseTime(*at)
+			if err != nil {
+				return usagef("--at must be an RFC 3339 instant with an offset, e.g. 2026-03-02T18:00:00Z; got %q", *at)
+			}
+			instant := gatehouse.Time(t)
+			r.At = &instant
+		}
+		var issues gatehouse.ValidationError
+		if *attrs != "" {
+			var ve *gatehouse.ValidationError
+			if errors.As(decodeStrict([]byte(*attrs), attributesShape, &r.Attributes), &ve) {
+				issues.Merge("attributes", ve)
+			}
+		}
+		addNewFields(&issues, r.DecisionInput.Check())
+		if err := renameFields(&issues, decideFlag).Err(); err != nil {
+			return err
+		}
+		orgID, err := svc.OrgOfAccessPoint(ctx, apID)
+		if err != nil {
+			return err
+		}
+		res, err := svc.Decide(ctx, orgID, r)
+		if err != nil {
+			return err
+		}
+		if *f.json {
+			return f.print(res, "")
+		}
+		var p *gatehouse.Policy
+		if res.PolicyVersion != nil {
+			// The rule's text comes from the version that decided; one
+			// set since then explains nothing of this decision.
+			if cur, err := svc.Policy(ctx, orgID, apID); err == nil && cur != nil && cur.Version == *res.PolicyVersion {
+				p = cur
+			}
+		}
+		printDecision(e, res, p)
+		return nil
+	})
+}
+
+// decideFlag names the flag that sets a field of a decision request, so
+// that a problem names what the operator typed: platformUserId is
+// --platform-user-id, attributes.groups.456 is "--attributes groups.456".
+func decideFlag(field string) string {
+	if name, ok := flagNames[field]; ok {
+		return name
+	}
+	if rest, ok := strings.CutPrefix(field, "attributes."); ok {
+		return "--attributes " + rest
+	}
+	if field == "attributes" {
+		return "--attributes"
+	}
+	return field
+}
+
+// renameFields returns the issues of ve under the names rename gives.
+func renameFields(ve *gatehouse.ValidationError, rename func(string) string) *gatehouse.ValidationError {
+	var out gatehouse.ValidationError
+	for field, msgs := range ve.Issues {
+		for _, m := range msgs {
+			out.Add(rename(field), "%s", m)
+		}
+	}
+	return &out
+}
+
+// printDecision writes decide's human form: the outcome and reason, where
+// and when, the policy version and the rule with its text.
+func printDecision(e *env, res gatehouse.DecisionResult, p *gatehouse.Policy) {
+	w := e.stdout
+	fmt.Fprintf(w, "%s: %s\n", res.Allowed, res.Reason)
+	fmt.Fprintf(w, "  access point  %s (%s) at %s (%s)\n", res.AccessPoint.Name, res.AccessPoint.ID, res.Location.Name, res.Location.ID)
+	when := gatehouse.FormatTime(time.Time(res.At))
+	if local := localText(p, time.Time(res.At)); local != "" {
+		when += ", " + local
+	}
+	fmt.Fprintf(w, "  at            %s\n", when)
+	if res.PolicyVersion == nil {
+		fmt.Fprintln(w, "  policy        none")
+	} else {
+		fmt.Fprintf(w, "  policy        version %d\n", *res.PolicyVersion)
+	}
+	rule := res.Rule
+	if text := ruleText(p, res.Rule); text != "" {
+		rule += ": " + text
+	}
+	fmt.Fprintf(w, "  rule          %s\n", rule)
+}

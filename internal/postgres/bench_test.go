@@ -1,0 +1,68 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/postgres"
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// BenchmarkDecisionContext reads what a decision needs (POST /decisions'
+// one read, one round trip) for a door with a policy and a running
+// unlock, from 16 requests at once per CPU (32 on two, the concurrency of
+// the POST /decisions benchmark).
+//
+//	go test ./internal/postgres -run '^$' -bench DecisionContext -cpu 2
+func BenchmarkDecisionContext(b *testing.B) {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, testenv.PostgresDSN(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	loc, _ := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
+	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Front door")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := gatehouse.Policy{Mode: gatehouse.ModeRules,
+		Schedule: &gatehouse.Schedule{TimeZone: "Europe/Berlin", Windows: []gatehouse.Window{{Days: []string{"MON", "TUE", "WED", "THU", "FRI"}, From: "09:00", To: "17:30"}}},
+		Allow:    []gatehouse.AllowRule{{PlatformUserID: "123"}, {GroupID: "456", MinRank: new(200)}, {GamepassID: "789"}},
+	}.Check()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.PutPolicy(ctx, gatehouse.SystemEntry(gatehouse.AuditPolicyChanged), org.ID, ap.ID, p, nil, now); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.CreateCommand(ctx, gatehouse.SystemEntry(gatehouse.AuditCommandIssued), gatehouse.IssuedCommand{Command: gatehouse.Command{
+		ID: gatehouse.NewID(), OrgID: org.ID, Type: gatehouse.CommandUnlock, Status: gatehouse.CommandPending, Scope: gatehouse.ScopeUniverse,
+		AccessPoint: gatehouse.NamedRef{ID: ap.ID, Name: ap.Name}, Location: gatehouse.NamedRef{ID: loc.ID, Name: loc.Name},
+		DurationSeconds: 30, IssuedAt: gatehouse.Time(now), ExpiresAt: gatehouse.Time(now.Add(time.Minute)), StatusAt: gatehouse.Time(now),
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetParallelism(16)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			dc, err := db.FindDecisionContext(ctx, org.ID, ap.ID, now)
+			if err != nil || dc.Policy == nil || len(dc.Unlocks) != 1 {
+				b.Errorf("FindDecisionContext = %+v, %v", dc, err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
+}

@@ -187,3 +187,31 @@ func TestRemoteUnlockGrantsDecisions(t *testing.T) {
 		t.Errorf("another player during the unlock: %+v", d)
 	}
 }
+
+// TestDecisionBodyLimit: the most a game server may state of a player,
+// with the longest ids, is decided; a body past the limit is a 413.
+func TestDecisionBodyLimit(t *testing.T) {
+	e := newEnv(t)
+	o := e.newPolicyOrg("Acme")
+	attrs := gatehouse.PlayerAttributes{Groups: map[string]int{}}
+	id := func(i int) string { return fmt.Sprintf("1844674407%010d", i) }
+	for i := range gatehouse.MaxPlayerGroups {
+		attrs.Groups[id(i)] = gatehouse.MaxGroupRank
+	}
+	for i := range gatehouse.MaxPlayerGamepasses {
+		attrs.Gamepasses = append(attrs.Gamepasses, id(i))
+	}
+	for i := range gatehouse.MaxPlayerBadges {
+		attrs.Badges = append(attrs.Badges, id(i))
+	}
+	body := fmt.Sprintf(`{"accessPointId": %q, "platformUserId": %q, "serverJobId": %q, "attributes": %s, "record": true}`,
+		o.accessPoints[0].ID, id(0), strings.Repeat("j", gatehouse.MaxJobID), mustJSON(t, attrs))
+	t.Logf("largest decision request: %d bytes", len(body))
+	if d := e.decide(o.serverKey, body); d.EventID == nil {
+		t.Errorf("the largest decision request: %+v", d)
+	}
+	over := body[:len(body)-1] + strings.Repeat(" ", 64<<10) + "}"
+	if r := e.post("/api/consumer/v1/decisions", o.serverKey, over); r.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over the limit: %d %.200s", r.status, r.body)
+	}
+}

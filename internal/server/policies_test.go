@@ -191,7 +191,7 @@ func mustJSON(t testing.TB, v any) []byte {
 func TestPolicyValidationOverHTTP(t *testing.T) {
 	e := newEnv(t)
 	o := e.newPolicyOrg("Acme")
-	body := `{"mode": "SOMETIMES", "failMode": "", "colour": "red",
+	body := `{"mode": "SOMETIMES", "failMode": "NEVER", "colour": "red",
 	 "schedule": {"timeZone": "Mars/Olympus", "windows": [{"days": ["MON"], "from": "09:00", "to": "17:00"}, {"days": ["MON", "XYZ"], "from": "9", "to": "25:00"}],
 	   "exceptions": [{"date": "2026-02-30", "closed": true}, {"date": "2026-12-24"}, {"date": "2026-12-31", "windows": [{"from": "10:00", "to": "10:00", "note": "x"}]}]},
 	 "allow": [{"groupId": "456", "minRank": "high"}, {"platformUserId": "1", "gamepassId": "2"}, {"badgeId": "7", "colour": 1}, {}, null, {"groupId": "456", "minRank": 300}],

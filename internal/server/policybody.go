@@ -59,14 +59,9 @@ func decodePolicy(data []byte) (gatehouse.Policy, error) {
 		body policyJSON
 		p    gatehouse.Policy
 	)
-	obj, err := gatehouse.DecodeFields(data, &body, policyFields)
+	_, err := gatehouse.DecodeFields(data, &body, policyFields)
 	mergeIssues(&errs, "", err)
 	p.Mode, p.FailMode = body.Mode, body.FailMode
-	if body.FailMode == "" && isJSONValue(obj["failMode"]) && !reported(&errs, "failMode") {
-		// Absent or null is the default, CLOSED; an empty string is a
-		// value that names no mode.
-		errs.Add("failMode", "must be CLOSED or OPEN")
-	}
 	if isJSONValue(body.Schedule) {
 		var s scheduleJSON
 		_, err := gatehouse.DecodeFields(body.Schedule, &s, scheduleFields)

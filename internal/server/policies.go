@@ -112,8 +112,8 @@ func readPolicy(w http.ResponseWriter, r *http.Request) (gatehouse.Policy, error
 		return gatehouse.Policy{}, err
 	}
 	var errs gatehouse.ValidationError
-	p, err := decodePolicy(data)
-	mergeIssues(&errs, "", err)
+	p, err := gatehouse.DecodePolicy(data)
+	errs.Absorb("", err)
 	for _, name := range []string{"If-Match", "If-None-Match"} {
 		if _, ok := parseETagCondition(r.Header, name); !ok {
 			errs.Add(name, `must be * or a list of entity tags, e.g. "3"`)

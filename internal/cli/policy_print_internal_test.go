@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
 )
 
 // TestDayList: a window's days read Monday first, runs of three or more

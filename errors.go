@@ -122,6 +122,64 @@ func (e *ValidationError) Merge(prefix string, other *ValidationError) {
 	}
 }
 
+// Absorb adds the issues of err, when it is a *ValidationError, under
+// prefix as Merge does, but for fields Reported already, and for a list
+// entry with a field reported: a value that could not be read is not
+// also reported as missing or wrong (a gamepassId sent as a number
+// leaves an allow rule that gives no criterion).
+func (e *ValidationError) Absorb(prefix string, err error) {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return
+	}
+	var fresh ValidationError
+	for field, msgs := range ve.Issues {
+		path := field
+		if prefix != "" {
+			path = prefix + "." + field
+			if field == "" {
+				path = prefix
+			}
+		}
+		if e.Reported(path) || strings.HasSuffix(path, "]") && e.reportedUnder(path) {
+			continue
+		}
+		for _, m := range msgs {
+			fresh.Add(field, "%s", m)
+		}
+	}
+	e.Merge(prefix, &fresh)
+}
+
+// Reported reports whether e has an issue of path, or of a value that
+// holds it (acks[2] for acks[2].result, "" for the whole input).
+func (e *ValidationError) Reported(path string) bool {
+	if e.Issues[""] != nil {
+		return true
+	}
+	for p := path; ; {
+		if e.Issues[p] != nil {
+			return true
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i <= 0 {
+			return false
+		}
+		p = p[:i]
+	}
+}
+
+// reportedUnder reports whether e has an issue of a part of path
+// (allow[2].gamepassId under allow[2]).
+func (e *ValidationError) reportedUnder(path string) bool {
+	for field := range e.Issues {
+		if rest, ok := strings.CutPrefix(field, path); ok && rest != "" && (rest[0] == '.' || rest[0] == '[') {
+			return true
+		}
+	}
+	return false
+}
+
 // Err returns e when it holds an issue, and nil otherwise.
 func (e *ValidationError) Err() error {
 	if e == nil || len(e.Issues) == 0 {

@@ -9,7 +9,9 @@
 //	}
 //
 // It also issues and follows remote unlocks (IssueCommand, Commands,
-// Command, CancelCommand) and runs a game server's sync (Sync).
+// Command, CancelCommand), reads and sets access points' policies
+// (Policy, SetPolicy), and does what a game server does: its sync (Sync),
+// its universe's policy set (PolicySet) and decisions (Decide).
 //
 // The client walks pages with nextCursor, waits out 429 and 503 answers as
 // their Retry-After says (a bounded number of times), and never writes the

@@ -33,9 +33,12 @@ type SyncResult struct {
 	// Commands are due to this server, each with RemainingSeconds; a
 	// cancelled one comes again with Status CANCELLED. Drop ids already
 	// applied.
-	Commands      []Command `json:"commands"`
-	Cursor        string    `json:"cursor"` // send it with the next sync
-	PolicyVersion string    `json:"policyVersion"`
+	Commands []Command `json:"commands"`
+	Cursor   string    `json:"cursor"` // send it with the next sync
+	// PolicyVersion is the version of the universe's policy set: when it
+	// is not the Version of the set the server holds, fetch it again
+	// (PolicySet with the version held answers not modified otherwise).
+	PolicyVersion string `json:"policyVersion"`
 	// RejectedAcks are the acks that matched no command delivered to this
 	// server; they changed nothing.
 	RejectedAcks []string `json:"rejectedAcks"`

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -41,12 +40,13 @@ func runDecide(ctx context.Context, e *env) error {
 		}
 		var issues gatehouse.ValidationError
 		if *attrs != "" {
-			var ve *gatehouse.ValidationError
-			if errors.As(decodeStrict([]byte(*attrs), attributesShape, &r.Attributes), &ve) {
-				issues.Merge("attributes", ve)
+			err := jsonSyntax([]byte(*attrs))
+			if err == nil {
+				r.Attributes, err = gatehouse.DecodeAttributes([]byte(*attrs))
 			}
+			issues.Absorb("attributes", err)
 		}
-		addNewFields(&issues, r.DecisionInput.Check())
+		issues.Absorb("", r.DecisionInput.Check())
 		if err := renameFields(&issues, decideFlag).Err(); err != nil {
 			return err
 		}

@@ -152,12 +152,17 @@ func TestDecideRefusesBadInput(t *testing.T) {
 	d := newPolicyDoor(t)
 	_, _, err := d.run(nil, "decide", "--access-point", d.door.ID, "--platform-user-id", "x1", "--server-job-id", strings.Repeat("j", 200),
 		"--attributes", `{"groups": {"456": "a", "x": 3, "7": 300}, "gamepass": ["1"], "badges": [1], "premium": "yes"}`)
-	want := "--attributes badges[0]: must be a string; --attributes gamepass: is not a known field; " +
-		"--attributes groups: keys must be group ids (positive integers); --attributes groups.456: must be an integer; " +
-		"--attributes groups.7: must be a rank between 0 and 255; --attributes premium: must be true or false; " +
+	want := "--attributes badges: must be a string; --attributes gamepass: is not a known field; " +
+		"--attributes groups: must be an integer; --attributes premium: must be true or false; " +
 		"--platform-user-id: must be a platform user id (digits); --server-job-id: "
 	if cli.ExitStatus(err) != 1 || err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("decide with bad flags: %v\nwant it to start with %s", err, want)
+	}
+	_, _, err = d.run(nil, "decide", "--access-point", d.door.ID, "--platform-user-id", "1",
+		"--attributes", `{"groups": {"x": 3, "7": 300}}`)
+	want = "--attributes groups: keys must be group ids (positive integers); --attributes groups.7: must be a rank between 0 and 255"
+	if cli.ExitStatus(err) != 1 || err == nil || err.Error() != want {
+		t.Errorf("decide with bad groups: %v\nwant %s", err, want)
 	}
 	for _, args := range [][]string{
 		{"decide", "--platform-user-id", "1"},

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -146,51 +148,41 @@ func readInput(e *env, name string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// decodePolicy reads a policy strictly and checks it, and returns every
-// problem of both at once: a *gatehouse.ValidationError.
+// decodePolicy reads a policy as the API does (gatehouse.DecodePolicy),
+// and says where a file stops being JSON by line and column.
 func decodePolicy(data []byte) (gatehouse.Policy, error) {
-	var p gatehouse.Policy
-	err := decodeStrict(data, policyShape, &p)
-	var shapeErrs *gatehouse.ValidationError
-	if errors.As(err, &shapeErrs) && shapeErrs.Issues[""] != nil {
-		return p, err // not JSON, or not one value: nothing to check
+	if err := jsonSyntax(data); err != nil {
+		return gatehouse.Policy{}, err
 	}
-	p, checkErr := p.Check()
-	var all gatehouse.ValidationError
-	all.Merge("", shapeErrs)
-	addNewFields(&all, checkErr)
-	return p, all.Err()
+	return gatehouse.DecodePolicy(data)
 }
 
-// addNewFields adds the issues of err, a *gatehouse.ValidationError, but
-// those of a field dst has issues of, or of a part of it, or of a list
-// entry with a field dst has issues of: a value of the wrong type, which
-// decoding reported already, is not reported again by the check of what
-// it left (a gamepassId that is a number leaves an allow rule that "must
-// give one of …").
-func addNewFields(dst *gatehouse.ValidationError, err error) {
-	var ve *gatehouse.ValidationError
-	if !errors.As(err, &ve) {
-		return
-	}
-	reported := slices.Collect(maps.Keys(dst.Issues)) // before any is added
-	for field, msgs := range ve.Issues {
-		if slices.ContainsFunc(reported, func(reported string) bool {
-			return reported == field || isUnder(field, reported) || isUnder(reported, field) && strings.HasSuffix(field, "]")
-		}) {
-			continue
+// jsonSyntax returns nil for one JSON value, or a *gatehouse.ValidationError
+// of the whole input ("") that says where data stops being JSON, by line
+// and column: a person editing a file needs the place, not the offset.
+func jsonSyntax(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v json.RawMessage
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return gatehouse.Invalid("", "must be a single JSON value, with nothing after it")
 		}
-		for _, m := range msgs {
-			dst.Add(field, "%s", m)
-		}
+		return nil
 	}
-}
-
-// isUnder reports whether path names a part of field: allow[2].groupId
-// and allow[2] are under allow.
-func isUnder(path, field string) bool {
-	rest, ok := strings.CutPrefix(path, field)
-	return ok && (rest != "" && (rest[0] == '.' || rest[0] == '['))
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF):
+		return gatehouse.Invalid("", "is empty: give one JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return gatehouse.Invalid("", "is not valid JSON: it ends before its last value does")
+	case !errors.As(err, &se):
+		return gatehouse.Invalid("", "is not valid JSON: %v", err)
+	}
+	off := min(max(int(se.Offset)-1, 0), len(data)) // the offending byte: Offset is just past it
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n') // the byte after the last newline is column 1
+	return gatehouse.Invalid("", "is not valid JSON at line %d, column %d: %v", line, col, se)
 }
 
 // policyInvalid prints every problem of a policy on stderr, one a line in

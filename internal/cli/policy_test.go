@@ -190,7 +190,7 @@ func TestPolicySetRefusesEveryProblem(t *testing.T) {
 		"allow[2].gamepassId: must be a string",
 		"allow[3].minrank: is not a known field",
 		"allow[4].badgeId: is given more than once",
-		"deny[0].until: must be an RFC 3339 instant, e.g. 2026-12-31T23:00:00Z",
+		"deny[0].until: must be an RFC 3339 instant with an offset, e.g. 2026-12-01T00:00:00Z",
 		"deny[1].platformUserId: repeats deny[0]",
 		"failMode: must be CLOSED or OPEN",
 		"mode: must be one of RULES, OPEN, LOCKED",
@@ -217,8 +217,8 @@ func TestPolicySetRefusesEveryProblem(t *testing.T) {
 		{`{"mode": "OPEN"`, "standard input: is not valid JSON: it ends before its last value does\n"},
 		{"{\n  \"mode\": \"OPEN\",\n  \"allow\": [}\n}", "standard input: is not valid JSON at line 3, column 13: invalid character '}' looking for beginning of value\n"},
 		{`{"mode": "OPEN"} {}`, "standard input: must be a single JSON value, with nothing after it\n"},
-		{`["mode", "OPEN"]`, "standard input: must be a JSON object\n"},
-		{`{"mode": "OPEN", "schedule": "always"}`, "schedule: must be a JSON object\n"},
+		{`["mode", "OPEN"]`, "standard input: must be a single JSON object\n"},
+		{`{"mode": "OPEN", "schedule": "always"}`, "schedule: must be a single JSON object\n"},
 	} {
 		_, stderr, err := d.run(strings.NewReader(c.input), "policy", "set", d.door.ID, "-")
 		if cli.ExitStatus(err) != 1 || stderr != c.want {

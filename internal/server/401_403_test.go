@@ -72,6 +72,12 @@ func TestInsufficientScope(t *testing.T) {
 		{"POST", "/api/consumer/v1/events", `{"events":[]}`, gatehouse.ScopeEventsWrite},
 		{"GET", "/api/consumer/v1/locations", "", gatehouse.ScopeLocationsRead},
 		{"GET", "/api/consumer/v1/audit-log", "", gatehouse.ScopeAuditRead},
+		// A game server decides and reads its universe's policies; only a
+		// policies:write key reads or changes one access point's policy.
+		{"POST", "/api/consumer/v1/decisions", `{"accessPointId": "` + o.accessPoints[0].ID.String() + `", "platformUserId": "1", "record": true}`, gatehouse.ScopeGameServer},
+		{"GET", "/api/consumer/v1/policies?universeId=42", "", gatehouse.ScopeGameServer},
+		{"GET", "/api/consumer/v1/access-points/" + o.accessPoints[0].ID.String() + "/policy", "", gatehouse.ScopePoliciesWrite},
+		{"PUT", "/api/consumer/v1/access-points/" + o.accessPoints[0].ID.String() + "/policy", `{"mode": "OPEN"}`, gatehouse.ScopePoliciesWrite},
 	} {
 		var others []gatehouse.Scope
 		for _, s := range gatehouse.Scopes {
@@ -80,9 +86,14 @@ func TestInsufficientScope(t *testing.T) {
 			}
 		}
 		key := e.newKey(o.ID, others...)
-		r := e.post(tc.path, key, tc.body)
-		if tc.method == "GET" {
+		var r response
+		switch tc.method {
+		case "GET":
 			r = e.get(tc.path, key)
+		case "PUT":
+			r = e.put(tc.path, key, tc.body)
+		default:
+			r = e.post(tc.path, key, tc.body)
 		}
 		if r.status != http.StatusForbidden {
 			t.Errorf("%s %s: status %d", tc.method, tc.path, r.status)

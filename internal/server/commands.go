@@ -62,9 +62,9 @@ func decodeCommand(w http.ResponseWriter, r *http.Request) (gatehouse.CommandReq
 	}
 	var errs gatehouse.ValidationError
 	_, err = gatehouse.DecodeFields(data, &req, commandFields)
-	mergeIssues(&errs, "", err)
+	errs.Absorb("", err)
 	_, err = req.Check()
-	mergeIssues(&errs, "", err)
+	errs.Absorb("", err)
 	if len(r.Header.Values("Idempotency-Key")) > 1 {
 		errs.Add("Idempotency-Key", "must be given at most once")
 	}

@@ -34,3 +34,6 @@ func DecodeIngest(r *http.Request, now time.Time) ([]gatehouse.NewEvent, error) 
 	s := &server{Config: Config{Service: gatehouse.NewService(gatehouse.ServiceConfig{Now: func() time.Time { return now }})}}
 	return s.decodeIngest(httptest.NewRecorder(), r)
 }
+
+// MaxPolicyBody bounds the body of PUT /access-points/{id}/policy.
+const MaxPolicyBody = maxPolicyBody

@@ -79,6 +79,20 @@ func TestInjectionIsHarmless(t *testing.T) {
 			`,"serverJobId":` + jsonString(s) + `}]}`
 		check("ingest "+s, e.post("/api/consumer/v1/events", mine.allKey, body))
 		check("Content-Type "+s, e.do("POST", "/api/consumer/v1/events", mine.allKey, strings.NewReader(`{"events":[]}`), "Content-Type", headerSafe(s)))
+
+		// Policies and decisions: the universe, the access point's id, the
+		// conditional headers, and every string of the bodies.
+		check("policies universeId "+s, e.get("/api/consumer/v1/policies?"+url.Values{"universeId": {s}}.Encode(), mine.allKey))
+		check("policies If-None-Match "+s, e.do("GET", "/api/consumer/v1/policies?universeId=42", mine.allKey, nil, "If-None-Match", headerSafe(s)))
+		check("policy id "+s, e.get("/api/consumer/v1/access-points/"+url.PathEscape(s)+"/policy", mine.allKey))
+		policy := `{"mode": "RULES", "schedule": {"timeZone": ` + jsonString(s) + `, "windows": [{"days": [` + jsonString(s) + `], "from": ` + jsonString(s) + `, "to": "10:00"}]},
+		  "allow": [{"platformUserId": ` + jsonString(s) + `}, {"groupId": ` + jsonString(s) + `}], "deny": [{"platformUserId": ` + jsonString(s) + `}]}`
+		check("policy body "+s, e.put(policyPath(mine.accessPoints[0].ID), mine.allKey, policy))
+		check("policy If-Match "+s, e.put(policyPath(mine.accessPoints[0].ID), mine.allKey, `{"mode": "OPEN"}`, "If-Match", headerSafe(s)))
+		decision := `{"accessPointId": "` + mine.accessPoints[0].ID.String() + `", "platformUserId": ` + jsonString(s) + `, "serverJobId": ` + jsonString(s) +
+			`, "attributes": {"groups": {` + jsonString(s) + `: 1}, "gamepasses": [` + jsonString(s) + `]}, "at": ` + jsonString(s) + `}`
+		check("decision "+s, e.post("/api/consumer/v1/decisions", mine.allKey, decision))
+		check("decision accessPointId "+s, e.post("/api/consumer/v1/decisions", mine.allKey, `{"accessPointId": `+jsonString(s)+`, "platformUserId": "1"}`))
 	}
 }
 

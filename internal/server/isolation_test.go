@@ -3,6 +3,7 @@ package server_test
 import (
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse/gatehouse"
@@ -78,5 +79,45 @@ func TestOrganizationsNeverSeeEachOther(t *testing.T) {
 	}
 	if len(locs.Data) != len(a.locations) {
 		t.Errorf("Alpha sees %d locations, has %d", len(locs.Data), len(a.locations))
+	}
+}
+
+// TestPoliciesNeverCrossOrganizations: two organizations with locations
+// in the same universe and look-alike policies each see only their own
+// access points in the universe's set, can neither read, change nor
+// decide by the other's policies, and their sets' versions differ.
+func TestPoliciesNeverCrossOrganizations(t *testing.T) {
+	e := newEnv(t)
+	a, b := e.newPolicyOrg("Alpha"), e.newPolicyOrg("Beta")
+	for _, o := range []policyOrg{a, b} {
+		e.putPolicy(o.policyKey, o.accessPoints[0].ID, officeHours)
+	}
+	setA, _ := e.policySet(a.serverKey, "42", "")
+	setB, _ := e.policySet(b.serverKey, "42", "")
+	if setA.Version == setB.Version {
+		t.Errorf("both organizations' sets have version %s", setA.Version)
+	}
+	for _, ap := range setA.AccessPoints {
+		if !slices.ContainsFunc(a.accessPoints, func(x gatehouse.AccessPoint) bool { return x.ID == ap.AccessPoint.ID }) {
+			t.Errorf("Alpha's set lists %s", ap.AccessPoint.ID)
+		}
+	}
+	if len(setA.AccessPoints) != 2 {
+		t.Errorf("Alpha's set has %d access points, want its 2 in universe 42", len(setA.AccessPoints))
+	}
+	theirs := b.accessPoints[0].ID
+	for _, r := range []response{
+		e.get(policyPath(theirs), a.policyKey),
+		e.put(policyPath(theirs), a.policyKey, `{"mode": "OPEN"}`),
+		e.put(policyPath(theirs), a.policyKey, `{"mode": "OPEN"}`, "If-Match", `"1"`),
+		e.put(policyPath(theirs), a.policyKey, `{"mode": "OPEN"}`, "If-Match", `*`),
+		e.post("/api/consumer/v1/decisions", a.serverKey, `{"accessPointId": "`+theirs.String()+`", "platformUserId": "156"}`),
+	} {
+		if r.status != 404 || strings.Contains(string(r.body), "RULES") {
+			t.Errorf("Alpha reached Beta's access point: %d %s", r.status, r.body)
+		}
+	}
+	if p := e.getPolicy(b.policyKey, theirs); p.Version != 1 || p.Mode != gatehouse.ModeRules {
+		t.Errorf("Beta's policy changed: %+v", p)
 	}
 }

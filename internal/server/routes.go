@@ -28,6 +28,10 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /api/consumer/v1/commands/{id}/cancel", s.requireScope(gatehouse.ScopeCommandsWrite, s.cancelCommand()))
 	mux.Handle("POST /api/consumer/v1/servers/{serverJobId}/sync",
 		s.requireLongPoll(gatehouse.ScopeGameServer, gatehouse.MaxSyncWait*time.Second, s.syncServer()))
+	mux.Handle("POST /api/consumer/v1/decisions", s.requireScope(gatehouse.ScopeGameServer, s.decide()))
+	mux.Handle("GET /api/consumer/v1/policies", s.requireScope(gatehouse.ScopeGameServer, s.showPolicySet()))
+	mux.Handle("GET /api/consumer/v1/access-points/{id}/policy", s.requireScope(gatehouse.ScopePoliciesWrite, s.showPolicy()))
+	mux.Handle("PUT /api/consumer/v1/access-points/{id}/policy", s.requireScope(gatehouse.ScopePoliciesWrite, s.setPolicy()))
 	mux.Handle("GET /api/consumer/v1/messaging", s.requireScope(gatehouse.ScopeCommandsWrite, s.listMessaging()))
 	mux.Handle("PUT /api/consumer/v1/messaging/{universeId}", s.requireScope(gatehouse.ScopeCommandsWrite, s.setMessaging()))
 	mux.Handle("DELETE /api/consumer/v1/messaging/{universeId}", s.requireScope(gatehouse.ScopeCommandsWrite, s.removeMessaging()))

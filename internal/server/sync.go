@@ -79,17 +79,17 @@ func decodeSync(w http.ResponseWriter, r *http.Request) (gatehouse.SyncRequest, 
 		errs gatehouse.ValidationError
 	)
 	_, err = gatehouse.DecodeFields(data, &body, syncFields)
-	mergeIssues(&errs, "", err)
+	errs.Absorb("", err)
 	req.UniverseID, req.PlaceID, req.Players = body.UniverseID, body.PlaceID, body.Players
 	req.Cursor, req.WaitSeconds = body.Cursor, body.WaitSeconds
 	for i, raw := range body.Acks {
 		var a gatehouse.Ack
 		_, err := gatehouse.DecodeFields(raw, &a, ackFields)
-		mergeIssues(&errs, "acks["+strconv.Itoa(i)+"]", err)
+		errs.Absorb("acks["+strconv.Itoa(i)+"]", err)
 		req.Acks = append(req.Acks, a)
 	}
 	_, _, wait, err := req.Check()
-	mergeIssues(&errs, "", err)
+	errs.Absorb("", err)
 	return req, wait, errs.Err()
 }
 

@@ -96,6 +96,25 @@ expect(settled.response.status === 409, `cancel of an executed command: status $
 const listed = await client.GET("/api/consumer/v1/commands", { params: { query: { status: "EXECUTED", limit: 10 } } });
 expect(listed.data?.data.length === 1 && listed.data?.nextCursor === null, "list: one EXECUTED command");
 
+// The server asks whether a player passes: the door has no policy, but the
+// SERVER unlock it executed is still running (the test's clock stands still).
+const decision = await client.POST("/api/consumer/v1/decisions", {
+  body: { accessPointId: process.env.GATEHOUSE_ACCESS_POINT ?? "", platformUserId: "156", serverJobId: job, record: true },
+});
+expect(
+  decision.data?.allowed === "granted" && decision.data?.reason === "REMOTE_UNLOCK" && decision.data?.policyVersion === null &&
+    typeof decision.data?.eventId === "string",
+  `decision: ${decision.response.status} ${JSON.stringify(decision.data ?? decision.error)}`,
+);
+// It caches its universe's policy set and revalidates it with the ETag.
+const set = await client.GET("/api/consumer/v1/policies", { params: { query: { universeId: "42" } } });
+const etag = set.response.headers.get("ETag") ?? "";
+expect(set.response.status === 200 && etag === `"${set.data?.version}"` && set.data?.accessPoints.length === 1, `policy set: ${set.response.status} ${etag}`);
+const unchanged = await client.GET("/api/consumer/v1/policies", {
+  params: { query: { universeId: "42" }, header: { "If-None-Match": etag } },
+});
+expect(unchanged.response.status === 304 && unchanged.response.headers.get("ETag") === etag, `policy set again: ${unchanged.response.status}`);
+
 // Spend the key's burst: the 429 says when to come back.
 let limited: { status: number; retryAfter: string | null; code?: string } | undefined;
 for (let i = 0; i < 300 && !limited; i++) {
@@ -109,6 +128,15 @@ expect(Number(limited?.retryAfter) >= 1, `429: Retry-After ${limited?.retryAfter
 expect(limited?.code === "rate_limited", `429: code ${limited?.code}`);
 
 console.log(
-  JSON.stringify({ pages, events: seen.size, badQueryIssues: Object.keys(issues), command: shown.data?.status, rateLimited: limited, failures }),
+  JSON.stringify({
+    pages,
+    events: seen.size,
+    badQueryIssues: Object.keys(issues),
+    command: shown.data?.status,
+    decision: decision.data?.reason,
+    policySet: unchanged.response.status,
+    rateLimited: limited,
+    failures,
+  }),
 );
 process.exitCode = failures.length === 0 ? 0 : 1;

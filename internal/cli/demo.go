@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
@@ -29,7 +30,10 @@ type demoOutput struct {
 	// Unlock are the CLI lines that unlock the access point of
 	// ACCESS_POINT_ID remotely and follow the command, as the dashboard
 	// user.
-	Unlock    []string   `json:"unlock"`
+	Unlock []string `json:"unlock"`
+	// Policy are the CLI lines that show the policy of ACCESS_POINT_ID
+	// and explain by it the attempt of EVENT_ID.
+	Policy    []string   `json:"policy"`
 	Dashboard demoSignIn `json:"dashboard"`
 }
 
@@ -89,7 +93,7 @@ func prepareDemo(ctx context.Context, e *env, f *flags, db *app.DB, base string)
 		return err
 	}
 	svc := db.Service(e.now)
-	vars, player, err := demoVariables(ctx, svc, org.ID, base, now)
+	vars, attempt, player, err := demoVariables(ctx, svc, org.ID, base, now)
 	if err != nil {
 		return err
 	}
@@ -99,7 +103,8 @@ func prepareDemo(ctx context.Context, e *env, f *flags, db *app.DB, base string)
 		return err
 	}
 	out := demoOutput{Organization: org, Created: created, Key: newKeyRecord(key, now), ReplacedKeys: []string{},
-		Variables: map[string]string{}, Curl: examples.shell(), Unlock: demoUnlock(*f.db)}
+		Variables: map[string]string{}, Curl: examples.shell(), Unlock: demoUnlock(*f.db),
+		Policy: demoPolicy(*f.db, attempt, player)}
 	out.Key.Key = raw
 	for _, r := range replaced {
 		out.ReplacedKeys = append(out.ReplacedKeys, r.ID.String())
@@ -149,6 +154,12 @@ func printDemo(w io.Writer, out demoOutput, key gatehouse.APIKey, replaced []gat
 	}
 	fmt.Fprint(w, "\n  It stays PENDING until a game server of the universe syncs (docs/guide/remote-unlock.md\n"+
 		"  has the server's loop), and EXPIRED if none executes it within its ttl.\n\n")
+	fmt.Fprint(w, "Every door has a policy, and the demo's attempts were decided by them. Show the policy of\n"+
+		"ACCESS_POINT_ID and explain by it the attempt of EVENT_ID (docs/guide/rules-and-decisions.md):\n\n")
+	for _, l := range out.Policy {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Dashboard: %s\n  sign in as %s with the password %s (new on every run)\n\n",
 		out.Dashboard.URL, out.Dashboard.Email, out.Dashboard.Password)
 }
@@ -158,7 +169,17 @@ func printDemo(w io.Writer, out demoOutput, key gatehouse.APIKey, replaced []gat
 // database only when it is a file other than the default: a PostgreSQL
 // URL may hold a password, which is not printed.
 func demoUnlock(db string) []string {
-	cmd, dbFlag := "gatehouse", ""
+	cmd, dbFlag := demoCommand(db)
+	return []string{
+		cmd + ` command unlock --org "$ORG_ID" --access-point "$ACCESS_POINT_ID" --scope UNIVERSE --duration 30s --as ` + demoEmail + dbFlag,
+		cmd + ` command list --org "$ORG_ID" --limit 5` + dbFlag,
+	}
+}
+
+// demoCommand is how the demo's printed CLI lines start and end for the
+// database db.
+func demoCommand(db string) (cmd, dbFlag string) {
+	cmd = "gatehouse"
 	switch {
 	case db == "gatehouse.db":
 	case strings.Contains(db, "://"):
@@ -166,10 +187,47 @@ func demoUnlock(db string) []string {
 	default:
 		dbFlag = " --db '" + strings.ReplaceAll(db, "'", `'\''`) + "'"
 	}
-	return []string{
-		cmd + ` command unlock --org "$ORG_ID" --access-point "$ACCESS_POINT_ID" --scope UNIVERSE --duration 30s --as ` + demoEmail + dbFlag,
-		cmd + ` command list --org "$ORG_ID" --limit 5` + dbFlag,
+	return cmd, dbFlag
+}
+
+// demoPolicy are the CLI lines that show the policy of the demo's
+// ACCESS_POINT_ID and explain by it the attempt ev (EVENT_ID) of player:
+// at its instant, with the attributes the demo's population gives the
+// player (none for a player the demo did not make up).
+func demoPolicy(db string, ev gatehouse.Event, player string) []string {
+	cmd, dbFlag := demoCommand(db)
+	decide := cmd + ` decide --access-point "$ACCESS_POINT_ID" --platform-user-id ` + player
+	for _, p := range demo.Population() {
+		if p.PlatformUserID != player {
+			continue
+		}
+		if b, err := json.Marshal(compactAttributes(p.Attributes)); err == nil && string(b) != "{}" {
+			decide += " --attributes '" + string(b) + "'" // ids and ranks are digits: nothing to quote
+		}
 	}
+	decide += " --at " + time.Time(ev.OccurredAt).Format(gatehouse.TimeFormat)
+	return []string{
+		cmd + ` policy show "$ACCESS_POINT_ID"` + dbFlag,
+		decide + dbFlag,
+	}
+}
+
+// compactAttributes is a, leaving out what the player does not have.
+func compactAttributes(a gatehouse.PlayerAttributes) map[string]any {
+	m := map[string]any{}
+	if len(a.Groups) > 0 {
+		m["groups"] = a.Groups
+	}
+	if len(a.Gamepasses) > 0 {
+		m["gamepasses"] = a.Gamepasses
+	}
+	if len(a.Badges) > 0 {
+		m["badges"] = a.Badges
+	}
+	if a.Premium {
+		m["premium"] = true
+	}
+	return m
 }
 
 // replaceDemoKey revokes the organization's active keys named demoKeyName

@@ -20,15 +20,15 @@ type demoVariable struct{ name, value string }
 
 // demoVariables are the variables of the curl lines but KEY, which the
 // caller prints: the API at base, the organization's id, and the ids of
-// its newest denied attempt, that attempt's access point and location. player is the
-// platform user of that attempt.
-func demoVariables(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, base string, now time.Time) (vars []demoVariable, player string, err error) {
-	ev, err := newestEvent(ctx, svc, org, gatehouse.EventFilter{Allowed: ptr(gatehouse.Denied)})
+// its newest denied attempt, that attempt's access point and location. ev
+// is that attempt and player its platform user.
+func demoVariables(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, base string, now time.Time) (vars []demoVariable, ev gatehouse.Event, player string, err error) {
+	ev, err = newestEvent(ctx, svc, org, gatehouse.EventFilter{Allowed: ptr(gatehouse.Denied)})
 	if errors.Is(err, gatehouse.ErrNotFound) { // a demo organization whose seeding was cut short
 		ev, err = newestEvent(ctx, svc, org, gatehouse.EventFilter{})
 	}
 	if err != nil {
-		return nil, "", err
+		return nil, ev, "", err
 	}
 	// The examples are pasted into a shell: an id anyone with the demo key
 	// could have recorded goes into them only when it is digits, as the
@@ -44,7 +44,7 @@ func demoVariables(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, b
 		{"ACCESS_POINT_ID", ev.AccessPoint.ID.String()},
 		{"EVENT_ID", ev.ID.String()},
 		{"SINCE", now.AddDate(0, 0, -7).Format(time.DateOnly)},
-	}, player, nil
+	}, ev, player, nil
 }
 
 // newestEvent returns the organization's newest event matching f, or

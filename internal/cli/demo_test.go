@@ -64,7 +64,7 @@ func TestDemoSeedIsReused(t *testing.T) {
 				counts["command "+string(e.Command.Status)]++
 			}
 			if e.Reason != nil {
-				counts[*e.Reason]++
+				counts["reason "+*e.Reason]++ // REMOTE_UNLOCK is also a type
 			}
 			if time.Time(e.OccurredAt).Before(now.AddDate(0, 0, -90)) || time.Time(e.OccurredAt).After(now) {
 				t.Fatalf("event outside the last 90 days: %v", time.Time(e.OccurredAt))
@@ -79,7 +79,8 @@ func TestDemoSeedIsReused(t *testing.T) {
 	if total != 1500 || counts["ACCESS_DENIED"] < 150 || counts["REMOTE_UNLOCK"] < 10 {
 		t.Errorf("event mix %v", counts)
 	}
-	for _, want := range []string{"UNIVERSE", "SERVER", "PLAYER", "OUTSIDE_SCHEDULE", "NOT_ON_ALLOWLIST", "ACCESS_POINT_DISABLED", "command EXECUTED"} {
+	for _, want := range []string{"UNIVERSE", "SERVER", "PLAYER", "reason OUTSIDE_SCHEDULE", "reason NOT_ON_ALLOWLIST", "reason ACCESS_POINT_DISABLED",
+		"reason BLOCKED", "reason REMOTE_UNLOCK", "command EXECUTED"} {
 		if counts[want] == 0 {
 			t.Errorf("the demo has no %s: %v", want, counts)
 		}
@@ -127,6 +128,7 @@ type demoJSON struct {
 	Variables    map[string]string
 	Curl         []string
 	Unlock       []string
+	Policy       []string
 }
 
 func startDemoJSON(t *testing.T, db string) (demoJSON, demoRun) {

@@ -4,6 +4,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -40,37 +41,45 @@ var staff = []struct{ email, name string }{
 }
 
 // Seed returns the demo organization, creating it with its data on the
-// first call; later calls find it by name and add nothing but the
-// universes of a demo made before locations had them. created says which
-// happened. The data is the same for the same now and events.
+// first call; later calls find it by name and add nothing but what a demo
+// made by an older version lacks: the universes of its venues and the
+// policies of its doors (a door whose policy an operator set keeps it).
+// created says which happened. The data is the same for the same now and
+// events.
+//
+// Every door gets its policy through the service, as an operator's would,
+// and every generated attempt is decided by the evaluator on that policy
+// (see world.attempt), so that the demo's reasons are those its rules give.
 func Seed(ctx context.Context, store gatehouse.Store, now time.Time, events int) (gatehouse.Organization, bool, error) {
+	svc := gatehouse.NewService(gatehouse.ServiceConfig{Store: store, Now: func() time.Time { return now }})
 	orgs, err := store.ListOrganizations(ctx)
 	if err != nil {
 		return gatehouse.Organization{}, false, err
 	}
 	for _, o := range orgs {
 		if o.Name == OrgName {
-			return o, false, setUniverses(ctx, store, o.ID)
+			if err := setUniverses(ctx, store, o.ID); err != nil {
+				return o, false, err
+			}
+			return o, false, setMissingPolicies(ctx, store, svc, o.ID, now)
 		}
 	}
 	org, err := store.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), OrgName)
 	if err != nil {
 		return org, false, err
 	}
-	w, err := newWorld(ctx, store, org.ID)
+	w, err := newWorld(ctx, store, svc, org.ID, now)
 	if err != nil {
 		return org, false, err
 	}
 	rng := rand.New(rand.NewPCG(42, 2026))
-	batch := make([]gatehouse.NewEvent, 0, 1000)
-	for i := range events {
-		batch = append(batch, w.event(rng, now, i))
-		if len(batch) == cap(batch) || i == events-1 {
-			if _, err := store.IngestEvents(ctx, org.ID, batch); err != nil {
-				return org, false, fmt.Errorf("demo events: %w", err)
-			}
-			batch = batch[:0]
+	all := w.events(rng, now, events)
+	for len(all) > 0 {
+		batch := all[:min(len(all), 1000)]
+		if _, err := store.IngestEvents(ctx, org.ID, batch); err != nil {
+			return org, false, fmt.Errorf("demo events: %w", err)
 		}
+		all = all[len(batch):]
 	}
 	return org, true, nil
 }
@@ -96,19 +105,84 @@ func setUniverses(ctx context.Context, store gatehouse.Store, org uuid.UUID) err
 	return nil
 }
 
-// world is the demo organization's places, people and servers.
-type world struct {
-	doors   []gatehouse.AccessPoint
-	users   []uuid.UUID
-	players []string
-	jobs    []string
-	zipf    func() int
-	// the last PLAYER unlock, which later granted attempts refer to
-	lastPlayerUnlock *gatehouse.NewEvent
+// setMissingPolicies gives the doors of a demo made before policies
+// existed the demo's policies, so that its decisions do not all fail
+// closed; a door that has a policy keeps it. (That demo's old events keep
+// the reasons they were made with.)
+func setMissingPolicies(ctx context.Context, store gatehouse.Store, svc *gatehouse.Service, org uuid.UUID, now time.Time) error {
+	locs, _, err := store.ListLocations(ctx, org, len(venues)*10, nil)
+	if err != nil {
+		return err
+	}
+	rules := policies(now, Population())
+	none := int64(0)
+	for _, l := range locs {
+		for _, ap := range l.AccessPoints {
+			p, ok := rules[l.Name][ap.Name]
+			if !ok {
+				continue
+			}
+			current, err := svc.Policy(ctx, org, ap.ID)
+			if err != nil {
+				return fmt.Errorf("demo policy of %s, %s: %w", l.Name, ap.Name, err)
+			}
+			if current != nil {
+				continue
+			}
+			// Version 0: an operator's policy set meanwhile wins.
+			if _, err := svc.SetPolicy(ctx, org, ap.ID, p, &none); err != nil && !errors.Is(err, gatehouse.ErrConflict) {
+				return fmt.Errorf("demo policy of %s, %s: %w", l.Name, ap.Name, err)
+			}
+		}
+	}
+	return nil
 }
 
-func newWorld(ctx context.Context, store gatehouse.Store, org uuid.UUID) (*world, error) {
+// world is the demo organization's places, people and servers.
+type world struct {
+	doors []door
+	users []uuid.UUID
+	// players are Population(); pick draws an index of it, the first
+	// ones most often.
+	players []Player
+	jobs    []string
+	pick    func() int
+}
+
+// door is an access point of the demo with its policy compiled once, for
+// every attempt at it, and the remote unlocks issued for it.
+type door struct {
+	gatehouse.AccessPoint
+	policy  *gatehouse.CompiledPolicy
+	unlocks []*unlock
+}
+
+// unlock is a remote unlock the demo issued: it opens the door for whom
+// its scope covers from its issue for UnlockDuration.
+type unlock struct {
+	event gatehouse.NewEvent
+	gatehouse.ActiveUnlock
+	from time.Time
+}
+
+// UnlockDuration is how long a demo unlock whose command was delivered or
+// executed keeps its door open from the instant it was issued; an
+// unlock that was not (PENDING, FAILED, EXPIRED, CANCELLED) opens nothing.
+// It is longer than the API's default so that a demo of a few thousand
+// events shows players passing through an unlock.
+const UnlockDuration = 15 * time.Minute
+
+// UnlockOpens reports whether a demo unlock with a command of status s
+// opened its door (see UnlockDuration).
+func UnlockOpens(s gatehouse.CommandStatus) bool {
+	return s == gatehouse.CommandDelivered || s == gatehouse.CommandExecuted
+}
+
+func newWorld(ctx context.Context, store gatehouse.Store, svc *gatehouse.Service, org uuid.UUID, now time.Time) (*world, error) {
 	w := &world{}
+	w.players, w.jobs = population()
+	rules := policies(now, w.players)
+	none := int64(0)
 	for _, v := range venues {
 		loc, err := store.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org, v.name)
 		if err != nil {
@@ -122,7 +196,15 @@ func newWorld(ctx context.Context, store gatehouse.Store, org uuid.UUID) (*world
 			if err != nil {
 				return nil, err
 			}
-			w.doors = append(w.doors, ap)
+			p, err := svc.SetPolicy(ctx, org, ap.ID, rules[v.name][d], &none)
+			if err != nil {
+				return nil, fmt.Errorf("demo policy of %s, %s: %w", v.name, d, err)
+			}
+			compiled, err := p.Compile()
+			if err != nil {
+				return nil, err
+			}
+			w.doors = append(w.doors, door{AccessPoint: ap, policy: compiled})
 		}
 	}
 	for _, s := range staff {
@@ -137,54 +219,56 @@ func newWorld(ctx context.Context, store gatehouse.Store, org uuid.UUID) (*world
 		}
 		w.users = append(w.users, u.ID)
 	}
-	rng := rand.New(rand.NewPCG(7, 7))
-	for range 60 {
-		w.players = append(w.players, fmt.Sprint(100_000_000+rng.IntN(4_000_000_000)))
-	}
-	for range 6 {
-		w.jobs = append(w.jobs, uuid.Must(uuid.NewRandomFromReader(rngReader{rng})).String())
-	}
 	z := rand.NewZipf(rand.New(rand.NewPCG(9, 9)), 1.2, 1, uint64(len(w.players)-1))
-	w.zipf = func() int { return int(z.Uint64()) }
+	w.pick = func() int { return int(z.Uint64()) }
 	return w, nil
 }
 
-// event makes the i-th event: spread over 90 days with evening and weekend
-// peaks; ~80% granted, ~17% denied, ~3% remote unlocks.
-func (w *world) event(rng *rand.Rand, now time.Time, i int) gatehouse.NewEvent {
-	at := busyInstant(rng, now)
-	ev := gatehouse.NewEvent{ID: gatehouse.NewID(), OccurredAt: gatehouse.Truncate(at), AccessPointID: w.doors[rng.IntN(len(w.doors))].ID}
-	player := w.players[w.zipf()]
-	job := w.jobs[rng.IntN(len(w.jobs))]
-	switch r := rng.Float64(); {
-	case r < 0.03:
-		w.unlock(rng, &ev, player, job)
-	case r < 0.20:
-		ev.Type, ev.Allowed = gatehouse.EventAccessDenied, ptr(gatehouse.Denied)
-		ev.Reason = ptr([]string{gatehouse.ReasonOutsideSchedule, gatehouse.ReasonOutsideSchedule, gatehouse.ReasonNotOnAllowlist, gatehouse.ReasonAccessPointDisabled}[rng.IntN(4)])
-		ev.PlatformUserID, ev.ServerJobID = &player, &job
-	default:
-		ev.Type, ev.Allowed = gatehouse.EventAccessGranted, ptr(gatehouse.Granted)
-		ev.PlatformUserID, ev.ServerJobID = &player, &job
-		switch r := rng.Float64(); {
-		case r < 0.3:
-			ev.Reason = ptr(gatehouse.ReasonSchedule)
-		case r < 0.6:
-			ev.Reason = ptr(gatehouse.ReasonAllowlist)
-		}
-		// A player let in by a PLAYER unlock shows the command that did it.
-		if u := w.lastPlayerUnlock; u != nil && rng.Float64() < 0.2 {
-			ev.AccessPointID, ev.PlatformUserID = u.AccessPointID, u.PlatformUserID
-			ev.OccurredAt = gatehouse.Truncate(minTime(now, u.OccurredAt.Add(time.Duration(30+rng.IntN(600))*time.Second)))
-			ev.Command = &gatehouse.NewCommand{ID: u.Command.ID, Status: gatehouse.CommandExecuted, Scope: gatehouse.ScopePlayer,
-				PlatformUserID: u.PlatformUserID, IssuedAt: u.Command.IssuedAt}
-			w.lastPlayerUnlock = nil
-		}
-	}
-	return ev
+// attempt is an access attempt to generate: a player's try at a door. A
+// follow-up is the try of the player a PLAYER unlock was issued for, at
+// its door, soon after.
+type attempt struct {
+	denied   bool // the outcome wanted (see world.attempt)
+	followUp *unlock
 }
 
-func (w *world) unlock(rng *rand.Rand, ev *gatehouse.NewEvent, player, job string) {
+// events makes n events spread over 90 days with evening and weekend
+// peaks: ~3% remote unlocks, then attempts of which ~17% are denied. The
+// unlocks come first, so that every attempt is decided knowing the
+// unlocks active at its instant, whatever order the events are made in.
+func (w *world) events(rng *rand.Rand, now time.Time, n int) []gatehouse.NewEvent {
+	out := make([]gatehouse.NewEvent, 0, n)
+	var attempts []attempt
+	var pending *unlock // the last PLAYER unlock, which the next granted attempt follows
+	for range n {
+		switch r := rng.Float64(); {
+		case r < 0.03:
+			ev, u := w.unlock(rng, now)
+			out = append(out, ev)
+			if u.Scope == gatehouse.ScopePlayer {
+				pending = u
+			}
+		case r < 0.20:
+			attempts = append(attempts, attempt{denied: true})
+		default:
+			attempts = append(attempts, attempt{followUp: pending})
+			pending = nil
+		}
+	}
+	for _, a := range attempts {
+		out = append(out, w.attempt(rng, now, a))
+	}
+	return out
+}
+
+// unlock makes a REMOTE_UNLOCK event at a door and, when its command
+// opened the door, remembers the unlock there.
+func (w *world) unlock(rng *rand.Rand, now time.Time) (gatehouse.NewEvent, *unlock) {
+	at := gatehouse.Truncate(busyInstant(rng, now))
+	d := rng.IntN(len(w.doors))
+	ev := gatehouse.NewEvent{ID: gatehouse.NewID(), OccurredAt: at, AccessPointID: w.doors[d].ID}
+	player := w.players[w.pick()].PlatformUserID
+	job := w.jobs[rng.IntN(len(w.jobs))]
 	scope := gatehouse.CommandScopes[rng.IntN(3)]
 	ev.Type, ev.Scope = gatehouse.EventRemoteUnlock, &scope
 	ev.RequestedBy = &w.users[rng.IntN(len(w.users))]
@@ -199,8 +283,96 @@ func (w *world) unlock(rng *rand.Rand, ev *gatehouse.NewEvent, player, job strin
 		Status: gatehouse.CommandStatuses[rng.IntN(len(gatehouse.CommandStatuses))]}
 	if scope == gatehouse.ScopePlayer {
 		ev.Command.Status = gatehouse.CommandDelivered
-		w.lastPlayerUnlock = ev
 	}
+	u := &unlock{event: ev, from: at, ActiveUnlock: gatehouse.ActiveUnlock{Scope: scope, Until: gatehouse.Time(at.Add(UnlockDuration))}}
+	if ev.ServerJobID != nil {
+		u.ServerJobID = *ev.ServerJobID
+	}
+	if ev.PlatformUserID != nil {
+		u.PlatformUserID = *ev.PlatformUserID
+	}
+	if UnlockOpens(ev.Command.Status) {
+		w.doors[d].unlocks = append(w.doors[d].unlocks, u)
+	}
+	return ev, u
+}
+
+// maxTries bounds the draws of an attempt with the outcome wanted; past
+// it, the last draw is kept whatever its outcome.
+const maxTries = 200
+
+// doorTries is how many draws of an attempt try the same door.
+const doorTries = 25
+
+// attempt makes an ACCESS_GRANTED or ACCESS_DENIED event: a player drawn
+// from the population tries a door at a busy instant, and the evaluator
+// decides on the door's policy, with the unlocks active then. Draws are
+// repeated until the outcome is the one wanted, so that the demo keeps its
+// mix of grants and denials whatever its policies; the reason is always
+// the evaluator's. A follow-up is decided likewise, at its unlock's door
+// shortly after the unlock, and shows the unlock's command.
+func (w *world) attempt(rng *rand.Rand, now time.Time, a attempt) gatehouse.NewEvent {
+	var (
+		ev  gatehouse.NewEvent
+		dec gatehouse.Decision
+	)
+	d := 0
+	for try := range maxTries {
+		// The door is kept for a few draws of instant and player: a door
+		// is tried as often as another, however rarely it admits.
+		if try%doorTries == 0 {
+			d = rng.IntN(len(w.doors))
+		}
+		at := busyInstant(rng, now)
+		p := w.pick()
+		if u := a.followUp; u != nil {
+			for i := range w.doors {
+				if w.doors[i].ID == u.event.AccessPointID {
+					d = i
+				}
+			}
+			at = minTime(now, u.from.Add(time.Duration(30+rng.IntN(600))*time.Second))
+			for i, pl := range w.players {
+				if pl.PlatformUserID == u.PlatformUserID {
+					p = i
+				}
+			}
+		}
+		job := w.jobs[rng.IntN(len(w.jobs))]
+		ev = gatehouse.NewEvent{ID: gatehouse.NewID(), OccurredAt: gatehouse.Truncate(at), AccessPointID: w.doors[d].ID,
+			PlatformUserID: &w.players[p].PlatformUserID, ServerJobID: &job}
+		dec = w.doors[d].decide(w.players[p], job, ev.OccurredAt)
+		if a.followUp != nil || (dec.Allowed == gatehouse.Denied) == a.denied {
+			break
+		}
+	}
+	ev.Allowed, ev.Reason = &dec.Allowed, &dec.Reason
+	ev.Type = gatehouse.EventAccessGranted
+	if dec.Allowed == gatehouse.Denied {
+		ev.Type = gatehouse.EventAccessDenied
+	}
+	// A player let in by a PLAYER unlock shows the command that did it.
+	if u := a.followUp; u != nil && dec.Reason == gatehouse.ReasonRemoteUnlock {
+		c := *u.event.Command
+		c.Status = gatehouse.CommandExecuted
+		ev.Command = &c
+	}
+	return ev
+}
+
+// decide is the evaluator's answer for a player at the door at an
+// instant, with the unlocks issued at or before it (Decide keeps those
+// that have not ended).
+func (d *door) decide(p Player, job string, at time.Time) gatehouse.Decision {
+	in := gatehouse.DecisionInput{PlatformUserID: p.PlatformUserID, ServerJobID: job, Attributes: p.Attributes}
+	var active [4]gatehouse.ActiveUnlock
+	in.Unlocks = active[:0]
+	for _, u := range d.unlocks {
+		if !u.from.After(at) {
+			in.Unlocks = append(in.Unlocks, u.ActiveUnlock)
+		}
+	}
+	return gatehouse.Decide(d.policy, in, at)
 }
 
 // busyInstant picks a time in the last 90 days, weighted towards evenings

@@ -46,9 +46,10 @@ type Service struct {
 	sealer *Sealer
 	// recorder stores recorded decisions with group commit; compiled
 	// and policySets keep what deciding and syncing read often.
-	recorder   *recorder
-	compiled   compiledPolicies
-	policySets policySets
+	recorder         *recorder
+	compiled         compiledPolicies
+	policySets       policySets
+	decisionContexts decisionContexts
 }
 
 // ServiceConfig is what NewService needs. Store is required; Hasher is

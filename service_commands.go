@@ -61,7 +61,7 @@ func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r CommandRe
 		return Command{}, false, err
 	}
 	for _, w := range nc.Wakes() {
-		s.wakes.Wake(w)
+		s.wake(w)
 	}
 	s.published(ctx, orgID, c)
 	return c, false, nil
@@ -179,7 +179,7 @@ func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (Comma
 	}
 	// A cancel wakes the universe: any of its servers may have received
 	// the command, and cancels are rare.
-	s.wakes.Wake(Wake{OrgID: orgID, UniverseID: c.UniverseID})
+	s.wake(Wake{OrgID: orgID, UniverseID: c.UniverseID})
 	return c, nil
 }
 
@@ -278,7 +278,7 @@ func (s *Service) RunCommands(ctx context.Context, holder string, report func(er
 	go func() {
 		defer close(done)
 		for ctx.Err() == nil {
-			if err := s.store.WatchCommands(ctx, s.wakes.Wake); err != nil && ctx.Err() == nil {
+			if err := s.store.WatchCommands(ctx, s.wake); err != nil && ctx.Err() == nil {
 				report(err)
 				Sleep(ctx, time.Second)
 			}

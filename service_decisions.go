@@ -3,6 +3,7 @@ package gatehouse
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"time"
 
@@ -39,7 +40,7 @@ func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r DecisionRequest
 	if r.At != nil {
 		at = time.Time(*r.At)
 	}
-	dc, err := s.store.FindDecisionContext(ctx, orgID, r.AccessPointID, at)
+	dc, err := s.decisionContext(ctx, orgID, r.AccessPointID, at, r.At == nil)
 	if err != nil {
 		return DecisionResult{}, err
 	}
@@ -63,6 +64,98 @@ func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r DecisionRequest
 	}
 	res.EventID = &e.ID
 	return res, nil
+}
+
+// decisionContext is what deciding for the access point at at needs.
+// Decisions made now read it at most once per decisionContextFresh per
+// access point on this instance: a busy door asks for thousands of
+// decisions a second, and each would otherwise read the database before
+// its own write. What changes it on this instance (a policy, a command
+// issued, cancelled or answered) is seen at once (forget); a change made
+// on another instance within decisionContextFresh. The unlocks it holds
+// are filtered again at each decision's instant (Decide keeps those whose
+// until is after it), so an unlock still ends on time.
+func (s *Service) decisionContext(ctx context.Context, orgID, accessPointID uuid.UUID, at time.Time, now bool) (DecisionContext, error) {
+	if !now {
+		return s.store.FindDecisionContext(ctx, orgID, accessPointID, at)
+	}
+	if dc, ok := s.decisionContexts.get(orgID, accessPointID, time.Now()); ok {
+		return dc, nil
+	}
+	dc, err := s.store.FindDecisionContext(ctx, orgID, accessPointID, at)
+	if err == nil {
+		s.decisionContexts.put(orgID, accessPointID, dc, time.Now())
+	}
+	return dc, err
+}
+
+// wake tells this instance that commands changed: its waiting syncs
+// wake, and its decisions read the organization's unlocks again (all
+// organizations' for Wake{}, "anything may have changed"). Commands
+// issued or cancelled on any instance reach decisions as fast as they
+// reach syncs.
+func (s *Service) wake(w Wake) {
+	if w.OrgID == uuid.Nil {
+		s.decisionContexts.forgetAll()
+	} else {
+		s.decisionContexts.forget(w.OrgID)
+	}
+	s.wakes.Wake(w)
+}
+
+// decisionContextFresh is how long an instance decides from a decision
+// context it read.
+const decisionContextFresh = time.Second
+
+// maxDecisionContexts bounds the contexts an instance keeps: past it,
+// it starts again empty.
+const maxDecisionContexts = 10_000
+
+// decisionContexts keeps the decision contexts read lately, by
+// organization and access point.
+type decisionContexts struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]map[uuid.UUID]decisionContextSeen
+	n  int
+}
+
+type decisionContextSeen struct {
+	dc DecisionContext
+	at time.Time
+}
+
+func (c *decisionContexts) get(orgID, accessPointID uuid.UUID, now time.Time) (DecisionContext, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen, ok := c.m[orgID][accessPointID]
+	if !ok || now.Sub(seen.at) >= decisionContextFresh {
+		return DecisionContext{}, false
+	}
+	return seen.dc, true
+}
+
+func (c *decisionContexts) put(orgID, accessPointID uuid.UUID, dc DecisionContext, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || c.n >= maxDecisionContexts {
+		c.m, c.n = map[uuid.UUID]map[uuid.UUID]decisionContextSeen{}, 0
+	}
+	if c.m[orgID] == nil {
+		c.m[orgID] = map[uuid.UUID]decisionContextSeen{}
+	}
+	if _, ok := c.m[orgID][accessPointID]; !ok {
+		c.n++
+	}
+	c.m[orgID][accessPointID] = decisionContextSeen{dc, now}
+}
+
+// forget drops the organization's contexts: one of its policies or
+// commands changed.
+func (c *decisionContexts) forget(orgID uuid.UUID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n -= len(c.m[orgID])
+	delete(c.m, orgID)
 }
 
 // check returns nil or a *ValidationError naming every bad field of r.
@@ -154,6 +247,10 @@ func (r *recorder) record(ctx context.Context, orgID uuid.UUID, e NewEvent) erro
 // drain writes the organization's batches until none waits, then leaves.
 func (r *recorder) drain(ctx context.Context, orgID uuid.UUID, q *recordQueue) {
 	for {
+		// Let the decisions already running reach the queue before a
+		// batch is taken: on a busy instance the batch grows, and a
+		// transaction's cost is shared by more events.
+		runtime.Gosched()
 		r.mu.Lock()
 		if len(q.waiting) == 0 {
 			delete(r.orgs, orgID)
@@ -185,4 +282,11 @@ func (r *recorder) write(ctx context.Context, orgID uuid.UUID, events []NewEvent
 		errs[i] = err
 	}
 	return errs
+}
+
+// forgetAll drops every context.
+func (c *decisionContexts) forgetAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m, c.n = nil, 0
 }

@@ -41,6 +41,7 @@ func (s *Service) SetPolicy(ctx context.Context, orgID, accessPointID uuid.UUID,
 		orgID, accessPointID, p, ifVersion, s.Now())
 	if err == nil {
 		s.policySets.forget(orgID)
+		s.decisionContexts.forget(orgID)
 	}
 	return stored, err
 }

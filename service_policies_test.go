@@ -329,3 +329,43 @@ func TestRecordedDecisionsShareTransactions(t *testing.T) {
 		t.Errorf("%d decisions took %d transactions, want them shared", n, calls)
 	}
 }
+
+// TestDecisionsSeeOtherInstancesWithinASecond: an instance decides from
+// what it read for up to a second; a policy changed through another
+// instance on the same database decides its decisions after that.
+func TestDecisionsSeeOtherInstancesWithinASecond(t *testing.T) {
+	ctx := context.Background()
+	clock := func() time.Time { return time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC) }
+	store := teststore.Open(t, clock)
+	a := gatehouse.NewService(gatehouse.ServiceConfig{Store: store, Now: clock})
+	b := gatehouse.NewService(gatehouse.ServiceConfig{Store: store, Now: clock})
+	org, err := a.CreateOrganization(ctx, "Acme")
+	must(t, err)
+	loc, err := a.CreateLocation(ctx, org.ID, "HQ")
+	must(t, err)
+	door, err := a.CreateAccessPoint(ctx, org.ID, loc.ID, "Gate")
+	must(t, err)
+	_, err = a.SetPolicy(ctx, org.ID, door.ID, gatehouse.Policy{Mode: gatehouse.ModeLocked}, nil)
+	must(t, err)
+	reason := func(svc *gatehouse.Service) string {
+		res, err := svc.Decide(ctx, org.ID, gatehouse.DecisionRequest{AccessPointID: door.ID,
+			DecisionInput: gatehouse.DecisionInput{PlatformUserID: "7"}})
+		must(t, err)
+		return res.Reason
+	}
+	if got := reason(b); got != gatehouse.ReasonAccessPointDisabled {
+		t.Fatalf("locked: %s", got)
+	}
+	_, err = a.SetPolicy(ctx, org.ID, door.ID, gatehouse.Policy{Mode: gatehouse.ModeOpen}, nil)
+	must(t, err)
+	if got := reason(a); got != gatehouse.ReasonOpen {
+		t.Errorf("the instance that changed the policy decides by it at once: %s", got)
+	}
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	for reason(b) != gatehouse.ReasonOpen {
+		if time.Now().After(deadline) {
+			t.Fatal("another instance still decides by the old policy after 1.5 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

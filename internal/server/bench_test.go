@@ -81,3 +81,37 @@ func BenchmarkDecodeIngest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecisions measures POST /decisions through the whole handler
+// (authentication, rate limit, strict decoding, the decision's read, the
+// answer), without a network, with and without recording:
+//
+//	go test ./internal/server -run '^$' -bench Decisions -benchmem -cpu 1,32
+func BenchmarkDecisions(b *testing.B) {
+	e := newEnv(b, func(c *app.Settings) {
+		c.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+		c.KeyLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 1e9, Per: 1e9}, Burst: 1e9}
+	})
+	o := e.newPolicyOrg("Acme")
+	ap := o.accessPoints[0].ID
+	e.putPolicy(o.policyKey, ap, officeHours)
+	for _, record := range []bool{false, true} {
+		b.Run(fmt.Sprintf("record=%t", record), func(b *testing.B) {
+			body := fmt.Sprintf(`{"accessPointId": %q, "platformUserId": "123", "serverJobId": "job-1",
+ "attributes": {"groups": {"456": 210}, "gamepasses": [], "badges": [], "premium": false}, "record": %t}`, ap, record)
+			b.SetParallelism(16) // 32 requests in flight on two cores, as bench decisions drives it
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest("POST", "/api/consumer/v1/decisions", strings.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+o.serverKey)
+					req.Header.Set("Content-Type", "application/json")
+					w := httptest.NewRecorder()
+					e.handler.ServeHTTP(w, req)
+					if w.Code != http.StatusOK {
+						b.Fatalf("%d %s", w.Code, w.Body)
+					}
+				}
+			})
+		})
+	}
+}

@@ -23,6 +23,12 @@ func DecodeFields(data []byte, v any, known []string) (map[string]json.RawMessag
 	if !ok {
 		return nil, errs.Err()
 	}
+	// Every field sent is known and sent once: one pass fills v, and
+	// only a value of the wrong type needs the field-by-field pass below
+	// to be named (json.Unmarshal stops naming at the first).
+	if len(errs.Issues) == 0 && json.Unmarshal(data, v) == nil {
+		return obj, nil
+	}
 	for _, name := range known {
 		raw, sent := obj[name]
 		if !sent {

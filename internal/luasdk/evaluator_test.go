@@ -480,3 +480,42 @@ func TestStripLua(t *testing.T) {
 		t.Errorf("stripLua(%q) = %q", src, got)
 	}
 }
+
+// BenchmarkEvaluatorDecide is one decision of the SDK's evaluator in
+// gopher-lua (an interpreter slower than the platform's Luau): a Berlin
+// schedule with windows across midnight and a group, a gamepass and a
+// user rule, for a player with a few groups.
+func BenchmarkEvaluatorDecide(b *testing.B) {
+	e := loadEvaluator(b)
+	policy := map[string]any{"mode": "RULES",
+		"schedule": map[string]any{"timeZone": "Europe/Berlin", "windows": []any{
+			map[string]any{"days": []any{"MON", "TUE", "WED", "THU", "FRI"}, "from": "09:00", "to": "17:30"},
+			map[string]any{"days": []any{"SAT"}, "from": "22:00", "to": "02:00"}},
+			"exceptions": []any{map[string]any{"date": "2026-12-25", "closed": true}}},
+		"allow": []any{map[string]any{"platformUserId": "7"}, map[string]any{"groupId": "456", "minRank": 200},
+			map[string]any{"gamepassId": "789"}}}
+	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	offsets, err := gatehouse.ZoneOffsets("Europe/Berlin", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		b.Fatal(err)
+	}
+	compiled, msg := e.compile(policy, map[string]any{"Europe/Berlin": offsets})
+	if compiled == nil {
+		b.Fatal(msg)
+	}
+	input := e.value(map[string]any{"platformUserId": "42", "serverJobId": "job-a",
+		"attributes": map[string]any{"groups": map[string]any{"1": 1, "456": 210, "99": 3}, "gamepasses": []any{"5"}}})
+	decide := e.mod.RawGetString("decide")
+	atMillis := lua.LNumber(at.UnixMilli())
+	if d := e.decide(compiled, map[string]any{"platformUserId": "42", "serverJobId": "job-a",
+		"attributes": map[string]any{"groups": map[string]any{"456": 210}}}, at); d.Rule != "allow[1]" {
+		b.Fatalf("%+v", d)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := e.L.CallByParam(lua.P{Fn: decide, NRet: 1, Protect: true}, compiled, input, atMillis); err != nil {
+			b.Fatal(err)
+		}
+		e.L.Pop(1)
+	}
+}

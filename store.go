@@ -215,6 +215,14 @@ type Store interface {
 	// with RemainingSeconds (Command.Remaining). The returned cursor is
 	// the new generation, or the server's current one when nothing was due.
 	TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]Command, int64, error)
+	// TakeCommandsBatch is TakeCommands for many servers of the
+	// organization's universe at once: the answer to reqs[i] is
+	// taken[i], as TakeCommands would answer it. A job id that comes
+	// more than once is taken once per request, in order. One UNIVERSE
+	// unlock wakes every waiting sync of its universe: taking for all of
+	// them in a few set-based statements costs the database far less than
+	// a transaction each.
+	TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []TakeRequest, now time.Time) ([]Taken, error)
 	// WatchCommands calls wake for every wake left by CreateCommand or
 	// CancelCommand in any process sharing the database, within a second,
 	// until ctx ends; wake(Wake{}) means "anything may have changed"

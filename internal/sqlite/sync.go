@@ -168,6 +168,21 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 	return out, gen, err
 }
 
+// TakeCommandsBatch takes for each request in turn: SQLite has one
+// writer, so one transaction for many servers would only hold the write
+// lock longer, and TakeCommands' statements are prepared already.
+func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) ([]gatehouse.Taken, error) {
+	taken := make([]gatehouse.Taken, len(reqs))
+	for i, r := range reqs {
+		cmds, gen, err := db.TakeCommands(ctx, orgID, r.JobID, universeID, r.Cursor, now)
+		if err != nil {
+			return nil, err
+		}
+		taken[i] = gatehouse.Taken{Commands: cmds, Cursor: gen}
+	}
+	return taken, nil
+}
+
 // serverGen reads a server's generation: ? org, job.
 const serverGen = "SELECT gen FROM game_servers WHERE org = ? AND job_id = ?"
 

@@ -171,8 +171,10 @@ type Store interface {
 	// settled already, in which case nothing is recorded.
 	CancelCommand(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, at time.Time) (Command, error)
 	// SweepCommands does the periodic work of commands for every
-	// organization: every unsettled command whose expiresAt ≤ now moves
-	// by Expire (status_at now); idempotency keys older than
+	// organization: an unsettled command every target of which answered
+	// moves by Settle (AckCommands' move was lost with its process),
+	// every other unsettled command whose expiresAt ≤ now moves by Expire
+	// (status_at now); idempotency keys older than
 	// IdempotencyWindow, servers unseen for ServerForgetAfter and wakes
 	// older than a minute are deleted. Several instances may run it at
 	// once: each command moves once.
@@ -190,8 +192,10 @@ type Store interface {
 	// server jobID at time at. An ack counts when it names a command
 	// delivered to that server that the server has not answered yet: its
 	// delivery row takes the result, detail and time, and the command
-	// moves by Settle in the same transaction. The others change nothing
-	// and their command ids are returned.
+	// moves by Settle, in the same transaction or once it committed (on
+	// the counts of every answer committed by then, so that the last
+	// answer settles it). The others change nothing and their command ids
+	// are returned.
 	AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []Ack, at time.Time) (rejected []uuid.UUID, err error)
 	// TakeCommands returns, oldest first and at most MaxSyncCommands, the
 	// commands due to the organization's server jobID of universeID at

@@ -3,7 +3,6 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -13,123 +12,126 @@ import (
 )
 
 // Lock order of the commands' tables, in every transaction that takes
-// more than one: the server's row (game_servers), then commands in id
-// order, then deliveries, then the shards of command_delivery_counts in
-// command id order. Two transactions then never wait for each other in a
-// cycle, whatever their commands.
+// more than one: the servers' rows (game_servers) in job id order, then
+// commands in id order, then deliveries, then the shards of
+// command_delivery_counts in (command id, shard) order. Two transactions
+// then never wait for each other in a cycle, whatever their commands. An
+// acknowledgement takes no command's row: it locks its server's delivery
+// rows and shards only.
 
 // AckCommands applies the acknowledgements of the organization's server
-// jobID. The acknowledged commands are locked first, in id order: a
-// command settles on the counts of every server's answer, so two servers
-// answering one command at once must be applied one after the other.
-// The lock, each answer and each read of its command for Settle go in
-// one round trip, so the locks are held for little more than the commit.
+// jobID, then settles their commands. The answers go in one transaction
+// that locks only the server's delivery rows and its shard of each
+// command's counts, so the answers of a thousand servers to one command
+// do not queue on the command's row through each commit. After the
+// commit each command moves by gatehouse.Settle on its summed counts:
+// the last answer to commit reads every earlier one, so a command
+// settles when its last target answers. The move is conditional on the
+// command being unsettled still: status only moves forward, and of two
+// answers that both settle it the first move stands. The sweep settles a
+// command whose move was lost with its instance (settleAnswered).
 func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []gatehouse.Ack, at time.Time) ([]uuid.UUID, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err
 	}
 	at = gatehouse.Truncate(at)
-	ids := make([]uuid.UUID, 0, len(acks))
-	for _, a := range acks {
-		ids = append(ids, a.CommandID)
+	// Only the first ack of a command may count; a later one finds its
+	// row answered.
+	first := make(map[uuid.UUID]int, len(acks))
+	for i, a := range acks {
+		if _, ok := first[a.CommandID]; !ok {
+			first[a.CommandID] = i
+		}
+	}
+	ids := make([]uuid.UUID, 0, len(first))
+	for id := range first {
+		ids = append(ids, id)
 	}
 	slices.SortFunc(ids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
-	ids = slices.Compact(ids)
-	var rejected []uuid.UUID
+	results, details := make([]string, len(ids)), make([]*string, len(ids))
+	for k, id := range ids {
+		a := acks[first[id]]
+		results[k], details[k] = string(a.Result), a.Detail
+	}
+	var counted map[uuid.UUID]bool // command -> the answer was a target's
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
-		batch := &pgx.Batch{}
-		batch.Queue(`SELECT 1 FROM commands WHERE org = $1 AND id = ANY($2) AND issued ORDER BY id FOR UPDATE`, org, ids)
-		for _, a := range acks {
-			batch.Queue(answerDelivery, org, a.CommandID, jobID, string(a.Result), a.Detail, at,
-				one(a.Result == gatehouse.AckExecuted), one(a.Result == gatehouse.AckFailed))
-			batch.Queue(commandSelect+` AND c.id = $2`, org, a.CommandID)
-		}
-		var moves []settled
-		moves, rejected, err = readAnswers(tx.SendBatch(ctx, batch), acks)
-		if err != nil {
-			return err
-		}
-		for _, m := range moves {
-			if _, err := tx.Exec(ctx, "UPDATE commands SET status = $3, failure_reason = $4, status_at = $5 WHERE org = $1 AND id = $2",
-				org, m.id, string(m.status), m.reason, at); err != nil {
-				return err
-			}
-		}
-		return nil
+		counted = map[uuid.UUID]bool{}
+		rows, _ := tx.Query(ctx, answerDeliveries, org, jobID, ids, results, details, at, shardOf(jobID))
+		var (
+			id     uuid.UUID
+			target bool
+		)
+		_, err := pgx.ForEachRow(rows, []any{&id, &target}, func() error {
+			counted[id] = target
+			return nil
+		})
+		return err
 	})
-	return rejected, err
-}
-
-// answerDelivery records one answer on the server's delivery row, if it
-// is delivered and unanswered, and adds a target's answer to its
-// command's counts (its row is locked already): $1 org, $2 command, $3
-// job, $4 result, $5 detail, $6 time, $7 executed, $8 failed (0 or 1).
-const answerDelivery = `WITH d AS (
-		UPDATE command_deliveries d SET result = $4, detail = $5, acked_at = $6
-		FROM commands c
-		WHERE d.org = $1 AND d.command_id = $2 AND d.job_id = $3 AND d.delivered_at IS NOT NULL AND d.result IS NULL
-			AND c.org = d.org AND c.id = d.command_id AND c.issued
-		RETURNING d.target),
-	counted AS (
-		UPDATE commands c SET targets_executed = c.targets_executed + $7, targets_failed = c.targets_failed + $8
-		FROM d WHERE c.org = $1 AND c.id = $2 AND d.target)
-	SELECT target FROM d`
-
-// settled is a command an answer moves, by gatehouse.Settle.
-type settled struct {
-	id     uuid.UUID
-	status gatehouse.CommandStatus
-	reason *string
-}
-
-// readAnswers reads the results of AckCommands' batch (the lock, then an
-// answer and a read of its command per ack) and closes it. It returns the
-// commands to move and the ids of the acks that did not count. Only the
-// first answer to a command counts (the next finds its row answered), so
-// each command moves at most once.
-func readAnswers(br pgx.BatchResults, acks []gatehouse.Ack) ([]settled, []uuid.UUID, error) {
-	defer br.Close()
-	var moves []settled
+	if err != nil {
+		return nil, err
+	}
 	rejected := []uuid.UUID{}
-	if _, err := br.Exec(); err != nil {
-		return nil, nil, err
-	}
-	for _, a := range acks {
-		var target bool
-		counted := true
-		if err := br.QueryRow().Scan(&target); errors.Is(err, pgx.ErrNoRows) {
-			counted = false
-		} else if err != nil {
-			return nil, nil, err
-		}
-		rows, err := br.Query()
-		if err != nil {
-			return nil, nil, err
-		}
-		cmds, err := pgx.CollectRows(rows, scanCommand)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !counted {
+	for i, a := range acks {
+		if _, ok := counted[a.CommandID]; !ok || first[a.CommandID] != i {
 			rejected = append(rejected, a.CommandID)
-			continue
-		}
-		if len(cmds) == 0 {
-			continue
-		}
-		c := cmds[0]
-		if status, reason := gatehouse.Settle(c, a, target); status != c.Status {
-			moves = append(moves, settled{id: c.ID, status: status, reason: reason})
 		}
 	}
-	return moves, rejected, br.Close()
+	return rejected, db.settleAnswered(ctx, org, counted, func(c gatehouse.Command) (gatehouse.CommandStatus, *string) {
+		return gatehouse.Settle(c, acks[first[c.ID]], counted[c.ID])
+	}, at)
 }
 
-// one is 1 for true: what a count adds.
-func one(b bool) int {
-	if b {
-		return 1
+// answerDeliveries records a server's answers on its delivery rows, each
+// if it is delivered and unanswered, and counts a target's answer in the
+// server's shard of its command's counts: $1 org, $2 job, $3 command ids
+// (distinct, in order), $4 results, $5 details, $6 time, $7 shard. It
+// returns the answered commands and whether the server is their target.
+const answerDeliveries = `WITH a AS (
+		SELECT * FROM unnest($3::uuid[], $4::text[], $5::text[]) AS a(id, result, detail)),
+	d AS (
+		UPDATE command_deliveries d SET result = a.result, detail = a.detail, acked_at = $6
+		FROM a, commands c
+		WHERE d.org = $1 AND d.job_id = $2 AND d.command_id = a.id AND d.delivered_at IS NOT NULL AND d.result IS NULL
+			AND c.org = d.org AND c.id = d.command_id AND c.issued
+		RETURNING d.command_id, d.target, d.result),
+	counted AS (
+		INSERT INTO command_delivery_counts AS n (org, command_id, shard, delivered, joined, executed, failed)
+			SELECT $1, command_id, $7, 0, 0, CASE WHEN result = 'EXECUTED' THEN 1 ELSE 0 END, CASE WHEN result = 'FAILED' THEN 1 ELSE 0 END
+			FROM d WHERE target ORDER BY command_id
+		ON CONFLICT (org, command_id, shard) DO UPDATE SET executed = n.executed + excluded.executed, failed = n.failed + excluded.failed)
+	SELECT command_id, target FROM d`
+
+// settleAnswered reads the commands ids names, as they are now, and
+// moves those that settle (by move) that are still unsettled, at time at.
+func (db *DB) settleAnswered(ctx context.Context, org int64, ids map[uuid.UUID]bool, move func(gatehouse.Command) (gatehouse.CommandStatus, *string), at time.Time) error {
+	if len(ids) == 0 {
+		return nil
 	}
-	return 0
+	read := make([]uuid.UUID, 0, len(ids))
+	for id := range ids {
+		read = append(read, id)
+	}
+	rows, _ := db.pool.Query(ctx, commandSelect+` AND c.id = ANY($2)`, org, read)
+	cmds, err := pgx.CollectRows(rows, scanCommand)
+	if err != nil {
+		return wrap(err)
+	}
+	var (
+		moved             []uuid.UUID
+		statuses, reasons []*string
+	)
+	for _, c := range cmds {
+		if status, reason := move(c); status != c.Status {
+			st := string(status)
+			moved, statuses, reasons = append(moved, c.ID), append(statuses, &st), append(reasons, reason)
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	_, err = db.pool.Exec(ctx, `UPDATE commands c SET status = m.status, failure_reason = m.reason, status_at = $5
+		FROM unnest($2::uuid[], $3::text[], $4::text[]) AS m (id, status, reason)
+		WHERE c.org = $1 AND c.id = m.id AND c.status IN ('PENDING', 'DELIVERED')`, org, moved, statuses, reasons, at)
+	return wrap(err)
 }

@@ -112,8 +112,15 @@ func (db *DB) settleAnswered(ctx context.Context, org int64, ids map[uuid.UUID]b
 	for id := range ids {
 		read = append(read, id)
 	}
-	rows, _ := db.pool.Query(ctx, commandSelect+` AND c.id = ANY($2)`, org, read)
-	cmds, err := pgx.CollectRows(rows, scanCommand)
+	// What Settle reads of a command, and nothing it does not: every
+	// answer reads it.
+	rows, _ := db.pool.Query(ctx, `SELECT c.id, c.status, c.failure_reason, c.scope, c.targets_live, t.executed, t.failed
+		FROM commands c CROSS JOIN LATERAL (`+answerCounts+`) t WHERE c.org = $1 AND c.id = ANY($2)`, org, read)
+	cmds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.Command, error) {
+		var c gatehouse.Command
+		err := row.Scan(&c.ID, &c.Status, &c.FailureReason, &c.Scope, &c.Targets.Live, &c.Targets.Executed, &c.Targets.Failed)
+		return c, err
+	})
 	if err != nil {
 		return wrap(err)
 	}

@@ -206,23 +206,25 @@ func (r *takeRound) deliver(ctx context.Context, tx pgx.Tx, positions []int) err
 		return err
 	}
 	var (
-		pJobs   []string
-		pIDs    []uuid.UUID
-		pGens   []int64
-		pShards []int16
+		pJobs []string
+		pIDs  []uuid.UUID
+		pGens []int64
 	)
 	for job, due := range dueTo {
-		shard := shardOf(job)
 		for id := range due {
-			pJobs, pIDs, pGens, pShards = append(pJobs, job), append(pIDs, id), append(pGens, gens[job]), append(pShards, shard)
+			pJobs, pIDs, pGens = append(pJobs, job), append(pIDs, id), append(pGens, gens[job])
 		}
 	}
+	// The batch counts in one shard, its first server's: batches that
+	// run at once mostly add to different rows, instead of each to all of
+	// them and in turn.
+	shard := shardOf(jobs[0])
 	// Sent in one round trip: what follows startCommands holds locks
 	// until the commit. A command another instance's sweep expired since
 	// it was found due is neither sent nor read.
 	batch := &pgx.Batch{}
 	batch.Queue(startCommands, r.org, ids, r.now)
-	batch.Queue(deliverCommands, r.org, pJobs, pIDs, pGens, pShards, r.now)
+	batch.Queue(deliverCommands, r.org, pJobs, pIDs, pGens, shard, r.now)
 	batch.Queue(commandSelect+` AND c.id = ANY($2) AND c.status <> 'EXPIRED' ORDER BY c.issued_at, c.id`, r.org, ids)
 	cmds, err := takeBatch(tx.SendBatch(ctx, batch), r.orgID)
 	if err != nil {
@@ -261,13 +263,12 @@ const startCommands = `WITH first AS (
 // pair per row of its arrays: each delivery row keeps its first
 // deliveredAt and takes its server's generation and the status sent; a
 // server that joined gets a row now. A row's first delivery (the rows as
-// they were before: prev) counts once in its server's shard of
-// command_delivery_counts, as delivered for a target and joined
-// otherwise. Rows are written in (command, job) order and shards taken in
-// (command, shard) order. $1 org, $2 jobs, $3 command ids, $4 gens, $5
-// shards, $6 now.
+// they were before: prev) counts once in command_delivery_counts, as
+// delivered for a target and joined otherwise, all in the batch's shard.
+// Rows are written in (command, job) order and shards taken in command
+// order. $1 org, $2 jobs, $3 command ids, $4 gens, $5 shard, $6 now.
 const deliverCommands = `WITH p AS (
-		SELECT * FROM unnest($2::text[], $3::uuid[], $4::bigint[], $5::smallint[]) AS p(job, id, gen, shard)),
+		SELECT * FROM unnest($2::text[], $3::uuid[], $4::bigint[]) AS p(job, id, gen)),
 	prev AS (
 		SELECT d.command_id, d.job_id, d.target, d.delivered_at FROM command_deliveries d
 		JOIN p ON d.org = $1 AND d.command_id = p.id AND d.job_id = p.job),
@@ -280,16 +281,17 @@ const deliverCommands = `WITH p AS (
 			gen = excluded.gen, sent_status = excluded.sent_status
 		RETURNING command_id, job_id)
 	INSERT INTO command_delivery_counts AS n (org, command_id, shard, delivered, joined)
-		SELECT $1, sent.command_id, p.shard,
+		SELECT $1, sent.command_id, $5::smallint,
 			count(*) FILTER (WHERE pr.target), count(*) FILTER (WHERE NOT coalesce(pr.target, false))
 		FROM sent JOIN p ON p.id = sent.command_id AND p.job = sent.job_id
 		LEFT JOIN prev pr ON pr.command_id = sent.command_id AND pr.job_id = sent.job_id
 		WHERE pr.delivered_at IS NULL
-		GROUP BY sent.command_id, p.shard ORDER BY sent.command_id, p.shard
+		GROUP BY sent.command_id ORDER BY sent.command_id
 	ON CONFLICT (org, command_id, shard) DO UPDATE SET delivered = n.delivered + excluded.delivered, joined = n.joined + excluded.joined`
 
 // deliveryShards is how many rows of command_delivery_counts a command's
-// first deliveries spread over.
+// first deliveries and answers spread over: a batch of takes adds to its
+// first server's, an acknowledgement to its server's.
 const deliveryShards = 16
 
 // shardOf is the server's shard of command_delivery_counts.

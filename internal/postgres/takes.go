@@ -20,7 +20,11 @@ const unlockBound = (gatehouse.MaxCommandTTL + gatehouse.MaxUnlockSeconds) * tim
 // dueCommands selects the ids of the commands due to a server (see
 // Store.TakeCommands), oldest first: {job} and {cursor} are the server's
 // job id and cursor (see dueFor); $1 org, $3 universe, $5 now, $6 the
-// oldest issue of a running unlock, $7 limit.
+// oldest issue of a running unlock, $7 limit. OFFSET 0 keeps the NOT
+// EXISTS a lookup of the primary key per command: as an anti-join, the
+// prepared statement's generic plan matched the command only after
+// reading every delivery row of the organization with the job id (41 ms
+// instead of 2.7 for 200 servers).
 const dueCommands = `SELECT id FROM (
 		SELECT c.id, c.issued_at FROM command_deliveries d
 		JOIN commands c ON c.org = d.org AND c.id = d.command_id AND c.issued
@@ -33,7 +37,7 @@ const dueCommands = `SELECT id FROM (
 			AND c.status NOT IN ('CANCELLED', 'EXPIRED')
 			AND CASE WHEN c.started_at IS NULL THEN c.expires_at > $5
 				ELSE $5 < c.started_at + c.duration_s * interval '1 second' END
-			AND NOT EXISTS (SELECT 1 FROM command_deliveries d WHERE d.org = c.org AND d.command_id = c.id AND d.job_id = {job})
+			AND NOT EXISTS (SELECT 1 FROM command_deliveries d WHERE d.org = c.org AND d.command_id = c.id AND d.job_id = {job} OFFSET 0)
 	) due ORDER BY issued_at, id LIMIT $7`
 
 // dueFor is dueCommands for the server whose job id and cursor are the

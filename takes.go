@@ -67,9 +67,16 @@ func (s *Service) take(ctx context.Context, orgID uuid.UUID, jobID, universeID s
 	t.mu.Unlock()
 	if leader {
 		t.gather(k, b)
-		// The batch answers every sync in it: it must not end with the
-		// request of the one that runs it.
-		b.taken, b.err = s.store.TakeCommandsBatch(context.WithoutCancel(ctx), orgID, universeID, b.reqs, s.Now())
+		// The batch answers every sync in it: it must not end when the
+		// client of the one that runs it leaves, but keeps its deadline
+		// (its wait is over: the query timeout is left).
+		bctx := context.WithoutCancel(ctx)
+		if d, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			bctx, cancel = context.WithDeadline(bctx, d)
+			defer cancel()
+		}
+		b.taken, b.err = s.store.TakeCommandsBatch(bctx, orgID, universeID, b.reqs, s.Now())
 		close(b.done)
 	} else {
 		select {

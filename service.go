@@ -91,7 +91,7 @@ func NewService(cfg ServiceConfig) *Service {
 	s := &Service{store: cfg.Store, cursors: NewCursors(cfg.Secret), sessions: NewSessions(cfg.Secret),
 		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now,
 		wakes: NewWakes(), ending: make(chan struct{}), publish: cfg.Publisher,
-		recorder: &recorder{store: cfg.Store}}
+		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -3,7 +3,6 @@ package gatehouse
 import (
 	"context"
 	"errors"
-	"runtime"
 	"sync"
 	"time"
 
@@ -185,103 +184,6 @@ func decisionEvent(r DecisionRequest, d Decision, now time.Time) NewEvent {
 		e.ServerJobID = &r.ServerJobID
 	}
 	return e
-}
-
-// recorder stores the events of recorded decisions with group commit:
-// the decisions of one organization that arrive while a transaction is
-// being written wait for the next one and share it, so that concurrent
-// decisions cost one transaction per round, not one each, and none
-// serializes behind another's commit alone. Each caller returns once its
-// own event is durable.
-type recorder struct {
-	store Store
-	mu    sync.Mutex
-	orgs  map[uuid.UUID]*recordQueue
-}
-
-// recordQueue is one organization's: the batches waiting, while one
-// goroutine (the drain) writes them in order.
-type recordQueue struct {
-	waiting []*recordBatch
-}
-
-type recordBatch struct {
-	events []NewEvent
-	done   chan struct{}
-	// errs holds, once done is closed, each event's outcome, by index.
-	errs []error
-}
-
-// maxRecordBatch bounds the events of one transaction.
-const maxRecordBatch = 1000
-
-// record stores e and returns once it is stored (or failed). It waits for
-// the write even when ctx ends: an event accepted is never half-taken.
-func (r *recorder) record(ctx context.Context, orgID uuid.UUID, e NewEvent) error {
-	r.mu.Lock()
-	if r.orgs == nil {
-		r.orgs = map[uuid.UUID]*recordQueue{}
-	}
-	q, draining := r.orgs[orgID]
-	if !draining {
-		q = &recordQueue{}
-		r.orgs[orgID] = q
-	}
-	var b *recordBatch
-	if n := len(q.waiting); n > 0 && len(q.waiting[n-1].events) < maxRecordBatch {
-		b = q.waiting[n-1]
-	} else {
-		b = &recordBatch{done: make(chan struct{})}
-		q.waiting = append(q.waiting, b)
-	}
-	i := len(b.events)
-	b.events = append(b.events, e)
-	r.mu.Unlock()
-	if !draining {
-		go r.drain(context.WithoutCancel(ctx), orgID, q)
-	}
-	<-b.done
-	return b.errs[i]
-}
-
-// drain writes the organization's batches until none waits, then leaves.
-func (r *recorder) drain(ctx context.Context, orgID uuid.UUID, q *recordQueue) {
-	for {
-		// Let the decisions already running reach the queue before a
-		// batch is taken: on a busy instance the batch grows, and a
-		// transaction's cost is shared by more events.
-		runtime.Gosched()
-		r.mu.Lock()
-		if len(q.waiting) == 0 {
-			delete(r.orgs, orgID)
-			r.mu.Unlock()
-			return
-		}
-		b := q.waiting[0]
-		q.waiting = q.waiting[1:]
-		r.mu.Unlock()
-		b.errs = r.write(ctx, orgID, b.events)
-		close(b.done)
-	}
-}
-
-// write stores one batch in one transaction and returns each event's
-// outcome. A batch refused for what one of its events says is written
-// again event by event, so that a bad event fails its own decision and no
-// other.
-func (r *recorder) write(ctx context.Context, orgID uuid.UUID, events []NewEvent) []error {
-	errs := make([]error, len(events))
-	_, err := r.store.IngestEvents(ctx, orgID, events)
-	if err != nil && len(events) > 1 && errors.Is(err, ErrInvalid) {
-		for i := range events {
-			_, errs[i] = r.store.IngestEvents(ctx, orgID, events[i:i+1])
-		}
-		return errs
-	}
-	for i := range errs {
-		errs[i] = err
-	}
-	return errs
 }
 
 // forgetAll drops every context.

@@ -79,6 +79,9 @@ var copyColumns = []string{"pos", "id", "type", "occurred_at", "allowed", "reaso
 // commit, so two batches sharing ids in different orders would otherwise
 // wait for each other, a deadlock.
 func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) (map[int]bool, error) {
+	if len(events) <= maxArrayInsert {
+		return insertEvents(ctx, tx, org, events, places, received)
+	}
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE events_in (
 		pos int, id uuid, type text, occurred_at timestamptz, allowed text, reason text, platform_user_id text,
 		server_job_id text, scope text, location_id uuid, location_name text, access_point_id uuid,
@@ -103,6 +106,52 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 			location_name, access_point_id, access_point_name, requested_by, command_id, search
 		FROM events_in ORDER BY id, pos
 		ON CONFLICT (org, id) DO NOTHING RETURNING id`, org, received)
+	return storedPositions(rows, events)
+}
+
+// maxArrayInsert is the largest batch inserted from arrays in one
+// statement: a small batch (a few recorded decisions, a game server's
+// flush) does not pay for a temporary table, which costs more than its
+// rows; a large one is copied.
+const maxArrayInsert = 200
+
+// insertEvents is copyEvents for a small batch: one INSERT from arrays,
+// in the same id order.
+func insertEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) (map[int]bool, error) {
+	n := len(events)
+	var (
+		ids, locations, aps                     = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+		requesters, commands                    = make([]*uuid.UUID, n), make([]*uuid.UUID, n)
+		occurred                                = make([]time.Time, n)
+		types, locationNames, apNames, searches = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		allowed, reasons, users, jobs, scopes   = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+	)
+	for i, ev := range events {
+		p := places[ev.AccessPointID]
+		ids[i], locations[i], aps[i], requesters[i], occurred[i] = ev.ID, p.LocationID, ev.AccessPointID, ev.RequestedBy, ev.OccurredAt
+		if ev.Command != nil {
+			commands[i] = &ev.Command.ID
+		}
+		types[i], locationNames[i], apNames[i], searches[i] = string(ev.Type), p.LocationName, p.AccessPointName, p.SearchText(ev)
+		allowed[i], reasons[i], users[i], jobs[i], scopes[i] = (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID, (*string)(ev.Scope)
+	}
+	rows, _ := tx.Query(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
+			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id, search)
+		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
+			location_name, access_point_id, access_point_name, requested_by, command_id, search
+		FROM unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+			$11::uuid[], $12::text[], $13::uuid[], $14::text[], $15::uuid[], $16::uuid[], $17::text[]) WITH ORDINALITY
+			AS e(id, type, occurred_at, allowed, reason, platform_user_id, server_job_id, scope, location_id, location_name,
+				access_point_id, access_point_name, requested_by, command_id, search, pos)
+		ORDER BY id, pos
+		ON CONFLICT (org, id) DO NOTHING RETURNING id`, org, received,
+		ids, types, occurred, allowed, reasons, users, jobs, scopes, locations, locationNames, aps, apNames, requesters, commands, searches)
+	return storedPositions(rows, events)
+}
+
+// storedPositions reads the ids an INSERT … RETURNING stored and returns
+// their positions in the batch (of an id given twice, the first).
+func storedPositions(rows pgx.Rows, events []gatehouse.NewEvent) (map[int]bool, error) {
 	stored := make(map[uuid.UUID]bool)
 	var id uuid.UUID
 	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { stored[id] = true; return nil }); err != nil {

@@ -250,3 +250,11 @@ func optUTC(t *time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+// Writers implements gatehouse.ParallelWriter: a quarter of the pool
+// (at least 2), so that recorded decisions keep several commits in
+// flight, which PostgreSQL flushes to disk together, and leave the rest
+// of the pool to everything else.
+func (db *DB) Writers() int {
+	return max(2, int(db.pool.Config().MaxConns)/4)
+}

@@ -95,3 +95,31 @@ func testCommands(t *testing.T, f *fixture) {
 		t.Errorf("command summary %+v: the first sight sets scope, target and issuedAt", c)
 	}
 }
+
+// testIngestBatchSizes: a batch of any size stores each id once, the
+// first copy of an id given twice, and counts the rest as duplicates, the
+// same for the few events of a recorded decision and for a thousand (a
+// store may write small and large batches differently).
+func testIngestBatchSizes(t *testing.T, f *fixture) {
+	a := f.org("Acme")
+	door := f.accessPoint(a.ID, f.location(a.ID, "HQ").ID, "Front door")
+	for _, n := range []int{1, 3, 199, 200, 201, 1000} {
+		batch := make([]gatehouse.NewEvent, n)
+		for i := range batch {
+			batch[i] = f.attempt(door, gatehouse.EventAccessGranted, i%50)
+			batch[i].PlatformUserID = ptr("7")
+		}
+		first := batch[0]
+		again := first
+		again.PlatformUserID = ptr("8")
+		batch = append(batch, again)
+		res := f.ingest(a.ID, batch...)
+		if res.Accepted != n || res.Duplicates != 1 || len(res.IDs) != n+1 {
+			t.Errorf("batch of %d and a repeat: accepted %d, duplicates %d, %d ids", n, res.Accepted, res.Duplicates, len(res.IDs))
+		}
+		got := f.all(a.ID, gatehouse.EventFilter{Q: first.ID.String()}, 10)
+		if len(got) != 1 || got[0].PlatformUserID == nil || *got[0].PlatformUserID != "7" {
+			t.Errorf("batch of %d: the first copy of a repeated id is stored, got %+v", n, got)
+		}
+	}
+}

@@ -37,6 +37,7 @@ func Run(t *testing.T, open Opener) {
 		{"UserRoles", testUserRoles},
 		{"Ingest", testIngest},
 		{"IngestIsAllOrNothing", testIngestAllOrNothing},
+		{"IngestBatchSizes", testIngestBatchSizes},
 		{"Commands", testCommands},
 		{"MessagingKeys", testMessagingKeys},
 		{"EventFilters", testEventFilters},

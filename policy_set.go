@@ -21,28 +21,38 @@ type AccessPointPolicy struct {
 // PolicySet is every policy that applies to one universe: what
 // GET /policies?universeId= answers and game servers decide from.
 // Version changes whenever anything in the set does (a policy, an access
-// point's name or location, a location joining or leaving the universe):
-// it is the set's ETag and the policyVersion of sync answers.
+// point's name or location, a location joining or leaving the universe,
+// and once a year the window of Zones): it is the set's ETag and the
+// policyVersion of sync answers.
 type PolicySet struct {
 	UniverseID   string              `json:"universeId"`
 	Version      string              `json:"version"`
 	AccessPoints []AccessPointPolicy `json:"accessPoints"`
+	// Zones are the UTC offsets of every zone the policies' schedules
+	// name, from January 1 of this year to January 1 of the year after
+	// next (ZoneOffsets): a game server has no time-zone database.
+	Zones map[string][]ZoneOffset `json:"zones"`
 }
 
 // NewPolicySet returns the set of a universe's access points (in the
-// store's order, by access point id) with its Version: a digest of the
-// set's JSON, so that every instance computes the same version for the
-// same set without storing one.
-func NewPolicySet(universeID string, aps []AccessPointPolicy) PolicySet {
+// store's order, by access point id) with the zones of their schedules
+// as of now (see zoneWindow) and its Version: a digest of the set's JSON,
+// so that every instance computes the same version for the same set
+// without storing one.
+func NewPolicySet(universeID string, aps []AccessPointPolicy, now time.Time) PolicySet {
 	if aps == nil {
 		aps = []AccessPointPolicy{}
 	}
-	body, err := json.Marshal(aps)
+	zones := policyZones(aps, now)
+	body, err := json.Marshal(struct {
+		AccessPoints []AccessPointPolicy     `json:"accessPoints"`
+		Zones        map[string][]ZoneOffset `json:"zones"`
+	}{aps, zones})
 	if err != nil {
 		panic(err) // policies are plain data: this cannot fail
 	}
 	sum := sha256.Sum256(append([]byte(universeID+"\x00"), body...))
-	return PolicySet{UniverseID: universeID, Version: hex.EncodeToString(sum[:12]), AccessPoints: aps}
+	return PolicySet{UniverseID: universeID, Version: hex.EncodeToString(sum[:12]), AccessPoints: aps, Zones: zones}
 }
 
 // PolicyBody is the rules of p without its version and time, as stores

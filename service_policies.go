@@ -61,7 +61,7 @@ func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID str
 	if err != nil {
 		return PolicySet{}, err
 	}
-	set := NewPolicySet(universeID, aps)
+	set := NewPolicySet(universeID, aps, s.Now())
 	s.policySets.put(orgID, set, time.Now())
 	return set, nil
 }
@@ -79,7 +79,7 @@ func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, univers
 	if err != nil {
 		return "", err
 	}
-	set := NewPolicySet(universeID, aps)
+	set := NewPolicySet(universeID, aps, s.Now())
 	s.policySets.put(orgID, set, time.Now())
 	return set.Version, nil
 }

@@ -241,6 +241,9 @@ func TestPolicySetVersion(t *testing.T) {
 	if after.Version == before.Version || after.AccessPoints[0].Policy == nil || after.AccessPoints[0].Policy.Version != 1 {
 		t.Fatalf("set after a policy: %+v (before %s)", after, before.Version)
 	}
+	if len(before.Zones) != 0 || len(after.Zones) != 1 || len(after.Zones["Europe/Berlin"]) == 0 {
+		t.Errorf("zones before a schedule %v, after one in Berlin %v", before.Zones, after.Zones)
+	}
 	if got := f.sync(t, "job-1").PolicyVersion; got != after.Version {
 		t.Errorf("sync policyVersion after a change %q, set %q", got, after.Version)
 	}

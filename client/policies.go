@@ -86,11 +86,24 @@ type AccessPointPolicy struct {
 }
 
 // PolicySet is every policy of a universe. Version changes whenever
-// anything in the set does; sync answers carry it as PolicyVersion.
+// anything in the set does (and once a year, with the window of Zones);
+// sync answers carry it as PolicyVersion.
 type PolicySet struct {
 	UniverseID   string              `json:"universeId"`
 	Version      string              `json:"version"`
 	AccessPoints []AccessPointPolicy `json:"accessPoints"`
+	// Zones are the UTC offsets of every time zone the schedules name, by
+	// IANA name, from January 1 of this year to January 1 of the year
+	// after next: what a decider without a time-zone database converts
+	// instants with.
+	Zones map[string][]ZoneOffset `json:"zones"`
+}
+
+// ZoneOffset is one period of a time zone: from From until the next
+// period's From, local time is UTC plus OffsetSeconds.
+type ZoneOffset struct {
+	From          time.Time `json:"from"`
+	OffsetSeconds int       `json:"offsetSeconds"`
 }
 
 // Policy returns an access point's current policy (a key with the

@@ -71,6 +71,9 @@ func TestPoliciesAndDecisions(t *testing.T) {
 	if notModified || set.Version == before.Version || set.AccessPoints[0].Policy.Version != 2 {
 		t.Fatalf("the set after two versions: %+v", set)
 	}
+	if berlin := set.Zones["Europe/Berlin"]; len(berlin) < 2 || berlin[1].OffsetSeconds-berlin[0].OffsetSeconds != 3600 || berlin[0].From.IsZero() {
+		t.Errorf("the set's zones: %+v", set.Zones)
+	}
 	if again, notModified, err := server.PolicySet(ctx, "42", set.Version); err != nil || !notModified || again != nil {
 		t.Errorf("the unchanged set: %+v, %v, %v", again, notModified, err)
 	}

@@ -317,6 +317,9 @@ func TestPolicySetETag(t *testing.T) {
 	if p := changed.AccessPoints[0].Policy; p == nil || p.Version != 1 || changed.AccessPoints[0].AccessPoint.ID != o.accessPoints[0].ID {
 		t.Errorf("the set after a PUT: %s", r.body)
 	}
+	if zones := changed.Zones["Europe/Berlin"]; len(zones) < 2 || len(changed.Zones) != 1 {
+		t.Errorf("the set's zones after a PUT of a schedule in Berlin: %s", r.body)
+	}
 	if v := e.syncTake(o.serverKey, "job-1").PolicyVersion; v != changed.Version {
 		t.Errorf("sync policyVersion %q after the change, the set's %q", v, changed.Version)
 	}

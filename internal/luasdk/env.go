@@ -74,6 +74,9 @@ type Env struct {
 	Requests map[int]int
 	// Paths counts HTTP requests by method and path.
 	Paths map[string]int
+	// LoseAnswers makes the next n answers to "METHOD /path" be lost
+	// after the server handled the request: the SDK sees a network error.
+	LoseAnswers map[string]int
 	// Warnings and Prints are what warn and print wrote; Errors are the
 	// errors that ended a thread.
 	Warnings, Prints, Errors []string
@@ -136,6 +139,8 @@ func New(opts Options) *Env {
 		subs:     map[string][]*lua.LFunction{},
 		Requests: map[int]int{},
 		Paths:    map[string]int{},
+
+		LoseAnswers: map[string]int{},
 	}
 	e.installBase()
 	e.installTask()

@@ -171,6 +171,11 @@ func (e *Env) requestAsync(L *lua.LState, opts *lua.LTable) int {
 	e.Requests[int(e.now/time.Minute)]++
 	e.Paths[method+" "+req.URL.Path]++
 	r := &request{t: e.current, long: isLongPoll(req.URL.Path, rawBody)}
+	key := method + " " + req.URL.Path
+	lose := e.LoseAnswers[key] > 0
+	if lose {
+		e.LoseAnswers[key]--
+	}
 	e.httpMu.Lock()
 	e.inflight[r] = true
 	e.httpMu.Unlock()
@@ -182,6 +187,10 @@ func (e *Env) requestAsync(L *lua.LState, opts *lua.LTable) int {
 			r.status, r.header = res.StatusCode, res.Header
 			r.body, r.err = io.ReadAll(res.Body)
 			res.Body.Close()
+		}
+		if lose && r.err == nil {
+			// The server did the work; the answer is lost on the way back.
+			r.err = fmt.Errorf("connection reset by peer")
 		}
 		e.done <- r
 	}()

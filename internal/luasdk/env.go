@@ -5,10 +5,9 @@
 // The environment keeps a virtual clock: task.wait, task.delay, os.clock
 // and DateTime read it, and it moves only when a test calls Advance. HTTP
 // is real; a request yields the calling thread like the platform's
-// RequestAsync does, and ordinary requests finish before virtual time
-// moves on (they take no virtual time). Long polls (a sync with
-// waitSeconds above 0) run beside virtual time, since the server holds
-// them for real seconds.
+// RequestAsync does, and finishes before virtual time moves on (it takes
+// no virtual time), except that a sync's long poll with nothing to answer
+// comes back when its wait has passed in virtual time.
 package luasdk
 
 import (
@@ -215,7 +214,7 @@ func (e *Env) turn() {
 			e.ready = e.ready[1:]
 			e.resume(e.L, r.t, r.args)
 		}
-		if e.collect(e.shortInflight() > 0) == 0 && len(e.ready) == 0 {
+		if e.collect(e.inflightCount() > 0) == 0 && len(e.ready) == 0 {
 			return
 		}
 	}
@@ -251,23 +250,6 @@ func (e *Env) moveTo(at time.Duration) {
 	e.now = at
 	if e.opts.OnAdvance != nil {
 		e.opts.OnAdvance(step)
-	}
-}
-
-// Settle waits up to real for a long poll in flight to answer, then runs
-// what its answer wakes; it reports whether one answered.
-func (e *Env) Settle(real time.Duration) bool {
-	e.turn()
-	if e.inflightCount() == 0 {
-		return false
-	}
-	select {
-	case r := <-e.done:
-		e.deliver(r)
-		e.turn()
-		return true
-	case <-time.After(real):
-		return false
 	}
 }
 

@@ -16,9 +16,10 @@ import (
 
 // request is one RequestAsync in flight.
 type request struct {
-	t    *task
-	long bool
-	res  *lua.LTable
+	t *task
+	// hold is the virtual time before which an empty long-poll answer is
+	// not delivered (0: deliver at once).
+	hold time.Duration
 	// status etc. are filled by the goroutine and turned into res by
 	// deliver, on the VM's goroutine.
 	status int
@@ -148,6 +149,17 @@ func (e *Env) requestAsync(L *lua.LState, opts *lua.LTable) int {
 	var rawBody []byte
 	if b, ok := opts.RawGetString("Body").(lua.LString); ok {
 		rawBody = []byte(b)
+	}
+	// A long poll is asked of the server with waitSeconds 0, so that it
+	// answers at once with the commands already there, and its empty
+	// answer is held until the wait has passed in virtual time: syncs
+	// come as often as on a real server, and a command issued meanwhile
+	// comes with the next one.
+	var hold time.Duration
+	if wait, short, ok := longPoll(u, rawBody); ok {
+		hold, rawBody = e.now+wait, short
+	}
+	if rawBody != nil {
 		body = bytes.NewReader(rawBody)
 	}
 	req, err := http.NewRequest(method, u, body)
@@ -170,7 +182,7 @@ func (e *Env) requestAsync(L *lua.LState, opts *lua.LTable) int {
 	}
 	e.Requests[int(e.now/time.Minute)]++
 	e.Paths[method+" "+req.URL.Path]++
-	r := &request{t: e.current, long: isLongPoll(req.URL.Path, rawBody)}
+	r := &request{t: e.current, hold: hold}
 	key := method + " " + req.URL.Path
 	lose := e.LoseAnswers[key] > 0
 	if lose {
@@ -197,29 +209,26 @@ func (e *Env) requestAsync(L *lua.LState, opts *lua.LTable) int {
 	return L.Yield()
 }
 
-// isLongPoll tells a sync that may wait (waitSeconds above 0, or left
-// out) from an ordinary request.
-func isLongPoll(path string, body []byte) bool {
-	if !strings.HasSuffix(path, "/sync") {
-		return false
+// longPoll reads a sync that may wait: its wait (waitSeconds, 25 when
+// left out) and its body with waitSeconds 0.
+func longPoll(u string, body []byte) (time.Duration, []byte, bool) {
+	if !strings.HasSuffix(strings.SplitN(u, "?", 2)[0], "/sync") {
+		return 0, nil, false
 	}
-	var b struct {
-		WaitSeconds *int `json:"waitSeconds"`
+	var b map[string]any
+	if json.Unmarshal(body, &b) != nil {
+		return 0, nil, false
 	}
-	json.Unmarshal(body, &b)
-	return b.WaitSeconds == nil || *b.WaitSeconds > 0
-}
-
-func (e *Env) shortInflight() int {
-	e.httpMu.Lock()
-	defer e.httpMu.Unlock()
-	n := 0
-	for r := range e.inflight {
-		if !r.long {
-			n++
-		}
+	wait := 25.0
+	if w, ok := b["waitSeconds"].(float64); ok {
+		wait = w
 	}
-	return n
+	if wait <= 0 {
+		return 0, nil, false
+	}
+	b["waitSeconds"] = 0
+	short, _ := json.Marshal(b)
+	return time.Duration(wait * float64(time.Second)), short, true
 }
 
 func (e *Env) inflightCount() int {
@@ -273,7 +282,16 @@ func (e *Env) deliver(r *request) {
 		h.RawSetString(strings.ToLower(k), lua.LString(strings.Join(v, ", ")))
 	}
 	res.RawSetString("Headers", h)
+	if r.hold > e.now && r.status == http.StatusOK && emptySync(r.body) {
+		e.after(r.hold-e.now, r.t, func() []lua.LValue { return []lua.LValue{lua.LTrue, res} })
+		return
+	}
 	e.schedule(r.t, lua.LTrue, res)
+}
+
+func emptySync(body []byte) bool {
+	var b struct{ Commands []json.RawMessage }
+	return json.Unmarshal(body, &b) == nil && len(b.Commands) == 0
 }
 
 // toGo converts a Lua value to what encoding/json writes as the

@@ -32,8 +32,7 @@ type game struct {
 type gameOptions struct {
 	limit   ratelimit.Limit
 	secrets map[string]string // nil: a game-server key under gatehouse_key
-	http    bool              // HTTP disabled when false... see newGame
-	noHTTP  bool
+	noHTTP  bool              // "Allow HTTP Requests" off
 }
 
 // newGame starts a server and a game whose SDK is not started yet.
@@ -72,13 +71,12 @@ func newGame(t *testing.T, o gameOptions) *game {
 }
 
 // start starts the SDK with the options written as a Lua table body;
-// the URL and a short long poll (real seconds: the test waits them out at
-// its end) are added.
+// the server's URL is added.
 func (g *game) start(options string) {
 	g.t.Helper()
 	g.env.Run(fmt.Sprintf(`
 		_G.Gatehouse = require(script.Parent.Gatehouse)
-		Gatehouse.start({ url = %q, syncWaitSeconds = 1, %s })
+		Gatehouse.start({ url = %q, %s })
 	`, g.api.URL, options))
 	g.noErrors()
 }
@@ -176,4 +174,14 @@ func (g *game) warnings(substr string) int {
 		}
 	}
 	return n
+}
+
+// num evaluates a Lua expression that is a number.
+func (g *game) num(expr string) int {
+	g.t.Helper()
+	n, ok := g.eval(expr).(lua.LNumber)
+	if !ok {
+		g.t.Fatalf("%s is not a number", expr)
+	}
+	return int(n)
 }

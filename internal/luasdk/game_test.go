@@ -185,3 +185,7 @@ func (g *game) num(expr string) int {
 	}
 	return int(n)
 }
+
+func limitOf(n int, per time.Duration) ratelimit.Limit {
+	return ratelimit.Limit{Rate: gatehouse.Rate{Count: n, Per: per}, Burst: n}
+}

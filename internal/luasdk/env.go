@@ -67,6 +67,8 @@ type Env struct {
 	script   *lua.LTable
 
 	playerAdded, playerRemoving *signal
+	workspace                   *lua.LTable
+	parts                       map[string]*signal
 
 	// Requests counts HTTP requests by virtual minute (time since Start
 	// divided by a minute).
@@ -146,6 +148,7 @@ func New(opts Options) *Env {
 	e.installTime()
 	e.installServices()
 	e.installGame()
+	e.installWorkspace()
 	return e
 }
 

@@ -180,6 +180,9 @@ func (e *Env) AddPlayer(p *Player) {
 		L.Push(lua.LNumber(p.Groups[int64(L.CheckNumber(2))]))
 		return 1
 	}))
+	character := L.NewTable()
+	character.RawSetString("Name", t.RawGetString("Name"))
+	t.RawSetString("Character", character)
 	p.value = t
 	e.players = append(e.players, p)
 	e.playerAdded.fire(t)

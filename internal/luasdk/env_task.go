@@ -7,6 +7,10 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
+// frame is the platform's step: task.wait() and task.delay(0) resume on
+// the next one, so a loop of task.wait() lets virtual time move.
+const frame = time.Second / 60
+
 // seconds converts a Lua number of seconds to a duration.
 func seconds(n lua.LNumber) time.Duration { return time.Duration(float64(n) * float64(time.Second)) }
 
@@ -75,7 +79,7 @@ func (e *Env) installTask() {
 	t := L.NewTable()
 	L.SetFuncs(t, map[string]lua.LGFunction{
 		"wait": func(L *lua.LState) int {
-			d := seconds(L.OptNumber(1, 0))
+			d := max(seconds(L.OptNumber(1, 0)), frame)
 			cur := e.current
 			from := e.now
 			e.after(d, cur, func() []lua.LValue { return []lua.LValue{lua.LNumber((e.now - from).Seconds())} })
@@ -97,7 +101,7 @@ func (e *Env) installTask() {
 			return 1
 		},
 		"delay": func(L *lua.LState) int {
-			d := seconds(L.CheckNumber(1))
+			d := max(seconds(L.CheckNumber(1)), frame)
 			fn := L.CheckFunction(2)
 			args := restArgs(L, 3)
 			th, _ := e.L.NewThread()

@@ -11,8 +11,8 @@ import (
 func TestEventsArriveOnceEach(t *testing.T) {
 	g := newGame(t, gameOptions{})
 	g.start(`flushSeconds = 5`)
-	g.record(2500, 7, "OUTSIDE_SCHEDULE")
 	g.env.LoseAnswers["POST /api/consumer/v1/events"] = 1
+	g.record(2500, 7, "OUTSIDE_SCHEDULE") // the 1,000th starts a batch at once
 	g.env.Advance(40 * time.Second)
 	got := g.stored()
 	if len(got) != 2500 {

@@ -55,3 +55,24 @@ func TestStudioModeDecidesFromCode(t *testing.T) {
 		})
 	}
 }
+
+// A policy the SDK cannot decide by (here a schedule whose zone the table
+// lacks) follows its own failMode, not a guess.
+func TestUndecidablePolicyFollowsItsFailMode(t *testing.T) {
+	g := newGame(t, gameOptions{secrets: map[string]string{}})
+	g.start(`policies = {
+		["a"] = { mode = "RULES", schedule = { timeZone = "Europe/Berlin", windows = { { days = { "MON" }, from = "09:00", to = "17:00" } } }, failMode = "OPEN" },
+		["b"] = { mode = "RULES", schedule = { timeZone = "Europe/Berlin", windows = { { days = { "MON" }, from = "09:00", to = "17:00" } } } },
+	}`)
+	g.join(7, 7)
+	g.run(`
+		local p = game:GetService("Players"):GetPlayers()[1]
+		_G.out = tostring(Gatehouse.check(p, "a")) .. " " .. tostring(Gatehouse.check(p, "b"))
+	`)
+	if got := g.eval(`_G.out`).String(); got != "true false" {
+		t.Fatalf("got %q, want true false", got)
+	}
+	if g.warnings("not usable") != 2 {
+		t.Fatalf("warnings %q", g.env.Warnings)
+	}
+}

@@ -111,6 +111,14 @@ func TestUnlockThroughMessagingRunsOnce(t *testing.T) {
 	if n := g.num("_G.runs"); n != 1 {
 		t.Fatalf("ran %d times on the message, want 1 at once", n)
 	}
+	// A message for another server, or one that expired, opens nothing.
+	g.env.Publish("gatehouse", fmt.Sprintf(`{"id":"0193a0c4-5f6e-7d8c-9b0a-1c2d3e4f5a6b","type":"UNLOCK","accessPointId":%q,"scope":"SERVER","serverJobId":"another-job","platformUserId":null,"durationSeconds":10,"expiresAt":%q}`,
+		g.api.AccessPointID, cmd.ExpiresAt.UTC().Format("2006-01-02T15:04:05.000Z")))
+	g.env.Publish("gatehouse", fmt.Sprintf(`{"id":"0193a0c4-5f6e-7d8c-9b0a-1c2d3e4f5a6c","type":"UNLOCK","accessPointId":%q,"scope":"UNIVERSE","serverJobId":null,"platformUserId":null,"durationSeconds":10,"expiresAt":%q}`,
+		g.api.AccessPointID, g.env.Wall().Add(-time.Second).UTC().Format("2006-01-02T15:04:05.000Z")))
+	if n := g.num("_G.runs"); n != 1 {
+		t.Fatalf("ran %d times: a message not for this server, or expired, was applied", n)
+	}
 	g.env.Advance(60 * time.Second)
 	c, err := g.admin.Command(context.Background(), cmd.ID)
 	if err != nil {

@@ -208,8 +208,9 @@ func (e *Env) resume(from *lua.LState, t *task, args []lua.LValue) {
 	}
 }
 
-// turn runs every ready thread and delivers finished requests, until
-// nothing is ready and no ordinary request is in flight.
+// turn runs every ready thread and delivers answered requests, until
+// nothing is ready and no request is in flight: a request takes no
+// virtual time.
 func (e *Env) turn() {
 	for {
 		for len(e.ready) > 0 {

@@ -104,6 +104,29 @@ type AllowRule struct {
 	Premium        bool   `json:"premium,omitempty"`
 }
 
+// Describe says in words whom the rule admits, as the CLI and the
+// dashboard explain a decision: "members of group 456 of rank 200 or
+// more".
+func (r AllowRule) Describe() string {
+	switch {
+	case r.PlatformUserID != "":
+		return "player " + r.PlatformUserID
+	case r.GroupID != "":
+		rank := DefaultMinRank
+		if r.MinRank != nil {
+			rank = *r.MinRank
+		}
+		return fmt.Sprintf("members of group %s of rank %d or more", r.GroupID, rank)
+	case r.GamepassID != "":
+		return "owners of gamepass " + r.GamepassID
+	case r.BadgeID != "":
+		return "holders of badge " + r.BadgeID
+	case r.Premium:
+		return "Premium members"
+	}
+	return "nobody"
+}
+
 // DenyRule keeps a player out, until Until (exclusive) or for good.
 type DenyRule struct {
 	PlatformUserID string `json:"platformUserId"`

@@ -34,8 +34,10 @@ type Service struct {
 	dummy    func() (string, error)
 	// wakes wakes this instance's waiting syncs; ending closes when
 	// the instance stops (EndPolls).
-	wakes   *Wakes
-	ending  chan struct{}
+	wakes  *Wakes
+	ending chan struct{}
+	// takes gathers the takes of syncs woken together.
+	takes   takes
 	endOnce sync.Once
 	// publish pushes an issued command to the platform's messaging
 	// (nil: not configured).

@@ -216,7 +216,7 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r SyncRequest) (Syn
 	}
 	for {
 		universe, server := s.wakes.Wait(orgID, r.UniverseID, r.ServerJobID)
-		cmds, gen, err := s.store.TakeCommands(ctx, orgID, r.ServerJobID, r.UniverseID, cursor, s.Now())
+		cmds, gen, err := s.take(ctx, orgID, r.ServerJobID, r.UniverseID, cursor)
 		if err != nil {
 			return SyncResult{}, err
 		}

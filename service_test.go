@@ -51,10 +51,17 @@ type serviceFixture struct {
 // backend GATEHOUSE_TEST_BACKEND names.
 func newService(t testing.TB, limiter gatehouse.SignInLimiter) *serviceFixture {
 	t.Helper()
+	return newServiceOn(t, limiter, func(s gatehouse.Store) gatehouse.Store { return s })
+}
+
+// newServiceOn is newService on the store that wrap makes of the real
+// one: a test that watches what the service asks of it.
+func newServiceOn(t testing.TB, limiter gatehouse.SignInLimiter, wrap func(gatehouse.Store) gatehouse.Store) *serviceFixture {
+	t.Helper()
 	ctx := context.Background()
 	f := &serviceFixture{hasher: &fastHasher{}, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
 	clock := func() time.Time { return f.now }
-	db := teststore.Open(t, clock)
+	db := wrap(teststore.Open(t, clock))
 	f.svc = gatehouse.NewService(gatehouse.ServiceConfig{Store: db, Secret: []byte("0123456789abcdef0123456789abcdef"),
 		Hasher: f.hasher, SignInLimiter: limiter, Now: clock})
 	var err error

@@ -171,8 +171,10 @@ type Store interface {
 	// settled already, in which case nothing is recorded.
 	CancelCommand(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, at time.Time) (Command, error)
 	// SweepCommands does the periodic work of commands for every
-	// organization: every unsettled command whose expiresAt ≤ now moves
-	// by Expire (status_at now); idempotency keys older than
+	// organization: an unsettled command every target of which answered
+	// moves by Settle (AckCommands' move was lost with its process),
+	// every other unsettled command whose expiresAt ≤ now moves by Expire
+	// (status_at now); idempotency keys older than
 	// IdempotencyWindow, servers unseen for ServerForgetAfter and wakes
 	// older than a minute are deleted. Several instances may run it at
 	// once: each command moves once.
@@ -190,8 +192,10 @@ type Store interface {
 	// server jobID at time at. An ack counts when it names a command
 	// delivered to that server that the server has not answered yet: its
 	// delivery row takes the result, detail and time, and the command
-	// moves by Settle in the same transaction. The others change nothing
-	// and their command ids are returned.
+	// moves by Settle, in the same transaction or once it committed (on
+	// the counts of every answer committed by then, so that the last
+	// answer settles it). The others change nothing and their command ids
+	// are returned.
 	AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []Ack, at time.Time) (rejected []uuid.UUID, err error)
 	// TakeCommands returns, oldest first and at most MaxSyncCommands, the
 	// commands due to the organization's server jobID of universeID at
@@ -215,6 +219,14 @@ type Store interface {
 	// with RemainingSeconds (Command.Remaining). The returned cursor is
 	// the new generation, or the server's current one when nothing was due.
 	TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]Command, int64, error)
+	// TakeCommandsBatch is TakeCommands for many servers of the
+	// organization's universe at once: the answer to reqs[i] is
+	// taken[i], as TakeCommands would answer it. A job id that comes
+	// more than once is taken once per request, in order. One UNIVERSE
+	// unlock wakes every waiting sync of its universe: taking for all of
+	// them in a few set-based statements costs the database far less than
+	// a transaction each.
+	TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []TakeRequest, now time.Time) ([]Taken, error)
 	// WatchCommands calls wake for every wake left by CreateCommand or
 	// CancelCommand in any process sharing the database, within a second,
 	// until ctx ends; wake(Wake{}) means "anything may have changed"

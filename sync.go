@@ -34,6 +34,20 @@ const (
 	ServerForgetAfter = 10 * time.Minute
 )
 
+// TakeRequest is one server's request of Store.TakeCommandsBatch: its
+// job id and the cursor it sent back (0 for none).
+type TakeRequest struct {
+	JobID  string
+	Cursor int64
+}
+
+// Taken answers a TakeRequest: the commands due, oldest first, and the
+// cursor to send back.
+type Taken struct {
+	Commands []Command
+	Cursor   int64
+}
+
 // SyncRequest is one call of a game server's loop: a heartbeat, its
 // acknowledgements and a long poll at once.
 type SyncRequest struct {

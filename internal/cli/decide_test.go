@@ -48,7 +48,7 @@ func TestDecide(t *testing.T) {
 			"granted: ALLOWLIST",
 			"  at            2026-03-02T10:00:00.000Z, Mon 2026-03-02 11:00 Europe/Berlin",
 			"  policy        version 1",
-			"  rule          allow[1]: group 456 rank ≥ 200"}},
+			"  rule          allow[1]: members of group 456 of rank 200 or more"}},
 		{"a rank below the minimum", "2026-03-02T10:00:00Z", "5", `{"groups": {"456": 199}}`, []string{
 			"denied: NOT_ON_ALLOWLIST",
 			"  at            2026-03-02T10:00:00.000Z, Mon 2026-03-02 11:00 Europe/Berlin",
@@ -63,7 +63,7 @@ func TestDecide(t *testing.T) {
 			"granted: ALLOWLIST",
 			"  at            2026-07-01T07:00:00.000Z, Wed 2026-07-01 09:00 Europe/Berlin",
 			"  policy        version 1",
-			"  rule          allow[0]: platform user 111"}},
+			"  rule          allow[0]: player 111"}},
 		{"Saturday 00:30 is in Friday's night window", "2026-03-06T23:30:00Z", "5", `{"premium": true}`, []string{
 			"granted: ALLOWLIST",
 			"  at            2026-03-06T23:30:00.000Z, Sat 2026-03-07 00:30 Europe/Berlin",

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -50,7 +49,7 @@ func printPolicy(w io.Writer, apID string, p gatehouse.Policy) {
 		fmt.Fprintln(w, "allow")
 	}
 	for i, r := range p.Allow {
-		fmt.Fprintf(w, entry, fmt.Sprintf("allow[%d]", i), allowText(r))
+		fmt.Fprintf(w, entry, fmt.Sprintf("allow[%d]", i), r.Describe())
 	}
 	if len(p.Deny) == 0 {
 		fmt.Fprintln(w, "deny       none")
@@ -117,26 +116,6 @@ func exceptionText(e gatehouse.Exception) string {
 	return e.Date + " only " + strings.Join(ranges, ", ")
 }
 
-func allowText(r gatehouse.AllowRule) string {
-	switch {
-	case r.PlatformUserID != "":
-		return "platform user " + r.PlatformUserID
-	case r.GroupID != "":
-		rank := gatehouse.DefaultMinRank
-		if r.MinRank != nil {
-			rank = *r.MinRank
-		}
-		return "group " + r.GroupID + " rank ≥ " + strconv.Itoa(rank)
-	case r.GamepassID != "":
-		return "owners of gamepass " + r.GamepassID
-	case r.BadgeID != "":
-		return "holders of badge " + r.BadgeID
-	case r.Premium:
-		return "Premium members"
-	}
-	return "nobody"
-}
-
 func denyText(r gatehouse.DenyRule) string {
 	if r.Until == nil {
 		return "platform user " + r.PlatformUserID + ", for good"
@@ -173,7 +152,7 @@ func ruleText(p *gatehouse.Policy, rule string) string {
 	case rule == gatehouse.RuleAllow:
 		return fmt.Sprintf("no allow rule matches the player (of %d)", len(p.Allow))
 	case scan(rule, "allow[%d]", &i) && i < len(p.Allow):
-		return allowText(p.Allow[i])
+		return p.Allow[i].Describe()
 	case scan(rule, "deny[%d]", &i) && i < len(p.Deny):
 		return denyText(p.Deny[i])
 	case p.Schedule == nil:

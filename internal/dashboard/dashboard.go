@@ -87,7 +87,7 @@ func New(cfg Config) http.Handler {
 		"list": func(s ...string) []string { return s }, "isDay": isDay,
 		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
-		"seconds": seconds, "inc": func(i int) int { return i + 1 }, "describeAllow": describeAllow}
+		"seconds": seconds, "inc": func(i int) int { return i + 1 }}
 	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit",
 		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).

@@ -435,7 +435,7 @@ func describeRule(rule string, p *gatehouse.Policy, loc *time.Location) string {
 	case p == nil:
 		return ""
 	case scan(rule, "allow[%d]", &i) && i < len(p.Allow):
-		return fmt.Sprintf("allow rule %d: %s", i+1, describeAllow(p.Allow[i]))
+		return fmt.Sprintf("allow rule %d: %s", i+1, p.Allow[i].Describe())
 	case scan(rule, "deny[%d]", &i) && i < len(p.Deny):
 		d := p.Deny[i]
 		until := "for good"
@@ -474,25 +474,4 @@ func intsOf(args []any) []any {
 		out[i] = *a.(*int)
 	}
 	return out
-}
-
-// describeAllow says whom an allow rule admits.
-func describeAllow(a gatehouse.AllowRule) string {
-	switch {
-	case a.PlatformUserID != "":
-		return "player " + a.PlatformUserID
-	case a.GroupID != "":
-		rank := gatehouse.DefaultMinRank
-		if a.MinRank != nil {
-			rank = *a.MinRank
-		}
-		return fmt.Sprintf("members of group %s of rank %d or more", a.GroupID, rank)
-	case a.GamepassID != "":
-		return "owners of gamepass " + a.GamepassID
-	case a.BadgeID != "":
-		return "holders of badge " + a.BadgeID
-	case a.Premium:
-		return "Premium members"
-	}
-	return "nobody"
 }

@@ -17,20 +17,21 @@ import (
 // commandSelect reads issued commands (alias c) with what they show of
 // other records: the access point's and location's current names, the
 // requester or key, and the k-of-N counts of their deliveries (kept by
-// the transactions that change the deliveries: columns of the command,
-// and the shards of command_delivery_counts). The
+// the transactions that change the deliveries: the live targets on the
+// command, the rest in the shards of command_delivery_counts). The
 // caller appends its conditions after "WHERE c.org = $1 AND c.issued".
 const commandSelect = `SELECT c.id, c.type, c.status, c.failure_reason, c.scope, c.server_job_id, c.platform_user_id,
 		c.universe_id, c.access_point_id, coalesce(a.name, ''), c.location_id, coalesce(l.name, ''), c.duration_s, c.note,
 		c.issued_at, c.expires_at, c.status_at, c.started_at,
 		c.requested_by, coalesce(u.email, ''), coalesce(u.name, ''), c.issued_by_key, coalesce(k.name, ''), coalesce(k.prefix, ''),
-		c.targets_live, t.delivered, c.targets_executed, c.targets_failed, t.joined
+		c.targets_live, t.delivered, t.executed, t.failed, t.joined
 	FROM commands c
 	LEFT JOIN access_points a ON a.id = c.access_point_id AND a.org = c.org
 	LEFT JOIN locations l ON l.id = c.location_id AND l.org = c.org
 	LEFT JOIN users u ON u.id = c.requested_by AND u.org = c.org
 	LEFT JOIN api_keys k ON k.id = c.issued_by_key AND k.org = c.org
-	CROSS JOIN LATERAL (SELECT coalesce(sum(n.delivered), 0) AS delivered, coalesce(sum(n.joined), 0) AS joined
+	CROSS JOIN LATERAL (SELECT coalesce(sum(n.delivered), 0) AS delivered, coalesce(sum(n.joined), 0) AS joined,
+			coalesce(sum(n.executed), 0) AS executed, coalesce(sum(n.failed), 0) AS failed
 		FROM command_delivery_counts n WHERE n.org = c.org AND n.command_id = c.id) t
 	WHERE c.org = $1 AND c.issued`
 

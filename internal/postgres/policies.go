@@ -1,18 +1,16 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
 // policyOf joins an access point (alias a) to its current policy
@@ -26,14 +24,7 @@ func decodePolicy(version *int64, body []byte, createdAt *time.Time) (*gatehouse
 	if version == nil {
 		return nil, nil
 	}
-	var p gatehouse.Policy
-	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, fmt.Errorf("policy version %d: %w", *version, err)
-	}
-	p.Version = *version
-	at := gatehouse.Time(createdAt.UTC())
-	p.UpdatedAt = &at
-	return &p, nil
+	return sqlstore.DecodePolicy(true, *version, body, *createdAt)
 }
 
 // findPolicy reads the organization's access point's name and current
@@ -78,40 +69,21 @@ func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, acce
 		if err != nil {
 			return err
 		}
-		var old int64
-		if cur != nil {
-			old = cur.Version
-		}
-		if ifVersion != nil && *ifVersion != old {
-			return fmt.Errorf("policy of access point %s: version is %d, not %d: %w", accessPointID, old, *ifVersion, gatehouse.ErrConflict)
-		}
-		if cur != nil && bytes.Equal(gatehouse.PolicyBody(*cur), body) {
-			out = *cur
-			return nil
+		change, err := sqlstore.NextPolicy(e, orgID, accessPointID, name, cur, p, ifVersion, at)
+		out = change.Policy
+		if err != nil || !change.Store {
+			return err
 		}
 		if _, err := tx.Exec(ctx, "INSERT INTO policies (org, access_point_id, version, body, created_at) VALUES ($1, $2, $3, $4, $5)",
-			org, accessPointID, old+1, string(body), at); err != nil {
+			org, accessPointID, out.Version, string(body), at); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE access_points SET policy_version = $1 WHERE id = $2 AND org = $3", old+1, accessPointID, org); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE access_points SET policy_version = $1 WHERE id = $2 AND org = $3", out.Version, accessPointID, org); err != nil {
 			return err
 		}
-		out = p
-		out.Version = old + 1
-		updated := gatehouse.Time(at)
-		out.UpdatedAt = &updated
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAccessPoint, ID: accessPointID, Name: name}).
-			Change("version", versionText(old), versionText(old+1)))
+		return db.appendAudit(ctx, tx, org, change.Entry)
 	})
 	return out, err
-}
-
-// versionText is a policy version as the audit log shows it: "" for none.
-func versionText(v int64) string {
-	if v == 0 {
-		return ""
-	}
-	return strconv.FormatInt(v, 10)
 }
 
 // FindPolicy implements gatehouse.Store. It reads the primary: a policy

@@ -14,8 +14,10 @@ import (
 // rows locked at once.
 const sweepBatch = 500
 
-// SweepCommands expires the unsettled commands past their deadline, for
-// every organization, and deletes what is kept only for a while.
+// SweepCommands settles the commands every target of which answered
+// but that are unsettled still, expires the unsettled commands past their
+// deadline, for every organization, and deletes what is kept only for a
+// while.
 //
 // Instances may sweep at once, the lease notwithstanding (it may lapse
 // under a slow sweep): each batch locks its commands with SKIP LOCKED, so
@@ -24,6 +26,9 @@ const sweepBatch = 500
 // once.
 func (db *DB) SweepCommands(ctx context.Context, now time.Time) (int, error) {
 	now = gatehouse.Truncate(now)
+	if err := db.settleLost(ctx, now); err != nil {
+		return 0, err
+	}
 	expired := 0
 	for {
 		n, err := db.expireBatch(ctx, now)
@@ -51,9 +56,13 @@ func (db *DB) expireBatch(ctx context.Context, now time.Time) (int, error) {
 	var moved int
 	err := db.withTx(ctx, func(tx pgx.Tx) error {
 		moved = 0
-		rows, _ := tx.Query(ctx, `SELECT org, id, status, targets_live, targets_failed FROM commands
-			WHERE issued AND status IN ('PENDING', 'DELIVERED') AND expires_at <= $1
-			ORDER BY org, id LIMIT $2 FOR UPDATE SKIP LOCKED`, now, sweepBatch)
+		// A command every target of which answered is settleLost's (an
+		// answer may have committed since it looked).
+		rows, _ := tx.Query(ctx, `SELECT c.org, c.id, c.status, c.targets_live, t.failed FROM commands c
+			CROSS JOIN LATERAL (`+answerCounts+`) t
+			WHERE c.issued AND c.status IN ('PENDING', 'DELIVERED') AND c.expires_at <= $1
+				AND (c.targets_live = 0 OR t.executed + t.failed < c.targets_live)
+			ORDER BY c.org, c.id LIMIT $2 FOR UPDATE OF c SKIP LOCKED`, now, sweepBatch)
 		type due struct {
 			org    int64
 			id     uuid.UUID
@@ -88,4 +97,44 @@ func (db *DB) expireBatch(ctx context.Context, now time.Time) (int, error) {
 		return err
 	})
 	return moved, err
+}
+
+// answerCounts sums the answers of command c's targets.
+const answerCounts = `SELECT coalesce(sum(n.executed), 0) AS executed, coalesce(sum(n.failed), 0) AS failed
+	FROM command_delivery_counts n WHERE n.org = c.org AND n.command_id = c.id`
+
+// settleLost moves by gatehouse.Settle the unsettled commands every
+// target of which answered: AckCommands settles after its commit, and an
+// instance that stopped in between left the move undone.
+func (db *DB) settleLost(ctx context.Context, now time.Time) error {
+	rows, _ := db.pool.Query(ctx, `SELECT c.org, c.id FROM commands c
+		CROSS JOIN LATERAL (`+answerCounts+`) t
+		WHERE c.issued AND c.status IN ('PENDING', 'DELIVERED') AND c.targets_live > 0 AND t.executed + t.failed >= c.targets_live`)
+	lost := map[int64]map[uuid.UUID]bool{}
+	var (
+		org int64
+		id  uuid.UUID
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&org, &id}, func() error {
+		if lost[org] == nil {
+			lost[org] = map[uuid.UUID]bool{}
+		}
+		lost[org][id] = true
+		return nil
+	}); err != nil {
+		return wrap(err)
+	}
+	for org, ids := range lost {
+		err := db.settleAnswered(ctx, org, ids, func(c gatehouse.Command) (gatehouse.CommandStatus, *string) {
+			result := gatehouse.AckExecuted
+			if c.Targets.Failed > 0 {
+				result = gatehouse.AckFailed
+			}
+			return gatehouse.Settle(c, gatehouse.Ack{CommandID: c.ID, Result: result}, true)
+		}, now)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,18 +1,16 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
 // policyOf joins an access point (alias a) to its current policy
@@ -23,17 +21,7 @@ const policyOf = `LEFT JOIN policies p ON p.access_point_id = a.id AND p.org = a
 // decodePolicy returns the stored policy, or nil when the join found
 // none (version NULL).
 func decodePolicy(version sql.NullInt64, body []byte, createdAt sql.NullInt64) (*gatehouse.Policy, error) {
-	if !version.Valid {
-		return nil, nil
-	}
-	var p gatehouse.Policy
-	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, fmt.Errorf("policy version %d: %w", version.Int64, err)
-	}
-	p.Version = version.Int64
-	at := gatehouse.Time(fromMillis(createdAt.Int64))
-	p.UpdatedAt = &at
-	return &p, nil
+	return sqlstore.DecodePolicy(version.Valid, version.Int64, body, fromMillis(createdAt.Int64))
 }
 
 // findPolicy reads the organization's access point's name and current
@@ -71,41 +59,22 @@ func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, acce
 		if err != nil {
 			return err
 		}
-		var old int64
-		if cur != nil {
-			old = cur.Version
-		}
-		if ifVersion != nil && *ifVersion != old {
-			return fmt.Errorf("policy of access point %s: version is %d, not %d: %w", accessPointID, old, *ifVersion, gatehouse.ErrConflict)
-		}
-		if cur != nil && bytes.Equal(gatehouse.PolicyBody(*cur), body) {
-			out = *cur
-			return nil
-		}
 		ms := millis(at)
+		change, err := sqlstore.NextPolicy(e, orgID, accessPointID, name, cur, p, ifVersion, fromMillis(ms))
+		out = change.Policy
+		if err != nil || !change.Store {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO policies (org, access_point_id, version, body, created_at) VALUES (?, ?, ?, ?, ?)",
-			org, accessPointID[:], old+1, string(body), ms); err != nil {
+			org, accessPointID[:], out.Version, string(body), ms); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE access_points SET policy_version = ? WHERE id = ? AND org = ?", old+1, accessPointID[:], org); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE access_points SET policy_version = ? WHERE id = ? AND org = ?", out.Version, accessPointID[:], org); err != nil {
 			return err
 		}
-		out = p
-		out.Version = old + 1
-		updated := gatehouse.Time(fromMillis(ms))
-		out.UpdatedAt = &updated
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAccessPoint, ID: accessPointID, Name: name}).
-			Change("version", versionText(old), versionText(old+1)))
+		return db.appendAudit(ctx, tx, org, change.Entry)
 	})
 	return out, err
-}
-
-// versionText is a policy version as the audit log shows it: "" for none.
-func versionText(v int64) string {
-	if v == 0 {
-		return ""
-	}
-	return strconv.FormatInt(v, 10)
 }
 
 // FindPolicy implements gatehouse.Store.

@@ -6,7 +6,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -166,6 +168,59 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 		return nil
 	})
 	return out, gen, err
+}
+
+// TakeCommandsBatch takes for the requests on as many goroutines as
+// there are processors, the requests of one job id in order on one: each
+// is a TakeCommands, whose reads go to the read connections at once and
+// whose writes queue for the one writer, as they would from concurrent
+// syncs. One transaction for many servers would only hold the write lock
+// longer, and TakeCommands' statements are prepared already.
+func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) ([]gatehouse.Taken, error) {
+	taken := make([]gatehouse.Taken, len(reqs))
+	byJob := map[string][]int{}
+	var jobs []string
+	for i, r := range reqs {
+		if byJob[r.JobID] == nil {
+			jobs = append(jobs, r.JobID)
+		}
+		byJob[r.JobID] = append(byJob[r.JobID], i)
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		next int
+		errs []error
+	)
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				if next == len(jobs) || len(errs) > 0 {
+					mu.Unlock()
+					return
+				}
+				job := jobs[next]
+				next++
+				mu.Unlock()
+				for _, i := range byJob[job] {
+					cmds, gen, err := db.TakeCommands(ctx, orgID, job, universeID, reqs[i].Cursor, now)
+					if err != nil {
+						mu.Lock()
+						errs = append(errs, err)
+						mu.Unlock()
+						return
+					}
+					taken[i] = gatehouse.Taken{Commands: cmds, Cursor: gen}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return taken, nil
 }
 
 // serverGen reads a server's generation: ? org, job.

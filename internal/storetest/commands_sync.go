@@ -22,6 +22,14 @@ func (f *fixture) heartbeat(org uuid.UUID, job string, players ...string) {
 // take takes what is due to the organization's server job of universe 42.
 func (f *fixture) take(org uuid.UUID, job string, cursor int64) ([]gatehouse.Command, int64) {
 	f.t.Helper()
+	if f.batched {
+		taken, err := f.s.TakeCommandsBatch(ctx, org, universe, []gatehouse.TakeRequest{{JobID: job, Cursor: cursor}}, f.now)
+		must(f.t, err)
+		if len(taken) != 1 {
+			f.t.Fatalf("a batch of one request answered %d", len(taken))
+		}
+		return taken[0].Commands, taken[0].Cursor
+	}
 	cmds, next, err := f.s.TakeCommands(ctx, org, job, universe, cursor, f.now)
 	must(f.t, err)
 	return cmds, next

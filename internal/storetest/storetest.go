@@ -70,6 +70,11 @@ func Run(t *testing.T, open Opener) {
 		{"TakeAfterForgotten", testTakeAfterForgotten},
 		{"TakeJoined", testTakeJoined},
 		{"TakeBounded", testTakeBounded},
+		{"TakeCommandsBatchOfOne", batchedTakes(testTakeCommands)},
+		{"TakeAfterForgottenBatchOfOne", batchedTakes(testTakeAfterForgotten)},
+		{"TakeJoinedBatchOfOne", batchedTakes(testTakeJoined)},
+		{"TakeBoundedBatchOfOne", batchedTakes(testTakeBounded)},
+		{"TakeCommandsBatch", testTakeCommandsBatch},
 		{"CommandCounts", testCommandCounts},
 		{"SweepCommands", testSweepCommands},
 		{"WatchCommands", testWatchCommands},
@@ -95,6 +100,8 @@ type fixture struct {
 	t   *testing.T
 	s   gatehouse.Store
 	now time.Time
+	// batched: take goes through TakeCommandsBatch, one request a call.
+	batched bool
 }
 
 var ctx = context.Background()

@@ -4,7 +4,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// installWorkspace adds workspace with WaitForChild and FindFirstChild,
+// installWorkspace adds workspace (also game.Workspace) with WaitForChild and FindFirstChild,
 // and Players:GetPlayerFromCharacter: enough for door scripts whose parts
 // fire Touched.
 func (e *Env) installWorkspace() {
@@ -18,6 +18,8 @@ func (e *Env) installWorkspace() {
 	ws.RawSetString("FindFirstChild", L.NewFunction(child))
 	ws.RawSetString("WaitForChild", L.NewFunction(child))
 	L.SetGlobal("workspace", ws)
+	e.services["Workspace"] = ws
+	L.GetGlobal("game").(*lua.LTable).RawSetString("Workspace", ws)
 	e.workspace = ws
 	e.services["Players"].RawSetString("GetPlayerFromCharacter", L.NewFunction(func(L *lua.LState) int {
 		model := L.Get(2)

@@ -88,7 +88,6 @@ type task struct {
 	fn        *lua.LFunction
 	started   bool
 	cancelled bool
-	waitFrom  time.Duration
 }
 
 type resumption struct {

@@ -205,7 +205,9 @@ type Store interface {
 	//     under a generation after cursor (the answer was lost);
 	//   - CANCELLED commands delivered to jobID, unanswered, that were
 	//     last sent with another status, or sent CANCELLED under a
-	//     generation after cursor (the server locks again);
+	//     generation after cursor (the server locks again); the same for
+	//     those jobID answered EXECUTED before it learnt of the cancel,
+	//     while the unlock runs (the door it opened closes early);
 	//   - UNIVERSE commands of the universe with no row for jobID (a
 	//     server that joined), neither CANCELLED nor EXPIRED, while their
 	//     unlock runs: not started and unexpired, or started and

@@ -151,6 +151,11 @@ func (db *DB) CancelCommand(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 			org, id, string(gatehouse.CommandCancelled), gatehouse.Truncate(at)); err != nil {
 			return err
 		}
+		// Every row of the command, whatever it holds now: an answer on
+		// its way is then marked too (see dueCommands).
+		if _, err := tx.Exec(ctx, "UPDATE command_deliveries SET relock = true WHERE org = $1 AND command_id = $2", org, id); err != nil {
+			return err
+		}
 		if c, err = findCommand(ctx, tx, org, orgID, id); err != nil {
 			return err
 		}

@@ -18,7 +18,9 @@ import (
 const unlockBound = (gatehouse.MaxCommandTTL + gatehouse.MaxUnlockSeconds) * time.Second
 
 // dueCommands selects the ids of the commands due to a server (see
-// Store.TakeCommands), oldest first: {job} and {cursor} are the server's
+// Store.TakeCommands), oldest first, among its unanswered rows, the
+// executed rows of cancelled commands it has not been told of (marked by
+// CancelCommand), and the universe's unlocks it joined: {job} and {cursor} are the server's
 // job id and cursor (see dueFor); $1 org, $3 universe, $5 now, $6 the
 // oldest issue of a running unlock, $7 limit. OFFSET 0 keeps the NOT
 // EXISTS a lookup of the primary key per command: as an anti-join, the
@@ -31,6 +33,11 @@ const dueCommands = `SELECT id FROM (
 		WHERE d.org = $1 AND d.job_id = {job} AND d.result IS NULL AND (
 			(c.status IN ('PENDING', 'DELIVERED') AND c.expires_at > $5 AND (d.delivered_at IS NULL OR d.gen > {cursor}))
 			OR (c.status = 'CANCELLED' AND d.delivered_at IS NOT NULL AND (d.sent_status IS DISTINCT FROM 'CANCELLED' OR d.gen > {cursor})))
+		UNION ALL
+		SELECT c.id, c.issued_at FROM command_deliveries d
+		JOIN commands c ON c.org = d.org AND c.id = d.command_id AND c.issued
+		WHERE d.org = $1 AND d.job_id = {job} AND d.relock AND d.result = 'EXECUTED' AND c.status = 'CANCELLED'
+			AND $5 < c.started_at + c.duration_s * interval '1 second' AND (d.sent_status IS DISTINCT FROM 'CANCELLED' OR d.gen > {cursor})
 		UNION ALL
 		SELECT c.id, c.issued_at FROM commands c
 		WHERE c.org = $1 AND c.issued AND c.scope = 'UNIVERSE' AND c.universe_id = $3 AND c.issued_at > $6

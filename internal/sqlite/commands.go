@@ -214,6 +214,12 @@ func (db *DB) CancelCommand(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 			WHERE org = ? AND id = ? AND status IN ('PENDING', 'DELIVERED')`, millis(at), org, id[:]); err != nil {
 			return err
 		}
+		// Every row of the command, whatever it holds now: an answer on
+		// its way is then marked too (see dueRelock).
+		if _, err := tx.ExecContext(ctx, `UPDATE command_deliveries SET relock = 1
+			WHERE org = ? AND command_id = ?`, org, id[:]); err != nil {
+			return err
+		}
 		if err := db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetCommand, ID: id, Name: c.AccessPoint.Name}).
 			Change("status", string(c.Status), string(gatehouse.CommandCancelled))); err != nil {
 			return err

@@ -35,6 +35,7 @@ var CommandQueriesForTest = map[string]struct {
 	Args  []any
 }{
 	"take own":    {dueOwn, []any{int64(0), int64(0), int64(1), "job", 50}},
+	"take relock": {dueRelock, []any{int64(0), int64(0), int64(1), "job", 50}},
 	"take joined": {dueJoined, []any{int64(1), "42", int64(0), int64(0), int64(0), "job", 50}},
 	"sweep":       {dueExpiry, []any{int64(0)}},
 }

@@ -112,6 +112,17 @@ const dueOwn = `SELECT c.id, c.issued_at FROM command_deliveries d INDEXED BY co
 		OR (c.status = 'CANCELLED' AND d.delivered_at IS NOT NULL AND (d.sent_status IS NOT 'CANCELLED' OR d.gen > ?2)))
 	ORDER BY c.issued_at, c.id LIMIT ?5`
 
+// dueRelock finds the cancelled commands that a server applied and
+// answered EXECUTED before it learnt of the cancel (CancelCommand marks
+// every row of the command; the unanswered ones are dueOwn's),
+// while their unlock runs, until the server confirms the CANCELLED answer
+// by sending back its cursor. ?1 now, ?2 cursor, ?3 org, ?4 job, ?5 limit.
+const dueRelock = `SELECT c.id, c.issued_at FROM command_deliveries d INDEXED BY command_deliveries_relock
+	CROSS JOIN commands c ON c.org = d.org AND c.id = d.command_id
+	WHERE d.org = ?3 AND d.job_id = ?4 AND d.relock = 1 AND d.result = 'EXECUTED' AND c.status = 'CANCELLED'
+		AND ?1 < c.started_at + c.duration_s * 1000 AND (d.sent_status IS NOT 'CANCELLED' OR d.gen > ?2)
+	ORDER BY c.issued_at, c.id LIMIT ?5`
+
 // dueJoined finds the universe's unlocks running now that a server that
 // joined has no row for (commands_universe, a bounded range).
 const dueJoined = `SELECT c.id, c.issued_at FROM commands c INDEXED BY commands_universe
@@ -249,7 +260,11 @@ func findDue(ctx context.Context, q querier, org int64, jobID, universeID string
 	if err != nil {
 		return nil, gen, err
 	}
-	due = append(due, joined...)
+	relock, err := queryDue(ctx, q, dueRelock, ms, cursor, org, jobID, gatehouse.MaxSyncCommands)
+	if err != nil {
+		return nil, gen, err
+	}
+	due = append(append(due, joined...), relock...)
 	slices.SortFunc(due, func(a, b dueCommand) int {
 		return cmp.Or(cmp.Compare(a.issued, b.issued), bytes.Compare(a.id[:], b.id[:]))
 	})
@@ -311,6 +326,6 @@ func deliver(ctx context.Context, q querier, org int64, orgID, id uuid.UUID, job
 // hotQueries are the statements of the sync path, each run by most syncs
 // of every server: withHotTx keeps them prepared on the write connection.
 var hotQueries = []string{
-	commandByID, serverGen, dueOwn, dueJoined, nextGen, deliveryState, startCommand, markDelivered,
+	commandByID, serverGen, dueOwn, dueJoined, dueRelock, nextGen, deliveryState, startCommand, markDelivered,
 	answerDelivery, countAnswer, settleCommand, heartbeatDigest, heartbeatServer, clearPlayers, addPlayer,
 }

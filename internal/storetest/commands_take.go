@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -205,5 +206,57 @@ func testTakeBounded(t *testing.T, f *fixture) {
 	cmds, cur = f.take(p.org.ID, "s1", cur)
 	if !slices.Equal(commandIDs(cmds), want[gatehouse.MaxSyncCommands:]) || cur != 2 {
 		t.Fatalf("second answer: %d commands, cursor %d", len(cmds), cur)
+	}
+}
+
+// testTakeRelock: a server that applied a universe's unlock and answered
+// EXECUTED is told once more when the unlock is cancelled while it runs,
+// until it confirms the CANCELLED answer; a server that failed it, or an
+// unlock already over, is not.
+func testTakeRelock(t *testing.T, f *fixture) {
+	p := f.unlockPlace("acme")
+	for _, job := range []string{"s1", "s2", "s3"} {
+		f.heartbeat(p.org.ID, job)
+	}
+	c := f.create(f.command(p, gatehouse.ScopeUniverse, "s1", "s2", "s3"))
+	cursors := map[string]int64{}
+	for _, job := range []string{"s1", "s2", "s3"} {
+		_, cursors[job] = f.take(p.org.ID, job, 0)
+	}
+	f.ack(p.org.ID, "s1", gatehouse.Ack{CommandID: c.ID, Result: gatehouse.AckExecuted})
+	f.ack(p.org.ID, "s2", gatehouse.Ack{CommandID: c.ID, Result: gatehouse.AckFailed})
+	if cmds, _ := f.take(p.org.ID, "s1", cursors["s1"]); len(cmds) != 0 {
+		t.Fatalf("answered, not cancelled: %v", commandIDs(cmds))
+	}
+	_, err := f.s.CancelCommand(ctx, cancelledEntry(), p.org.ID, c.ID, f.now)
+	must(t, err)
+	f.now = f.now.Add(time.Second)
+	cmds, cur := f.take(p.org.ID, "s1", cursors["s1"])
+	if !slices.Equal(commandIDs(cmds), []uuid.UUID{c.ID}) || cmds[0].Status != gatehouse.CommandCancelled {
+		t.Fatalf("the server that executed it, after the cancel: %+v", cmds)
+	}
+	if again, _ := f.take(p.org.ID, "s1", cursors["s1"]); !slices.Equal(commandIDs(again), []uuid.UUID{c.ID}) {
+		t.Errorf("the CANCELLED answer was lost: %v, want it again", commandIDs(again))
+	}
+	if cmds, _ := f.take(p.org.ID, "s1", cur+1); len(cmds) != 0 {
+		t.Errorf("confirmed: %v", commandIDs(cmds))
+	}
+	if cmds, _ := f.take(p.org.ID, "s2", cursors["s2"]); len(cmds) != 0 {
+		t.Errorf("the server that failed it: %v", commandIDs(cmds))
+	}
+	if cmds, _ := f.take(p.org.ID, "s3", cursors["s3"]); !slices.Equal(commandIDs(cmds), []uuid.UUID{c.ID}) || cmds[0].Status != gatehouse.CommandCancelled {
+		t.Errorf("the server that had not answered: %+v", cmds)
+	}
+
+	// An unlock that has ended needs no cancel.
+	d := f.create(f.command(p, gatehouse.ScopeUniverse, "s1", "s2", "s3"))
+	_, cur = f.take(p.org.ID, "s1", 0)
+	f.ack(p.org.ID, "s1", gatehouse.Ack{CommandID: d.ID, Result: gatehouse.AckExecuted})
+	f.now = f.now.Add(time.Duration(d.DurationSeconds+1) * time.Second)
+	if _, err := f.s.CancelCommand(ctx, cancelledEntry(), p.org.ID, d.ID, f.now); err != nil && !errors.Is(err, gatehouse.ErrConflict) {
+		t.Fatal(err)
+	}
+	if cmds, _ := f.take(p.org.ID, "s1", cur); len(cmds) != 0 {
+		t.Errorf("an unlock over when cancelled: %v", commandIDs(cmds))
 	}
 }

@@ -70,6 +70,7 @@ func Run(t *testing.T, open Opener) {
 		{"TakeCommands", testTakeCommands},
 		{"TakeAfterForgotten", testTakeAfterForgotten},
 		{"TakeJoined", testTakeJoined},
+		{"TakeRelock", testTakeRelock},
 		{"TakeBounded", testTakeBounded},
 		{"TakeCommandsBatchOfOne", batchedTakes(testTakeCommands)},
 		{"TakeAfterForgottenBatchOfOne", batchedTakes(testTakeAfterForgotten)},

@@ -28,6 +28,15 @@ const (
 	Denied  Outcome = "denied"
 )
 
+// Type is the one event type with this outcome: an outcome follows from
+// the type (ingest refuses any other), so stores filter by type instead.
+func (o Outcome) Type() EventType {
+	if o == Granted {
+		return EventAccessGranted
+	}
+	return EventAccessDenied
+}
+
 // CommandScope says whom a remote unlock applies to.
 type CommandScope string
 

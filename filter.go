@@ -1,6 +1,7 @@
 package gatehouse
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"strings"
@@ -33,7 +34,7 @@ type EventFilter struct {
 	PlatformUserID *string
 	Reason         *string
 	Scope          *CommandScope
-	Q              string     // case-insensitive substring of id, user, names, reason, job id
+	Q              string     // case-insensitive substring of user, names, reason, job id; prefix of the id
 	From           *time.Time // inclusive
 	To             *time.Time // exclusive
 
@@ -48,9 +49,10 @@ type EventPage struct {
 	Events []Event
 	Next   *EventKey
 	// Partial says the page may hold fewer events than the limit although
-	// more may match before Next: a q too short for the search index is
-	// matched on a bounded number of events per page (SearchBudgets.Max),
-	// and the page ends at the last event read. Next is then always set.
+	// more may match before Next: a q found in too many distinct values
+	// to read each one's events (SearchBudgets.Terms) is matched on a
+	// bounded number of events per page (SearchBudgets.Max), and the page
+	// ends at the last event read. Next is then always set.
 	Partial bool
 }
 
@@ -118,23 +120,77 @@ func (f EventFilter) Digest(orgID uuid.UUID) [8]byte {
 // control characters, so no match can span two fields.
 const searchSeparator = "\x1f"
 
-// SearchText is the text q is matched against: the event id, platform user
-// id, access point name, location name, reason and server job id.
-func SearchText(id uuid.UUID, platformUserID *string, accessPoint, location string, reason, serverJobID *string) string {
+// SearchText is the text q is matched against as a substring: the platform
+// user id, access point name, location name, reason and server job id.
+// The event id is matched by prefix instead (IDPrefix).
+func SearchText(platformUserID *string, accessPoint, location string, reason, serverJobID *string) string {
 	opt := func(s *string) string {
 		if s == nil {
 			return ""
 		}
 		return *s
 	}
-	return id.String() + searchSeparator + opt(platformUserID) + searchSeparator + accessPoint +
-		searchSeparator + location + searchSeparator + opt(reason) + searchSeparator + opt(serverJobID)
+	return opt(platformUserID) + searchSeparator + accessPoint + searchSeparator + location +
+		searchSeparator + opt(reason) + searchSeparator + opt(serverJobID)
 }
 
-// MatchesQ reports whether the search text contains q, ignoring case as
-// FoldCase says. It is the reference for every store's implementation of q.
-func MatchesQ(searchText, q string) bool {
+// MatchesQ reports whether an event with this id and search text matches
+// q: the text contains q, ignoring case as FoldCase says, or the id starts
+// with q (IDPrefix). It is the reference for every store's implementation
+// of q.
+func MatchesQ(q string, id uuid.UUID, searchText string) bool {
+	if lo, hi, ok := IDPrefix(q); ok && bytes.Compare(id[:], lo[:]) >= 0 && (hi == nil || bytes.Compare(id[:], hi[:]) < 0) {
+		return true
+	}
 	return strings.Contains(FoldCase(searchText), FoldCase(q))
+}
+
+// MinIDPrefix is the fewest hexadecimal digits q needs to match event ids
+// by prefix: three would select one event in 4,096 of a log, too many to
+// read through the id index for a page.
+const MinIDPrefix = 4
+
+// IDPrefix reads q as the start of an event id: at least MinIDPrefix
+// hexadecimal digits in either case, with hyphens where the canonical form
+// has them or without any. The ids that start so are those from lo
+// (inclusive) to hi (exclusive); hi is nil when every id from lo on does
+// (a prefix of all f's).
+func IDPrefix(q string) (lo uuid.UUID, hi *uuid.UUID, ok bool) {
+	var digits []byte
+	hyphens := strings.Contains(q, "-")
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '-':
+			if i != 8 && i != 13 && i != 18 && i != 23 {
+				return lo, nil, false
+			}
+		case hyphens && (i == 8 || i == 13 || i == 18 || i == 23):
+			return lo, nil, false // the canonical form has a hyphen here
+		case '0' <= c && c <= '9':
+			digits = append(digits, c-'0')
+		case 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+			digits = append(digits, c|0x20-'a'+10)
+		default:
+			return lo, nil, false
+		}
+	}
+	if len(digits) < MinIDPrefix || len(digits) > 32 {
+		return lo, nil, false
+	}
+	for i, d := range digits {
+		lo[i/2] |= d << (4 * (1 - i%2))
+	}
+	// hi is lo with the prefix's last digit raised by one, carrying.
+	next := lo
+	for i := len(digits) - 1; i >= 0; i-- {
+		if digits[i] < 15 {
+			next[i/2] += 1 << (4 * (1 - i%2))
+			return lo, &next, true
+		}
+		next[i/2] &^= 0xf << (4 * (1 - i%2))
+	}
+	return lo, nil, true
 }
 
 // FoldCase is the one case-folding rule of q, on every path of every store:

@@ -292,8 +292,9 @@ type Store interface {
 	// stored.
 	IngestEvents(ctx context.Context, orgID uuid.UUID, events []NewEvent) (IngestResult, error)
 	// ListEvents returns a page of an organization's events matching f, in
-	// the event order. f.Limit must be set. A q too short for trigrams reads
-	// a bounded number of events, so the page may be Partial (SearchBudgets).
+	// the event order. f.Limit must be set. A q found in too many distinct
+	// values reads a bounded number of events, so the page may be Partial
+	// (SearchBudgets).
 	ListEvents(ctx context.Context, orgID uuid.UUID, f EventFilter) (EventPage, error)
 
 	// CountEvents counts the organization's events matching f in buckets
@@ -339,13 +340,17 @@ func FindEvents(ctx context.Context, s Store, orgID uuid.UUID, f EventFilter) (E
 }
 
 // SearchBudgets are the thresholds at which a store's search for q changes
-// strategy. A store first matches q on the First candidates in keyset
-// order (common terms fill their page there); when that finds matches but
-// too few, it reads on for up to Max candidates; otherwise it uses its
-// trigram index. A q of one or two characters has no trigram: the store
-// reads on for up to Max candidates whatever it found, and a page that is
-// still not full is Partial. Stores set production values; tests lower
-// them so that small datasets take every path.
+// strategy. A store first finds the distinct values of the searched fields
+// that contain q (its search terms, a small table per organization). When
+// there are at most Terms of them, it reads each one's events through the
+// index of its field, in keyset order, and merges them: the cost follows
+// the number of terms, not of events. When reading every term's page
+// would cost more than First events, it first matches q on the First
+// candidates in keyset order, where common terms fill their page. When
+// there are more than Terms terms (a short or very common q), it matches
+// q on the candidates in keyset order, reading on for up to Max of them,
+// and a page still not full is Partial. Stores set production values;
+// tests lower them so that small datasets take every path.
 type SearchBudgets struct {
-	First, Max int
+	First, Max, Terms int
 }

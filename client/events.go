@@ -60,7 +60,7 @@ type EventQuery struct {
 	PlatformUserID string
 	Reason         string
 	Scope          string
-	Q              string // case-insensitive substring; an exact event id looks the event up
+	Q              string // case-insensitive substring, or prefix of the event id; an exact event id looks the event up
 	From, To       time.Time
 	Limit          int // page size, 1–500; 0 is the server's default (50)
 }
@@ -107,9 +107,9 @@ type EventMeta struct {
 	DateRangeNarrowed bool       `json:"dateRangeNarrowed"` // the window was cut to 366 days
 	Types             []string   `json:"types"`
 	IgnoredTypes      []string   `json:"ignoredTypes"`
-	// Partial: q is one or two characters and the server's search stopped
-	// at its budget before the page was full; more may match after it, and
-	// NextCursor goes on.
+	// Partial: q is found in very many distinct values (a letter or two,
+	// say) and the server's search stopped at its budget before the page
+	// was full; more may match after it, and NextCursor goes on.
 	Partial bool `json:"partial"`
 }
 

@@ -23,7 +23,10 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		return gatehouse.Command{}, err
 	}
 	issued, expires, statusAt := gatehouse.Truncate(time.Time(c.IssuedAt)), gatehouse.Truncate(time.Time(c.ExpiresAt)), gatehouse.Truncate(time.Time(c.StatusAt))
-	var stored gatehouse.Command
+	var (
+		stored   gatehouse.Command
+		newTerms []sqlstore.Term
+	)
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
 		if c.Idempotency != nil {
 			if err := rememberKey(ctx, tx, org, c.ID, *c.Idempotency); err != nil {
@@ -59,12 +62,15 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 				return err
 			}
 		}
-		ev := gatehouse.NewEvent{ID: c.ID, PlatformUserID: c.PlatformUserID, ServerJobID: c.ServerJobID}
+		ev := gatehouse.NewEvent{ID: c.ID, AccessPointID: c.AccessPoint.ID, PlatformUserID: c.PlatformUserID, ServerJobID: c.ServerJobID}
+		if newTerms, err = db.insertTerms(ctx, tx, org, sqlstore.AppendTerms(nil, ev, place)); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, platform_user_id, server_job_id, scope,
-				location_id, location_name, access_point_id, access_point_name, requested_by, command_id, search)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $2, $14)`,
+				location_id, location_name, access_point_id, access_point_name, requested_by, command_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $2)`,
 			org, c.ID, string(gatehouse.EventRemoteUnlock), issued, gatehouse.Truncate(db.Now()), c.PlatformUserID, c.ServerJobID, string(c.Scope),
-			place.LocationID, place.LocationName, c.AccessPoint.ID, place.AccessPointName, c.RequestedByUser, place.SearchText(ev))
+			place.LocationID, place.LocationName, c.AccessPoint.ID, place.AccessPointName, c.RequestedByUser)
 		if err != nil {
 			return err
 		}
@@ -80,6 +86,9 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		stored, err = findCommand(ctx, tx, org, c.OrgID, c.ID)
 		return err
 	})
+	if err == nil {
+		db.terms.Add(org, newTerms)
+	}
 	return stored, err
 }
 

@@ -19,26 +19,25 @@ const eventColumns = `e.id, e.type, e.occurred_at, e.received_at, e.allowed, e.r
 	c.id, c.scope, c.status, c.server_job_id, c.platform_user_id, c.issued_at`
 
 // qScanBudget is how many events, in keyset order, a search for q reads
-// before it turns to the trigram index: common terms fill their page
-// within it; rare ones are cheaper through the index, whose cost follows
-// the number of matches rather than of events.
+// before it reads term by term (see gatehouse.SearchBudgets): common
+// terms fill their page within it.
 const qScanBudget = 5000
 
-// qScanMax bounds the second, longer scan for terms that matched in the
-// first budget but too rarely to fill the page. Such terms (a frequent
-// platform user id, say) are made of the log's commonest trigrams, where
-// the index costs far more than reading on: 10,000 events in keyset order
-// take about 20 ms, a bitmap over a trigram in every tenth event hundreds.
+// qScanMax bounds the longer scan of a q found in more than qMaxTerms
+// terms, which has no cheaper way: 10,000 events in keyset order take
+// about 20 ms.
 const qScanMax = 100_000
 
-// qIndexWorkMem is the work_mem of a trigram-index search: enough for an
-// exact bitmap of a few million candidates, which otherwise turns lossy and
-// rechecks whole pages (2.1 s instead of 0.8 s for the worst term of the
-// 10 M-event benchmark).
-const qIndexWorkMem = "64MB"
+// qMaxTerms is the most terms whose events a search reads term by term,
+// a page's worth through an index each.
+const qMaxTerms = 200
 
-// SetSearchBudgets changes when a search for q turns from scanning to the
-// trigram index; see gatehouse.SearchBudgets. Call it before serving.
+// qCountWorkMem is the work_mem of a count of events: enough to hash the
+// matching terms and group a long range without spilling to disk.
+const qCountWorkMem = "64MB"
+
+// SetSearchBudgets changes when a search for q changes strategy; see
+// gatehouse.SearchBudgets. Call it before serving.
 func (db *DB) SetSearchBudgets(b gatehouse.SearchBudgets) { db.search = b }
 
 // ListEvents returns a page of an organization's events matching f.
@@ -96,22 +95,139 @@ func (s eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey
 	return &bound, nil
 }
 
-// Index matches q through the trigram index, with the work_mem that keeps
-// its bitmap exact.
-func (s eventSearch) Index(ctx context.Context) (page gatehouse.EventPage, err error) {
-	err = pgx.BeginFunc(ctx, s.db.replica, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '"+qIndexWorkMem+"'"); err != nil {
-			return err
-		}
-		page, err = s.db.queryEvents(ctx, tx, s.f, s.org, 0)
-		return err
+// Terms returns up to max+1 of the organization's terms containing q,
+// through the trigram index of search_terms (for q of three characters or
+// more; shorter ones read the organization's terms).
+func (s eventSearch) Terms(ctx context.Context, max int) ([]sqlstore.Term, error) {
+	rows, _ := s.db.replica.Query(ctx, `SELECT field, ref, value FROM search_terms
+		WHERE org = $1 AND folded LIKE $2 ESCAPE '\' LIMIT $3`, s.org, qPattern(s.f.Q), max+1)
+	var t sqlstore.Term
+	terms, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sqlstore.Term, error) {
+		err := row.Scan(&t.Field, &t.Ref, &t.Value)
+		return t, err
 	})
-	return page, wrap(err)
+	return terms, wrap(err)
+}
+
+// Keys reads a page of events per term, and of ids starting with q,
+// through the index of each field (one lateral subquery per field, run for
+// each of its terms), and merges them into the first page.
+func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehouse.EventPage, error) {
+	args := []any{s.org}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	others := s.f
+	others.Q = ""
+	conds, _ := filterConditions(others, arg)
+	filter := strings.Join(append([]string{"e.org = $1"}, conds...), " AND ")
+	limit := arg(s.f.Limit + 1)
+	page := func(match string) string {
+		return `SELECT e.seq, e.occurred_at, e.id FROM events e WHERE ` + filter + ` AND ` + match +
+			` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ` + limit
+	}
+	var branches []string
+	for _, field := range termFields {
+		var refs []uuid.UUID
+		var values []string
+		for _, t := range terms {
+			if t.Field == field.field {
+				refs, values = append(refs, t.Ref), append(values, t.Value)
+			}
+		}
+		if len(values) == 0 {
+			continue
+		}
+		var from string
+		if field.ref == "" {
+			from = "unnest(" + arg(values) + "::text[]) k (v)"
+		} else {
+			from = "unnest(" + arg(refs) + "::uuid[], " + arg(values) + "::text[]) k (ref, v)"
+		}
+		branches = append(branches, `(SELECT h.* FROM `+from+` CROSS JOIN LATERAL (`+page(field.match("k.ref", "k.v"))+`) h)`)
+	}
+	if prefix := idPrefixCondition(s.f.Q, arg); prefix != "" {
+		branches = append(branches, "("+page(prefix)+")")
+	}
+	query := `SELECT ` + eventColumns + ` FROM (SELECT * FROM (` + strings.Join(branches, " UNION ") + `) u
+		ORDER BY occurred_at DESC, id DESC LIMIT ` + limit + `) h
+		JOIN events e ON e.seq = h.seq
+		LEFT JOIN users u ON u.id = e.requested_by
+		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
+		ORDER BY e.occurred_at DESC, e.id DESC`
+	return s.db.collectEvents(ctx, s.db.replica, s.f, query, args)
+}
+
+// termField is how the events of a field's terms are found: the event
+// columns a term's ref and value must equal.
+type termField struct {
+	field      sqlstore.TermField
+	ref, value string // event columns; ref empty when the field has none
+}
+
+var termFields = []termField{
+	{sqlstore.TermPlatformUser, "", "e.platform_user_id"},
+	{sqlstore.TermAccessPoint, "e.access_point_id", "e.access_point_name"},
+	{sqlstore.TermLocation, "e.location_id", "e.location_name"},
+	{sqlstore.TermReason, "", "e.reason"},
+	{sqlstore.TermServerJob, "", "e.server_job_id"},
+}
+
+// match is the condition that an event shows the term whose ref and value
+// are the expressions given.
+func (tf termField) match(ref, value string) string {
+	if tf.ref == "" {
+		return tf.value + " = " + value
+	}
+	return tf.ref + " = " + ref + " AND " + tf.value + " = " + value
+}
+
+// qPattern is the LIKE pattern of a term containing q.
+func qPattern(q string) string { return "%" + escapeLike(gatehouse.FoldCase(q)) + "%" }
+
+// qCondition is the condition that an event matches q: it shows one of
+// the organization's terms containing q, or its id starts with q. The
+// terms are looked up once per query (a hashed subplan per field), so
+// scanning events costs a hash probe per field. The organization is $1.
+func qCondition(q string, arg func(any) string) string {
+	pattern := arg(qPattern(q))
+	var conds []string
+	for _, tf := range termFields {
+		cols, sel := tf.value, "value"
+		if tf.ref != "" {
+			cols, sel = "("+tf.ref+", "+tf.value+")", "ref, value"
+		}
+		conds = append(conds, cols+" IN (SELECT "+sel+" FROM search_terms t WHERE t.org = $1 AND t.field = "+
+			strconv.Itoa(int(tf.field))+" AND t.folded LIKE "+pattern+` ESCAPE '\')`)
+	}
+	if prefix := idPrefixCondition(q, arg); prefix != "" {
+		conds = append(conds, prefix)
+	}
+	return "(" + strings.Join(conds, " OR ") + ")"
+}
+
+// idPrefixCondition is the condition that an event's id starts with q, or
+// "" when q is no id prefix (gatehouse.IDPrefix).
+func idPrefixCondition(q string, arg func(any) string) string {
+	lo, hi, ok := gatehouse.IDPrefix(q)
+	if !ok {
+		return ""
+	}
+	if hi == nil {
+		return "e.id >= " + arg(lo)
+	}
+	return "e.id >= " + arg(lo) + " AND e.id < " + arg(*hi)
 }
 
 func (db *DB) queryEvents(ctx context.Context, q querier, f gatehouse.EventFilter, org int64, scanBudget int) (gatehouse.EventPage, error) {
-	page := gatehouse.EventPage{Events: []gatehouse.Event{}}
 	query, args := eventQuery(org, f, scanBudget)
+	return db.collectEvents(ctx, q, f, query, args)
+}
+
+// collectEvents runs a query of eventColumns, one row more than f's page.
+func (db *DB) collectEvents(ctx context.Context, q querier, f gatehouse.EventFilter, query string, args []any) (gatehouse.EventPage, error) {
+	page := gatehouse.EventPage{Events: []gatehouse.Event{}}
 	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return page, wrap(err)
@@ -126,8 +242,7 @@ func (db *DB) queryEvents(ctx context.Context, q querier, f gatehouse.EventFilte
 // eventQuery builds the page query: the organization first, then every
 // filter, then the keyset position, in the event order, one row more than
 // the page so the caller knows whether another follows. With a scan
-// budget, q is matched on the first budget events in order instead of
-// through the trigram index.
+// budget, q is matched on the first budget events in order.
 func eventQuery(org int64, f gatehouse.EventFilter, scanBudget int) (string, []any) {
 	var b strings.Builder
 	if scanBudget > 0 {
@@ -143,27 +258,27 @@ func eventQuery(org int64, f gatehouse.EventFilter, scanBudget int) (string, []a
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	conds, like := filterConditions(f, arg)
+	conds, match := filterConditions(f, arg)
 	for _, c := range conds {
 		b.WriteString(" AND " + c)
 	}
-	if like != "" && scanBudget == 0 {
-		b.WriteString(" AND " + like)
+	if match != "" && scanBudget == 0 {
+		b.WriteString(" AND " + match)
 	}
 	if scanBudget > 0 {
 		b.WriteString(` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ` + arg(scanBudget) + `) e
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
-		WHERE ` + like)
+		WHERE ` + match)
 	}
 	b.WriteString(" ORDER BY e.occurred_at DESC, e.id DESC LIMIT " + arg(f.Limit+1))
 	return b.String(), args
 }
 
 // filterConditions writes f's conditions (but the organization's) with
-// arg making placeholders, in the order of the indexes; like is the q
+// arg making placeholders, in the order of the indexes; match is the q
 // condition, which the caller places, since a scan applies it outside.
-func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []string, like string) {
+func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []string, match string) {
 	where := func(cond string) { conds = append(conds, cond) }
 	if f.ID != nil {
 		where("e.id = " + arg(*f.ID))
@@ -188,7 +303,7 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 		where("e.type || '' = ANY(" + arg(types) + ")")
 	}
 	if f.Allowed != nil {
-		where("e.allowed = " + arg(string(*f.Allowed)))
+		where("e.type = " + arg(string(f.Allowed.Type()))) // events_by_type: allowed follows from type
 	}
 	if f.PlatformUserID != nil {
 		where("e.platform_user_id = " + arg(*f.PlatformUserID))
@@ -200,7 +315,7 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 		where("e.scope = " + arg(string(*f.Scope)))
 	}
 	if f.Q != "" {
-		like = `e.search LIKE ` + arg("%"+escapeLike(gatehouse.FoldCase(f.Q))+"%") + ` ESCAPE '\'`
+		match = qCondition(f.Q, arg)
 	}
 	if f.From != nil {
 		where("e.occurred_at >= " + arg(*f.From))
@@ -211,7 +326,7 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 	if f.After != nil {
 		where("(e.occurred_at, e.id) < (" + arg(f.After.OccurredAt) + ", " + arg(f.After.ID) + ")")
 	}
-	return conds, like
+	return conds, match
 }
 
 // escapeLike makes %, _ and \ literal in a LIKE pattern.
@@ -272,9 +387,9 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 		return "$" + strconv.Itoa(len(args))
 	}
 	from, width := arg(*f.From), arg(step.Seconds())
-	conds, like := filterConditions(f, arg)
-	if like != "" {
-		conds = append(conds, like)
+	conds, match := filterConditions(f, arg)
+	if match != "" {
+		conds = append(conds, match)
 	}
 	query := `SELECT floor(extract(epoch FROM e.occurred_at - ` + from + `) / ` + width + `)::int AS bucket, coalesce(e.allowed, ''), count(*)
 		FROM events e WHERE e.org = $1`
@@ -288,7 +403,7 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 		n       int
 	)
 	err = pgx.BeginFunc(ctx, db.replica, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '"+qIndexWorkMem+"'"); err != nil {
+		if _, err := tx.Exec(ctx, "SET LOCAL work_mem = '"+qCountWorkMem+"'"); err != nil {
 			return err
 		}
 		rows, _ := tx.Query(ctx, query, args...)

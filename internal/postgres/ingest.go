@@ -25,9 +25,17 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		return gatehouse.IngestResult{}, err
 	}
 	received := gatehouse.Truncate(db.Now())
+	var newTerms []sqlstore.Term
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
 		places, err := resolvePlaces(ctx, tx, org, events)
 		if err != nil {
+			return err
+		}
+		var terms []sqlstore.Term
+		for _, ev := range events {
+			terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
+		}
+		if newTerms, err = db.insertTerms(ctx, tx, org, terms); err != nil {
 			return err
 		}
 		inserted, err := copyEvents(ctx, tx, org, events, places, received)
@@ -40,7 +48,31 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	if err != nil {
 		return gatehouse.IngestResult{}, err
 	}
+	db.terms.Add(org, newTerms)
 	return res, nil
+}
+
+// insertTerms stores the terms this instance does not know to be stored
+// yet, in one statement, and returns them for the cache once the
+// transaction commits: a term is stored in the transaction of its first
+// event, so no event is ever stored without its terms.
+func (db *DB) insertTerms(ctx context.Context, tx pgx.Tx, org int64, terms []sqlstore.Term) ([]sqlstore.Term, error) {
+	missing := db.terms.Missing(org, terms)
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	fields, refs, values, folded := make([]int16, len(missing)), make([]uuid.UUID, len(missing)), make([]string, len(missing)), make([]string, len(missing))
+	for i, t := range missing {
+		fields[i], refs[i], values[i], folded[i] = int16(t.Field), t.Ref, t.Value, t.Folded()
+	}
+	// In the cache's order (WITH ORDINALITY), the same in every
+	// transaction: two inserting the same new terms never deadlock.
+	_, err := tx.Exec(ctx, `INSERT INTO search_terms (org, field, ref, value, folded)
+		SELECT $1, field, ref, value, folded
+		FROM unnest($2::smallint[], $3::uuid[], $4::text[], $5::text[]) WITH ORDINALITY AS t (field, ref, value, folded, n)
+		ORDER BY n
+		ON CONFLICT DO NOTHING`, org, fields, refs, values, folded)
+	return missing, err
 }
 
 // resolvePlaces looks up the batch's access points and requesters in the
@@ -71,7 +103,7 @@ func resolvePlaces(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse
 }
 
 var copyColumns = []string{"pos", "id", "type", "occurred_at", "allowed", "reason", "platform_user_id", "server_job_id",
-	"scope", "location_id", "location_name", "access_point_id", "access_point_name", "requested_by", "command_id", "search"}
+	"scope", "location_id", "location_name", "access_point_id", "access_point_name", "requested_by", "command_id"}
 
 // copyEvents stores the events not yet stored and returns the positions of
 // those it stored (of an id given twice, the first). Rows are inserted in
@@ -85,7 +117,7 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE events_in (
 		pos int, id uuid, type text, occurred_at timestamptz, allowed text, reason text, platform_user_id text,
 		server_job_id text, scope text, location_id uuid, location_name text, access_point_id uuid,
-		access_point_name text, requested_by uuid, command_id uuid, search text) ON COMMIT DROP`); err != nil {
+		access_point_name text, requested_by uuid, command_id uuid) ON COMMIT DROP`); err != nil {
 		return nil, err
 	}
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"events_in"}, copyColumns, pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
@@ -95,15 +127,15 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 			command = &ev.Command.ID
 		}
 		return []any{i, ev.ID, string(ev.Type), ev.OccurredAt, (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID,
-			(*string)(ev.Scope), p.LocationID, p.LocationName, ev.AccessPointID, p.AccessPointName, ev.RequestedBy, command, p.SearchText(ev)}, nil
+			(*string)(ev.Scope), p.LocationID, p.LocationName, ev.AccessPointID, p.AccessPointName, ev.RequestedBy, command}, nil
 	}))
 	if err != nil {
 		return nil, err
 	}
 	rows, _ := tx.Query(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
-			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id, search)
+			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id)
 		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
-			location_name, access_point_id, access_point_name, requested_by, command_id, search
+			location_name, access_point_id, access_point_name, requested_by, command_id
 		FROM events_in ORDER BY id, pos
 		ON CONFLICT (org, id) DO NOTHING RETURNING id`, org, received)
 	return storedPositions(rows, events)
@@ -120,11 +152,11 @@ const maxArrayInsert = 200
 func insertEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) (map[int]bool, error) {
 	n := len(events)
 	var (
-		ids, locations, aps                     = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
-		requesters, commands                    = make([]*uuid.UUID, n), make([]*uuid.UUID, n)
-		occurred                                = make([]time.Time, n)
-		types, locationNames, apNames, searches = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		allowed, reasons, users, jobs, scopes   = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+		ids, locations, aps                   = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+		requesters, commands                  = make([]*uuid.UUID, n), make([]*uuid.UUID, n)
+		occurred                              = make([]time.Time, n)
+		types, locationNames, apNames         = make([]string, n), make([]string, n), make([]string, n)
+		allowed, reasons, users, jobs, scopes = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
 	)
 	for i, ev := range events {
 		p := places[ev.AccessPointID]
@@ -132,20 +164,20 @@ func insertEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.
 		if ev.Command != nil {
 			commands[i] = &ev.Command.ID
 		}
-		types[i], locationNames[i], apNames[i], searches[i] = string(ev.Type), p.LocationName, p.AccessPointName, p.SearchText(ev)
+		types[i], locationNames[i], apNames[i] = string(ev.Type), p.LocationName, p.AccessPointName
 		allowed[i], reasons[i], users[i], jobs[i], scopes[i] = (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID, (*string)(ev.Scope)
 	}
 	rows, _ := tx.Query(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
-			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id, search)
+			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id)
 		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
-			location_name, access_point_id, access_point_name, requested_by, command_id, search
+			location_name, access_point_id, access_point_name, requested_by, command_id
 		FROM unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-			$11::uuid[], $12::text[], $13::uuid[], $14::text[], $15::uuid[], $16::uuid[], $17::text[]) WITH ORDINALITY
+			$11::uuid[], $12::text[], $13::uuid[], $14::text[], $15::uuid[], $16::uuid[]) WITH ORDINALITY
 			AS e(id, type, occurred_at, allowed, reason, platform_user_id, server_job_id, scope, location_id, location_name,
-				access_point_id, access_point_name, requested_by, command_id, search, pos)
+				access_point_id, access_point_name, requested_by, command_id, pos)
 		ORDER BY id, pos
 		ON CONFLICT (org, id) DO NOTHING RETURNING id`, org, received,
-		ids, types, occurred, allowed, reasons, users, jobs, scopes, locations, locationNames, aps, apNames, requesters, commands, searches)
+		ids, types, occurred, allowed, reasons, users, jobs, scopes, locations, locationNames, aps, apNames, requesters, commands)
 	return storedPositions(rows, events)
 }
 

@@ -31,7 +31,8 @@ type DB struct {
 	pool    *pgxpool.Pool
 	replica *pgxpool.Pool // serves event and location lists; pool when there is none
 
-	orgs   sqlstore.OrgCache // organization id → seq
+	orgs   sqlstore.OrgCache  // organization id → seq
+	terms  sqlstore.TermCache // search terms known to be stored
 	search gatehouse.SearchBudgets
 }
 
@@ -52,7 +53,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{Now: time.Now, pool: pool, replica: pool, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax}}
+	db := &DB{Now: time.Now, pool: pool, replica: pool, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax, Terms: qMaxTerms}}
 	if err := db.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err

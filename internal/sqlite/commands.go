@@ -160,6 +160,10 @@ func (db *DB) recordUnlock(ctx context.Context, tx *sql.Tx, org int64, c gatehou
 		return err
 	}
 	defer ins.close()
+	// Commands are few: their terms are written without the cache.
+	if err := ins.insertTerms(ctx, org, sqlstore.AppendTerms(nil, ev, p)); err != nil {
+		return err
+	}
 	_, err = ins.insert(ctx, org, ev, p, millis(db.Now()))
 	return err
 }

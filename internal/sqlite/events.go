@@ -21,17 +21,19 @@ const eventColumns = `e.id, e.type, e.occurred_at, e.received_at, e.allowed, e.r
 	c.id, c.scope, c.status, c.server_job_id, c.platform_user_id, c.issued_at`
 
 // qScanBudget is how many events, in keyset order, a search for q reads
-// before it turns to the trigram index. A term on at least one event in
-// qScanBudget/(limit+1) fills its page within the budget, and the scan
-// stops as soon as it does; rarer terms are cheaper through the index,
-// whose cost grows with the number of matches, not of events.
+// before it reads term by term (see gatehouse.SearchBudgets). A term on
+// at least one event in qScanBudget/(limit+1) fills its page within the
+// budget, and the scan stops as soon as it does.
 const qScanBudget = 2000
 
-// qScanMax bounds the second, longer scan for terms that matched in the
-// first budget but too rarely to fill the page: such terms (a frequent
-// platform user id, say) are made of the log's commonest trigrams, whose
-// posting lists cost more to walk than reading on in keyset order.
+// qScanMax bounds the longer scan of a q found in more than qMaxTerms
+// terms, which has no cheaper way.
 const qScanMax = 50_000
+
+// qMaxTerms is the most terms whose events a search reads term by term, a
+// page's worth through an index each; it keeps the compound query well
+// under SQLite's 500 terms.
+const qMaxTerms = 200
 
 // ListEvents returns a page of an organization's events matching f.
 func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (gatehouse.EventPage, error) {
@@ -43,7 +45,7 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 		return gatehouse.EventPage{}, err
 	}
 	if f.Q == "" {
-		return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{q: qScan}))
+		return db.queryEvents(ctx, f, eventQuery(org, f, queryPlan{}))
 	}
 	return sqlstore.SearchEvents(ctx, f, db.search, &eventSearch{db: db, org: org, f: f})
 }
@@ -69,7 +71,7 @@ func (s *eventSearch) Scan(ctx context.Context, budget int) (gatehouse.EventPage
 	if err != nil {
 		return gatehouse.EventPage{}, false, err
 	}
-	page, err := s.db.queryEvents(ctx, s.f, eventQuery(s.org, s.f, queryPlan{q: qScan, notBefore: bound}))
+	page, err := s.db.queryEvents(ctx, s.f, eventQuery(s.org, s.f, queryPlan{notBefore: bound}))
 	return page, bound == nil, err
 }
 
@@ -82,7 +84,9 @@ func (s *eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKe
 		last gatehouse.EventKey
 		at   int64
 	)
-	q := eventQuery(s.org, s.f, queryPlan{q: qIgnore, keysOnly: true, offset: budget - 1})
+	candidates := s.f
+	candidates.Q = ""
+	q := eventQuery(s.org, candidates, queryPlan{keysOnly: true, offset: budget - 1})
 	err := s.db.read.QueryRowContext(ctx, q.sql, q.args...).Scan(&at, &last.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		s.looked, s.budget, s.bound = true, budget, nil
@@ -96,26 +100,129 @@ func (s *eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKe
 	return &last, nil
 }
 
-// Index matches q through the trigram index.
-func (s *eventSearch) Index(ctx context.Context) (gatehouse.EventPage, error) {
-	return s.db.queryEvents(ctx, s.f, eventQuery(s.org, s.f, queryPlan{q: qIndex}))
+// Terms returns up to max+1 of the organization's terms containing q.
+func (s *eventSearch) Terms(ctx context.Context, max int) ([]sqlstore.Term, error) {
+	match, arg := termMatch(s.f.Q)
+	rows, err := s.db.read.QueryContext(ctx, `SELECT field, ref, value FROM search_terms t WHERE t.org = ? AND `+match+` LIMIT ?`,
+		s.org, arg, max+1)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var terms []sqlstore.Term
+	for rows.Next() {
+		var t sqlstore.Term
+		if err := rows.Scan(&t.Field, &t.Ref, &t.Value); err != nil {
+			return nil, wrap(err)
+		}
+		terms = append(terms, t)
+	}
+	return terms, wrap(rows.Err())
 }
 
-// queryPlan says how eventQuery matches q and what it returns.
+// Keys reads a page of events per term, and of ids starting with q,
+// through the index of each field (a compound of limited subqueries), and
+// merges them into the first page.
+func (s *eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehouse.EventPage, error) {
+	others := s.f
+	others.Q = ""
+	conds, condArgs := filterConditions(s.org, others)
+	var (
+		branches []string
+		args     []any
+	)
+	page := func(match string, matchArgs ...any) {
+		branches = append(branches, `SELECT seq FROM (SELECT e.seq FROM events e WHERE e.org = ?`+conds+` AND `+match+
+			` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?)`)
+		args = append(append(append(append(args, s.org), condArgs...), matchArgs...), s.f.Limit+1)
+	}
+	for _, t := range terms {
+		tf := termFields[t.Field]
+		if tf.ref == "" {
+			page(tf.value+" = ?", t.Value)
+		} else {
+			page(tf.ref+" = ? AND "+tf.value+" = ?", t.Ref[:], t.Value)
+		}
+	}
+	if prefix, prefixArgs := idPrefixCondition(s.f.Q); prefix != "" {
+		page(prefix, prefixArgs...)
+	}
+	query := `SELECT ` + eventColumns + ` FROM events e
+		LEFT JOIN users u ON u.id = e.requested_by
+		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
+		WHERE e.seq IN (` + strings.Join(branches, " UNION ALL ") + `)
+		ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?`
+	return s.db.queryEvents(ctx, s.f, builtQuery{query, append(args, s.f.Limit+1)})
+}
+
+// termField is how the events of a field's terms are found: the event
+// columns a term's ref and value must equal.
+type termField struct {
+	ref, value string // ref empty when the field has none
+}
+
+var termFields = map[sqlstore.TermField]termField{
+	sqlstore.TermPlatformUser: {"", "e.platform_user_id"},
+	sqlstore.TermAccessPoint:  {"e.access_point_id", "e.access_point_name"},
+	sqlstore.TermLocation:     {"e.location_id", "e.location_name"},
+	sqlstore.TermReason:       {"", "e.reason"},
+	sqlstore.TermServerJob:    {"", "e.server_job_id"},
+}
+
+// termMatch is the condition that a term (alias t) contains q: through the
+// trigram index for three characters or more, which it needs, by reading
+// the organization's terms otherwise.
+func termMatch(q string) (string, any) {
+	if utf8.RuneCountInString(q) >= 3 {
+		return "t.rowid IN (SELECT rowid FROM search_terms_text WHERE search_terms_text MATCH ?)", ftsPhrase(q)
+	}
+	return "instr(t.folded, ?) > 0", gatehouse.FoldCase(q)
+}
+
+// qCondition is the condition that an event matches q: it shows one of
+// the organization's terms containing q, or its id starts with q. Each
+// field's terms are looked up once per query, into a temporary index.
+func qCondition(org int64, q string) (string, []any) {
+	match, arg := termMatch(q)
+	var (
+		conds []string
+		args  []any
+	)
+	for field := sqlstore.TermPlatformUser; field <= sqlstore.TermServerJob; field++ {
+		tf := termFields[field]
+		cols, sel := tf.value, "value"
+		if tf.ref != "" {
+			cols, sel = "("+tf.ref+", "+tf.value+")", "ref, value"
+		}
+		conds = append(conds, cols+" IN (SELECT "+sel+" FROM search_terms t WHERE t.org = ? AND t.field = ? AND "+match+")")
+		args = append(args, org, int(field), arg)
+	}
+	if prefix, prefixArgs := idPrefixCondition(q); prefix != "" {
+		conds, args = append(conds, prefix), append(args, prefixArgs...)
+	}
+	return "(" + strings.Join(conds, " OR ") + ")", args
+}
+
+// idPrefixCondition is the condition that an event's id starts with q, or
+// "" when q is no id prefix (gatehouse.IDPrefix).
+func idPrefixCondition(q string) (string, []any) {
+	lo, hi, ok := gatehouse.IDPrefix(q)
+	switch {
+	case !ok:
+		return "", nil
+	case hi == nil:
+		return "e.id >= ?", []any{lo[:]}
+	}
+	return "e.id >= ? AND e.id < ?", []any{lo[:], hi[:]}
+}
+
+// queryPlan says what eventQuery returns.
 type queryPlan struct {
-	q         int                 // qIgnore, qScan or qIndex
 	keysOnly  bool                // select (occurred_at, id) only
 	count     int64               // > 0: count matches in buckets of this many ms, from f.From
 	offset    int                 // rows to skip
 	notBefore *gatehouse.EventKey // stop the scan at this position (inclusive)
 }
-
-// How q is matched.
-const (
-	qIgnore = iota // not at all
-	qScan          // row by row in keyset order, with the reference function
-	qIndex         // through the trigram index
-)
 
 type builtQuery struct {
 	sql  string
@@ -149,11 +256,6 @@ func (db *DB) queryEvents(ctx context.Context, f gatehouse.EventFilter, q builtQ
 func eventQuery(org int64, f gatehouse.EventFilter, plan queryPlan) builtQuery {
 	var b strings.Builder
 	args := []any{org}
-	where := func(cond string, a ...any) {
-		b.WriteString(" AND ")
-		b.WriteString(cond)
-		args = append(args, a...)
-	}
 	if plan.count > 0 {
 		b.WriteString(`SELECT (e.occurred_at - ?) / ? AS bucket, e.allowed, count(*) FROM events e WHERE e.org = ?`)
 		args = []any{millis(*f.From), plan.count, org}
@@ -164,6 +266,40 @@ func eventQuery(org int64, f gatehouse.EventFilter, plan queryPlan) builtQuery {
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
 		WHERE e.org = ?`)
+	}
+	conds, condArgs := filterConditions(org, f)
+	b.WriteString(conds)
+	args = append(args, condArgs...)
+	if plan.notBefore != nil {
+		b.WriteString(" AND (e.occurred_at, e.id) >= (?, ?)")
+		args = append(args, millis(plan.notBefore.OccurredAt), plan.notBefore.ID[:])
+	}
+	if plan.count > 0 {
+		b.WriteString(" GROUP BY bucket, e.allowed")
+		return builtQuery{b.String(), args}
+	}
+	b.WriteString(" ORDER BY e.occurred_at DESC, e.id DESC")
+	if plan.keysOnly {
+		b.WriteString(" LIMIT 1 OFFSET ?")
+		args = append(args, plan.offset)
+	} else {
+		b.WriteString(" LIMIT ?")
+		args = append(args, f.Limit+1)
+	}
+	return builtQuery{b.String(), args}
+}
+
+// filterConditions writes f's conditions but the organization's, each
+// after " AND ", with their arguments in order.
+func filterConditions(org int64, f gatehouse.EventFilter) (string, []any) {
+	var (
+		b    strings.Builder
+		args []any
+	)
+	where := func(cond string, a ...any) {
+		b.WriteString(" AND ")
+		b.WriteString(cond)
+		args = append(args, a...)
 	}
 	if f.ID != nil {
 		where("e.id = ?", f.ID[:])
@@ -185,7 +321,7 @@ func eventQuery(org int64, f gatehouse.EventFilter, plan queryPlan) builtQuery {
 		where("+e.type IN (?"+strings.Repeat(", ?", len(f.Types)-1)+")", typeArgs(f.Types)...)
 	}
 	if f.Allowed != nil {
-		where("e.allowed = ?", string(*f.Allowed))
+		where("e.type = ?", string(f.Allowed.Type())) // events_by_type: allowed follows from type
 	}
 	if f.PlatformUserID != nil {
 		where("e.platform_user_id = ?", *f.PlatformUserID)
@@ -197,13 +333,8 @@ func eventQuery(org int64, f gatehouse.EventFilter, plan queryPlan) builtQuery {
 		where("e.scope = ?", string(*f.Scope))
 	}
 	if f.Q != "" {
-		switch plan.q {
-		case qIndex:
-			where("e.seq IN (SELECT rowid FROM events_search WHERE events_search MATCH ?)", ftsPhrase(f.Q))
-		case qScan:
-			where(`gatehouse_match(?, e.id, e.platform_user_id, e.access_point_name, e.location_name,
-				e.reason, e.server_job_id)`, f.Q)
-		}
+		cond, qArgs := qCondition(org, f.Q)
+		where(cond, qArgs...)
 	}
 	if f.From != nil {
 		where("e.occurred_at >= ?", millis(*f.From))
@@ -214,22 +345,7 @@ func eventQuery(org int64, f gatehouse.EventFilter, plan queryPlan) builtQuery {
 	if f.After != nil {
 		where("(e.occurred_at, e.id) < (?, ?)", millis(f.After.OccurredAt), f.After.ID[:])
 	}
-	if plan.notBefore != nil {
-		where("(e.occurred_at, e.id) >= (?, ?)", millis(plan.notBefore.OccurredAt), plan.notBefore.ID[:])
-	}
-	if plan.count > 0 {
-		b.WriteString(" GROUP BY bucket, e.allowed")
-		return builtQuery{b.String(), args}
-	}
-	b.WriteString(" ORDER BY e.occurred_at DESC, e.id DESC")
-	if plan.keysOnly {
-		b.WriteString(" LIMIT 1 OFFSET ?")
-		args = append(args, plan.offset)
-	} else {
-		b.WriteString(" LIMIT ?")
-		args = append(args, f.Limit+1)
-	}
-	return builtQuery{b.String(), args}
+	return b.String(), args
 }
 
 func typeArgs(types []gatehouse.EventType) []any {
@@ -241,7 +357,7 @@ func typeArgs(types []gatehouse.EventType) []any {
 }
 
 // ftsPhrase quotes q, case-folded, as one FTS5 phrase: with the trigram
-// tokenizer over the folded search text it matches q as a substring by
+// tokenizer over folded search terms it matches q as a substring by
 // gatehouse.FoldCase's rule, every character literal. The tokenizer is
 // case-sensitive because its own folding differs from that rule (it keeps
 // İ apart from i).
@@ -251,8 +367,8 @@ func ftsPhrase(q string) string {
 
 func init() {
 	// gatehouse_search_text(id, user, access point, location, reason, job)
-	// is the folded text the search index holds, for the migration that
-	// rebuilds it.
+	// is the folded text the former search index of events held, for
+	// migration 0004, which rebuilt it (0011 dropped it).
 	sqlitedrv.MustRegisterDeterministicScalarFunction("gatehouse_search_text", 6,
 		func(_ *sqlitedrv.FunctionContext, args []driver.Value) (driver.Value, error) {
 			var id uuid.UUID
@@ -261,24 +377,14 @@ func init() {
 			}
 			ap, _ := args[2].(string)
 			loc, _ := args[3].(string)
-			return gatehouse.FoldCase(gatehouse.SearchText(id, optArg(args[1]), ap, loc, optArg(args[4]), optArg(args[5]))), nil
+			return gatehouse.FoldCase(id.String() + "\x1f" + gatehouse.SearchText(optArg(args[1]), ap, loc, optArg(args[4]), optArg(args[5]))), nil
 		})
-	// gatehouse_match(q, id, user, access point, location, reason, job) is
-	// the reference substring match, for terms too short for trigrams.
-	sqlitedrv.MustRegisterDeterministicScalarFunction("gatehouse_match", 7,
+	// gatehouse_fold(text) is gatehouse.FoldCase, for the migration that
+	// writes the search terms of the events stored before it.
+	sqlitedrv.MustRegisterDeterministicScalarFunction("gatehouse_fold", 1,
 		func(_ *sqlitedrv.FunctionContext, args []driver.Value) (driver.Value, error) {
-			q, _ := args[0].(string)
-			var id uuid.UUID
-			if b, ok := args[1].([]byte); ok {
-				copy(id[:], b)
-			}
-			ap, _ := args[3].(string)
-			loc, _ := args[4].(string)
-			text := gatehouse.SearchText(id, optArg(args[2]), ap, loc, optArg(args[5]), optArg(args[6]))
-			if gatehouse.MatchesQ(text, q) {
-				return int64(1), nil
-			}
-			return int64(0), nil
+			s, _ := args[0].(string)
+			return gatehouse.FoldCase(s), nil
 		})
 }
 
@@ -359,12 +465,8 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 	if err != nil {
 		return nil, err
 	}
-	plan := queryPlan{q: qIndex, count: step.Milliseconds()}
-	if utf8.RuneCountInString(f.Q) < 3 {
-		plan.q = qScan // too short for trigrams
-	}
 	f.After = nil
-	q := eventQuery(org, f, plan)
+	q := eventQuery(org, f, queryPlan{count: step.Milliseconds()})
 	rows, err := db.read.QueryContext(ctx, q.sql, q.args...)
 	if err != nil {
 		return nil, wrap(err)

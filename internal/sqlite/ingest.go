@@ -14,10 +14,14 @@ import (
 func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
 	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
 	received := millis(db.Now())
+	var (
+		org      int64
+		newTerms []sqlstore.Term
+	)
 	err := db.withTx(ctx, func(tx *sql.Tx) error {
 		res.Accepted, res.Duplicates = 0, 0
-		org, err := db.orgSeq(ctx, tx, orgID)
-		if err != nil {
+		var err error
+		if org, err = db.orgSeq(ctx, tx, orgID); err != nil {
 			return err
 		}
 		places, err := resolvePlaces(ctx, tx, org, events)
@@ -29,6 +33,16 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 			return err
 		}
 		defer ins.close()
+		var terms []sqlstore.Term
+		for _, ev := range events {
+			terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
+		}
+		// Terms this instance has not stored yet: a term is written in
+		// the transaction of its first event, and known once it commits.
+		newTerms = db.terms.Missing(org, terms)
+		if err := ins.insertTerms(ctx, org, newTerms); err != nil {
+			return err
+		}
 		for i, ev := range events {
 			res.IDs[i] = ev.ID
 			inserted, err := ins.insert(ctx, org, ev, places[ev.AccessPointID], received)
@@ -46,6 +60,7 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	if err != nil {
 		return gatehouse.IngestResult{}, err
 	}
+	db.terms.Add(org, newTerms)
 	return res, nil
 }
 
@@ -78,7 +93,7 @@ func resolvePlaces(ctx context.Context, tx *sql.Tx, org int64, events []gatehous
 
 // eventInserter holds the statements of one ingest transaction.
 type eventInserter struct {
-	event, search, command *sql.Stmt
+	event, term, command *sql.Stmt
 }
 
 func newEventInserter(ctx context.Context, tx *sql.Tx) (*eventInserter, error) {
@@ -91,7 +106,8 @@ func newEventInserter(ctx context.Context, tx *sql.Tx) (*eventInserter, error) {
 		ON CONFLICT (org, id) DO NOTHING`); err != nil {
 		return nil, err
 	}
-	if ins.search, err = tx.PrepareContext(ctx, "INSERT INTO events_search (rowid, text) VALUES (?, ?)"); err != nil {
+	if ins.term, err = tx.PrepareContext(ctx, `INSERT INTO search_terms (org, field, ref, value, folded)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
 		ins.close()
 		return nil, err
 	}
@@ -111,7 +127,7 @@ func newEventInserter(ctx context.Context, tx *sql.Tx) (*eventInserter, error) {
 }
 
 func (ins *eventInserter) close() {
-	for _, s := range []*sql.Stmt{ins.event, ins.search, ins.command} {
+	for _, s := range []*sql.Stmt{ins.event, ins.term, ins.command} {
 		if s != nil {
 			s.Close()
 		}
@@ -135,13 +151,6 @@ func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.Ne
 	if n, _ := r.RowsAffected(); n == 0 {
 		return false, nil
 	}
-	seq, err := r.LastInsertId()
-	if err != nil {
-		return false, err
-	}
-	if _, err := ins.search.ExecContext(ctx, seq, p.SearchText(ev)); err != nil {
-		return false, err
-	}
 	if c := ev.Command; c != nil {
 		if _, err := ins.command.ExecContext(ctx, org, c.ID[:], ev.AccessPointID[:], string(c.Scope), string(c.Status),
 			optString(c.ServerJobID), optString(c.PlatformUserID), millis(c.IssuedAt), millis(ev.OccurredAt)); err != nil {
@@ -149,4 +158,14 @@ func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.Ne
 		}
 	}
 	return true, nil
+}
+
+// insertTerms stores search terms unless stored already.
+func (ins *eventInserter) insertTerms(ctx context.Context, org int64, terms []sqlstore.Term) error {
+	for _, t := range terms {
+		if _, err := ins.term.ExecContext(ctx, org, int(t.Field), t.Ref[:], t.Value, t.Folded()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -36,7 +36,8 @@ type DB struct {
 	write *sql.DB   // one connection: every transaction that writes
 	read  *readPool // several connections: queries
 
-	orgs   sqlstore.OrgCache // organization id → seq
+	orgs   sqlstore.OrgCache  // organization id → seq
+	terms  sqlstore.TermCache // search terms known to be stored
 	search gatehouse.SearchBudgets
 	hot    hotStmts // hotQueries prepared on the write connection
 }
@@ -76,7 +77,7 @@ func open(ctx context.Context, path, mode string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("sqlite: empty database path")
 	}
-	db := &DB{Now: time.Now, path: path, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax}}
+	db := &DB{Now: time.Now, path: path, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax, Terms: qMaxTerms}}
 	var err error
 	if db.write, err = openPool(path, mode, "immediate", 1); err != nil {
 		return nil, err
@@ -185,8 +186,8 @@ func (p *readPool) Close() error {
 	return p.DB.Close()
 }
 
-// SetSearchBudgets changes when a search for q turns from scanning to the
-// trigram index; see gatehouse.SearchBudgets. Call it before serving.
+// SetSearchBudgets changes when a search for q changes strategy; see
+// gatehouse.SearchBudgets. Call it before serving.
 func (db *DB) SetSearchBudgets(b gatehouse.SearchBudgets) { db.search = b }
 
 // Ping reports whether the database file answers a query.

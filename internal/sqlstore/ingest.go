@@ -12,12 +12,6 @@ type Place struct {
 	LocationName, AccessPointName string
 }
 
-// SearchText is the case-folded text that a search for q matches on an
-// event stored at p.
-func (p Place) SearchText(ev gatehouse.NewEvent) string {
-	return gatehouse.FoldCase(gatehouse.SearchText(ev.ID, ev.PlatformUserID, p.AccessPointName, p.LocationName, ev.Reason, ev.ServerJobID))
-}
-
 // References are the ids a batch of events refers to, for a store to look
 // up in the organization.
 func References(events []gatehouse.NewEvent) (accessPoints, users []uuid.UUID) {

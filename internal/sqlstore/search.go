@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -10,6 +9,14 @@ import (
 // EventSearch is one store's way of running the steps of a search for q
 // on one filter; SearchEvents decides which steps run.
 type EventSearch interface {
+	// Terms returns the organization's search terms whose value contains
+	// q (both folded by gatehouse.FoldCase), at most max+1 of them.
+	Terms(ctx context.Context, max int) ([]Term, error)
+	// Keys returns the first page of the events matching every other
+	// filter that show one of terms or whose id starts with q
+	// (gatehouse.IDPrefix). It reads at most a page of events per term,
+	// through the index of the term's field.
+	Keys(ctx context.Context, terms []Term) (gatehouse.EventPage, error)
 	// Scan matches q on the first budget candidates (the events matching
 	// every other filter) in keyset order and returns the first page of
 	// matches. exhausted reports that the candidates were fewer than
@@ -19,49 +26,55 @@ type EventSearch interface {
 	// Bound returns the key of the budget-th candidate in keyset order,
 	// or nil when there are fewer candidates.
 	Bound(ctx context.Context, budget int) (*gatehouse.EventKey, error)
-	// Index matches q through the store's trigram index.
-	Index(ctx context.Context) (gatehouse.EventPage, error)
 }
 
 // SearchEvents answers a filter with q (f.Q set) within the budgets b
-// (see gatehouse.SearchBudgets). It scans the first b.First candidates:
-// a full page there holds the first matches in order. A q of one or two
-// characters has no trigram, so no index: it reads on to b.Max
-// candidates and stops there, so that a rare or absent short term costs
+// (see gatehouse.SearchBudgets).
+//
+// It first looks q up among the organization's search terms. No term and
+// no id prefix: nothing matches, known at once. Up to b.Terms terms: each
+// one's events are read through its field's index and merged, so the
+// answer costs a page per term however long the log; when that would read
+// more than b.First events, a scan of the first b.First candidates goes
+// first, since a term that common fills its page there. More terms than
+// b.Terms (a q of a character or two, or one in most values): the scan
+// reads on to b.Max candidates and stops there, so that such a term costs
 // what a common one does instead of a scan of the whole log; a page still
-// not full ends at the last candidate read, Partial. A longer q that
-// matched n times in the first budget reads on for about the budget that
-// fills the page at that density, if that is within b.Max, and otherwise
-// turns to the index, whose cost follows the number of matches rather
-// than of events.
+// not full ends at the last candidate read, Partial.
 //
 // Errors: those of s.
 func SearchEvents(ctx context.Context, f gatehouse.EventFilter, b gatehouse.SearchBudgets, s EventSearch) (gatehouse.EventPage, error) {
+	terms, err := s.Terms(ctx, b.Terms)
+	if err != nil {
+		return gatehouse.EventPage{}, err
+	}
+	if len(terms) <= b.Terms {
+		if _, _, prefix := gatehouse.IDPrefix(f.Q); len(terms) == 0 && !prefix {
+			return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
+		}
+		if (len(terms)+1)*(f.Limit+1) > b.First {
+			page, exhausted, err := s.Scan(ctx, b.First)
+			if err != nil || exhausted || page.Next != nil {
+				return page, err
+			}
+		}
+		return s.Keys(ctx, terms)
+	}
 	page, exhausted, err := s.Scan(ctx, b.First)
 	if err != nil || exhausted || page.Next != nil {
 		return page, err
 	}
-	if utf8.RuneCountInString(f.Q) < 3 {
-		budget := b.First
-		if b.Max > budget {
-			budget = b.Max
-			if page, exhausted, err = s.Scan(ctx, budget); err != nil || exhausted || page.Next != nil {
-				return page, err
-			}
-		}
-		bound, err := s.Bound(ctx, budget)
-		if err != nil || bound == nil {
-			return page, err // fewer candidates than the budget: the page is the answer
-		}
-		page.Next, page.Partial = bound, true
-		return page, nil
-	}
-	if n := len(page.Events); n > 0 {
-		if budget := 2 * b.First * (f.Limit + 1) / n; budget <= b.Max {
-			if page, exhausted, err = s.Scan(ctx, budget); err != nil || exhausted || page.Next != nil {
-				return page, err
-			}
+	budget := b.First
+	if b.Max > budget {
+		budget = b.Max
+		if page, exhausted, err = s.Scan(ctx, budget); err != nil || exhausted || page.Next != nil {
+			return page, err
 		}
 	}
-	return s.Index(ctx)
+	bound, err := s.Bound(ctx, budget)
+	if err != nil || bound == nil {
+		return page, err // fewer candidates than the budget: the page is the answer
+	}
+	page.Next, page.Partial = bound, true
+	return page, nil
 }

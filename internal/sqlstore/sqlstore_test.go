@@ -104,13 +104,24 @@ func TestCheckReferencesNamesEveryBadEvent(t *testing.T) {
 	}
 }
 
-// steps records what SearchEvents asks of a store: each scan answers with
-// the matches it was given for its budget.
+// steps records what SearchEvents asks of a store: Terms answers with
+// terms terms, and each scan with the matches it was given for its budget.
 type steps struct {
+	terms   int
 	matches map[int]int // budget → matches found in it
 	limit   int
 	bound   *gatehouse.EventKey
 	log     []string
+}
+
+func (s *steps) Terms(_ context.Context, max int) ([]sqlstore.Term, error) {
+	s.log = append(s.log, "terms")
+	return make([]sqlstore.Term, min(s.terms, max+1)), nil
+}
+
+func (s *steps) Keys(_ context.Context, terms []sqlstore.Term) (gatehouse.EventPage, error) {
+	s.log = append(s.log, fmt.Sprint("keys ", len(terms)))
+	return gatehouse.EventPage{}, nil
 }
 
 func (s *steps) Scan(_ context.Context, budget int) (gatehouse.EventPage, bool, error) {
@@ -127,31 +138,27 @@ func (s *steps) Bound(_ context.Context, budget int) (*gatehouse.EventKey, error
 	return s.bound, nil
 }
 
-func (s *steps) Index(context.Context) (gatehouse.EventPage, error) {
-	s.log = append(s.log, "index")
-	return gatehouse.EventPage{}, nil
-}
-
 func TestSearchEventsSteps(t *testing.T) {
-	budgets := gatehouse.SearchBudgets{First: 100, Max: 1000}
+	budgets := gatehouse.SearchBudgets{First: 100, Max: 1000, Terms: 50}
 	bound := &gatehouse.EventKey{OccurredAt: time.Unix(1, 0)}
 	for _, tc := range []struct {
 		name    string
 		q       string
+		terms   int
 		matches map[int]int
 		want    string
 		partial bool
 	}{
-		{"a full page in the first budget", "acme", map[int]int{100: 11}, "scan 100", false},
-		{"too rare: the index", "acme", map[int]int{100: 1}, "scan 100, index", false},
-		{"dense enough: read on", "acme", map[int]int{100: 5, 440: 11}, "scan 100, scan 440", false},
-		{"read on, still short: the index", "acme", map[int]int{100: 5, 440: 8}, "scan 100, scan 440, index", false},
-		{"absent: the index", "acme", nil, "scan 100, index", false},
-		{"short: read to Max, then stop", "ac", map[int]int{100: 1}, "scan 100, scan 1000, bound 1000", true},
-		{"short, full within Max", "ac", map[int]int{1000: 11}, "scan 100, scan 1000", false},
+		{"in no term: nothing, at once", "acme", 0, nil, "terms", false},
+		{"an id prefix in no term", "0193", 0, nil, "terms, keys 0", false},
+		{"a few terms: their events", "acme", 3, nil, "terms, keys 3", false},
+		{"more terms than the scan: the scan first", "acme", 9, map[int]int{100: 11}, "terms, scan 100", false},
+		{"the scan short: the terms' events", "acme", 9, map[int]int{100: 2}, "terms, scan 100, keys 9", false},
+		{"too many terms: read to Max, then stop", "ac", 80, map[int]int{100: 1}, "terms, scan 100, scan 1000, bound 1000", true},
+		{"too many terms, full within Max", "ac", 80, map[int]int{1000: 11}, "terms, scan 100, scan 1000", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &steps{matches: tc.matches, limit: 10, bound: bound}
+			s := &steps{terms: tc.terms, matches: tc.matches, limit: 10, bound: bound}
 			page, err := sqlstore.SearchEvents(context.Background(), gatehouse.EventFilter{Q: tc.q, Limit: 10}, budgets, s)
 			if got := strings.Join(s.log, ", "); err != nil || got != tc.want {
 				t.Errorf("steps %q, %v; want %q", got, err, tc.want)
@@ -160,6 +167,23 @@ func TestSearchEventsSteps(t *testing.T) {
 				t.Errorf("Partial %v, want %v", page.Partial, tc.partial)
 			}
 		})
+	}
+}
+
+func TestTermCache(t *testing.T) {
+	var c sqlstore.TermCache
+	a := sqlstore.Term{Field: sqlstore.TermReason, Value: "A"}
+	b := sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: "b"}
+	missing := c.Missing(1, []sqlstore.Term{a, b, a})
+	if want := []sqlstore.Term{b, a}; !slices.Equal(missing, want) {
+		t.Errorf("Missing = %v, want each once in field order %v", missing, want)
+	}
+	c.Add(1, missing)
+	if m := c.Missing(1, []sqlstore.Term{a, b}); len(m) != 0 {
+		t.Errorf("after Add, Missing = %v", m)
+	}
+	if m := c.Missing(2, []sqlstore.Term{a}); len(m) != 1 {
+		t.Errorf("another organization's term is not known: Missing = %v", m)
 	}
 }
 

@@ -17,11 +17,13 @@ import (
 
 // The oracle compares the store with a plain in-memory filter: random
 // organizations, locations, access points and events (names and ids with
-// %, _, quotes, backslashes and non-ASCII; many events on one instant),
+// %, _, quotes, backslashes, CJK and case pairs; many events on one
+// instant; access points and locations renamed between two ingests, so
+// that events show different names of one place),
 // then random combinations of every filter, q, window and page size, each
 // walked through every page. It runs in rounds with different search
 // budgets, so that small datasets take every search strategy (scan,
-// longer scan, trigram index, exact id).
+// longer scan, term by term, exact id).
 //
 // The seed is random per run and logged; GATEHOUSE_ORACLE_SEED repeats a
 // run and GATEHOUSE_ORACLE_CASES sets the cases per round. A failure is
@@ -45,7 +47,11 @@ type oracleWorld struct {
 	aps    []gatehouse.AccessPoint
 	locOf  map[uuid.UUID]gatehouse.Location
 	events []gatehouse.NewEvent // newest first, as the API orders them
+	shown  map[uuid.UUID]shownNames
 }
+
+// shownNames are the names an event was recorded with.
+type shownNames struct{ accessPoint, location string }
 
 var oracleWords = []string{"Front door", "VIP_area", "50% off", `Gate "B"`, "Café Ñandú", "it's", `back\slash`,
 	"Ünïcode", "_%_", "ＦＵＬＬ", "a'; DROP TABLE events; --", "日本の門",
@@ -98,7 +104,7 @@ func testOracle(t *testing.T, f *fixture) {
 }
 
 func newOracleWorld(rng *rand.Rand, f *fixture, name string) oracleWorld {
-	w := oracleWorld{org: f.org(name), locOf: map[uuid.UUID]gatehouse.Location{}}
+	w := oracleWorld{org: f.org(name), locOf: map[uuid.UUID]gatehouse.Location{}, shown: map[uuid.UUID]shownNames{}}
 	word := func() string { return oracleWords[rng.IntN(len(oracleWords))] }
 	for l := range 1 + rng.IntN(3) {
 		loc := f.location(w.org.ID, fmt.Sprint(word(), " ", l))
@@ -130,7 +136,34 @@ func newOracleWorld(rng *rand.Rand, f *fixture, name string) oracleWorld {
 		}
 		w.events = append(w.events, ev)
 	}
-	f.ingest(w.org.ID, w.events...)
+	// Half the events, renames, the other half: the terms of both names
+	// must find each event by the name it shows.
+	half := len(w.events) / 2
+	w.record(f, w.events[:half])
+	for i, ap := range w.aps {
+		if rng.IntN(3) == 0 {
+			renamed, err := f.s.RenameAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointRenamed), w.org.ID, ap.ID, word()+" renamed")
+			must(f.t, err)
+			w.aps[i].Name = renamed.Name
+		}
+	}
+	renamed := map[uuid.UUID]bool{}
+	for _, ap := range w.aps { // in order, so that a seed repeats the run
+		loc := w.locOf[ap.ID]
+		if renamed[loc.ID] || rng.IntN(4) > 0 {
+			continue
+		}
+		renamed[loc.ID] = true
+		moved, err := f.s.RenameLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationRenamed), w.org.ID, loc.ID, "Moved "+word())
+		must(f.t, err)
+		for apID, l := range w.locOf {
+			if l.ID == moved.ID {
+				l.Name = moved.Name
+				w.locOf[apID] = l
+			}
+		}
+	}
+	w.record(f, w.events[half:])
 	slices.SortFunc(w.events, func(a, b gatehouse.NewEvent) int {
 		if c := b.OccurredAt.Compare(a.OccurredAt); c != 0 {
 			return c
@@ -138,6 +171,23 @@ func newOracleWorld(rng *rand.Rand, f *fixture, name string) oracleWorld {
 		return strings.Compare(string(b.ID[:]), string(a.ID[:]))
 	})
 	return w
+}
+
+// record ingests events and notes the names each one shows.
+func (w oracleWorld) record(f *fixture, events []gatehouse.NewEvent) {
+	for _, e := range events {
+		w.shown[e.ID] = shownNames{w.apName(e.AccessPointID), w.locOf[e.AccessPointID].Name}
+	}
+	f.ingest(w.org.ID, events...)
+}
+
+func (w oracleWorld) apName(id uuid.UUID) string {
+	for _, ap := range w.aps {
+		if ap.ID == id {
+			return ap.Name
+		}
+	}
+	return ""
 }
 
 func randomFilter(rng *rand.Rand, f *fixture, w oracleWorld, worlds []oracleWorld) (gatehouse.EventFilter, int) {
@@ -174,8 +224,7 @@ func randomFilter(rng *rand.Rand, f *fixture, w oracleWorld, worlds []oracleWorl
 				flt.Q = strings.ToUpper(flt.Q)
 			}
 		} else {
-			ap := w.aps[slices.IndexFunc(w.aps, func(a gatehouse.AccessPoint) bool { return a.ID == e.AccessPointID })]
-			flt.Q = randomTerm(rng, e, ap.Name, w.locOf[ap.ID].Name)
+			flt.Q = randomTerm(rng, e, w.shown[e.ID])
 		}
 	}
 	if pick() {
@@ -223,13 +272,7 @@ func oracleRun(f *fixture, w oracleWorld, flt gatehouse.EventFilter, limit int) 
 
 // matches is the reference filter: plain Go, one condition per filter.
 func (w oracleWorld) matches(e gatehouse.NewEvent, flt gatehouse.EventFilter) bool {
-	loc := w.locOf[e.AccessPointID]
-	apName := ""
-	for _, ap := range w.aps {
-		if ap.ID == e.AccessPointID {
-			apName = ap.Name
-		}
-	}
+	loc, shown := w.locOf[e.AccessPointID], w.shown[e.ID]
 	switch {
 	case flt.ID != nil && *flt.ID != e.ID,
 		flt.AccessPointID != nil && *flt.AccessPointID != e.AccessPointID,
@@ -241,7 +284,7 @@ func (w oracleWorld) matches(e gatehouse.NewEvent, flt gatehouse.EventFilter) bo
 		flt.Scope != nil && (e.Scope == nil || *e.Scope != *flt.Scope),
 		flt.From != nil && e.OccurredAt.Before(*flt.From),
 		flt.To != nil && !e.OccurredAt.Before(*flt.To),
-		flt.Q != "" && !gatehouse.MatchesQ(gatehouse.SearchText(e.ID, e.PlatformUserID, apName, loc.Name, e.Reason, e.ServerJobID), flt.Q):
+		flt.Q != "" && !gatehouse.MatchesQ(flt.Q, e.ID, gatehouse.SearchText(e.PlatformUserID, shown.accessPoint, shown.location, e.Reason, e.ServerJobID)):
 		return false
 	}
 	return true
@@ -302,10 +345,18 @@ func shrink(f *fixture, w oracleWorld, flt gatehouse.EventFilter, limit int) gat
 	return flt
 }
 
-// randomTerm is a piece of one of the event's searched fields, or a word
-// of the vocabulary, in random case.
-func randomTerm(rng *rand.Rand, e gatehouse.NewEvent, apName, locName string) string {
-	fields := []string{e.ID.String(), apName, locName, oracleWords[rng.IntN(len(oracleWords))]}
+// randomTerm is a piece of one of the event's searched fields or of its
+// id, a prefix of its id (with or without hyphens, at least four digits
+// or fewer), or a word of the vocabulary, in random case.
+func randomTerm(rng *rand.Rand, e gatehouse.NewEvent, shown shownNames) string {
+	if rng.IntN(5) == 0 {
+		id := e.ID.String()
+		if rng.IntN(2) == 0 {
+			id = strings.ReplaceAll(id, "-", "")
+		}
+		return randomCase(rng, []rune(id[:2+rng.IntN(len(id)-2)]))
+	}
+	fields := []string{e.ID.String(), shown.accessPoint, shown.location, oracleWords[rng.IntN(len(oracleWords))]}
 	for _, p := range []*string{e.PlatformUserID, e.ServerJobID, e.Reason} {
 		if p != nil {
 			fields = append(fields, *p)
@@ -313,7 +364,10 @@ func randomTerm(rng *rand.Rand, e gatehouse.NewEvent, apName, locName string) st
 	}
 	r := []rune(fields[rng.IntN(len(fields))])
 	start := rng.IntN(len(r))
-	term := r[start : start+1+rng.IntN(min(len(r)-start, 8))]
+	return randomCase(rng, r[start:start+1+rng.IntN(min(len(r)-start, 8))])
+}
+
+func randomCase(rng *rand.Rand, term []rune) string {
 	for i := range term {
 		if rng.IntN(2) == 0 {
 			term[i] = []rune(strings.ToUpper(string(term[i])))[0]

@@ -11,7 +11,7 @@ import (
 )
 
 // testSearchFoldsCase checks gatehouse.FoldCase's rule on every search
-// path (scan, longer scan, trigram index) and page size: a term's matches
+// path (term by term, scan, longer scan) and page size: a term's matches
 // may not depend on which path a page takes.
 func testSearchFoldsCase(t *testing.T, f *fixture) {
 	o := f.org("Acme")
@@ -38,7 +38,7 @@ func testSearchFoldsCase(t *testing.T, f *fixture) {
 	rounds := []gatehouse.SearchBudgets{{}}
 	setter, canSet := f.s.(budgetSetter)
 	if canSet {
-		rounds = append(rounds, gatehouse.SearchBudgets{First: 1, Max: 1}, gatehouse.SearchBudgets{First: 3, Max: 40})
+		rounds = append(rounds, gatehouse.SearchBudgets{First: 1, Max: 1}, gatehouse.SearchBudgets{First: 3, Max: 40, Terms: 1})
 	}
 	for _, budgets := range rounds {
 		if budgets != (gatehouse.SearchBudgets{}) {
@@ -68,15 +68,17 @@ func testSearchFoldsCase(t *testing.T, f *fixture) {
 	}
 }
 
-// testSearchShortQBudget checks that a q too short for trigrams reads a
-// bounded number of events per page: a term on none of them gets partial
-// pages that walk the log in steps, never one scan of all of it.
-func testSearchShortQBudget(t *testing.T, f *fixture) {
+// testSearchManyTermsBudget checks the paths of a q by the number of its
+// terms: in none, an empty last page at once; in a few, every match
+// however deep in the log, page by page; in more than the budget, a
+// bounded number of events read per page, so that a term on none of them
+// gets partial pages that walk the log in steps, never one scan of it.
+func testSearchManyTermsBudget(t *testing.T, f *fixture) {
 	setter, ok := f.s.(budgetSetter)
 	if !ok {
 		t.Skip("the store's search budgets cannot be lowered")
 	}
-	setter.SetSearchBudgets(gatehouse.SearchBudgets{First: 3, Max: 10})
+	setter.SetSearchBudgets(gatehouse.SearchBudgets{First: 3, Max: 10, Terms: 5})
 	o := f.org("Acme")
 	door := f.accessPoint(o.ID, f.location(o.ID, "HQ").ID, "Front door")
 	var evs []gatehouse.NewEvent
@@ -89,23 +91,31 @@ func testSearchShortQBudget(t *testing.T, f *fixture) {
 	f.ingest(o.ID, evs...)
 
 	for _, tc := range []struct {
-		q    string
-		want []gatehouse.NewEvent
+		q       string
+		want    []gatehouse.NewEvent
+		partial bool
 	}{
-		{"zz", evs[39:]},
-		{"%", nil},
+		{"zz", evs[39:], false},                              // one term, 40 events down: found at once
+		{"%", nil, false},                                    // no term: nothing, at once
+		{"r-3", append(evs[3:4:4], evs[30:39]...), true},     // ten terms: read in steps
+		{"layer-1", append(evs[1:2:2], evs[10:20]...), true}, // eleven
 	} {
 		page, err := f.s.ListEvents(ctx, o.ID, gatehouse.EventFilter{Q: tc.q, Limit: 50})
 		must(t, err)
-		if !page.Partial || page.Next == nil || len(page.Events) != 0 {
-			t.Errorf("q=%q: first page of %d events, partial %v, next %v; want an empty partial page that continues",
-				tc.q, len(page.Events), page.Partial, page.Next)
+		if tc.partial {
+			if !page.Partial || page.Next == nil {
+				t.Errorf("q=%q: first page of %d events, partial %v, next %v; want a partial page that continues",
+					tc.q, len(page.Events), page.Partial, page.Next)
+			}
+		} else if page.Partial || page.Next != nil || len(page.Events) != len(tc.want) {
+			t.Errorf("q=%q: first page of %d events, partial %v, next %v; want all %d on one last page",
+				tc.q, len(page.Events), page.Partial, page.Next, len(tc.want))
 		}
 		if diff := cmp.Diff(newIDs(tc.want...), ids(f.all(o.ID, gatehouse.EventFilter{Q: tc.q}, 50)), cmpEmpty); diff != "" {
 			t.Errorf("q=%q walked (-want +got)\n%s", tc.q, diff)
 		}
 	}
-	// A common short term fills its page from the first events read.
+	// A common term fills its page from the first events read.
 	page, err := f.s.ListEvents(ctx, o.ID, gatehouse.EventFilter{Q: "PL", Limit: 5})
 	must(t, err)
 	if page.Partial || page.Next == nil || len(page.Events) != 5 {

@@ -43,7 +43,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventFilters", testEventFilters},
 		{"SearchQ", testSearchQ},
 		{"SearchFoldsCase", testSearchFoldsCase},
-		{"SearchShortQBudget", testSearchShortQBudget},
+		{"SearchManyTermsBudget", testSearchManyTermsBudget},
 		{"FindEventsExactID", testFindEventsExactID},
 		{"Keyset", testKeyset},
 		{"Isolation", testIsolation},

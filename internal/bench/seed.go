@@ -5,10 +5,8 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -22,6 +20,15 @@ type SeedConfig struct {
 	Seed   uint64 // same seed, same log
 	// Now is the end of the two-year span.
 	Now time.Time
+	// IDs is the kind of event id; the zero value is IDsV7.
+	IDs IDVersion
+	// Order is the order events are written in; the zero value is
+	// OrderTime. OrderShuffled writes the same events, so a seed's two
+	// orders are the same log.
+	Order Order
+	// Jobs is the number of server job ids per organization; zero means
+	// 5,000.
+	Jobs int
 }
 
 // Shape of every organization: dozens of locations, hundreds of access points.
@@ -29,7 +36,7 @@ const (
 	locationsPerOrg = 30
 	pointsPerOrg    = 300
 	usersPerOrg     = 200_000 // platform users, drawn by a Zipf law
-	jobsPerOrg      = 5_000   // server job ids (UUIDs)
+	jobsPerOrg      = 5_000   // server job ids (UUIDs), unless SeedConfig.Jobs says otherwise
 	span            = 2 * 365 * 24 * time.Hour
 )
 
@@ -53,8 +60,42 @@ type Importer func(ctx context.Context, org uuid.UUID, ndjson io.Reader) error
 // Seed creates cfg.Orgs organizations with their places in store and
 // streams each one's events through imp.
 func Seed(ctx context.Context, store *gatehouse.Service, imp Importer, cfg SeedConfig) ([]SeededOrg, error) {
-	if cfg.Orgs < 1 || cfg.Events < 0 {
-		return nil, fmt.Errorf("bench seed: need at least one organization and no negative event count")
+	return seed(ctx, store, cfg, func(_ int, org uuid.UUID, gen *generator) (int, error) {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(gen.write(pw)) }()
+		if err := imp(ctx, org, pr); err != nil {
+			pr.CloseWithError(err)
+			return 0, err
+		}
+		return gen.n, nil
+	})
+}
+
+// SeedFile creates the organizations and places Seed would, stores no
+// event, and writes the first organization's events to w as NDJSON
+// instead: a client's backfill on disk, so that `gatehouse event import`
+// can be timed on its own. The other organizations are left without
+// events and report none.
+func SeedFile(ctx context.Context, store *gatehouse.Service, w io.Writer, cfg SeedConfig) ([]SeededOrg, error) {
+	return seed(ctx, store, cfg, func(o int, _ uuid.UUID, gen *generator) (int, error) {
+		if o > 0 {
+			return 0, nil
+		}
+		return gen.n, gen.write(w)
+	})
+}
+
+// seed creates the organizations and their places and hands each one's
+// generator to emit, which returns how many events it stored or wrote.
+func seed(ctx context.Context, store *gatehouse.Service, cfg SeedConfig, emit func(o int, org uuid.UUID, gen *generator) (int, error)) ([]SeededOrg, error) {
+	if cfg.Orgs < 1 || cfg.Events < 0 || cfg.Jobs < 0 {
+		return nil, fmt.Errorf("bench seed: need at least one organization and no negative event or job count")
+	}
+	if err := cfg.IDs.Set(cfg.IDs.String()); err != nil {
+		return nil, fmt.Errorf("bench seed: ids: %w", err)
+	}
+	if err := cfg.Order.Set(cfg.Order.String()); err != nil {
+		return nil, fmt.Errorf("bench seed: order: %w", err)
 	}
 	var orgs []SeededOrg
 	for o := range cfg.Orgs {
@@ -75,14 +116,11 @@ func Seed(ctx context.Context, store *gatehouse.Service, imp Importer, cfg SeedC
 		if err != nil {
 			return nil, err
 		}
-		pr, pw := io.Pipe()
-		gen := newGenerator(cfg, o, points)
-		go func() { pw.CloseWithError(gen.write(pw, n)) }()
-		if err := imp(ctx, org.ID, pr); err != nil {
-			pr.CloseWithError(err)
+		stored, err := emit(o, org.ID, newGenerator(cfg, o, points, n))
+		if err != nil {
 			return nil, err
 		}
-		orgs = append(orgs, SeededOrg{ID: org.ID, Name: org.Name, Events: n})
+		orgs = append(orgs, SeededOrg{ID: org.ID, Name: org.Name, Events: stored})
 	}
 	return orgs, nil
 }
@@ -103,90 +141,4 @@ func seedPlaces(ctx context.Context, store *gatehouse.Service, org uuid.UUID) ([
 		}
 	}
 	return points, nil
-}
-
-// generator writes one organization's events, deterministically.
-type generator struct {
-	rng    *rand.Rand
-	points []uuid.UUID
-	users  *rand.Zipf
-	jobs   []string
-	start  time.Time
-}
-
-func newGenerator(cfg SeedConfig, org int, points []uuid.UUID) *generator {
-	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(org)))
-	g := &generator{rng: rng, points: points, users: rand.NewZipf(rng, 1.1, 1, usersPerOrg-1), start: cfg.Now.Add(-span)}
-	for range jobsPerOrg {
-		var b [16]byte
-		for i := range b {
-			b[i] = byte(rng.UintN(256))
-		}
-		g.jobs = append(g.jobs, uuid.Must(uuid.FromBytes(b[:])).String())
-	}
-	return g
-}
-
-// ingest is the NDJSON shape written for the importer.
-type ingest struct {
-	ID             string  `json:"id"`
-	Type           string  `json:"type"`
-	OccurredAt     string  `json:"occurredAt"`
-	AccessPointID  string  `json:"accessPointId"`
-	Reason         *string `json:"reason,omitempty"`
-	PlatformUserID *string `json:"platformUserId,omitempty"`
-	ServerJobID    *string `json:"serverJobId,omitempty"`
-	Scope          *string `json:"scope,omitempty"`
-}
-
-func (g *generator) write(w io.Writer, n int) error {
-	enc := json.NewEncoder(w)
-	step := span / time.Duration(max(n, 1))
-	for i := range n {
-		at := g.start.Add(time.Duration(i)*step + time.Duration(g.rng.Int64N(int64(step)+1)))
-		user := fmt.Sprint(1_000_000 + g.users.Uint64())
-		job := g.jobs[g.rng.IntN(len(g.jobs))]
-		ev := ingest{
-			ID:            uuidV7At(g.rng, at).String(),
-			Type:          string(gatehouse.EventAccessGranted),
-			OccurredAt:    gatehouse.FormatTime(at),
-			AccessPointID: g.points[g.rng.IntN(len(g.points))].String(),
-			ServerJobID:   &job,
-		}
-		switch r := g.rng.Float64(); {
-		case r < 0.01:
-			scope := gatehouse.CommandScopes[g.rng.IntN(3)]
-			ev.Type, ev.Scope = string(gatehouse.EventRemoteUnlock), (*string)(&scope)
-			switch scope {
-			case gatehouse.ScopeUniverse:
-				ev.ServerJobID = nil
-			case gatehouse.ScopePlayer:
-				ev.ServerJobID, ev.PlatformUserID = nil, &user
-			}
-		case r < 0.16:
-			ev.Type, ev.Reason, ev.PlatformUserID = string(gatehouse.EventAccessDenied), &deniedWhy[g.rng.IntN(len(deniedWhy))], &user
-		default:
-			ev.PlatformUserID = &user
-		}
-		if err := enc.Encode(ev); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// uuidV7At is a UUIDv7 for instant at with random bits from rng, so a seed
-// reproduces the same ids.
-func uuidV7At(rng *rand.Rand, at time.Time) uuid.UUID {
-	var u uuid.UUID
-	ms := uint64(at.UnixMilli())
-	for i := range 6 {
-		u[i] = byte(ms >> (40 - 8*i))
-	}
-	for i := 6; i < 16; i++ {
-		u[i] = byte(rng.UintN(256))
-	}
-	u[6] = u[6]&0x0f | 0x70 // version 7
-	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
-	return u
 }

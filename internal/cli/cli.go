@@ -98,7 +98,7 @@ func commands() []command {
 		{"command show", "show a remote command and each server's delivery and answer: COMMAND_ID", runCommandShow},
 		{"command cancel", "cancel a remote command that is not settled; servers lock again: COMMAND_ID [--as EMAIL]", runCommandCancel},
 		{"audit list", "print an organization's audit log, newest first: --org ID [--action A] [--actor-id ID] [--target-id ID] [--date-from T] [--date-to T] [--limit N]", runAuditList},
-		{"bench seed", "write a synthetic log: --events N --orgs M --seed S", runBenchSeed},
+		{"bench seed", "write a synthetic log: --events N --orgs M --seed S [--ids v7|v4] [--order time|shuffled] [--jobs N] [--out FILE]", runBenchSeed},
 		{"bench run", "measure a running server: --url URL --key KEY [--concurrency C --duration D --org ORG]", runBenchRun},
 		{"bench polls", "measure long polls: --url URL --db DB [--servers N --commands M --issue-url URL2]", runBenchPolls},
 		{"bench decisions", "measure POST /decisions: --url URL --db DB [--concurrency C --duration D --record=false]", runBenchDecisions},

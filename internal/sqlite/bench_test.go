@@ -9,11 +9,14 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/google/uuid"
 )
 
 // BenchmarkIngest stores decoded events in batches of 5,000, as event
 // import does, with nothing else in the way: the ceiling of import on
-// SQLite (decoding a line is the rest of BenchmarkImport's cost).
+// SQLite (decoding a line is the rest of BenchmarkImport's cost). The
+// events are as clients send them: random version-4 ids, 5,000 players,
+// 2,000 server job ids.
 //
 //	go test ./internal/sqlite -run '^$' -bench Ingest -benchtime 200000x
 func BenchmarkIngest(b *testing.B) {
@@ -36,10 +39,14 @@ func BenchmarkIngest(b *testing.B) {
 		b.Fatal(err)
 	}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	jobs := make([]string, 2000)
+	for i := range jobs {
+		jobs[i] = uuid.NewString()
+	}
 	events := make([]gatehouse.NewEvent, b.N)
 	for i := range events {
-		user, job := fmt.Sprint(1000000+i%5000), gatehouse.NewID().String()
-		events[i] = gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessDenied, Allowed: ptr(gatehouse.Denied),
+		user, job := fmt.Sprint(1000000+i%5000), jobs[i*7919%len(jobs)]
+		events[i] = gatehouse.NewEvent{ID: uuid.New(), Type: gatehouse.EventAccessDenied, Allowed: ptr(gatehouse.Denied),
 			Reason: ptr("OUTSIDE_SCHEDULE"), OccurredAt: start.Add(time.Duration(i) * time.Second), AccessPointID: ap.ID,
 			PlatformUserID: &user, ServerJobID: &job}
 	}

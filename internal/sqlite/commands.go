@@ -155,16 +155,12 @@ func (db *DB) recordUnlock(ctx context.Context, tx *sql.Tx, org int64, c gatehou
 		Scope: &scope, RequestedBy: c.RequestedByUser,
 		Command: &gatehouse.NewCommand{ID: c.ID, Status: c.Status, Scope: c.Scope, ServerJobID: c.ServerJobID,
 			PlatformUserID: c.PlatformUserID, IssuedAt: time.Time(c.IssuedAt)}}
-	ins, err := newEventInserter(ctx, tx)
-	if err != nil {
-		return err
-	}
-	defer ins.close()
+	ins := eventInserter{tx}
 	// Commands are few: their terms are written without the cache.
 	if err := ins.insertTerms(ctx, org, sqlstore.AppendTerms(nil, ev, p)); err != nil {
 		return err
 	}
-	_, err = ins.insert(ctx, org, ev, p, millis(db.Now()))
+	_, err := ins.insert(ctx, org, ev, p, millis(db.Now()))
 	return err
 }
 

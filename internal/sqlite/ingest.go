@@ -18,7 +18,10 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		org      int64
 		newTerms []sqlstore.Term
 	)
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	// The statements are prepared once on the write connection (hotTx):
+	// parsing them again in every transaction cost the small batches of
+	// recorded decisions a fifth of their write.
+	err := db.withHotTx(ctx, func(tx querier) error {
 		res.Accepted, res.Duplicates = 0, 0
 		var err error
 		if org, err = db.orgSeq(ctx, tx, orgID); err != nil {
@@ -28,11 +31,7 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		if err != nil {
 			return err
 		}
-		ins, err := newEventInserter(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer ins.close()
+		ins := eventInserter{tx}
 		var terms []sqlstore.Term
 		for _, ev := range events {
 			terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
@@ -66,14 +65,12 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 
 // resolvePlaces looks up the access points and requesters of a batch in
 // the organization, and reports every one that is not the organization's.
-func resolvePlaces(ctx context.Context, tx *sql.Tx, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]sqlstore.Place, error) {
+func resolvePlaces(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]sqlstore.Place, error) {
 	apIDs, userIDs := sqlstore.References(events)
 	places := make(map[uuid.UUID]sqlstore.Place, len(apIDs))
 	for _, id := range apIDs {
 		var p sqlstore.Place
-		err := tx.QueryRowContext(ctx, `SELECT l.id, l.name, a.name FROM access_points a
-			JOIN locations l ON l.id = a.location_id WHERE a.id = ? AND a.org = ?`, id[:], org).
-			Scan(&p.LocationID, &p.LocationName, &p.AccessPointName)
+		err := tx.QueryRowContext(ctx, placeOf, id[:], org).Scan(&p.LocationID, &p.LocationName, &p.AccessPointName)
 		if err == nil {
 			places[id] = p
 		} else if err != sql.ErrNoRows {
@@ -83,7 +80,7 @@ func resolvePlaces(ctx context.Context, tx *sql.Tx, org int64, events []gatehous
 	users := make(map[uuid.UUID]bool, len(userIDs))
 	for _, id := range userIDs {
 		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE id = ? AND org = ?", id[:], org).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, userOf, id[:], org).Scan(&n); err != nil {
 			return nil, err
 		}
 		users[id] = n > 0
@@ -91,47 +88,32 @@ func resolvePlaces(ctx context.Context, tx *sql.Tx, org int64, events []gatehous
 	return places, sqlstore.CheckReferences(events, places, users)
 }
 
-// eventInserter holds the statements of one ingest transaction.
-type eventInserter struct {
-	event, term, command *sql.Stmt
-}
-
-func newEventInserter(ctx context.Context, tx *sql.Tx) (*eventInserter, error) {
-	var ins eventInserter
-	var err error
-	if ins.event, err = tx.PrepareContext(ctx, `INSERT INTO events
+// The statements of ingest, among hotQueries.
+const (
+	placeOf = `SELECT l.id, l.name, a.name FROM access_points a
+		JOIN locations l ON l.id = a.location_id WHERE a.id = ? AND a.org = ?`
+	userOf      = "SELECT count(*) FROM users WHERE id = ? AND org = ?"
+	insertEvent = `INSERT INTO events
 		(org, id, type, occurred_at, received_at, allowed, reason, platform_user_id, server_job_id, scope,
 		 location_id, location_name, access_point_id, access_point_name, requested_by, command_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (org, id) DO NOTHING`); err != nil {
-		return nil, err
-	}
-	if ins.term, err = tx.PrepareContext(ctx, `INSERT INTO search_terms (org, field, ref, value, folded)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`); err != nil {
-		ins.close()
-		return nil, err
-	}
+		ON CONFLICT (org, id) DO NOTHING`
+	insertTerm = `INSERT INTO search_terms (org, field, ref, value, folded)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	// A command's status follows the event with the latest occurredAt, so a
 	// replayed old event never moves it backwards. A command Gatehouse
 	// issued (issued = 1) moves only by its own rules (acks, the sweep, a
 	// cancel): what an event reports of it never changes it.
-	if ins.command, err = tx.PrepareContext(ctx, `INSERT INTO commands
+	upsertCommand = `INSERT INTO commands
 		(org, id, access_point_id, scope, status, server_job_id, platform_user_id, issued_at, status_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (org, id) DO UPDATE SET status = excluded.status, status_at = excluded.status_at
-		WHERE excluded.status_at >= commands.status_at AND commands.issued = 0`); err != nil {
-		ins.close()
-		return nil, err
-	}
-	return &ins, nil
-}
+		WHERE excluded.status_at >= commands.status_at AND commands.issued = 0`
+)
 
-func (ins *eventInserter) close() {
-	for _, s := range []*sql.Stmt{ins.event, ins.term, ins.command} {
-		if s != nil {
-			s.Close()
-		}
-	}
+// eventInserter writes events in one transaction.
+type eventInserter struct {
+	tx querier
 }
 
 // insert stores one event unless its id is already stored, and reports
@@ -141,7 +123,7 @@ func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.Ne
 	if ev.Command != nil {
 		commandID = ev.Command.ID[:]
 	}
-	r, err := ins.event.ExecContext(ctx, org, ev.ID[:], string(ev.Type), millis(ev.OccurredAt), received,
+	r, err := ins.tx.ExecContext(ctx, insertEvent, org, ev.ID[:], string(ev.Type), millis(ev.OccurredAt), received,
 		optString((*string)(ev.Allowed)), optString(ev.Reason), optString(ev.PlatformUserID), optString(ev.ServerJobID),
 		optString((*string)(ev.Scope)), p.LocationID[:], p.LocationName, ev.AccessPointID[:], p.AccessPointName,
 		optUUID(ev.RequestedBy), commandID)
@@ -152,7 +134,7 @@ func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.Ne
 		return false, nil
 	}
 	if c := ev.Command; c != nil {
-		if _, err := ins.command.ExecContext(ctx, org, c.ID[:], ev.AccessPointID[:], string(c.Scope), string(c.Status),
+		if _, err := ins.tx.ExecContext(ctx, upsertCommand, org, c.ID[:], ev.AccessPointID[:], string(c.Scope), string(c.Status),
 			optString(c.ServerJobID), optString(c.PlatformUserID), millis(c.IssuedAt), millis(ev.OccurredAt)); err != nil {
 			return false, err
 		}
@@ -163,7 +145,7 @@ func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.Ne
 // insertTerms stores search terms unless stored already.
 func (ins *eventInserter) insertTerms(ctx context.Context, org int64, terms []sqlstore.Term) error {
 	for _, t := range terms {
-		if _, err := ins.term.ExecContext(ctx, org, int(t.Field), t.Ref[:], t.Value, t.Folded()); err != nil {
+		if _, err := ins.tx.ExecContext(ctx, insertTerm, org, int(t.Field), t.Ref[:], t.Value, t.Folded()); err != nil {
 			return err
 		}
 	}

@@ -324,8 +324,10 @@ func deliver(ctx context.Context, q querier, org int64, orgID, id uuid.UUID, job
 }
 
 // hotQueries are the statements of the sync path, each run by most syncs
-// of every server: withHotTx keeps them prepared on the write connection.
+// of every server, and of ingest, run for every event: withHotTx keeps
+// them prepared on the write connection.
 var hotQueries = []string{
 	commandByID, serverGen, dueOwn, dueJoined, dueRelock, nextGen, deliveryState, startCommand, markDelivered,
 	answerDelivery, countAnswer, settleCommand, heartbeatDigest, heartbeatServer, clearPlayers, addPlayer,
+	placeOf, userOf, insertEvent, insertTerm, upsertCommand,
 }

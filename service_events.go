@@ -113,3 +113,8 @@ func (s *Service) DecodeEvents(raws []json.RawMessage) ([]NewEvent, error) {
 func (s *Service) IngestEvents(ctx context.Context, orgID uuid.UUID, events []NewEvent) (IngestResult, error) {
 	return s.store.IngestEvents(ctx, orgID, events)
 }
+
+// IngestWriters is how many IngestEvents calls a bulk loader (event
+// import) should keep in flight: the store's parallel writers (SQLite
+// has one), no more than four.
+func (s *Service) IngestWriters() int { return min(s.recorder.writers, 4) }

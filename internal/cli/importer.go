@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -17,7 +19,7 @@ import (
 
 // Import limits.
 const (
-	importBatch     = 5000    // events per transaction: fewer, larger commits cost the search index fewer merges
+	importBatch     = 5000    // events per transaction
 	maxLineBytes    = 1 << 20 // longer lines are rejected, never buffered whole
 	maxListedErrors = 1000    // line errors listed; Rejected counts them all
 )
@@ -76,7 +78,11 @@ func listErrors(errs []lineError) string {
 	return b.String()
 }
 
-// importer streams NDJSON into the service in batches, one transaction each.
+// importer streams NDJSON into the service in batches, one transaction
+// each. One goroutine reads and decodes lines while others store the
+// batches before (as many as the store writes in parallel: one on
+// SQLite): decoding and validating a batch costs about what storing it
+// does, and they overlap.
 type importer struct {
 	svc          *gatehouse.Service
 	org          uuid.UUID
@@ -84,12 +90,19 @@ type importer struct {
 	accessPoints map[uuid.UUID]bool
 	progress     io.Writer // a terminal, or nil
 
+	mu      sync.Mutex // guards what follows, shared by the decoder and the storers
 	sum     importSummary
-	lines   int
-	batch   []gatehouse.NewEvent
-	batchAt []int // line number of each batched event
+	lines   int // lines read by the decoder up to the batch stored last
 	started time.Time
 	shown   time.Time
+}
+
+// decoded is what the decoder hands over: a batch of events with their
+// line numbers, and how many lines it has read.
+type decoded struct {
+	events []gatehouse.NewEvent
+	lineOf []int // line number of each event
+	lines  int
 }
 
 func newImporter(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, now func() time.Time) (*importer, error) {
@@ -110,31 +123,101 @@ func newImporter(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, now
 }
 
 // run reads every line of in, reporting bad lines and storing good ones.
+// At most two batches more than the storers are in memory: one being
+// decoded, one waiting, one being stored by each.
 func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, error) {
 	imp.started = imp.now()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	batches := make(chan decoded, 1)
+	var (
+		readErr error
+		storing sync.WaitGroup
+	)
+	go func() {
+		defer close(batches)
+		readErr = imp.decode(ctx, in, batches)
+	}()
+	for range imp.svc.IngestWriters() {
+		storing.Go(func() {
+			for b := range batches {
+				if ctx.Err() != nil {
+					continue // stopped: drain, so that the decoder ends
+				}
+				if err := imp.store(ctx, b); err != nil {
+					cancel(err) // the decoder and the other storers stop
+				}
+			}
+		})
+	}
+	storing.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return imp.sum, err
+	}
+	if readErr != nil {
+		return imp.sum, readErr
+	}
+	slices.SortFunc(imp.sum.Errors, func(a, b lineError) int { return a.Line - b.Line })
+	imp.showProgress(true)
+	return imp.sum, nil
+}
+
+// decode reads and decodes in's lines into batches for out.
+func (imp *importer) decode(ctx context.Context, in io.Reader, out chan<- decoded) error {
 	r := bufio.NewReaderSize(in, 64<<10)
+	var (
+		b     decoded
+		lines int
+	)
+	send := func() error {
+		b.lines = lines
+		select {
+		case out <- b:
+			b = decoded{}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	for {
 		line, read, tooLong, err := readLine(r)
 		if read {
-			imp.lines++ // blank lines count, so numbers match the file
+			lines++ // blank lines count, so numbers match the file
 		}
 		if len(line) > 0 || tooLong {
-			if err := imp.take(ctx, line, tooLong); err != nil {
-				return imp.sum, err
+			if ev, bad := imp.decodeLine(line, tooLong); bad != "" {
+				imp.reject(lines, bad) // in line order: the listed errors are the first ones
+			} else {
+				b.events, b.lineOf = append(b.events, ev), append(b.lineOf, lines)
+			}
+			if len(b.events) >= importBatch {
+				if err := send(); err != nil {
+					return err
+				}
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			break
+			return send()
 		}
 		if err != nil {
-			return imp.sum, err
+			return err
 		}
 	}
-	if err := imp.flush(ctx); err != nil {
-		return imp.sum, err
+}
+
+// decodeLine decodes one line, or says what is wrong with it.
+func (imp *importer) decodeLine(line []byte, tooLong bool) (gatehouse.NewEvent, string) {
+	if tooLong {
+		return gatehouse.NewEvent{}, fmt.Sprintf("line longer than %d bytes", maxLineBytes)
 	}
-	imp.showProgress(true)
-	return imp.sum, nil
+	ev, err := imp.svc.DecodeEvent(line)
+	if err == nil && !imp.accessPoints[ev.AccessPointID] {
+		err = gatehouse.Invalid("accessPointId", "is not an access point of this organization")
+	}
+	if err != nil {
+		return gatehouse.NewEvent{}, err.Error()
+	}
+	return ev, ""
 }
 
 // readLine returns the next line, trimmed; read says whether there was a
@@ -157,72 +240,59 @@ func readLine(r *bufio.Reader) (line []byte, read, tooLong bool, err error) {
 	}
 }
 
-func (imp *importer) take(ctx context.Context, line []byte, tooLong bool) error {
-	if tooLong {
-		imp.reject(imp.lines, fmt.Sprintf("line longer than %d bytes", maxLineBytes))
-		return nil
-	}
-	ev, err := imp.svc.DecodeEvent(line)
-	if err == nil && !imp.accessPoints[ev.AccessPointID] {
-		err = gatehouse.Invalid("accessPointId", "is not an access point of this organization")
-	}
-	if err != nil {
-		imp.reject(imp.lines, err.Error())
-		return nil
-	}
-	imp.batch = append(imp.batch, ev)
-	imp.batchAt = append(imp.batchAt, imp.lines)
-	if len(imp.batch) >= importBatch {
-		return imp.flush(ctx)
-	}
-	imp.showProgress(false)
-	return nil
-}
-
 func (imp *importer) reject(line int, msg string) {
+	imp.mu.Lock()
+	defer imp.mu.Unlock()
 	imp.sum.Rejected++
 	if len(imp.sum.Errors) < maxListedErrors {
 		imp.sum.Errors = append(imp.sum.Errors, lineError{Line: line, Error: msg})
 	}
 }
 
-// flush stores the batch. Events the service rejects (a requester that
-// is not the organization's, say) are reported by line and the rest stored.
-func (imp *importer) flush(ctx context.Context) error {
-	for len(imp.batch) > 0 {
-		res, err := imp.svc.IngestEvents(ctx, imp.org, imp.batch)
+// store reports the batch's rejected lines and stores its events. Events
+// the service rejects (a requester that is not the organization's, say)
+// are reported by line and the rest stored.
+func (imp *importer) store(ctx context.Context, b decoded) error {
+	for len(b.events) > 0 {
+		res, err := imp.svc.IngestEvents(ctx, imp.org, b.events)
 		var ie *gatehouse.IngestError
-		if errors.As(err, &ie) && imp.dropBad(ie) > 0 {
+		if errors.As(err, &ie) && imp.dropBad(&b, ie) > 0 {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("importing lines up to %d: %w", imp.batchAt[len(imp.batchAt)-1], err)
+			return fmt.Errorf("importing lines up to %d: %w", b.lineOf[len(b.lineOf)-1], err)
 		}
+		imp.mu.Lock()
 		imp.sum.Imported += res.Accepted
 		imp.sum.Duplicates += res.Duplicates
-		imp.batch, imp.batchAt = imp.batch[:0], imp.batchAt[:0]
+		imp.mu.Unlock()
+		break
 	}
+	imp.mu.Lock()
+	defer imp.mu.Unlock()
+	imp.lines = max(imp.lines, b.lines)
 	imp.showProgress(false)
 	return nil
 }
 
 // dropBad reports the events of the batch that ie names, by their lines,
 // keeps the others, and returns how many it dropped.
-func (imp *importer) dropBad(ie *gatehouse.IngestError) int {
-	keep, keepAt := imp.batch[:0], imp.batchAt[:0]
-	for i, ev := range imp.batch {
+func (imp *importer) dropBad(b *decoded, ie *gatehouse.IngestError) int {
+	keep, keepAt := b.events[:0], b.lineOf[:0]
+	for i, ev := range b.events {
 		if bad, ok := ie.Events[i]; ok {
-			imp.reject(imp.batchAt[i], bad.Error())
+			imp.reject(b.lineOf[i], bad.Error())
 			continue
 		}
-		keep, keepAt = append(keep, ev), append(keepAt, imp.batchAt[i])
+		keep, keepAt = append(keep, ev), append(keepAt, b.lineOf[i])
 	}
-	dropped := len(imp.batch) - len(keep)
-	imp.batch, imp.batchAt = keep, keepAt
+	dropped := len(b.events) - len(keep)
+	b.events, b.lineOf = keep, keepAt
 	return dropped
 }
 
-// showProgress rewrites one status line on a terminal, four times a second.
+// showProgress rewrites one status line on a terminal, four times a
+// second. Call it with mu held (or the storers done).
 func (imp *importer) showProgress(final bool) {
 	if imp.progress == nil {
 		return

@@ -292,7 +292,7 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 	switch len(f.Types) {
 	case 0:
 	case 1:
-		where("e.type = " + arg(string(f.Types[0])))
+		where(sqlstore.TypeCondition(f.Types[0], arg(string(f.Types[0]))))
 	default:
 		types := make([]string, len(f.Types))
 		for i, t := range f.Types {
@@ -303,7 +303,8 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 		where("e.type || '' = ANY(" + arg(types) + ")")
 	}
 	if f.Allowed != nil {
-		where("e.type = " + arg(string(f.Allowed.Type()))) // events_by_type: allowed follows from type
+		t := f.Allowed.Type() // allowed follows from type
+		where(sqlstore.TypeCondition(t, arg(string(t))))
 	}
 	if f.PlatformUserID != nil {
 		where("e.platform_user_id = " + arg(*f.PlatformUserID))

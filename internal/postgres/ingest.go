@@ -15,6 +15,13 @@ import (
 // IngestEvents stores a batch in one transaction, all or nothing: the rows
 // are copied (COPY) into a temporary table, then inserted with ON CONFLICT
 // DO NOTHING, which counts the duplicates.
+//
+// The batch's search terms this instance has not seen are stored first,
+// in a short transaction of their own: a term is written before any event
+// shows it, and two batches bringing the same new player wait for each
+// other's few rows of terms, not for each other's whole batch (which kept
+// concurrent imports to one writer's speed). A term whose events then fail
+// stays, harmless: it leads a search to no event.
 func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
 	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
 	for i, ev := range events {
@@ -24,20 +31,18 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	if err != nil {
 		return gatehouse.IngestResult{}, err
 	}
+	// Access points never leave their organization, so the places read
+	// before the transaction are the events' (a rename that lands between
+	// the two shows in the events that follow it).
+	places, err := resolvePlaces(ctx, db.pool, org, events)
+	if err != nil {
+		return gatehouse.IngestResult{}, wrap(err)
+	}
+	if err := db.storeTerms(ctx, org, events, places); err != nil {
+		return gatehouse.IngestResult{}, err
+	}
 	received := gatehouse.Truncate(db.Now())
-	var newTerms []sqlstore.Term
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
-		places, err := resolvePlaces(ctx, tx, org, events)
-		if err != nil {
-			return err
-		}
-		var terms []sqlstore.Term
-		for _, ev := range events {
-			terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
-		}
-		if newTerms, err = db.insertTerms(ctx, tx, org, terms); err != nil {
-			return err
-		}
 		inserted, err := copyEvents(ctx, tx, org, events, places, received)
 		if err != nil {
 			return err
@@ -48,14 +53,34 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	if err != nil {
 		return gatehouse.IngestResult{}, err
 	}
-	db.terms.Add(org, newTerms)
 	return res, nil
+}
+
+// storeTerms stores, in a transaction of its own, the terms of events
+// stored at places that this instance does not know to be stored.
+func (db *DB) storeTerms(ctx context.Context, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place) error {
+	var terms []sqlstore.Term
+	for _, ev := range events {
+		terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
+	}
+	if len(db.terms.Missing(org, terms)) == 0 {
+		return nil
+	}
+	var stored []sqlstore.Term
+	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
+		stored, err = db.insertTerms(ctx, tx, org, terms)
+		return err
+	})
+	if err == nil {
+		db.terms.Add(org, stored)
+	}
+	return err
 }
 
 // insertTerms stores the terms this instance does not know to be stored
 // yet, in one statement, and returns them for the cache once the
-// transaction commits: a term is stored in the transaction of its first
-// event, so no event is ever stored without its terms.
+// transaction commits: a term is stored no later than the first event
+// that shows it, so no event is ever stored without its terms.
 func (db *DB) insertTerms(ctx context.Context, tx pgx.Tx, org int64, terms []sqlstore.Term) ([]sqlstore.Term, error) {
 	missing := db.terms.Missing(org, terms)
 	if len(missing) == 0 {
@@ -77,7 +102,7 @@ func (db *DB) insertTerms(ctx context.Context, tx pgx.Tx, org int64, terms []sql
 
 // resolvePlaces looks up the batch's access points and requesters in the
 // organization, and reports every one that is not the organization's.
-func resolvePlaces(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]sqlstore.Place, error) {
+func resolvePlaces(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent) (map[uuid.UUID]sqlstore.Place, error) {
 	apIDs, userIDs := sqlstore.References(events)
 	places := make(map[uuid.UUID]sqlstore.Place, len(apIDs))
 	rows, _ := tx.Query(ctx, `SELECT a.id, l.id, l.name, a.name FROM access_points a

@@ -313,7 +313,7 @@ func filterConditions(org int64, f gatehouse.EventFilter) (string, []any) {
 	switch len(f.Types) {
 	case 0:
 	case 1:
-		where("e.type = ?", string(f.Types[0]))
+		where(sqlstore.TypeCondition(f.Types[0], "?"), string(f.Types[0]))
 	default:
 		// Several types are most of the log: walking the time index and
 		// skipping beats merging several type ranges and sorting, so the
@@ -321,7 +321,8 @@ func filterConditions(org int64, f gatehouse.EventFilter) (string, []any) {
 		where("+e.type IN (?"+strings.Repeat(", ?", len(f.Types)-1)+")", typeArgs(f.Types)...)
 	}
 	if f.Allowed != nil {
-		where("e.type = ?", string(f.Allowed.Type())) // events_by_type: allowed follows from type
+		t := f.Allowed.Type() // allowed follows from type
+		where(sqlstore.TypeCondition(t, "?"), string(t))
 	}
 	if f.PlatformUserID != nil {
 		where("e.platform_user_id = ?", *f.PlatformUserID)

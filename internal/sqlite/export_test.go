@@ -4,6 +4,7 @@ import (
 	"context"
 	"path"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
@@ -64,4 +65,10 @@ func (db *DB) CountForTest(ctx context.Context, table string) (int, error) {
 	var n int
 	err := db.read.DB.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n)
 	return n, err
+}
+
+// EventQueryForTest is the page query of a filter, with its arguments.
+func EventQueryForTest(f gatehouse.EventFilter) (string, []any) {
+	q := eventQuery(1, f, queryPlan{})
+	return q.sql, q.args
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 )
 
@@ -43,6 +44,42 @@ func TestCommandPlans(t *testing.T) {
 			if strings.HasPrefix(line, "SCAN ") && !strings.Contains(line, "USING") {
 				t.Errorf("%s: a full scan: %s", name, line)
 			}
+		}
+	}
+}
+
+// TestEventFilterPlans: the filters whose indexes are partial (0011)
+// read them, and granted attempts, which they leave out, the time index.
+func TestEventFilterPlans(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plans.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	denied, reason := gatehouse.Denied, "OUTSIDE_SCHEDULE"
+	for _, tc := range []struct {
+		name  string
+		f     gatehouse.EventFilter
+		index string
+	}{
+		{"type denied", gatehouse.EventFilter{Types: []gatehouse.EventType{gatehouse.EventAccessDenied}}, "events_by_type"},
+		{"type unlock", gatehouse.EventFilter{Types: []gatehouse.EventType{gatehouse.EventRemoteUnlock}}, "events_by_type"},
+		{"allowed denied", gatehouse.EventFilter{Allowed: &denied}, "events_by_type"},
+		{"type granted", gatehouse.EventFilter{Types: []gatehouse.EventType{gatehouse.EventAccessGranted}}, "events_by_time"},
+		{"reason", gatehouse.EventFilter{Reason: &reason}, "events_by_reason"},
+	} {
+		tc.f.Limit = 50
+		query, args := sqlite.EventQueryForTest(tc.f)
+		plan, err := db.PlanForTest(ctx, query, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if text := strings.Join(plan, "\n"); !strings.Contains(text, tc.index) {
+			t.Errorf("%s: the plan does not use %s:\n%s", tc.name, tc.index, text)
 		}
 	}
 }

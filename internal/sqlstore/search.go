@@ -78,3 +78,16 @@ func SearchEvents(ctx context.Context, f gatehouse.EventFilter, b gatehouse.Sear
 	page.Next, page.Partial = bound, true
 	return page, nil
 }
+
+// TypeCondition is the condition that an event (alias e) has type t, ph
+// being the placeholder of t's value. For the types that the partial
+// index events_by_type holds, it also states the index's predicate, a
+// constant, so that the planner knows it may read that index (it cannot
+// tell from a placeholder); granted attempts, most of the log, are read
+// through events_by_time.
+func TypeCondition(t gatehouse.EventType, ph string) string {
+	if t == gatehouse.EventAccessGranted {
+		return "e.type = " + ph
+	}
+	return "e.type = " + ph + " AND e.type <> 'ACCESS_GRANTED'"
+}

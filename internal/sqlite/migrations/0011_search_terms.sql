@@ -42,3 +42,12 @@ DROP TABLE events_search;
 -- events_by_type; the index that server job ids lacked takes its place.
 DROP INDEX events_by_allowed;
 CREATE INDEX events_by_server_job ON events (org, server_job_id, occurred_at DESC, id DESC);
+
+-- Most events are granted attempts, which have no reason, and which a
+-- filter finds faster in events_by_time (nearly every event there is one)
+-- than through a type index. Those two indexes keep only the rows they
+-- serve, and every granted attempt costs two index inserts fewer.
+DROP INDEX events_by_type;
+CREATE INDEX events_by_type ON events (org, type, occurred_at DESC, id DESC) WHERE type <> 'ACCESS_GRANTED';
+DROP INDEX events_by_reason;
+CREATE INDEX events_by_reason ON events (org, reason, occurred_at DESC, id DESC) WHERE reason IS NOT NULL;

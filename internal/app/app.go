@@ -206,9 +206,10 @@ func New(ctx context.Context, s Settings) (*App, error) {
 // Background runs the instance's background work until ctx ends: the
 // batched last-used writes of keys, the work of commands
 // (gatehouse.Service.RunCommands: wakes from other instances, expiry
-// under a lease) and the push of the commands this instance issued to
-// the platform's messaging. Every instance runs it; they coordinate
-// through the database.
+// under a lease), the push of the commands this instance issued to the
+// platform's messaging, and the planner statistics of the event tables
+// (gatehouse.Service.RunStatistics, under a lease). Every instance runs
+// it; they coordinate through the database.
 func (a *App) Background(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { a.Auth.Run(ctx); close(done) }()
@@ -216,6 +217,14 @@ func (a *App) Background(ctx context.Context) {
 	go func() { a.Publisher.Run(ctx); close(pushed) }()
 	defer func() { <-pushed }()
 	holder := instanceName()
+	analyzed := make(chan struct{})
+	go func() {
+		defer close(analyzed)
+		a.Service.RunStatistics(ctx, holder, func(err error) {
+			a.Logger.Error("refreshing the statistics of events failed; retrying", slog.String("error", err.Error()))
+		})
+	}()
+	defer func() { <-analyzed }()
 	a.Service.RunCommands(ctx, holder, func(err error) {
 		a.Logger.Error("commands background work failed; retrying", slog.String("error", err.Error()))
 	})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/cli"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/jackc/pgx/v5"
 )
 
 // gh runs one gatehouse command in-process against db and returns stdout.
@@ -74,6 +75,19 @@ func TestEndToEnd(t *testing.T) {
 		g := newGH(t)
 		g.db = testenv.PostgresDSN(t)
 		endToEnd(t, g)
+		// event import gathered the planner's statistics of what it
+		// stored: this server's autovacuum is off.
+		conn, err := pgx.Connect(context.Background(), g.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		var analyzed bool
+		err = conn.QueryRow(context.Background(), `SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables
+			WHERE relid = 'events'::regclass`).Scan(&analyzed)
+		if err != nil || !analyzed {
+			t.Errorf("events analyzed after an import: %v, %v", analyzed, err)
+		}
 	})
 }
 

@@ -36,3 +36,10 @@ func SetWatchPingForTest(d time.Duration) (restore func()) {
 	watchPing, watchPingTimeout = d, d
 	return func() { watchPing, watchPingTimeout = ping, timeout }
 }
+
+// FloatForTest runs a query of one number.
+func (db *DB) FloatForTest(ctx context.Context, query string, args ...any) (float64, error) {
+	var f float64
+	err := db.pool.QueryRow(ctx, query, args...).Scan(&f)
+	return f, err
+}

@@ -384,3 +384,17 @@ func optUUID(u *uuid.UUID) any {
 	}
 	return u[:]
 }
+
+// RefreshStatistics runs PRAGMA optimize, which gathers the statistics of
+// the tables that changed enough since they were last gathered (SQLite's
+// own measure), with a bounded sample per index (analysis_limit): cheap
+// enough to run every round. force changes nothing.
+func (db *DB) RefreshStatistics(ctx context.Context, force bool) (bool, error) {
+	if _, err := db.write.ExecContext(ctx, "PRAGMA analysis_limit = 1000"); err != nil {
+		return false, wrap(err)
+	}
+	if _, err := db.write.ExecContext(ctx, "PRAGMA optimize"); err != nil {
+		return false, wrap(err)
+	}
+	return true, nil
+}

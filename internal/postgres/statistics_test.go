@@ -1,0 +1,53 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// TestRefreshStatistics: the statistics of events are gathered when asked
+// to (after an import), and not again while little changed: a round of
+// the background check on a quiet table costs one read of the server's
+// counters, not an ANALYZE.
+func TestRefreshStatistics(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, testenv.PostgresDSN(t))
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
+	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Door")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []gatehouse.NewEvent
+	granted := gatehouse.Granted
+	for i := range 50 {
+		events = append(events, gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessGranted, Allowed: &granted,
+			AccessPointID: ap.ID, OccurredAt: time.Date(2026, 11, 20, 12, i, 0, 0, time.UTC)})
+	}
+	if _, err := db.IngestEvents(ctx, org.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	rows := func() float64 {
+		n, err := db.FloatForTest(ctx, "SELECT reltuples FROM pg_class WHERE oid = 'events'::regclass")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if did, err := db.RefreshStatistics(ctx, false); err != nil || did || rows() > 0 {
+		t.Fatalf("50 events changed: RefreshStatistics = %v, %v, %v rows known; want nothing gathered", did, err, rows())
+	}
+	if did, err := db.RefreshStatistics(ctx, true); err != nil || !did || rows() != 50 {
+		t.Fatalf("forced: RefreshStatistics = %v, %v, %v rows known; want 50", did, err, rows())
+	}
+}

@@ -1,0 +1,68 @@
+package gatehouse
+
+import (
+	"context"
+	"time"
+)
+
+// StatisticsKeeper is a store whose query planner reads statistics of the
+// event tables that the store must refresh itself: on PostgreSQL,
+// autovacuum may be off or lag a bulk load by minutes, and until the
+// statistics are gathered a filter that takes milliseconds takes seconds
+// (the planner believes the table empty).
+type StatisticsKeeper interface {
+	// RefreshStatistics gathers the statistics of the event tables when
+	// enough events changed since they were last gathered, or always when
+	// force is set. It reports whether it did.
+	RefreshStatistics(ctx context.Context, force bool) (bool, error)
+}
+
+const (
+	statisticsEvery = 30 * time.Second
+	statisticsLease = 5 * time.Minute
+)
+
+// RunStatistics keeps the planner statistics of the event tables fresh
+// until ctx ends: every 30 s, holding the lease "events.statistics" so
+// that one instance at a time does it, it asks the store whether enough
+// changed and, if so, gathers them. Every instance runs it; holder names
+// this one. Errors are reported to report and retried at the next round.
+func (s *Service) RunStatistics(ctx context.Context, holder string, report func(error)) {
+	if _, ok := s.store.(StatisticsKeeper); !ok {
+		return
+	}
+	tick := time.NewTicker(statisticsEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if err := s.refreshStatistics(ctx, holder, false); err != nil && ctx.Err() == nil {
+			report(err)
+		}
+	}
+}
+
+// RefreshStatistics gathers the planner statistics of the event tables
+// now, whatever changed: after a bulk import, so that the first queries
+// on it plan as well as the next day's.
+func (s *Service) RefreshStatistics(ctx context.Context) error {
+	return s.refreshStatistics(ctx, "", true)
+}
+
+func (s *Service) refreshStatistics(ctx context.Context, holder string, force bool) error {
+	keeper, ok := s.store.(StatisticsKeeper)
+	if !ok {
+		return nil
+	}
+	if !force {
+		ok, err := s.store.TryLease(ctx, "events.statistics", holder, s.Now(), statisticsLease)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	_, err := keeper.RefreshStatistics(ctx, force)
+	return err
+}

@@ -95,6 +95,7 @@ type sample struct {
 		ID             string    `json:"id"`
 		OccurredAt     time.Time `json:"occurredAt"`
 		PlatformUserID *string   `json:"platformUserId"`
+		ServerJobID    *string   `json:"serverJobId"`
 		Location       struct{ ID, Name string }
 		AccessPoint    struct{ ID, Name string } `json:"accessPoint"`
 	} `json:"data"`
@@ -132,6 +133,13 @@ func (d *driver) classes(ctx context.Context) ([]class, error) {
 	}
 	e := s.Data[len(s.Data)/2]
 	d.ap = e.AccessPoint.ID
+	job := e.ID // a server job id seen in the sample, or any text
+	for _, ev := range s.Data {
+		if ev.ServerJobID != nil {
+			job = *ev.ServerJobID
+			break
+		}
+	}
 	now := d.cfg.Now().UTC()
 	window := "dateFrom=" + url.QueryEscape(gatehouse.FormatTime(now.Add(-gatehouse.MaxRange))) + "&dateTo=" + url.QueryEscape(gatehouse.FormatTime(now))
 	return []class{
@@ -149,6 +157,9 @@ func (d *driver) classes(ctx context.Context) ([]class, error) {
 		{name: "q_rare_worst", query: "q=" + url.QueryEscape(worst)},
 		{name: "q_common", query: "q=door"},
 		{name: "q_location", query: "q=" + url.QueryEscape(strings.Fields(e.Location.Name)[0])},
+		{name: "q_reason", query: "q=allowlist"},
+		{name: "q_server_job", query: "q=" + url.QueryEscape(job[:min(len(job), 13)])},
+		{name: "q_id_prefix", query: "q=" + e.ID[:8]},
 		{name: "q_event_id", query: "q=" + e.ID},
 		{name: "window_366d", query: window},
 		{name: "post_1000", post: true},

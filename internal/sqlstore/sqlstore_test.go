@@ -108,6 +108,7 @@ func TestCheckReferencesNamesEveryBadEvent(t *testing.T) {
 // terms terms, and each scan with the matches it was given for its budget.
 type steps struct {
 	terms   int
+	job     bool        // the first term is a server job id's
 	matches map[int]int // budget → matches found in it
 	limit   int
 	bound   *gatehouse.EventKey
@@ -116,7 +117,11 @@ type steps struct {
 
 func (s *steps) Terms(_ context.Context, max int) ([]sqlstore.Term, error) {
 	s.log = append(s.log, "terms")
-	return make([]sqlstore.Term, min(s.terms, max+1)), nil
+	terms := make([]sqlstore.Term, min(s.terms, max+1))
+	if s.job {
+		terms[0].Field = sqlstore.TermServerJob
+	}
+	return terms, nil
 }
 
 func (s *steps) Keys(_ context.Context, terms []sqlstore.Term) (gatehouse.EventPage, error) {
@@ -145,20 +150,22 @@ func TestSearchEventsSteps(t *testing.T) {
 		name    string
 		q       string
 		terms   int
+		job     bool
 		matches map[int]int
 		want    string
 		partial bool
 	}{
-		{"in no term: nothing, at once", "acme", 0, nil, "terms", false},
-		{"an id prefix in no term", "0193", 0, nil, "terms, keys 0", false},
-		{"a few terms: their events", "acme", 3, nil, "terms, keys 3", false},
-		{"more terms than the scan: the scan first", "acme", 9, map[int]int{100: 11}, "terms, scan 100", false},
-		{"the scan short: the terms' events", "acme", 9, map[int]int{100: 2}, "terms, scan 100, keys 9", false},
-		{"too many terms: read to Max, then stop", "ac", 80, map[int]int{100: 1}, "terms, scan 100, scan 1000, bound 1000", true},
-		{"too many terms, full within Max", "ac", 80, map[int]int{1000: 11}, "terms, scan 100, scan 1000", false},
+		{"in no term: nothing, at once", "acme", 0, false, nil, "terms", false},
+		{"an id prefix in no term", "0193", 0, false, nil, "terms, keys 0", false},
+		{"a few terms: their events", "acme", 3, false, nil, "terms, keys 3", false},
+		{"more terms than the scan: the scan first", "acme", 9, false, map[int]int{100: 11}, "terms, scan 100", false},
+		{"the scan short: the terms' events", "acme", 9, false, map[int]int{100: 2}, "terms, scan 100, keys 9", false},
+		{"too many terms: read to Max, then stop", "ac", 80, false, map[int]int{100: 1}, "terms, scan 100, scan 1000, bound 1000", true},
+		{"too many terms, full within Max", "ac", 80, false, map[int]int{1000: 11}, "terms, scan 100, scan 1000", false},
+		{"a server job id: no index, read to Max", "9b2f", 1, true, map[int]int{100: 1}, "terms, scan 100, scan 1000, bound 1000", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &steps{terms: tc.terms, matches: tc.matches, limit: 10, bound: bound}
+			s := &steps{terms: tc.terms, job: tc.job, matches: tc.matches, limit: 10, bound: bound}
 			page, err := sqlstore.SearchEvents(context.Background(), gatehouse.EventFilter{Q: tc.q, Limit: 10}, budgets, s)
 			if got := strings.Join(s.log, ", "); err != nil || got != tc.want {
 				t.Errorf("steps %q, %v; want %q", got, err, tc.want)

@@ -72,7 +72,7 @@ func AppendTerms(dst []Term, ev gatehouse.NewEvent, p Place) []Term {
 // termCacheSize is the number of terms a cache generation holds: a
 // million-player organization's ids do not fit, and need not; the terms
 // in use do, and a term the cache forgot costs one more conflicting insert.
-const termCacheSize = 200_000
+const termCacheSize = 100_000
 
 // TermCache remembers which terms this instance knows to be stored, so that
 // ingest writes a term the first time it sees it rather than with every

@@ -40,9 +40,8 @@ ALTER TABLE events DROP COLUMN search;
 
 -- allowed follows from type (granted for ACCESS_GRANTED, denied for
 -- ACCESS_DENIED, none for REMOTE_UNLOCK), so its filter reads
--- events_by_type; the index that server job ids lacked takes its place.
+-- events_by_type.
 DROP INDEX events_by_allowed;
-CREATE INDEX events_by_server_job ON events (org, server_job_id, occurred_at DESC, id DESC);
 
 -- Most events are granted attempts, which have no reason, and which a
 -- filter finds faster in events_by_time (nearly every event there is one)

@@ -344,9 +344,9 @@ func FindEvents(ctx context.Context, s Store, orgID uuid.UUID, f EventFilter) (E
 // that contain q (its search terms, a small table per organization). When
 // there are at most Terms of them, it reads each one's events through the
 // index of its field, in keyset order, and merges them: the cost follows
-// the number of terms, not of events. When reading every term's page
-// would cost more than First events, it first matches q on the First
-// candidates in keyset order, where common terms fill their page. When
+// the number of terms, not of events. With several terms it first matches
+// q on as many candidates in keyset order as reading every term's page
+// would read (First at most), where common terms fill their page. When
 // there are more than Terms terms (a short or very common q), it matches
 // q on the candidates in keyset order, reading on for up to Max of them,
 // and a page still not full is Partial. Stores set production values;

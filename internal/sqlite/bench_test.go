@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,10 +17,17 @@ import (
 // import does, with nothing else in the way: the ceiling of import on
 // SQLite (decoding a line is the rest of BenchmarkImport's cost). The
 // events are as clients send them: random version-4 ids, 5,000 players,
-// 2,000 server job ids.
+// 2,000 server job ids; in time order, and shuffled as a backfill merged
+// from several servers arrives.
 //
-//	go test ./internal/sqlite -run '^$' -bench Ingest -benchtime 200000x
+//	go test ./internal/sqlite -run '^$' -bench Ingest -benchtime 1000000x
 func BenchmarkIngest(b *testing.B) {
+	for _, order := range []string{"time", "shuffled"} {
+		b.Run("order="+order, func(b *testing.B) { benchmarkIngest(b, order == "shuffled") })
+	}
+}
+
+func benchmarkIngest(b *testing.B, shuffled bool) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
@@ -49,6 +57,9 @@ func BenchmarkIngest(b *testing.B) {
 		events[i] = gatehouse.NewEvent{ID: uuid.New(), Type: gatehouse.EventAccessDenied, Allowed: ptr(gatehouse.Denied),
 			Reason: ptr("OUTSIDE_SCHEDULE"), OccurredAt: start.Add(time.Duration(i) * time.Second), AccessPointID: ap.ID,
 			PlatformUserID: &user, ServerJobID: &job}
+	}
+	if shuffled {
+		rand.Shuffle(len(events), func(i, j int) { events[i], events[j] = events[j], events[i] })
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i += 5000 {

@@ -122,7 +122,8 @@ func (s *eventSearch) Terms(ctx context.Context, max int) ([]sqlstore.Term, erro
 
 // Keys reads a page of events per term, and of ids starting with q,
 // through the index of each field (a compound of limited subqueries), and
-// merges them into the first page.
+// merges them into the first page: the keys are ordered and cut to a page
+// before any event is read whole.
 func (s *eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehouse.EventPage, error) {
 	others := s.f
 	others.Q = ""
@@ -132,8 +133,8 @@ func (s *eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehous
 		args     []any
 	)
 	page := func(match string, matchArgs ...any) {
-		branches = append(branches, `SELECT seq FROM (SELECT e.seq FROM events e WHERE e.org = ?`+conds+` AND `+match+
-			` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?)`)
+		branches = append(branches, `SELECT * FROM (SELECT e.seq, e.occurred_at, e.id FROM events e WHERE e.org = ?`+conds+
+			` AND `+match+` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?)`)
 		args = append(append(append(append(args, s.org), condArgs...), matchArgs...), s.f.Limit+1)
 	}
 	for _, t := range terms {
@@ -147,11 +148,12 @@ func (s *eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehous
 	if prefix, prefixArgs := idPrefixCondition(s.f.Q); prefix != "" {
 		page(prefix, prefixArgs...)
 	}
-	query := `SELECT ` + eventColumns + ` FROM events e
+	query := `SELECT ` + eventColumns + ` FROM (SELECT seq FROM (` + strings.Join(branches, " UNION ") + `)
+			ORDER BY occurred_at DESC, id DESC LIMIT ?) k
+		JOIN events e ON e.seq = k.seq
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
-		WHERE e.seq IN (` + strings.Join(branches, " UNION ALL ") + `)
-		ORDER BY e.occurred_at DESC, e.id DESC LIMIT ?`
+		ORDER BY e.occurred_at DESC, e.id DESC`
 	return s.db.queryEvents(ctx, s.f, builtQuery{query, append(args, s.f.Limit+1)})
 }
 

@@ -35,9 +35,11 @@ type EventSearch interface {
 // It first looks q up among the organization's search terms. No term and
 // no id prefix: nothing matches, known at once. Up to b.Terms terms: each
 // one's events are read through its field's index and merged, so the
-// answer costs a page per term however long the log; when that would read
-// more than b.First events, a scan of the first b.First candidates goes
-// first, since a term that common fills its page there. More terms than
+// answer costs a page per term however long the log. Several terms are
+// first scanned for, over as many candidates in keyset order as reading
+// every term's page would (b.First at most): a q in several terms is
+// often a common one (a word of many names), which fills its page there
+// reading far fewer events, and a rare one pays at most twice. More terms than
 // b.Terms (a q of a character or two, or one in most values), or a term
 // of a field without an index (server job ids): the scan reads on to
 // b.Max candidates and stops there, so that such a term costs what a
@@ -57,8 +59,8 @@ func SearchEvents(ctx context.Context, f gatehouse.EventFilter, b gatehouse.Sear
 		if _, _, prefix := gatehouse.IDPrefix(f.Q); len(terms) == 0 && !prefix {
 			return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
 		}
-		if (len(terms)+1)*(f.Limit+1) > b.First {
-			page, exhausted, err := s.Scan(ctx, b.First)
+		if len(terms) > 1 {
+			page, exhausted, err := s.Scan(ctx, min(b.First, (len(terms)+1)*(f.Limit+1)))
 			if err != nil || exhausted || page.Next != nil {
 				return page, err
 			}

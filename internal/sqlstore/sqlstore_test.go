@@ -157,7 +157,9 @@ func TestSearchEventsSteps(t *testing.T) {
 	}{
 		{"in no term: nothing, at once", "acme", 0, false, nil, "terms", false},
 		{"an id prefix in no term", "0193", 0, false, nil, "terms, keys 0", false},
-		{"a few terms: their events", "acme", 3, false, nil, "terms, keys 3", false},
+		{"one term: its events", "acme", 1, false, nil, "terms, keys 1", false},
+		{"a few terms: a scan as long as their pages, then their events", "acme", 3, false, nil, "terms, scan 44, keys 3", false},
+		{"a few terms, common: the scan fills the page", "acme", 3, false, map[int]int{44: 11}, "terms, scan 44", false},
 		{"more terms than the scan: the scan first", "acme", 9, false, map[int]int{100: 11}, "terms, scan 100", false},
 		{"the scan short: the terms' events", "acme", 9, false, map[int]int{100: 2}, "terms, scan 100, keys 9", false},
 		{"too many terms: read to Max, then stop", "ac", 80, false, map[int]int{100: 1}, "terms, scan 100, scan 1000, bound 1000", true},

@@ -31,18 +31,25 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	if err != nil {
 		return gatehouse.IngestResult{}, err
 	}
-	// Access points never leave their organization, so the places read
-	// before the transaction are the events' (a rename that lands between
-	// the two shows in the events that follow it).
-	places, err := resolvePlaces(ctx, db.pool, org, events)
+	// One connection for the three steps: a batch of recorded decisions
+	// waits for one connection of the pool, not three.
+	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return gatehouse.IngestResult{}, wrap(err)
 	}
-	if err := db.storeTerms(ctx, org, events, places); err != nil {
+	defer conn.Release()
+	// Access points never leave their organization, so the places read
+	// before the transaction are the events' (a rename that lands between
+	// the two shows in the events that follow it).
+	places, err := resolvePlaces(ctx, conn, org, events)
+	if err != nil {
+		return gatehouse.IngestResult{}, wrap(err)
+	}
+	if err := db.storeTerms(ctx, conn, org, events, places); err != nil {
 		return gatehouse.IngestResult{}, err
 	}
 	received := gatehouse.Truncate(db.Now())
-	err = db.withTx(ctx, func(tx pgx.Tx) error {
+	err = withTxOn(ctx, conn, func(tx pgx.Tx) error {
 		inserted, err := copyEvents(ctx, tx, org, events, places, received)
 		if err != nil {
 			return err
@@ -58,7 +65,7 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 
 // storeTerms stores, in a transaction of its own, the terms of events
 // stored at places that this instance does not know to be stored.
-func (db *DB) storeTerms(ctx context.Context, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place) error {
+func (db *DB) storeTerms(ctx context.Context, conn beginner, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place) error {
 	var terms []sqlstore.Term
 	for _, ev := range events {
 		terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
@@ -67,7 +74,7 @@ func (db *DB) storeTerms(ctx context.Context, org int64, events []gatehouse.NewE
 		return nil
 	}
 	var stored []sqlstore.Term
-	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
+	err := withTxOn(ctx, conn, func(tx pgx.Tx) (err error) {
 		stored, err = db.insertTerms(ctx, tx, org, terms)
 		return err
 	})

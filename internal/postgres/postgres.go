@@ -159,12 +159,22 @@ const txAttempts = 4
 // again in a new transaction, up to txAttempts times in all: fn must
 // therefore set its results afresh on each run.
 func (db *DB) withTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return withTxOn(ctx, db.pool, fn)
+}
+
+// beginner is the pool, or one connection taken from it.
+type beginner interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// withTxOn is withTx on a connection the caller holds.
+func withTxOn(ctx context.Context, on beginner, fn func(pgx.Tx) error) error {
 	var err error
 	for attempt := range txAttempts {
 		if attempt > 0 && !backOff(ctx, attempt) {
 			break
 		}
-		if err = pgx.BeginFunc(ctx, db.pool, fn); !aborted(err) {
+		if err = pgx.BeginFunc(ctx, on, fn); !aborted(err) {
 			break
 		}
 	}

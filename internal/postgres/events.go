@@ -18,27 +18,9 @@ const eventColumns = `e.id, e.type, e.occurred_at, e.received_at, e.allowed, e.r
 	u.id, u.email, u.name,
 	c.id, c.scope, c.status, c.server_job_id, c.platform_user_id, c.issued_at`
 
-// qScanBudget is how many events, in keyset order, a search for q reads
-// before it reads term by term (see gatehouse.SearchBudgets): common
-// terms fill their page within it.
-const qScanBudget = 5000
-
-// qScanMax bounds the longer scan of a q found in more than qMaxTerms
-// terms, which has no cheaper way: 10,000 events in keyset order take
-// about 20 ms.
-const qScanMax = 100_000
-
-// qMaxTerms is the most terms whose events a search reads term by term,
-// a page's worth through an index each.
-const qMaxTerms = 200
-
 // qCountWorkMem is the work_mem of a count of events: enough to hash the
 // matching terms and group a long range without spilling to disk.
 const qCountWorkMem = "64MB"
-
-// SetSearchBudgets changes when a search for q changes strategy; see
-// gatehouse.SearchBudgets. Call it before serving.
-func (db *DB) SetSearchBudgets(b gatehouse.SearchBudgets) { db.search = b }
 
 // ListEvents returns a page of an organization's events matching f.
 func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (gatehouse.EventPage, error) {
@@ -53,171 +35,6 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 		return db.queryEvents(ctx, db.replica, f, org, 0)
 	}
 	return sqlstore.SearchEvents(ctx, f, db.search, eventSearch{db: db, org: org, f: f})
-}
-
-// eventSearch runs the steps of a search for q (see sqlstore.SearchEvents).
-type eventSearch struct {
-	db  *DB
-	org int64
-	f   gatehouse.EventFilter
-}
-
-// Scan matches q on the first budget candidates in one query; it cannot
-// tell whether they ran out.
-func (s eventSearch) Scan(ctx context.Context, budget int) (gatehouse.EventPage, bool, error) {
-	page, err := s.db.queryEvents(ctx, s.db.replica, s.f, s.org, budget)
-	return page, false, err
-}
-
-// Bound returns the key of the budget-th candidate, found on the indexes
-// alone, or nil when there are fewer.
-func (s eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey, error) {
-	args, candidates := []any{s.org}, s.f
-	candidates.Q = ""
-	conds, _ := filterConditions(candidates, func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	})
-	query := `SELECT e.occurred_at, e.id FROM events e WHERE e.org = $1`
-	for _, c := range conds {
-		query += " AND " + c
-	}
-	query += ` ORDER BY e.occurred_at DESC, e.id DESC OFFSET ` + strconv.Itoa(budget-1) + ` LIMIT 1`
-	var bound gatehouse.EventKey
-	err := s.db.replica.QueryRow(ctx, query, args...).Scan(&bound.OccurredAt, &bound.ID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, wrap(err)
-	}
-	bound.OccurredAt = bound.OccurredAt.UTC()
-	return &bound, nil
-}
-
-// Terms returns up to max+1 of the organization's terms containing q,
-// through the trigram index of search_terms (for q of three characters or
-// more; shorter ones read the organization's terms).
-func (s eventSearch) Terms(ctx context.Context, max int) ([]sqlstore.Term, error) {
-	rows, _ := s.db.replica.Query(ctx, `SELECT field, ref, value FROM search_terms
-		WHERE org = $1 AND folded LIKE $2 ESCAPE '\' LIMIT $3`, s.org, qPattern(s.f.Q), max+1)
-	var t sqlstore.Term
-	terms, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sqlstore.Term, error) {
-		err := row.Scan(&t.Field, &t.Ref, &t.Value)
-		return t, err
-	})
-	return terms, wrap(err)
-}
-
-// Keys reads a page of events per term, and of ids starting with q,
-// through the index of each field (one lateral subquery per field, run for
-// each of its terms), and merges them into the first page.
-func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehouse.EventPage, error) {
-	args := []any{s.org}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	others := s.f
-	others.Q = ""
-	conds, _ := filterConditions(others, arg)
-	filter := strings.Join(append([]string{"e.org = $1"}, conds...), " AND ")
-	limit := arg(s.f.Limit + 1)
-	page := func(match string) string {
-		return `SELECT e.seq, e.occurred_at, e.id FROM events e WHERE ` + filter + ` AND ` + match +
-			` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ` + limit
-	}
-	var branches []string
-	for _, field := range termFields {
-		var refs []uuid.UUID
-		var values []string
-		for _, t := range terms {
-			if t.Field == field.field {
-				refs, values = append(refs, t.Ref), append(values, t.Value)
-			}
-		}
-		if len(values) == 0 {
-			continue
-		}
-		var from string
-		if field.ref == "" {
-			from = "unnest(" + arg(values) + "::text[]) k (v)"
-		} else {
-			from = "unnest(" + arg(refs) + "::uuid[], " + arg(values) + "::text[]) k (ref, v)"
-		}
-		branches = append(branches, `(SELECT h.* FROM `+from+` CROSS JOIN LATERAL (`+page(field.match("k.ref", "k.v"))+`) h)`)
-	}
-	if prefix := idPrefixCondition(s.f.Q, arg); prefix != "" {
-		branches = append(branches, "("+page(prefix)+")")
-	}
-	query := `SELECT ` + eventColumns + ` FROM (SELECT * FROM (` + strings.Join(branches, " UNION ") + `) u
-		ORDER BY occurred_at DESC, id DESC LIMIT ` + limit + `) h
-		JOIN events e ON e.seq = h.seq
-		LEFT JOIN users u ON u.id = e.requested_by
-		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
-		ORDER BY e.occurred_at DESC, e.id DESC`
-	return s.db.collectEvents(ctx, s.db.replica, s.f, query, args)
-}
-
-// termField is how the events of a field's terms are found: the event
-// columns a term's ref and value must equal.
-type termField struct {
-	field      sqlstore.TermField
-	ref, value string // event columns; ref empty when the field has none
-}
-
-var termFields = []termField{
-	{sqlstore.TermPlatformUser, "", "e.platform_user_id"},
-	{sqlstore.TermAccessPoint, "e.access_point_id", "e.access_point_name"},
-	{sqlstore.TermLocation, "e.location_id", "e.location_name"},
-	{sqlstore.TermReason, "", "e.reason"},
-	{sqlstore.TermServerJob, "", "e.server_job_id"},
-}
-
-// match is the condition that an event shows the term whose ref and value
-// are the expressions given.
-func (tf termField) match(ref, value string) string {
-	if tf.ref == "" {
-		return tf.value + " = " + value
-	}
-	return tf.ref + " = " + ref + " AND " + tf.value + " = " + value
-}
-
-// qPattern is the LIKE pattern of a term containing q.
-func qPattern(q string) string { return "%" + escapeLike(gatehouse.FoldCase(q)) + "%" }
-
-// qCondition is the condition that an event matches q: it shows one of
-// the organization's terms containing q, or its id starts with q. The
-// terms are looked up once per query (a hashed subplan per field), so
-// scanning events costs a hash probe per field. The organization is $1.
-func qCondition(q string, arg func(any) string) string {
-	pattern := arg(qPattern(q))
-	var conds []string
-	for _, tf := range termFields {
-		cols, sel := tf.value, "value"
-		if tf.ref != "" {
-			cols, sel = "("+tf.ref+", "+tf.value+")", "ref, value"
-		}
-		conds = append(conds, cols+" IN (SELECT "+sel+" FROM search_terms t WHERE t.org = $1 AND t.field = "+
-			strconv.Itoa(int(tf.field))+" AND t.folded LIKE "+pattern+` ESCAPE '\')`)
-	}
-	if prefix := idPrefixCondition(q, arg); prefix != "" {
-		conds = append(conds, prefix)
-	}
-	return "(" + strings.Join(conds, " OR ") + ")"
-}
-
-// idPrefixCondition is the condition that an event's id starts with q, or
-// "" when q is no id prefix (gatehouse.IDPrefix).
-func idPrefixCondition(q string, arg func(any) string) string {
-	lo, hi, ok := gatehouse.IDPrefix(q)
-	if !ok {
-		return ""
-	}
-	if hi == nil {
-		return "e.id >= " + arg(lo)
-	}
-	return "e.id >= " + arg(lo) + " AND e.id < " + arg(*hi)
 }
 
 func (db *DB) queryEvents(ctx context.Context, q querier, f gatehouse.EventFilter, org int64, scanBudget int) (gatehouse.EventPage, error) {
@@ -328,11 +145,6 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 		where("(e.occurred_at, e.id) < (" + arg(f.After.OccurredAt) + ", " + arg(f.After.ID) + ")")
 	}
 	return conds, match
-}
-
-// escapeLike makes %, _ and \ literal in a LIKE pattern.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 func scanEvent(row pgx.CollectableRow) (gatehouse.Event, error) {

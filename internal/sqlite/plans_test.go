@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,14 +14,7 @@ import (
 // commands or their deliveries, which grow with every command issued.
 func TestCommandPlans(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plans.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openThrough(t, 0)
 	want := map[string][]string{
 		"take own":    {"command_deliveries_by_server", "SEARCH c USING PRIMARY KEY"},
 		"take joined": {"commands_universe"},
@@ -52,14 +44,7 @@ func TestCommandPlans(t *testing.T) {
 // read them, and granted attempts, which they leave out, the time index.
 func TestEventFilterPlans(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "plans.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openThrough(t, 0)
 	denied, reason := gatehouse.Denied, "OUTSIDE_SCHEDULE"
 	for _, tc := range []struct {
 		name  string

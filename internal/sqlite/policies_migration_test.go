@@ -2,12 +2,10 @@ package sqlite_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/sqlite"
 )
 
 // TestPoliciesMigrationKeepsAccessPointsAndCommands: migration 0009 adds
@@ -17,14 +15,7 @@ import (
 // ingested event does not.
 func TestPoliciesMigrationKeepsAccessPointsAndCommands(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.MigrateThroughForTest(ctx, 8); err != nil {
-		t.Fatal(err)
-	}
+	db := openThrough(t, 8)
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	ms := now.UnixMilli()
 	org, loc, door := gatehouse.NewID(), gatehouse.NewID(), gatehouse.NewID()

@@ -2,12 +2,10 @@ package sqlite_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/sqlite"
 )
 
 // TestRolesMigrationKeepsUsersAndSessions: migration 0005 rebuilds the
@@ -16,14 +14,7 @@ import (
 // be used again in another organization.
 func TestRolesMigrationKeepsUsersAndSessions(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.MigrateThroughForTest(ctx, 4); err != nil {
-		t.Fatal(err)
-	}
+	db := openThrough(t, 4)
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	org, other, user := gatehouse.NewID(), gatehouse.NewID(), gatehouse.NewID()
 	sessions := gatehouse.NewSessions([]byte("secret"))

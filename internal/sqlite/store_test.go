@@ -39,3 +39,23 @@ func TestMigrationNumbersAreUnique(t *testing.T) {
 		seen[n] = f
 	}
 }
+
+// openThrough opens a fresh database file migrated up to version last (all
+// of them for 0): a migration's test starts from the schema before it.
+func openThrough(t *testing.T, last int) *sqlite.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	migrate := db.Migrate
+	if last > 0 {
+		migrate = func(ctx context.Context) error { return db.MigrateThroughForTest(ctx, last) }
+	}
+	if err := migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}

@@ -2,13 +2,11 @@ package sqlite_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/sqlite"
-	"github.com/google/go-cmp/cmp"
+	"github.com/gatehouse/gatehouse/internal/storetest"
 	"github.com/google/uuid"
 )
 
@@ -18,14 +16,7 @@ import (
 // each one shows of a renamed access point, and by the prefix of its id.
 func TestSearchTermsMigration(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.MigrateThroughForTest(ctx, 10); err != nil {
-		t.Fatal(err)
-	}
+	db := openThrough(t, 10)
 	ms := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC).UnixMilli()
 	org, loc, door := gatehouse.NewID(), gatehouse.NewID(), gatehouse.NewID()
 	first, second := uuid.MustParse("0193a5b2-7c1e-7d3f-9a4b-5c6d7e8f9a0b"), uuid.MustParse("a1b2c3d4-0000-4000-8000-00000000000b")
@@ -55,29 +46,5 @@ func TestSearchTermsMigration(t *testing.T) {
 	if n, err := db.CountForTest(ctx, "search_terms"); err != nil || n != 6 {
 		t.Errorf("%d search terms, %v; want 6: a user, two names of the door, the location, a reason, a job", n, err)
 	}
-	for q, want := range map[string][]uuid.UUID{
-		"ÜNÏ":                    {first},
-		"front door":             {first},
-		"OLD":                    {second},
-		"door":                   {first, second},
-		"hq":                     {first, second},
-		"banned":                 {second},
-		"JOB-1":                  {first},
-		second.String()[:6]:      {second},
-		second.String()[24:]:     {},
-		"nothing of the kind":    {},
-		first.String()[:8] + "-": {first},
-	} {
-		page, err := db.ListEvents(ctx, org, gatehouse.EventFilter{Q: q, Limit: 50})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := []uuid.UUID{}
-		for _, e := range page.Events {
-			got = append(got, e.ID)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("q=%q (-want +got)\n%s", q, diff)
-		}
-	}
+	storetest.CheckMigratedSearch(t, db, org, first, second)
 }

@@ -128,3 +128,53 @@ func BenchmarkDecisionContext(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
 }
+
+// BenchmarkInsertCeiling is SQLite's own insert rate for the events table
+// of this schema, the ceiling of any import: b.N client-shaped rows
+// (random ids, 5,000 players, 2,000 server job ids) are generated in SQL
+// into a staging table, then copied into events by one INSERT … SELECT,
+// with no Go and no driver per row, in time order and shuffled.
+//
+//	go test ./internal/sqlite -run '^$' -bench InsertCeiling -benchtime 1000000x
+func BenchmarkInsertCeiling(b *testing.B) {
+	for _, order := range []string{"time", "shuffled"} {
+		b.Run("order="+order, func(b *testing.B) {
+			ctx := context.Background()
+			db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			if err := db.Migrate(ctx); err != nil {
+				b.Fatal(err)
+			}
+			org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Bench")
+			if err != nil {
+				b.Fatal(err)
+			}
+			loc, _ := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
+			ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Front door")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := db.ExecForTest(ctx, `CREATE TABLE src AS
+				WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+				SELECT i, randomblob(16) AS id, 1767225600000 + i * 1000 AS at,
+					CAST(1000000 + i % 5000 AS TEXT) AS user, 'job-' || (i * 7919 % 2000) AS job FROM n`, b.N-1); err != nil {
+				b.Fatal(err)
+			}
+			by := "i"
+			if order == "shuffled" {
+				by = "id"
+			}
+			b.ResetTimer()
+			if err := db.ExecForTest(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason,
+					platform_user_id, server_job_id, location_id, location_name, access_point_id, access_point_name)
+				SELECT (SELECT seq FROM organizations), id, 'ACCESS_DENIED', at, at, 'denied', 'OUTSIDE_SCHEDULE',
+					user, job, ?, 'HQ', ?, 'Front door' FROM src ORDER BY `+by, loc.ID[:], ap.ID[:]); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}

@@ -19,7 +19,7 @@ import (
 
 // Import limits.
 const (
-	importBatch     = 5000    // events per transaction
+	importBatch     = 10000   // events per transaction: a page several events change is written once per commit (SQLite: 19,000 events/s in transactions of 5,000, 28,000 in 20,000, which cost 20 MB more)
 	maxLineBytes    = 1 << 20 // longer lines are rejected, never buffered whole
 	maxListedErrors = 1000    // line errors listed; Rejected counts them all
 )
@@ -123,13 +123,13 @@ func newImporter(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, now
 }
 
 // run reads every line of in, reporting bad lines and storing good ones.
-// At most two batches more than the storers are in memory: one being
-// decoded, one waiting, one being stored by each.
+// At most one batch more than the storers is in memory: one being
+// decoded, and one being stored by each.
 func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, error) {
 	imp.started = imp.now()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	batches := make(chan decoded, 1)
+	batches := make(chan decoded)
 	var (
 		readErr error
 		storing sync.WaitGroup

@@ -29,23 +29,7 @@ func BenchmarkIngest(b *testing.B) {
 
 func benchmarkIngest(b *testing.B, shuffled bool) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
-	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	loc, _ := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
-	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Front door")
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, org, _, ap := benchDoor(b)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	jobs := make([]string, 2000)
 	for i := range jobs {
@@ -80,24 +64,8 @@ func ptr[T any](v T) *T { return &v }
 //	go test ./internal/sqlite -run '^$' -bench DecisionContext -cpu 2
 func BenchmarkDecisionContext(b *testing.B) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		b.Fatal(err)
-	}
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	loc, _ := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
-	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Front door")
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, org, loc, ap := benchDoor(b)
 	p, err := gatehouse.Policy{Mode: gatehouse.ModeRules,
 		Schedule: &gatehouse.Schedule{TimeZone: "Europe/Berlin", Windows: []gatehouse.Window{{Days: []string{"MON", "TUE", "WED", "THU", "FRI"}, From: "09:00", To: "17:30"}}},
 		Allow:    []gatehouse.AllowRule{{PlatformUserID: "123"}, {GroupID: "456", MinRank: ptr(200)}, {GamepassID: "789"}},
@@ -140,23 +108,7 @@ func BenchmarkInsertCeiling(b *testing.B) {
 	for _, order := range []string{"time", "shuffled"} {
 		b.Run("order="+order, func(b *testing.B) {
 			ctx := context.Background()
-			db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
-			if err := db.Migrate(ctx); err != nil {
-				b.Fatal(err)
-			}
-			org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Bench")
-			if err != nil {
-				b.Fatal(err)
-			}
-			loc, _ := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
-			ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Front door")
-			if err != nil {
-				b.Fatal(err)
-			}
+			db, _, loc, ap := benchDoor(b)
 			if err := db.ExecForTest(ctx, `CREATE TABLE src AS
 				WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
 				SELECT i, randomblob(16) AS id, 1767225600000 + i * 1000 AS at,
@@ -177,4 +129,32 @@ func BenchmarkInsertCeiling(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
+}
+
+// benchDoor is a fresh database with an organization, a location and an
+// access point, closed when the benchmark ends.
+func benchDoor(b *testing.B) (*sqlite.DB, gatehouse.Organization, gatehouse.Location, gatehouse.AccessPoint) {
+	b.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	loc, err := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Front door")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return db, org, loc, ap
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // DecisionsConfig says what RunDecisions drives: POST /decisions on a
-// running server, from Concurrency workers for Duration, as game servers
-// ask (a few thousand players, half of them staff of a group with varied
+// running server, from Concurrency workers for Duration (each asking again
+// as soon as it is answered, or together at Rate), as game servers ask (a few thousand players, half of them staff of a group with varied
 // ranks).
 type DecisionsConfig struct {
 	URL           string // the server, e.g. http://localhost:8080
@@ -19,13 +19,14 @@ type DecisionsConfig struct {
 	AccessPointID string
 	Concurrency   int
 	Duration      time.Duration
-	Record        bool // store each decision as an event
+	Record        bool    // store each decision as an event
+	Rate          float64 // decisions a second on a fixed schedule (RunConfig.Rate); 0: as fast as answered
 }
 
 // RunDecisions measures decisions per second and their latency.
 func RunDecisions(ctx context.Context, cfg DecisionsConfig) (Stats, error) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Concurrency * 2}, Timeout: 30 * time.Second}
-	d := &driver{cfg: RunConfig{URL: cfg.URL, Key: cfg.Key, Concurrency: cfg.Concurrency, Duration: cfg.Duration}, client: client}
+	d := &driver{cfg: RunConfig{URL: cfg.URL, Key: cfg.Key, Concurrency: cfg.Concurrency, Duration: cfg.Duration, Rate: cfg.Rate}, client: client}
 	ask := func(ctx context.Context) error {
 		user := rand.IntN(5000) + 1
 		body := fmt.Appendf(nil, `{"accessPointId": %q, "platformUserId": "%d", "serverJobId": "bench-%d",

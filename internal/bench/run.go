@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -23,7 +24,14 @@ type RunConfig struct {
 	Key         string // events:read, events:write and locations:read
 	Concurrency int
 	Duration    time.Duration // per class
-	Classes     []string      // empty: all
+	// Rate, when positive, is how many requests a second the workers
+	// start between them, on a fixed schedule (an open load, as many
+	// independent clients make), instead of each asking again as soon as
+	// it is answered. A request's latency then counts from when the
+	// schedule called for it, so a server that falls behind is charged
+	// for the wait of the requests queued behind it.
+	Rate    float64
+	Classes []string // empty: all
 	// Service and Org, when set, run each class's query straight through
 	// the service (and so the store) as well: the ceiling the API is
 	// compared with.
@@ -247,14 +255,31 @@ func (d *driver) load(ctx context.Context, fn func(context.Context) error) Stats
 		latencies []time.Duration
 		errs      int
 		wg        sync.WaitGroup
+		next      atomic.Int64 // the next request of the schedule (Rate)
 	)
 	start := time.Now()
+	// due returns when the worker's next request should start, false when
+	// the run is over.
+	due := func() (time.Time, bool) {
+		if d.cfg.Rate <= 0 {
+			return time.Now(), time.Since(start) < d.cfg.Duration
+		}
+		at := start.Add(time.Duration(float64(next.Add(1)-1) / d.cfg.Rate * float64(time.Second)))
+		if at.Sub(start) >= d.cfg.Duration {
+			return at, false
+		}
+		time.Sleep(time.Until(at))
+		return at, true
+	}
 	for range d.cfg.Concurrency {
 		wg.Go(func() {
 			var mine []time.Duration
 			bad := 0
-			for time.Since(start) < d.cfg.Duration && ctx.Err() == nil {
-				t := time.Now()
+			for ctx.Err() == nil {
+				t, ok := due()
+				if !ok {
+					break
+				}
 				if err := fn(ctx); err != nil {
 					bad++
 					continue

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -11,16 +12,18 @@ import (
 
 // runBenchDecisions measures POST /decisions: it creates an organization
 // on --db with an access point whose policy is office hours with a group
-// allowlist, then drives the server at --url with --concurrency workers.
+// allowlist, then drives the server at --url with --concurrency workers,
+// as fast as it answers or at --rate.
 func runBenchDecisions(ctx context.Context, e *env) error {
 	f := newFlags(e, "bench decisions")
 	base := f.String("url", "http://localhost:8080", "the running server on --db")
 	concurrency := f.Int("concurrency", 32, "workers each asking for one decision at a time")
 	duration := f.duration("duration", 10*time.Second, "how long to ask")
 	record := f.Bool("record", true, "store every decision as an event (record: true)")
+	rate := f.Float64("rate", 0, "decisions a second, started on a fixed schedule by the workers together, latency counted from each one's scheduled start (0: each worker asks again as soon as it is answered)")
 	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
-		if *concurrency < 1 || *duration <= 0 {
-			return usagef("--concurrency and --duration must be positive")
+		if *concurrency < 1 || *duration <= 0 || *rate < 0 {
+			return usagef("--concurrency and --duration must be positive, --rate not negative")
 		}
 		now := e.now()
 		org, err := svc.CreateOrganization(ctx, "Bench decisions "+now.Format(time.RFC3339))
@@ -51,11 +54,15 @@ func runBenchDecisions(ctx context.Context, e *env) error {
 			return err
 		}
 		st, err := bench.RunDecisions(ctx, bench.DecisionsConfig{URL: strings.TrimRight(*base, "/"), Key: key,
-			AccessPointID: ap.ID.String(), Concurrency: *concurrency, Duration: *duration, Record: *record})
+			AccessPointID: ap.ID.String(), Concurrency: *concurrency, Duration: *duration, Record: *record, Rate: *rate})
 		if err != nil {
 			return err
 		}
-		return f.print(st, "%d decisions (record %t) at concurrency %d: %.0f per second, p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %d errors",
-			st.Requests, *record, *concurrency, st.RPS, st.P50, st.P95, st.P99, st.Errors)
+		load := fmt.Sprintf("concurrency %d", *concurrency)
+		if *rate > 0 {
+			load += fmt.Sprintf(", %g a second scheduled", *rate)
+		}
+		return f.print(st, "%d decisions (record %t) at %s: %.0f per second, p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %d errors",
+			st.Requests, *record, load, st.RPS, st.P50, st.P95, st.P99, st.Errors)
 	})
 }

@@ -101,7 +101,7 @@ func commands() []command {
 		{"bench seed", "write a synthetic log: --events N --orgs M --seed S [--ids v7|v4] [--order time|shuffled] [--jobs N] [--out FILE]", runBenchSeed},
 		{"bench run", "measure a running server: --url URL --key KEY [--concurrency C --duration D --org ORG]", runBenchRun},
 		{"bench polls", "measure long polls: --url URL --db DB [--servers N --commands M --issue-url URL2]", runBenchPolls},
-		{"bench decisions", "measure POST /decisions: --url URL --db DB [--concurrency C --duration D --record=false]", runBenchDecisions},
+		{"bench decisions", "measure POST /decisions: --url URL --db DB [--concurrency C --duration D --rate R --record=false]", runBenchDecisions},
 		{"version", "print the version of this build", runVersion},
 	}
 }

@@ -49,23 +49,33 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		return gatehouse.IngestResult{}, err
 	}
 	received := gatehouse.Truncate(db.Now())
-	err = withTxOn(ctx, conn, func(tx pgx.Tx) error {
-		inserted, err := copyEvents(ctx, tx, org, events, places, received)
-		if err != nil {
+	if len(events) <= maxArrayInsert && !sqlstore.HasCommands(events) {
+		// One statement is a transaction of its own: a few recorded
+		// decisions are stored in one round trip, without BEGIN and COMMIT.
+		err = retrying(ctx, func() error {
+			inserted, err := insertEvents(ctx, conn, org, events, places, received)
+			res.Accepted, res.Duplicates = len(inserted), len(events)-len(inserted)
 			return err
-		}
-		res.Accepted, res.Duplicates = len(inserted), len(events)-len(inserted)
-		return upsertCommands(ctx, tx, org, events, inserted)
-	})
+		})
+	} else {
+		err = withTxOn(ctx, conn, func(tx pgx.Tx) error {
+			inserted, err := copyEvents(ctx, tx, org, events, places, received)
+			if err != nil {
+				return err
+			}
+			res.Accepted, res.Duplicates = len(inserted), len(events)-len(inserted)
+			return upsertCommands(ctx, tx, org, events, inserted)
+		})
+	}
 	if err != nil {
 		return gatehouse.IngestResult{}, err
 	}
 	return res, nil
 }
 
-// storeTerms stores, in a transaction of its own, the terms of events
+// storeTerms stores, in a statement of its own, the terms of events
 // stored at places that this instance does not know to be stored.
-func (db *DB) storeTerms(ctx context.Context, conn beginner, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place) error {
+func (db *DB) storeTerms(ctx context.Context, conn querier, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place) error {
 	var terms []sqlstore.Term
 	for _, ev := range events {
 		terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
@@ -74,8 +84,8 @@ func (db *DB) storeTerms(ctx context.Context, conn beginner, org int64, events [
 		return nil
 	}
 	var stored []sqlstore.Term
-	err := withTxOn(ctx, conn, func(tx pgx.Tx) (err error) {
-		stored, err = db.insertTerms(ctx, tx, org, terms)
+	err := retrying(ctx, func() (err error) { // one statement, one transaction
+		stored, err = db.insertTerms(ctx, conn, org, terms)
 		return err
 	})
 	if err == nil {
@@ -88,7 +98,7 @@ func (db *DB) storeTerms(ctx context.Context, conn beginner, org int64, events [
 // yet, in one statement, and returns them for the cache once the
 // transaction commits: a term is stored no later than the first event
 // that shows it, so no event is ever stored without its terms.
-func (db *DB) insertTerms(ctx context.Context, tx pgx.Tx, org int64, terms []sqlstore.Term) ([]sqlstore.Term, error) {
+func (db *DB) insertTerms(ctx context.Context, tx querier, org int64, terms []sqlstore.Term) ([]sqlstore.Term, error) {
 	missing := db.terms.Missing(org, terms)
 	if len(missing) == 0 {
 		return nil, nil
@@ -181,7 +191,7 @@ const maxArrayInsert = 200
 
 // insertEvents is copyEvents for a small batch: one INSERT from arrays,
 // in the same id order.
-func insertEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) (map[int]bool, error) {
+func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) (map[int]bool, error) {
 	n := len(events)
 	var (
 		ids, locations, aps                   = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)

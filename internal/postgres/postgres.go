@@ -169,12 +169,18 @@ type beginner interface {
 
 // withTxOn is withTx on a connection the caller holds.
 func withTxOn(ctx context.Context, on beginner, fn func(pgx.Tx) error) error {
+	return retrying(ctx, func() error { return pgx.BeginFunc(ctx, on, fn) })
+}
+
+// retrying runs fn, a transaction, again while PostgreSQL aborts it for
+// another's sake (aborted), up to txAttempts times.
+func retrying(ctx context.Context, fn func() error) error {
 	var err error
 	for attempt := range txAttempts {
 		if attempt > 0 && !backOff(ctx, attempt) {
 			break
 		}
-		if err = pgx.BeginFunc(ctx, on, fn); !aborted(err) {
+		if err = fn(); !aborted(err) {
 			break
 		}
 	}

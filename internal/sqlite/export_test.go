@@ -72,3 +72,15 @@ func EventQueryForTest(f gatehouse.EventFilter) (string, []any) {
 	q := eventQuery(1, f, queryPlan{})
 	return q.sql, q.args
 }
+
+// WriterCheckpointPagesForTest reads the write connection's
+// wal_autocheckpoint, and the reading connections'.
+func (db *DB) WriterCheckpointPagesForTest(ctx context.Context) (writer, reader int, err error) {
+	if err = db.write.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&writer); err != nil {
+		return 0, 0, err
+	}
+	err = db.read.DB.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&reader)
+	return writer, reader, err
+}
+
+const WriterCheckpointPages = writerCheckpointPages

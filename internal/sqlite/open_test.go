@@ -48,3 +48,22 @@ func TestOpenExistingNeitherCreatesNorMigrates(t *testing.T) {
 		t.Errorf("reading it: %v", err)
 	}
 }
+
+// The writer's commits checkpoint the WAL themselves only as a backstop
+// past writerCheckpointPages (the background checkpointer does the
+// copying), and only the writer's setting changes.
+func TestWriterCheckpointsOnlyAsBackstop(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "gatehouse.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	writer, reader, err := db.WriterCheckpointPagesForTest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if writer != sqlite.WriterCheckpointPages || writer <= 1000 || reader != 1000 {
+		t.Errorf("wal_autocheckpoint: writer %d, reader %d; want %d (above SQLite's 1000) and 1000", writer, reader, sqlite.WriterCheckpointPages)
+	}
+}

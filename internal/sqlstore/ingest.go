@@ -29,6 +29,17 @@ func References(events []gatehouse.NewEvent) (accessPoints, users []uuid.UUID) {
 	return accessPoints, users
 }
 
+// HasCommands reports whether an event of the batch reports a remote
+// unlock, which the store then creates or moves on beside the events.
+func HasCommands(events []gatehouse.NewEvent) bool {
+	for _, ev := range events {
+		if ev.Command != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckReferences reports every event of the batch whose access point is
 // not among places or whose requester is not among users: the ones the
 // store found in the organization.

@@ -27,6 +27,7 @@ type seedOutput struct {
 }
 
 func runBenchSeed(ctx context.Context, e *env) error {
+	defer limitImportHeap(e)()
 	f := newFlags(e, "bench seed")
 	var cfg bench.SeedConfig
 	f.IntVar(&cfg.Events, "events", 100_000, "events in all")

@@ -12,18 +12,15 @@ import (
 
 // IngestEvents stores a batch of events in one transaction, all or nothing.
 func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
-	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
-	received := millis(db.Now())
 	var (
+		res      gatehouse.IngestResult
 		org      int64
 		newTerms []sqlstore.Term
 	)
 	// The statements are prepared once on the write connection (hotTx):
 	// parsing them again in every transaction cost the small batches of
 	// recorded decisions a fifth of their write.
-	err := db.withHotTx(ctx, func(tx querier) error {
-		res.Accepted, res.Duplicates = 0, 0
-		var err error
+	err := db.withHotTx(ctx, func(tx querier) (err error) {
 		if org, err = db.orgSeq(ctx, tx, orgID); err != nil {
 			return err
 		}
@@ -31,36 +28,47 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		if err != nil {
 			return err
 		}
-		ins := eventInserter{tx}
-		var terms []sqlstore.Term
-		for _, ev := range events {
-			terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
-		}
-		// Terms this instance has not stored yet: a term is written in
-		// the transaction of its first event, and known once it commits.
-		newTerms = db.terms.Missing(org, terms)
-		if err := ins.insertTerms(ctx, org, newTerms); err != nil {
-			return err
-		}
-		for i, ev := range events {
-			res.IDs[i] = ev.ID
-			inserted, err := ins.insert(ctx, org, ev, places[ev.AccessPointID], received)
-			if err != nil {
-				return fmt.Errorf("event %d: %w", i, err)
-			}
-			if inserted {
-				res.Accepted++
-			} else {
-				res.Duplicates++
-			}
-		}
-		return nil
+		res, newTerms, err = db.storeEvents(ctx, tx, org, events, places, db.terms.Missing)
+		return err
 	})
 	if err != nil {
 		return gatehouse.IngestResult{}, err
 	}
 	db.terms.Add(org, newTerms)
 	return res, nil
+}
+
+// storeEvents stores events at places (resolvePlaces) in tx and returns,
+// besides what it stored, the search terms it wrote: those of missing,
+// which says which of the batch's terms are not known to be stored. The
+// caller makes them known once tx commits.
+func (db *DB) storeEvents(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place,
+	missing func(org int64, terms []sqlstore.Term) []sqlstore.Term) (gatehouse.IngestResult, []sqlstore.Term, error) {
+	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
+	received := millis(db.Now())
+	ins := eventInserter{tx}
+	var terms []sqlstore.Term
+	for _, ev := range events {
+		terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
+	}
+	// A term is written in the transaction of its first event.
+	newTerms := missing(org, terms)
+	if err := ins.insertTerms(ctx, org, newTerms); err != nil {
+		return res, nil, err
+	}
+	for i, ev := range events {
+		res.IDs[i] = ev.ID
+		inserted, err := ins.insert(ctx, org, ev, places[ev.AccessPointID], received)
+		if err != nil {
+			return res, nil, fmt.Errorf("event %d: %w", i, err)
+		}
+		if inserted {
+			res.Accepted++
+		} else {
+			res.Duplicates++
+		}
+	}
+	return res, newTerms, nil
 }
 
 // resolvePlaces looks up the access points and requesters of a batch in

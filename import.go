@@ -1,0 +1,98 @@
+package gatehouse
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+)
+
+// BulkIngester is implemented by a store that loads many events faster
+// when several batches share one transaction: SQLite writes a page that
+// several batches change, and copies it from its log into the database
+// file, once per commit instead of once per batch.
+type BulkIngester interface {
+	// BeginBulkIngest starts a transaction for the organization's events.
+	BeginBulkIngest(ctx context.Context, orgID uuid.UUID) (BulkIngest, error)
+}
+
+// BulkIngest is one transaction of a bulk load. Each IngestEvents is all
+// or nothing on its own, as Store.IngestEvents is: a batch it refuses
+// leaves what the transaction already holds as it was. Nothing is durable,
+// or visible to readers, until Commit.
+type BulkIngest interface {
+	IngestEvents(ctx context.Context, events []NewEvent) (IngestResult, error)
+	Commit() error
+	// Rollback ends the transaction without storing; after Commit it does
+	// nothing.
+	Rollback()
+}
+
+// importCommitEvents is how many events an Import stores in one
+// transaction, in batches of the caller's size: the caller holds one batch
+// at a time while the store's transaction grows.
+const importCommitEvents = 50_000
+
+// Import is a bulk load of one organization's events, such as event
+// import: batches stored with IngestEvents, as Service.IngestEvents would,
+// but committed together, importCommitEvents at a time, where the store is
+// faster that way (BulkIngester). Events are durable once Commit returns
+// (or the next commit after them does); an Import ended without Commit
+// stores nothing since the last. One Import is used by one goroutine at a
+// time; a bulk loader that writes in parallel (IngestWriters) takes one
+// each.
+type Import struct {
+	s           *Service
+	orgID       uuid.UUID
+	commitEvery int        // importCommitEvents
+	bulk        BulkIngest // the open transaction, nil between them
+	pending     int        // events stored in it
+}
+
+// BeginImport starts a bulk load of the organization's events.
+func (s *Service) BeginImport(orgID uuid.UUID) *Import {
+	return &Import{s: s, orgID: orgID, commitEvery: importCommitEvents}
+}
+
+// IngestEvents stores a batch, all or nothing, as Service.IngestEvents
+// does, in the Import's transaction (committing it, and starting the
+// next, once it holds importCommitEvents events).
+func (im *Import) IngestEvents(ctx context.Context, events []NewEvent) (IngestResult, error) {
+	b, ok := im.s.store.(BulkIngester)
+	if !ok {
+		return im.s.IngestEvents(ctx, im.orgID, events)
+	}
+	if im.bulk == nil {
+		bulk, err := b.BeginBulkIngest(ctx, im.orgID)
+		if err != nil {
+			return IngestResult{}, err
+		}
+		im.bulk = bulk
+	}
+	res, err := im.bulk.IngestEvents(ctx, events)
+	if err != nil {
+		return IngestResult{}, err
+	}
+	if im.pending += len(events); im.pending >= im.commitEvery {
+		return res, im.Commit()
+	}
+	return res, nil
+}
+
+// Commit makes every event stored so far durable.
+func (im *Import) Commit() error {
+	if im.bulk == nil {
+		return nil
+	}
+	err := im.bulk.Commit()
+	im.bulk, im.pending = nil, 0
+	return err
+}
+
+// Rollback ends the Import, dropping what was stored since the last
+// commit.
+func (im *Import) Rollback() {
+	if im.bulk != nil {
+		im.bulk.Rollback()
+		im.bulk, im.pending = nil, 0
+	}
+}

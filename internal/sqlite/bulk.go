@@ -1,0 +1,100 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
+)
+
+var _ gatehouse.BulkIngester = (*DB)(nil)
+
+// BeginBulkIngest implements gatehouse.BulkIngester: a transaction on the
+// write connection that batches share.
+// It holds the one writer until Commit or Rollback: other writes of this
+// database wait for it (and a write of another process for up to its
+// busy timeout).
+func (db *DB) BeginBulkIngest(ctx context.Context, orgID uuid.UUID) (gatehouse.BulkIngest, error) {
+	db.hot.prepare(ctx, db.write)
+	var stmts map[string]*sql.Stmt
+	if m := db.hot.stmts.Load(); m != nil {
+		stmts = *m
+	}
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	b := &bulkIngest{db: db, tx: hotTx{Tx: tx, stmts: stmts}, written: map[sqlstore.Term]bool{}}
+	if b.org, err = db.orgSeq(ctx, b.tx, orgID); err != nil {
+		tx.Rollback()
+		return nil, wrap(err)
+	}
+	return b, nil
+}
+
+type bulkIngest struct {
+	db  *DB
+	tx  hotTx
+	org int64
+	// written are the search terms the transaction wrote: known to the
+	// batches after the one that wrote them, and to the instance (the
+	// TermCache) once it commits.
+	written map[sqlstore.Term]bool
+	terms   []sqlstore.Term
+	failed  error // a batch failed after writing: only Rollback is left
+	done    bool
+}
+
+func (b *bulkIngest) IngestEvents(ctx context.Context, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
+	if b.failed != nil {
+		return gatehouse.IngestResult{}, b.failed
+	}
+	// A batch is refused (an access point or requester not the
+	// organization's) before it writes anything: the transaction goes on
+	// as it was. A batch that fails once it writes leaves part of itself
+	// in the transaction, which can then only be rolled back.
+	places, err := resolvePlaces(ctx, b.tx, b.org, events)
+	if err != nil {
+		return gatehouse.IngestResult{}, wrap(err)
+	}
+	res, newTerms, err := b.db.storeEvents(ctx, b.tx, b.org, events, places, b.missing)
+	if err != nil {
+		b.failed = fmt.Errorf("an earlier batch of this transaction failed: %w", wrap(err))
+		return gatehouse.IngestResult{}, wrap(err)
+	}
+	for _, t := range newTerms {
+		b.written[t] = true
+	}
+	b.terms = append(b.terms, newTerms...)
+	return res, nil
+}
+
+// missing is TermCache.Missing less the terms this transaction wrote.
+func (b *bulkIngest) missing(org int64, terms []sqlstore.Term) []sqlstore.Term {
+	return slices.DeleteFunc(b.db.terms.Missing(org, terms), func(t sqlstore.Term) bool { return b.written[t] })
+}
+
+func (b *bulkIngest) Commit() error {
+	if b.failed != nil {
+		b.Rollback()
+		return b.failed
+	}
+	b.done = true
+	if err := b.tx.Commit(); err != nil {
+		return wrap(err)
+	}
+	b.db.commits.Add(1)
+	b.db.terms.Add(b.org, b.terms)
+	return nil
+}
+
+func (b *bulkIngest) Rollback() {
+	if !b.done {
+		b.done = true
+		b.tx.Rollback()
+	}
+}

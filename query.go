@@ -45,6 +45,12 @@ var EventQueryParams = []string{
 // *ValidationError listing every malformed parameter at once; unknown type
 // values and over-wide date ranges are not errors (see EventQuery).
 func ParseEventQuery(v url.Values) (EventQuery, error) {
+	return parseEventQuery(v, EventQueryParams)
+}
+
+// parseEventQuery is ParseEventQuery for an endpoint whose parameters are
+// known: any other is an error.
+func parseEventQuery(v url.Values, known []string) (EventQuery, error) {
 	var (
 		q    EventQuery
 		errs ValidationError
@@ -63,8 +69,8 @@ func ParseEventQuery(v url.Values) (EventQuery, error) {
 		return nonEmpty[0], true
 	}
 	for name := range v {
-		if !slices.Contains(EventQueryParams, name) {
-			errs.Add(Redact(name), "is not a parameter of this endpoint (known: %s)", strings.Join(EventQueryParams, ", "))
+		if !slices.Contains(known, name) {
+			errs.Add(Redact(name), "is not a parameter of this endpoint (known: %s)", strings.Join(known, ", "))
 		}
 	}
 	if s, ok := one("accessPointId"); ok {

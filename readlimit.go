@@ -73,7 +73,8 @@ func (r *ReadSlots) Acquire(ctx context.Context, orgID uuid.UUID) (release func(
 	}
 }
 
-// LimitReads returns s with its event reads (ListEvents, CountEvents)
+// LimitReads returns s with its event reads (ListEvents, CountEvents,
+// ReadFeed)
 // bounded: each takes one of its organization's slots, and runs with a
 // deadline of timeout. The API, the dashboard and the CLI all read through
 // the Store they are given, so wrapping it once bounds every door.
@@ -103,6 +104,15 @@ func (s *limitedStore) ListEvents(ctx context.Context, orgID uuid.UUID, f EventF
 	}
 	defer end()
 	return s.Store.ListEvents(ctx, orgID, f)
+}
+
+func (s *limitedStore) ReadFeed(ctx context.Context, orgID uuid.UUID, f EventFilter, after FeedPosition) (FeedPage, error) {
+	ctx, end, err := s.begin(ctx, orgID)
+	if err != nil {
+		return FeedPage{}, err
+	}
+	defer end()
+	return s.Store.ReadFeed(ctx, orgID, f, after)
 }
 
 func (s *limitedStore) CountEvents(ctx context.Context, orgID uuid.UUID, f EventFilter, step time.Duration) ([]EventCount, error) {

@@ -291,6 +291,12 @@ type Store interface {
 	// "events[i].accessPointId" or "events[i].requestedBy", and nothing is
 	// stored.
 	IngestEvents(ctx context.Context, orgID uuid.UUID, events []NewEvent) (IngestResult, error)
+	// ReadFeed returns the organization's events matching f (its filters
+	// without Q, dates and ID; f.Limit set) after position after, in the
+	// order they were stored: positions a transaction still in flight
+	// could land before are never handed out, so following Next yields
+	// each event exactly once. An unknown organization has an empty feed.
+	ReadFeed(ctx context.Context, orgID uuid.UUID, f EventFilter, after FeedPosition) (FeedPage, error)
 	// ListEvents returns a page of an organization's events matching f, in
 	// the event order. f.Limit must be set. A q found in too many distinct
 	// values reads a bounded number of events, so the page may be Partial

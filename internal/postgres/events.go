@@ -148,6 +148,12 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 }
 
 func scanEvent(row pgx.CollectableRow) (gatehouse.Event, error) {
+	return scanEventAnd(row)
+}
+
+// scanEventAnd scans a row of eventColumns followed by the columns of
+// extra.
+func scanEventAnd(row pgx.CollectableRow, extra ...any) (gatehouse.Event, error) {
 	var (
 		ev                                  gatehouse.Event
 		occurred, received                  time.Time
@@ -157,10 +163,10 @@ func scanEvent(row pgx.CollectableRow) (gatehouse.Event, error) {
 		cmdScope, cmdStatus, cmdJob, cmdUsr *string
 		cmdIssued                           *time.Time
 	)
-	err := row.Scan(&ev.ID, &ev.Type, &occurred, &received, &allowed, &ev.Reason, &ev.PlatformUserID, &ev.ServerJobID, &scope,
+	err := row.Scan(append([]any{&ev.ID, &ev.Type, &occurred, &received, &allowed, &ev.Reason, &ev.PlatformUserID, &ev.ServerJobID, &scope,
 		&ev.Location.ID, &ev.Location.Name, &ev.AccessPoint.ID, &ev.AccessPoint.Name,
 		&reqID, &reqEmail, &reqName,
-		&cmdID, &cmdScope, &cmdStatus, &cmdJob, &cmdUsr, &cmdIssued)
+		&cmdID, &cmdScope, &cmdStatus, &cmdJob, &cmdUsr, &cmdIssued}, extra...)...)
 	if err != nil {
 		return ev, err
 	}

@@ -43,3 +43,7 @@ func (db *DB) FloatForTest(ctx context.Context, query string, args ...any) (floa
 	err := db.pool.QueryRow(ctx, query, args...).Scan(&f)
 	return f, err
 }
+
+// HoldIngestCommitsForTest makes every ingest transaction run hold just
+// before it commits.
+func (db *DB) HoldIngestCommitsForTest(hold func()) { db.beforeIngestCommit = hold }

@@ -49,7 +49,7 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		return gatehouse.IngestResult{}, err
 	}
 	received := gatehouse.Truncate(db.Now())
-	if len(events) <= maxArrayInsert && !sqlstore.HasCommands(events) {
+	if len(events) <= maxArrayInsert && !sqlstore.HasCommands(events) && db.beforeIngestCommit == nil {
 		// One statement is a transaction of its own: a few recorded
 		// decisions are stored in one round trip, without BEGIN and COMMIT.
 		err = retrying(ctx, func() error {
@@ -64,7 +64,13 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 				return err
 			}
 			res.Accepted, res.Duplicates = len(inserted), len(events)-len(inserted)
-			return upsertCommands(ctx, tx, org, events, inserted)
+			if err := upsertCommands(ctx, tx, org, events, inserted); err != nil {
+				return err
+			}
+			if db.beforeIngestCommit != nil {
+				db.beforeIngestCommit()
+			}
+			return nil
 		})
 	}
 	if err != nil {

@@ -34,6 +34,10 @@ type DB struct {
 	orgs   sqlstore.OrgCache  // organization id → seq
 	terms  sqlstore.TermCache // search terms known to be stored
 	search gatehouse.SearchBudgets
+
+	// beforeIngestCommit, set by tests, runs in every ingest transaction
+	// just before it commits: the feed's test holds commits back with it.
+	beforeIngestCommit func()
 }
 
 var _ gatehouse.Store = (*DB)(nil)

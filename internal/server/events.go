@@ -59,6 +59,37 @@ func (s *server) listEvents() http.Handler {
 	})
 }
 
+// feedPage is the body of GET /events/feed.
+type feedPage struct {
+	Data            []gatehouse.Event `json:"data"`
+	NextCursor      string            `json:"nextCursor"` // never null: the consumer comes back with it
+	CompleteThrough gatehouse.Time    `json:"completeThrough"`
+}
+
+// readFeed serves GET /api/consumer/v1/events/feed.
+func (s *server) readFeed() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		orgID := apiKey(r.Context()).OrgID
+		v, err := parseQuery(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		q, err := gatehouse.ParseFeedQuery(v)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		page, err := s.Service.ReadFeed(r.Context(), orgID, q)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, feedPage{Data: page.Events, NextCursor: gatehouse.FeedCursor(page.Next),
+			CompleteThrough: gatehouse.Time(page.CompleteThrough)})
+	})
+}
+
 // eventQuery parses the query string and opens the cursor, reporting every
 // problem of both at once.
 func (s *server) eventQuery(r *http.Request, orgID uuid.UUID) (gatehouse.EventQuery, error) {

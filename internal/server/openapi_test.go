@@ -36,6 +36,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"DELETE /api/consumer/v1/messaging/{universeId}",
 		"GET /api/consumer/v1/access-points/{id}/policy",
 		"GET /api/consumer/v1/audit-log", "GET /api/consumer/v1/commands", "GET /api/consumer/v1/commands/{id}", "GET /api/consumer/v1/events",
+		"GET /api/consumer/v1/events/feed",
 		"GET /api/consumer/v1/locations", "GET /api/consumer/v1/messaging", "GET /api/consumer/v1/openapi.json", "GET /api/consumer/v1/policies",
 		"GET /docs", "GET /docs/assets/redoc.standalone.js", "GET /healthz", "GET /metrics", "GET /readyz",
 		"POST /api/consumer/v1/commands", "POST /api/consumer/v1/commands/{id}/cancel", "POST /api/consumer/v1/decisions", "POST /api/consumer/v1/events",

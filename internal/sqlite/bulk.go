@@ -24,13 +24,13 @@ func (db *DB) BeginBulkIngest(ctx context.Context, orgID uuid.UUID) (gatehouse.B
 	if m := db.hot.stmts.Load(); m != nil {
 		stmts = *m
 	}
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return nil, wrap(err)
 	}
 	b := &bulkIngest{db: db, tx: hotTx{Tx: tx, stmts: stmts}, written: map[sqlstore.Term]bool{}}
 	if b.org, err = db.orgSeq(ctx, b.tx, orgID); err != nil {
-		tx.Rollback()
+		db.endWrite(tx)
 		return nil, wrap(err)
 	}
 	return b, nil
@@ -84,7 +84,12 @@ func (b *bulkIngest) Commit() error {
 		return b.failed
 	}
 	b.done = true
-	if err := b.tx.Commit(); err != nil {
+	if b.db.beforeIngestCommit != nil {
+		b.db.beforeIngestCommit()
+	}
+	err := b.tx.Commit()
+	b.db.endWrite(b.tx.Tx)
+	if err != nil {
 		return wrap(err)
 	}
 	b.db.commits.Add(1)
@@ -95,6 +100,6 @@ func (b *bulkIngest) Commit() error {
 func (b *bulkIngest) Rollback() {
 	if !b.done {
 		b.done = true
-		b.tx.Rollback()
+		b.db.endWrite(b.tx.Tx)
 	}
 }

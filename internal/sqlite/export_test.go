@@ -84,3 +84,7 @@ func (db *DB) WriterCheckpointPagesForTest(ctx context.Context) (writer, reader 
 }
 
 const WriterCheckpointPages = writerCheckpointPages
+
+// HoldIngestCommitsForTest makes every ingest transaction run hold just
+// before it commits.
+func (db *DB) HoldIngestCommitsForTest(hold func()) { db.beforeIngestCommit = hold }

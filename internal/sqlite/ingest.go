@@ -28,8 +28,13 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		if err != nil {
 			return err
 		}
-		res, newTerms, err = db.storeEvents(ctx, tx, org, events, places, db.terms.Missing)
-		return err
+		if res, newTerms, err = db.storeEvents(ctx, tx, org, events, places, db.terms.Missing); err != nil {
+			return err
+		}
+		if db.beforeIngestCommit != nil {
+			db.beforeIngestCommit()
+		}
+		return nil
 	})
 	if err != nil {
 		return gatehouse.IngestResult{}, err

@@ -44,6 +44,13 @@ type DB struct {
 
 	stopCheckpoints func()       // ends the checkpointer and waits for it
 	commits         atomic.Int64 // write transactions committed, for the checkpointer
+	// writingSince is when the open write transaction began (Unix
+	// nanoseconds), zero when none is: the feed's completeThrough.
+	writingSince atomic.Int64
+
+	// beforeIngestCommit, set by tests, runs in every ingest transaction
+	// just before it commits: the feed's test holds commits back with it.
+	beforeIngestCommit func()
 }
 
 // checkpointEvery is how often the checkpointer copies the pages that
@@ -286,11 +293,11 @@ func (db *DB) Secret(ctx context.Context) ([]byte, error) {
 
 // withTx runs fn in a write transaction, committing when fn returns nil.
 func (db *DB) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return wrap(err)
 	}
-	defer tx.Rollback()
+	defer db.endWrite(tx)
 	if err := fn(tx); err != nil {
 		return wrap(err)
 	}
@@ -299,6 +306,21 @@ func (db *DB) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 	db.commits.Add(1)
 	return nil
+}
+
+// beginWrite begins a transaction on the write connection and notes when
+// (writingSince); endWrite ends it, rolling it back unless it committed.
+func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err == nil {
+		db.writingSince.Store(db.Now().UnixNano())
+	}
+	return tx, err
+}
+
+func (db *DB) endWrite(tx *sql.Tx) {
+	tx.Rollback()
+	db.writingSince.Store(0)
 }
 
 // wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable

@@ -38,6 +38,7 @@ func Run(t *testing.T, open Opener) {
 		{"Ingest", testIngest},
 		{"IngestIsAllOrNothing", testIngestAllOrNothing},
 		{"IngestBatchSizes", testIngestBatchSizes},
+		{"FeedExactlyOnce", testFeedExactlyOnce},
 		{"Commands", testCommands},
 		{"MessagingKeys", testMessagingKeys},
 		{"EventFilters", testEventFilters},

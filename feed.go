@@ -1,0 +1,134 @@
+package gatehouse
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// FeedPosition is a place in an organization's feed: the order in which
+// Gatehouse stored its events. Txn orders the writing transactions (on
+// PostgreSQL its id, whose order is not the order of the commits; zero on
+// SQLite, whose one writer commits in the order it writes) and Seq the
+// events within and across them. The zero position is the feed's start.
+type FeedPosition struct {
+	Txn uint64
+	Seq int64
+}
+
+// Less reports whether p comes before q in the feed.
+func (p FeedPosition) Less(q FeedPosition) bool {
+	return p.Txn < q.Txn || p.Txn == q.Txn && p.Seq < q.Seq
+}
+
+// feedCursorVersion prefixes every feed cursor, so that its form may change
+// while the cursors consumers stored keep working.
+const feedCursorVersion = "f1"
+
+// FeedCursor is the cursor of position p: opaque to consumers, who store
+// it and come back with it. It is not signed: it names no organization
+// (the key does) and binds no filter, and any position is as good as
+// another to read from.
+func FeedCursor(p FeedPosition) string {
+	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%s.%d.%d", feedCursorVersion, p.Txn, p.Seq))
+}
+
+// ParseFeedCursor opens a cursor FeedCursor made.
+func ParseFeedCursor(s string) (FeedPosition, error) {
+	bad := errors.New("is not a feed cursor: pass nextCursor of a feed page as it was given")
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(s) > 64 {
+		return FeedPosition{}, bad
+	}
+	parts := strings.Split(string(b), ".")
+	if len(parts) != 3 || parts[0] != feedCursorVersion {
+		return FeedPosition{}, bad
+	}
+	txn, err1 := strconv.ParseUint(parts[1], 10, 64)
+	seq, err2 := strconv.ParseInt(parts[2], 10, 64)
+	if err1 != nil || err2 != nil || seq < 0 {
+		return FeedPosition{}, bad
+	}
+	return FeedPosition{Txn: txn, Seq: seq}, nil
+}
+
+// FeedQuery is a parsed request for a page of the feed: the filters of
+// GET /events without q and dates, where to continue, and how many.
+type FeedQuery struct {
+	Filter EventFilter // Limit set; Q, From, To, ID and After unset
+	After  FeedPosition
+}
+
+// FeedQueryParams lists the query parameters ParseFeedQuery reads.
+var FeedQueryParams = []string{
+	"accessPointId", "locationId", "type", "allowed", "platformUserId", "reason", "scope", paramLimit, paramAfter,
+}
+
+const paramAfter = "after"
+
+// ParseFeedQuery reads the query parameters of GET /events/feed, reporting
+// every problem at once in a *ValidationError. Unlike GET /events it
+// refuses an unknown type: a feed that dropped a mistyped filter would
+// hand its consumer every event.
+func ParseFeedQuery(v url.Values) (FeedQuery, error) {
+	q, err := parseEventQuery(v, FeedQueryParams)
+	var errs ValidationError
+	if ve := (*ValidationError)(nil); errors.As(err, &ve) {
+		errs.Merge("", ve)
+	} else if err != nil {
+		return FeedQuery{}, err
+	}
+	fq := FeedQuery{Filter: q.Filter}
+	if len(q.IgnoredTypes) > 0 {
+		errs.Add("type", "unknown event type %q (known: %s)", q.IgnoredTypes[0], joinTypes())
+	}
+	switch after := slices.DeleteFunc(slices.Clone(v[paramAfter]), func(s string) bool { return s == "" }); {
+	case len(after) > 1:
+		errs.Add(paramAfter, "must be given at most once")
+	case len(after) == 1:
+		p, err := ParseFeedCursor(after[0])
+		if err != nil {
+			errs.Add(paramAfter, "%s", err.Error())
+		}
+		fq.After = p
+	}
+	return fq, errs.Err()
+}
+
+// FeedPage is one page of the feed. Next is where to continue, always set:
+// the consumer comes back with it, forever, and gets what was stored
+// since. CompleteThrough is the receivedAt up to which the feed is
+// complete: once a consumer has read to a page shorter than its limit, it
+// has every event of its filter received up to then.
+type FeedPage struct {
+	Events          []Event
+	Next            FeedPosition
+	CompleteThrough time.Time
+}
+
+// ReadFeed returns the page of the organization's feed after q.After.
+// Following Next yields every event of the filter exactly once, however
+// late it arrived and in whatever order concurrent writers committed.
+// An unknown organization has an empty feed.
+func (s *Service) ReadFeed(ctx context.Context, orgID uuid.UUID, q FeedQuery) (FeedPage, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return FeedPage{}, err
+	}
+	return s.store.ReadFeed(ctx, orgID, q.Filter, q.After)
+}
+
+func joinTypes() string {
+	names := make([]string, len(EventTypes))
+	for i, t := range EventTypes {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,75 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// feedMargin is how far completeThrough stays behind the start of the
+// oldest transaction still running: for the instances' clocks, which set
+// receivedAt, against the database's, and for the moment between an
+// instance reading its clock and its transaction writing.
+const feedMargin = time.Second
+
+// ReadFeed implements gatehouse.Store: events in (xid, seq) order, only
+// those of transactions older than every one still running
+// (migration 0012, docs/decisions.md "Feed positions").
+func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (gatehouse.FeedPage, error) {
+	page := gatehouse.FeedPage{Events: []gatehouse.Event{}, Next: after}
+	// The oldest transaction first, the feed's snapshot second: a
+	// transaction running at the snapshot was running already (and bounds
+	// completeThrough) or began since, on events received since.
+	var oldest time.Time
+	if err := db.pool.QueryRow(ctx, `SELECT least(now(), min(xact_start)) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&oldest); err != nil {
+		return page, wrap(err)
+	}
+	page.CompleteThrough = oldest.Add(-feedMargin).UTC()
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return page, nil
+	}
+	if err != nil {
+		return page, err
+	}
+	var b strings.Builder
+	b.WriteString(`SELECT ` + eventColumns + `, e.xid::text, e.seq FROM events e
+		LEFT JOIN users u ON u.id = e.requested_by
+		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
+		WHERE e.org = $1 AND (e.xid, e.seq) > ($2::text::xid8, $3)
+		AND e.xid < pg_snapshot_xmin(pg_current_snapshot())`)
+	args := []any{org, strconv.FormatUint(after.Txn, 10), after.Seq}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	conds, _ := filterConditions(f, arg)
+	for _, c := range conds {
+		b.WriteString(" AND " + c)
+	}
+	b.WriteString(" ORDER BY e.xid, e.seq LIMIT " + arg(f.Limit))
+	rows, err := db.pool.Query(ctx, b.String(), args...)
+	if err != nil {
+		return page, wrap(err)
+	}
+	var xid string
+	page.Events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.Event, error) {
+		return scanEventAnd(row, &xid, &page.Next.Seq)
+	})
+	if err != nil {
+		return page, wrap(err)
+	}
+	if len(page.Events) > 0 {
+		if page.Next.Txn, err = strconv.ParseUint(xid, 10, 64); err != nil {
+			return page, err
+		}
+	}
+	return page, nil
+}

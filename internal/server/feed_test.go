@@ -1,0 +1,108 @@
+package server_test
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+type feedBody struct {
+	Data []struct {
+		ID         string `json:"id"`
+		OccurredAt string `json:"occurredAt"`
+	} `json:"data"`
+	NextCursor      *string    `json:"nextCursor"`
+	CompleteThrough *time.Time `json:"completeThrough"`
+}
+
+// feed GETs /events/feed with a query and expects 200.
+func (e *env) feed(key, query string) feedBody {
+	e.t.Helper()
+	r := e.get("/api/consumer/v1/events/feed?"+query, key)
+	if r.status != http.StatusOK {
+		e.t.Fatalf("GET /events/feed?%s = %d %s", query, r.status, r.body)
+	}
+	var b feedBody
+	r.decode(e.t, &b)
+	if b.NextCursor == nil || b.CompleteThrough == nil {
+		e.t.Fatalf("GET /events/feed?%s: nextCursor or completeThrough missing: %s", query, r.body)
+	}
+	return b
+}
+
+// The feed hands out events in the order they were stored, whatever
+// their occurredAt (a late event comes after the ones stored before it),
+// each once; its cursor never ends, and the next call with it returns
+// what was stored since. Another organization's feed holds none of them.
+func TestFeedFollowsTheStorageOrder(t *testing.T) {
+	e := newEnv(t)
+	o, rival := e.newOrg("Acme"), e.newOrg("Rival")
+	first := []gatehouse.NewEvent{e.ev(o.accessPoints[0], gatehouse.EventAccessDenied, 5), e.ev(o.accessPoints[1], gatehouse.EventAccessGranted, 1)}
+	e.ingest(o, first...)
+	late := e.ev(o.accessPoints[0], gatehouse.EventAccessDenied, 600) // occurred long before, stored last
+	e.ingest(o, late)
+	e.ingest(rival, e.ev(rival.accessPoints[0], gatehouse.EventAccessDenied, 1))
+
+	var got []string
+	query := "limit=2"
+	for range 3 {
+		b := e.feed(o.readKey, query)
+		for _, d := range b.Data {
+			got = append(got, d.ID)
+		}
+		query = "limit=2&after=" + url.QueryEscape(*b.NextCursor)
+	}
+	want := []string{first[0].ID.String(), first[1].ID.String(), late.ID.String()}
+	if !slices.Equal(got, want) {
+		t.Fatalf("feed read %v, want the storage order %v", got, want)
+	}
+	// Caught up: an empty page with the same cursor, then what comes next.
+	caughtUp := e.feed(o.readKey, query)
+	if len(caughtUp.Data) != 0 || "limit=2&after="+url.QueryEscape(*caughtUp.NextCursor) != query {
+		t.Fatalf("caught up: %d events, cursor %s", len(caughtUp.Data), *caughtUp.NextCursor)
+	}
+	next := e.ev(o.accessPoints[1], gatehouse.EventAccessGranted, 0)
+	e.ingest(o, next)
+	if b := e.feed(o.readKey, query); len(b.Data) != 1 || b.Data[0].ID != next.ID.String() {
+		t.Errorf("after the next ingest: %+v, want only %s", b.Data, next.ID)
+	}
+	if b := e.feed(o.readKey, "accessPointId="+o.accessPoints[0].ID.String()); len(b.Data) != 2 {
+		t.Errorf("filtered by access point: %d events, want 2", len(b.Data))
+	}
+	if b := e.feed(rival.readKey, ""); len(b.Data) != 1 {
+		t.Errorf("the rival's feed: %d events, want its own 1", len(b.Data))
+	}
+}
+
+// The feed refuses what GET /events would ignore or take: q and dates
+// are not its parameters, an unknown type would widen it, and a cursor it
+// did not make is an error naming after.
+func TestFeedRefusesWhatItCannotHonour(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	for query, field := range map[string]string{
+		"q=gate":                 "q",
+		"dateFrom=2026-11-01":    "dateFrom",
+		"cursor=abc":             "cursor",
+		"type=ACCESS_DENIEDD":    "type",
+		"after=bm90IGEgY3Vyc29y": "after",
+		"after=a&after=b":        "after",
+		"limit=501":              "limit",
+	} {
+		r := e.get("/api/consumer/v1/events/feed?"+query, o.readKey)
+		if r.status != http.StatusBadRequest {
+			t.Errorf("?%s: %d, want 400", query, r.status)
+			continue
+		}
+		if issues := r.apiError(t).Issues; issues[field] == nil {
+			t.Errorf("?%s: issues %v, want one for %s", query, issues, field)
+		}
+	}
+	if r := e.get("/api/consumer/v1/events/feed", e.newKey(o.ID, gatehouse.ScopeEventsWrite)); r.status != http.StatusForbidden {
+		t.Errorf("a key without events:read: %d, want 403", r.status)
+	}
+}

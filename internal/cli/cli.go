@@ -88,6 +88,7 @@ func commands() []command {
 		{"messaging list", "list the universes whose commands are pushed, by key hint: --org ID", runMessagingList},
 		{"messaging remove", "stop pushing a universe's commands and delete its key: --org ID --universe-id N", runMessagingRemove},
 		{"event import", "import NDJSON events: --org ID [FILE|-]", runEventImport},
+		{"event tail", "follow the event feed as NDJSON: --org ID [--access-point ID --type T … --cursor-file FILE --follow=false]", runEventTail},
 		{"user create", "create a dashboard user: --org ID --email EMAIL [--name NAME] [--role admin|operator|viewer]", runUserCreate},
 		{"user list", "list an organization's dashboard users and their roles: --org ID", runUserList},
 		{"user set-role", "change a user's role (a lowered role ends their sessions): --org ID --email EMAIL --role ROLE", runUserSetRole},

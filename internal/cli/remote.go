@@ -84,9 +84,15 @@ func seconds(errs *gatehouse.ValidationError, name string, d time.Duration) int 
 	return int(d / time.Second)
 }
 
-// flagNames maps the fields of a CommandRequest to the flags that set
-// them, so that the service's issues name what the operator typed.
+// flagNames maps the fields of a CommandRequest, and the parameters of the
+// feed (event tail), to the flags that set them, so that the service's
+// issues name what the operator typed.
 var flagNames = map[string]string{
+	"locationId":      "--location",
+	"type":            "--type",
+	"allowed":         "--allowed",
+	"reason":          "--reason",
+	"after":           "--after",
 	"accessPointId":   "--access-point",
 	"scope":           "--scope",
 	"serverJobId":     "--server-job-id",

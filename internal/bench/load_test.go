@@ -54,3 +54,21 @@ func TestLoadClosed(t *testing.T) {
 		t.Errorf("%d requests; want up to about 40, each worker asking again when answered", st.Requests)
 	}
 }
+
+// RunFeed reads until a page is short, following nextCursor.
+func TestRunFeedReadsUntilCaughtUp(t *testing.T) {
+	pages := []string{
+		`{"data":[{"id":"a"},{"id":"b"}],"nextCursor":"c1"}`,
+		`{"data":[{"id":"c"},{"id":"d"}],"nextCursor":"c2"}`,
+		`{"data":[{"id":"e"}],"nextCursor":"c3"}`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := map[string]int{"": 0, "c1": 1, "c2": 2}[r.URL.Query().Get("after")]
+		w.Write([]byte(pages[n]))
+	}))
+	defer srv.Close()
+	st, err := RunFeed(context.Background(), FeedConfig{URL: srv.URL, Key: "k", Limit: 2})
+	if err != nil || st.Events != 5 || st.Pages != 3 {
+		t.Errorf("RunFeed: %+v, %v; want 5 events in 3 pages", st, err)
+	}
+}

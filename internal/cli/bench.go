@@ -133,6 +133,30 @@ func benchImporter(svc *gatehouse.Service, e *env) bench.Importer {
 	}
 }
 
+// runBenchFeed measures a consumer catching up on the feed: it reads a
+// running server's feed from its start until a page is short.
+func runBenchFeed(ctx context.Context, e *env) error {
+	f := newFlags(e, "bench feed")
+	base := f.String("url", "http://localhost:8080", "the running server")
+	key := f.setting("key", "GATEHOUSE_BENCH_KEY", "", "an events:read key (bench seed prints one)")
+	limit := f.Int("limit", gatehouse.MaxLimit, "events a page")
+	if _, err := f.parse(0); err != nil {
+		return err
+	}
+	if err := required("key", *key); err != nil {
+		return err
+	}
+	if *limit < 1 || *limit > gatehouse.MaxLimit {
+		return usagef("--limit must be from 1 to %d", gatehouse.MaxLimit)
+	}
+	st, err := bench.RunFeed(ctx, bench.FeedConfig{URL: strings.TrimRight(*base, "/"), Key: *key, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	return f.print(st, "read %d events in %d pages of up to %d in %.1f s: %.0f events/s; a page p50 %.2f ms, p95 %.2f ms, p99 %.2f ms",
+		st.Events, st.Pages, *limit, st.Seconds, st.EventsPerSec, st.P50, st.P95, st.P99)
+}
+
 func runBenchRun(ctx context.Context, e *env) error {
 	f := newFlags(e, "bench run")
 	base := f.String("url", "http://localhost:8080", "the running server")

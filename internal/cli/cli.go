@@ -101,6 +101,7 @@ func commands() []command {
 		{"audit list", "print an organization's audit log, newest first: --org ID [--action A] [--actor-id ID] [--target-id ID] [--date-from T] [--date-to T] [--limit N]", runAuditList},
 		{"bench seed", "write a synthetic log: --events N --orgs M --seed S [--ids v7|v4] [--order time|shuffled] [--jobs N] [--out FILE]", runBenchSeed},
 		{"bench run", "measure a running server: --url URL --key KEY [--concurrency C --duration D --org ORG]", runBenchRun},
+		{"bench feed", "measure a consumer catching up on the feed: --url URL --key KEY [--limit N]", runBenchFeed},
 		{"bench polls", "measure long polls: --url URL --db DB [--servers N --commands M --issue-url URL2]", runBenchPolls},
 		{"bench decisions", "measure POST /decisions: --url URL --db DB [--concurrency C --duration D --rate R --record=false]", runBenchDecisions},
 		{"version", "print the version of this build", runVersion},

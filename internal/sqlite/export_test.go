@@ -88,3 +88,11 @@ const WriterCheckpointPages = writerCheckpointPages
 // HoldIngestCommitsForTest makes every ingest transaction run hold just
 // before it commits.
 func (db *DB) HoldIngestCommitsForTest(hold func()) { db.beforeIngestCommit = hold }
+
+// SetFeedRareForTest sets the count below which a filtered feed reads the
+// filter's index, and returns the function that puts it back.
+func SetFeedRareForTest(n int) (restore func()) {
+	before := feedRare
+	feedRare = n
+	return func() { feedRare = before }
+}

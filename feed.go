@@ -103,6 +103,12 @@ func ParseFeedQuery(v url.Values) (FeedQuery, error) {
 	return fq, errs.Err()
 }
 
+// FeedMargin is how far a store's CompleteThrough stays behind the start
+// of the oldest write in progress, or behind now: for the moment between
+// an instance reading its clock for receivedAt and its transaction
+// writing, and for the instances' clocks against the database's.
+const FeedMargin = time.Second
+
 // FeedPage is one page of the feed. Next is where to continue, always set:
 // the consumer comes back with it, forever, and gets what was stored
 // since. CompleteThrough is the receivedAt up to which the feed is

@@ -12,12 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// feedMargin is how far completeThrough stays behind the start of the
-// oldest transaction still running: for the instances' clocks, which set
-// receivedAt, against the database's, and for the moment between an
-// instance reading its clock and its transaction writing.
-const feedMargin = time.Second
-
 // ReadFeed implements gatehouse.Store: events in (xid, seq) order, only
 // those of transactions older than every one still running
 // (migration 0012, docs/decisions.md "Feed positions").
@@ -31,7 +25,7 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 		WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&oldest); err != nil {
 		return page, wrap(err)
 	}
-	page.CompleteThrough = oldest.Add(-feedMargin).UTC()
+	page.CompleteThrough = oldest.Add(-gatehouse.FeedMargin).UTC()
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return page, nil

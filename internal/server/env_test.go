@@ -263,13 +263,19 @@ func (l eventList) ids() []string {
 // events GETs /events with a query and expects 200.
 func (e *env) events(key, query string) eventList {
 	e.t.Helper()
-	r := e.get("/api/consumer/v1/events?"+query, key)
-	if r.status != http.StatusOK {
-		e.t.Fatalf("GET /events?%s = %d %s", query, r.status, r.body)
-	}
 	var l eventList
-	r.decode(e.t, &l)
+	e.getOK("/api/consumer/v1/events?"+query, key, &l)
 	return l
+}
+
+// getOK GETs path, expects 200 and decodes the body into v.
+func (e *env) getOK(path, key string, v any) {
+	e.t.Helper()
+	r := e.get(path, key)
+	if r.status != http.StatusOK {
+		e.t.Fatalf("GET %s = %d %s", path, r.status, r.body)
+	}
+	r.decode(e.t, v)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -22,14 +22,10 @@ type feedBody struct {
 // feed GETs /events/feed with a query and expects 200.
 func (e *env) feed(key, query string) feedBody {
 	e.t.Helper()
-	r := e.get("/api/consumer/v1/events/feed?"+query, key)
-	if r.status != http.StatusOK {
-		e.t.Fatalf("GET /events/feed?%s = %d %s", query, r.status, r.body)
-	}
 	var b feedBody
-	r.decode(e.t, &b)
+	e.getOK("/api/consumer/v1/events/feed?"+query, key, &b)
 	if b.NextCursor == nil || b.CompleteThrough == nil {
-		e.t.Fatalf("GET /events/feed?%s: nextCursor or completeThrough missing: %s", query, r.body)
+		e.t.Fatalf("GET /events/feed?%s: nextCursor or completeThrough missing", query)
 	}
 	return b
 }

@@ -51,19 +51,28 @@ func (db *DB) queryEvents(ctx context.Context, f gatehouse.EventFilter, q builtQ
 	if err != nil {
 		return page, wrap(err)
 	}
+	if page.Events, err = scanEvents(rows, newEventRow()); err != nil {
+		return page, err
+	}
+	return sqlstore.EventPage(page.Events, f.Limit), nil
+}
+
+// scanEvents reads every row of rows with row (eventColumns, then the
+// destinations added to row.dest) and closes rows.
+func scanEvents(rows *sql.Rows, row *eventRow) ([]gatehouse.Event, error) {
 	defer rows.Close()
-	row := newEventRow()
+	events := []gatehouse.Event{}
 	for rows.Next() {
 		ev, err := row.scan(rows)
 		if err != nil {
-			return page, wrap(err)
+			return events, wrap(err)
 		}
-		page.Events = append(page.Events, ev)
+		events = append(events, ev)
 	}
 	if err := rows.Err(); err != nil {
-		return page, wrap(err)
+		return events, wrap(err)
 	}
-	return sqlstore.EventPage(page.Events, f.Limit), nil
+	return events, nil
 }
 
 // eventQuery builds the page query: the organization first, then every

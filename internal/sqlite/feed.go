@@ -9,22 +9,17 @@ import (
 	"github.com/google/uuid"
 )
 
-// feedMargin is how far completeThrough stays behind now, or behind the
-// start of this process's write transaction when one is open: for the
-// moment between a batch reading the clock and its rows being written.
-// A write transaction of another process on the same file (an import
-// while a server runs) is not seen; decisions.md says so.
-const feedMargin = time.Second
-
 // ReadFeed implements gatehouse.Store: events in seq order. The one
 // writer commits transactions in the order it writes them, so every seq
-// below one a reader sees is committed already.
+// below one a reader sees is committed already. CompleteThrough follows
+// this process's open write transaction; one of another process on the
+// same file (an import while a server runs) is not seen (decisions.md).
 func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (gatehouse.FeedPage, error) {
 	complete := db.Now()
 	if since := db.writingSince.Load(); since != 0 && since < complete.UnixNano() {
 		complete = time.Unix(0, since)
 	}
-	page := gatehouse.FeedPage{Events: []gatehouse.Event{}, Next: after, CompleteThrough: complete.Add(-feedMargin).UTC()}
+	page := gatehouse.FeedPage{Events: []gatehouse.Event{}, Next: after, CompleteThrough: complete.Add(-gatehouse.FeedMargin).UTC()}
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) || after.Txn != 0 { // not a position of this store: nothing after it
 		return page, nil
@@ -45,20 +40,10 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 	if err != nil {
 		return page, wrap(err)
 	}
-	defer rows.Close()
 	row := newEventRow()
-	row.dest = append(row.dest, &page.Next.Seq)
-	for rows.Next() {
-		ev, err := row.scan(rows)
-		if err != nil {
-			return page, wrap(err)
-		}
-		page.Events = append(page.Events, ev)
-	}
-	if err := rows.Err(); err != nil {
-		return page, wrap(err)
-	}
-	return page, nil
+	row.dest = append(row.dest, &page.Next.Seq) // the last row's is the page's end
+	page.Events, err = scanEvents(rows, row)
+	return page, err
 }
 
 // feedRare is the number of a filter's events after the cursor below

@@ -19,10 +19,13 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 	page := gatehouse.FeedPage{Events: []gatehouse.Event{}, Next: after}
 	// The oldest transaction first, the feed's snapshot second: a
 	// transaction running at the snapshot was running already (and bounds
-	// completeThrough) or began since, on events received since.
+	// completeThrough) or began since, on events received since. Every
+	// database of the cluster: a transaction of another one holds the
+	// feed back too (its id is below ours), and so the events committed
+	// behind it.
 	var oldest time.Time
 	if err := db.pool.QueryRow(ctx, `SELECT least(now(), min(xact_start)) FROM pg_stat_activity
-		WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&oldest); err != nil {
+		WHERE pid <> pg_backend_pid()`).Scan(&oldest); err != nil {
 		return page, wrap(err)
 	}
 	page.CompleteThrough = oldest.Add(-gatehouse.FeedMargin).UTC()

@@ -57,7 +57,7 @@ func (s *Service) BeginImport(orgID uuid.UUID) *Import {
 // does, in the Import's transaction (committing it, and starting the
 // next, once it holds importCommitEvents events).
 func (im *Import) IngestEvents(ctx context.Context, events []NewEvent) (IngestResult, error) {
-	b, ok := im.s.store.(BulkIngester)
+	b, ok := storeAs[BulkIngester](im.s.store)
 	if !ok {
 		return im.s.IngestEvents(ctx, im.orgID, events)
 	}

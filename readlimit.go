@@ -88,6 +88,10 @@ type limitedStore struct {
 	timeout time.Duration
 }
 
+// Unwrap returns the store whose reads s bounds: what it can do beside
+// Store (ParallelWriter, BulkIngester) is found there (storeAs).
+func (s *limitedStore) Unwrap() Store { return s.Store }
+
 func (s *limitedStore) begin(ctx context.Context, orgID uuid.UUID) (context.Context, func(), error) {
 	release, err := s.slots.Acquire(ctx, orgID)
 	if err != nil {
@@ -122,4 +126,20 @@ func (s *limitedStore) CountEvents(ctx context.Context, orgID uuid.UUID, f Event
 	}
 	defer end()
 	return s.Store.CountEvents(ctx, orgID, f, step)
+}
+
+// storeAs finds in s, or in the stores s wraps (Unwrap), the first that
+// implements T.
+func storeAs[T any](s Store) (T, bool) {
+	for {
+		if t, ok := s.(T); ok {
+			return t, true
+		}
+		u, ok := s.(interface{ Unwrap() Store })
+		if !ok {
+			var zero T
+			return zero, false
+		}
+		s = u.Unwrap()
+	}
 }

@@ -43,7 +43,7 @@ type ParallelWriter interface {
 // storeWriters is how many transactions of recorded decisions store
 // takes at once.
 func storeWriters(store Store) int {
-	if p, ok := store.(ParallelWriter); ok && p.Writers() > 1 {
+	if p, ok := storeAs[ParallelWriter](store); ok && p.Writers() > 1 {
 		return p.Writers()
 	}
 	return 1

@@ -28,7 +28,7 @@ const (
 // changed and, if so, gathers them. Every instance runs it; holder names
 // this one. Errors are reported to report and retried at the next round.
 func (s *Service) RunStatistics(ctx context.Context, holder string, report func(error)) {
-	if _, ok := s.store.(StatisticsKeeper); !ok {
+	if _, ok := storeAs[StatisticsKeeper](s.store); !ok {
 		return
 	}
 	tick := time.NewTicker(statisticsEvery)
@@ -53,7 +53,7 @@ func (s *Service) RefreshStatistics(ctx context.Context) error {
 }
 
 func (s *Service) refreshStatistics(ctx context.Context, holder string, force bool) error {
-	keeper, ok := s.store.(StatisticsKeeper)
+	keeper, ok := storeAs[StatisticsKeeper](s.store)
 	if !ok {
 		return nil
 	}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 
@@ -14,16 +13,11 @@ import (
 var _ gatehouse.BulkIngester = (*DB)(nil)
 
 // BeginBulkIngest implements gatehouse.BulkIngester: a transaction on the
-// write connection that batches share.
-// It holds the one writer until Commit or Rollback: other writes of this
-// database wait for it (and a write of another process for up to its
-// busy timeout).
+// write connection that batches share. It holds the one writer until
+// Commit or Rollback: other writes of this database wait for it (and a
+// write of another process for up to its busy timeout).
 func (db *DB) BeginBulkIngest(ctx context.Context, orgID uuid.UUID) (gatehouse.BulkIngest, error) {
-	db.hot.prepare(ctx, db.write)
-	var stmts map[string]*sql.Stmt
-	if m := db.hot.stmts.Load(); m != nil {
-		stmts = *m
-	}
+	stmts := db.hotStatements(ctx)
 	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return nil, wrap(err)

@@ -56,12 +56,18 @@ func (h *hotStmts) close() {
 // withHotTx is withTx for the sync path: fn's queries that are among
 // hotQueries run as the statements prepared on the write connection.
 func (db *DB) withHotTx(ctx context.Context, fn func(querier) error) error {
-	db.hot.prepare(ctx, db.write)
-	var stmts map[string]*sql.Stmt
-	if m := db.hot.stmts.Load(); m != nil {
-		stmts = *m
-	}
+	stmts := db.hotStatements(ctx)
 	return db.withTx(ctx, func(tx *sql.Tx) error { return fn(hotTx{Tx: tx, stmts: stmts}) })
+}
+
+// hotStatements returns hotQueries prepared on the write connection, or
+// nil when they cannot be yet.
+func (db *DB) hotStatements(ctx context.Context) map[string]*sql.Stmt {
+	db.hot.prepare(ctx, db.write)
+	if m := db.hot.stmts.Load(); m != nil {
+		return *m
+	}
+	return nil
 }
 
 // hotTx is a write transaction that runs the prepared statements of its

@@ -89,7 +89,9 @@ type limitedStore struct {
 }
 
 // Unwrap returns the store whose reads s bounds: what it can do beside
-// Store (ParallelWriter, BulkIngester) is found there (storeAs).
+// Store (ParallelWriter, BulkIngester) is found there (storeAs). Such a
+// capability then bypasses the wrapper: fine for one that bounds reads
+// only; a wrapper of writes must offer the capabilities itself.
 func (s *limitedStore) Unwrap() Store { return s.Store }
 
 func (s *limitedStore) begin(ctx context.Context, orgID uuid.UUID) (context.Context, func(), error) {

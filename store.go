@@ -296,6 +296,9 @@ type Store interface {
 	// order they were stored: positions a transaction still in flight
 	// could land before are never handed out, so following Next yields
 	// each event exactly once. An unknown organization has an empty feed.
+	// A position this database cannot have made (another backend's, or
+	// one from before a restore from a dump) is an ErrInvalid keyed
+	// "after".
 	ReadFeed(ctx context.Context, orgID uuid.UUID, f EventFilter, after FeedPosition) (FeedPage, error)
 	// ListEvents returns a page of an organization's events matching f, in
 	// the event order. f.Limit must be set. A q found in too many distinct

@@ -162,7 +162,14 @@ func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, erro
 		storing.Go(func() {
 			bulk := imp.svc.BeginImport(imp.org)
 			defer bulk.Rollback()
-			for b := range batches {
+			for {
+				b, ok, err := imp.next(ctx, batches, bulk)
+				if err != nil {
+					cancel(err)
+				}
+				if !ok {
+					break
+				}
 				if ctx.Err() != nil {
 					continue // stopped: drain, so that the decoder ends
 				}
@@ -194,6 +201,27 @@ func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, erro
 		}
 	}
 	return imp.sum, nil
+}
+
+// next returns the next decoded batch, false once there are no more.
+// When none is ready, the input is slow (a pipe a producer writes into):
+// bulk commits what it holds before the wait, so that its transaction
+// never holds SQLite's one writer, and the events it stored, while
+// nothing arrives.
+func (imp *importer) next(ctx context.Context, batches <-chan decoded, bulk *gatehouse.Import) (decoded, bool, error) {
+	select {
+	case b, ok := <-batches:
+		return b, ok, nil
+	default:
+	}
+	var err error
+	if ctx.Err() == nil {
+		if err = bulk.Commit(); err != nil {
+			err = fmt.Errorf("importing: %w", err)
+		}
+	}
+	b, ok := <-batches
+	return b, ok, err
 }
 
 // decode reads and decodes in's lines into batches for out.

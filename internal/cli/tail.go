@@ -122,6 +122,9 @@ func writeCursor(path, cursor string) error {
 		return err
 	}
 	_, err = tmp.WriteString(cursor + "\n")
+	if err == nil {
+		err = tmp.Sync() // on disk before it replaces the old one: a power cut must not leave it empty
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

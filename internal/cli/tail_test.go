@@ -3,10 +3,12 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // event tail writes the feed as NDJSON, in the order stored; with a
@@ -64,5 +66,45 @@ func TestEventTail(t *testing.T) {
 	_, _, err := g.run(nil, "event", "tail", "--org", org.ID, "--follow=false", "--type", "NOPE", "--after", "zz")
 	if err == nil || !strings.Contains(err.Error(), "--type") || !strings.Contains(err.Error(), "--after") {
 		t.Errorf("bad filters: %v, want both flags named", err)
+	}
+}
+
+// An import whose input pauses commits what it stored before it waits:
+// the events are readable (here through event tail, another connection)
+// while the producer is silent, and SQLite's one writer is free.
+func TestEventImportCommitsWhileItsInputWaits(t *testing.T) {
+	g := newGH(t)
+	var org, loc, door record
+	g.json(&org, "org", "create", "--name", "Acme")
+	g.json(&loc, "location", "create", "--org", org.ID, "--name", "HQ")
+	g.json(&door, "access-point", "create", "--location", loc.ID, "--name", "Gate")
+	in, producer := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := g.run(in, "event", "import", "--org", org.ID)
+		done <- err
+	}()
+	line := fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":%q}`+"\n", door.ID)
+	const first = 10_000 // one batch of the importer
+	if _, err := io.WriteString(producer, strings.Repeat(line, first+1)); err != nil {
+		t.Fatal(err)
+	}
+	// The producer pauses: the first batch is stored and committed.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, _, err := g.run(nil, "event", "tail", "--org", org.ID, "--follow=false")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(out, "\n"); n == first {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("%d events readable while the input waits, want the first batch's %d", n, first)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	producer.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -23,12 +23,22 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 	// database of the cluster: a transaction of another one holds the
 	// feed back too (its id is below ours), and so the events committed
 	// behind it.
-	var oldest time.Time
-	if err := db.pool.QueryRow(ctx, `SELECT least(now(), min(xact_start)) FROM pg_stat_activity
-		WHERE pid <> pg_backend_pid()`).Scan(&oldest); err != nil {
+	var (
+		oldest time.Time
+		xmax   string
+	)
+	if err := db.pool.QueryRow(ctx, `SELECT least(now(), min(xact_start)), pg_snapshot_xmax(pg_current_snapshot())::text
+		FROM pg_stat_activity WHERE pid <> pg_backend_pid()`).Scan(&oldest, &xmax); err != nil {
 		return page, wrap(err)
 	}
 	page.CompleteThrough = oldest.Add(-gatehouse.FeedMargin).UTC()
+	// A position past every transaction id handed out so far was not
+	// made here: the database was restored from a dump, which keeps the
+	// rows' ids while the new cluster counts from lower ones. Following
+	// it would return nothing until the counter caught up.
+	if next, err := strconv.ParseUint(xmax, 10, 64); err == nil && after.Txn >= next {
+		return page, gatehouse.Invalid("after", "is past every transaction of this database (restored from a dump?): read from the feed's start, or from a cursor it gave since")
+	}
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return page, nil

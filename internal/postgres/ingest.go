@@ -48,18 +48,20 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	if err := db.storeTerms(ctx, conn, org, events, places); err != nil {
 		return gatehouse.IngestResult{}, err
 	}
-	received := gatehouse.Truncate(db.Now())
+	// receivedAt is read in each attempt: an attempt aborted as a deadlock's
+	// victim waited a second, and the feed's completeThrough may have
+	// passed the instant read before it.
 	if len(events) <= maxArrayInsert && !sqlstore.HasCommands(events) && db.beforeIngestCommit == nil {
 		// One statement is a transaction of its own: a few recorded
 		// decisions are stored in one round trip, without BEGIN and COMMIT.
 		err = retrying(ctx, func() error {
-			inserted, err := insertEvents(ctx, conn, org, events, places, received)
+			inserted, err := insertEvents(ctx, conn, org, events, places, gatehouse.Truncate(db.Now()))
 			res.Accepted, res.Duplicates = len(inserted), len(events)-len(inserted)
 			return err
 		})
 	} else {
 		err = withTxOn(ctx, conn, func(tx pgx.Tx) error {
-			inserted, err := copyEvents(ctx, tx, org, events, places, received)
+			inserted, err := copyEvents(ctx, tx, org, events, places, gatehouse.Truncate(db.Now()))
 			if err != nil {
 				return err
 			}

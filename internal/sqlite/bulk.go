@@ -15,25 +15,27 @@ var _ gatehouse.BulkIngester = (*DB)(nil)
 // BeginBulkIngest implements gatehouse.BulkIngester: a transaction on the
 // write connection that batches share. It holds the one writer until
 // Commit or Rollback: other writes of this database wait for it (and a
-// write of another process for up to its busy timeout).
+// write of another process for up to its busy timeout). ctx is the
+// transaction's: when it ends, the transaction is rolled back.
 func (db *DB) BeginBulkIngest(ctx context.Context, orgID uuid.UUID) (gatehouse.BulkIngest, error) {
 	stmts := db.hotStatements(ctx)
-	tx, err := db.beginWrite(ctx)
+	tx, since, err := db.beginWrite(ctx)
 	if err != nil {
 		return nil, wrap(err)
 	}
-	b := &bulkIngest{db: db, tx: hotTx{Tx: tx, stmts: stmts}, written: map[sqlstore.Term]bool{}}
+	b := &bulkIngest{db: db, tx: hotTx{Tx: tx, stmts: stmts}, since: since, written: map[sqlstore.Term]bool{}}
 	if b.org, err = db.orgSeq(ctx, b.tx, orgID); err != nil {
-		db.endWrite(tx)
+		db.endWrite(tx, since)
 		return nil, wrap(err)
 	}
 	return b, nil
 }
 
 type bulkIngest struct {
-	db  *DB
-	tx  hotTx
-	org int64
+	db    *DB
+	tx    hotTx
+	since int64 // beginWrite's
+	org   int64
 	// written are the search terms the transaction wrote: known to the
 	// batches after the one that wrote them, and to the instance (the
 	// TermCache) once it commits.
@@ -82,7 +84,7 @@ func (b *bulkIngest) Commit() error {
 		b.db.beforeIngestCommit()
 	}
 	err := b.tx.Commit()
-	b.db.endWrite(b.tx.Tx)
+	b.db.endWrite(b.tx.Tx, b.since)
 	if err != nil {
 		return wrap(err)
 	}
@@ -94,6 +96,6 @@ func (b *bulkIngest) Commit() error {
 func (b *bulkIngest) Rollback() {
 	if !b.done {
 		b.done = true
-		b.db.endWrite(b.tx.Tx)
+		b.db.endWrite(b.tx.Tx, b.since)
 	}
 }

@@ -20,8 +20,11 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 		complete = time.Unix(0, since)
 	}
 	page := gatehouse.FeedPage{Events: []gatehouse.Event{}, Next: after, CompleteThrough: complete.Add(-gatehouse.FeedMargin).UTC()}
+	if after.Txn != 0 {
+		return page, gatehouse.Invalid("after", "is a position of a PostgreSQL database, not of this one: read from the feed's start")
+	}
 	org, err := db.orgSeq(ctx, db.read, orgID)
-	if errors.Is(err, gatehouse.ErrNotFound) || after.Txn != 0 { // not a position of this store: nothing after it
+	if errors.Is(err, gatehouse.ErrNotFound) {
 		return page, nil
 	}
 	if err != nil {

@@ -225,11 +225,11 @@ func (db *DB) Secret(ctx context.Context) ([]byte, error) {
 
 // withTx runs fn in a write transaction, committing when fn returns nil.
 func (db *DB) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.beginWrite(ctx)
+	tx, since, err := db.beginWrite(ctx)
 	if err != nil {
 		return wrap(err)
 	}
-	defer db.endWrite(tx)
+	defer db.endWrite(tx, since)
 	if err := fn(tx); err != nil {
 		return wrap(err)
 	}
@@ -241,18 +241,23 @@ func (db *DB) withTx(ctx context.Context, fn func(*sql.Tx) error) error {
 }
 
 // beginWrite begins a transaction on the write connection and notes when
-// (writingSince); endWrite ends it, rolling it back unless it committed.
-func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
+// (writingSince), returning that instant; endWrite ends it, rolling it
+// back unless it committed. The commit hands the connection to the next
+// transaction before endWrite runs, so endWrite clears writingSince only
+// if it is still this transaction's.
+func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, int64, error) {
 	tx, err := db.write.BeginTx(ctx, nil)
-	if err == nil {
-		db.writingSince.Store(db.Now().UnixNano())
+	if err != nil {
+		return nil, 0, err
 	}
-	return tx, err
+	since := db.Now().UnixNano()
+	db.writingSince.Store(since)
+	return tx, since, nil
 }
 
-func (db *DB) endWrite(tx *sql.Tx) {
+func (db *DB) endWrite(tx *sql.Tx, since int64) {
 	tx.Rollback()
-	db.writingSince.Store(0)
+	db.writingSince.CompareAndSwap(since, 0)
 }
 
 // wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable

@@ -117,6 +117,11 @@ func testFeedExactlyOnce(t *testing.T, f *fixture) {
 	// The writers are done: the filtered feed reads a settled log.
 	follow(gatehouse.EventFilter{AccessPointID: &doors[1].ID}, func(id uuid.UUID) bool { return written[id] == doors[1].ID })
 
+	// A position this database cannot have made (another backend's, or
+	// one from before a restore) is refused, not followed into silence.
+	_, err := f.s.ReadFeed(ctx, a.ID, gatehouse.EventFilter{Limit: 10}, gatehouse.FeedPosition{Txn: 1 << 62, Seq: 1})
+	wantErr(t, "a position from elsewhere", err, gatehouse.ErrInvalid, "after")
+
 	page, err := f.s.ReadFeed(ctx, gatehouse.NewID(), gatehouse.EventFilter{Limit: 10}, gatehouse.FeedPosition{})
 	must(t, err)
 	if len(page.Events) != 0 || page.Next != (gatehouse.FeedPosition{}) {

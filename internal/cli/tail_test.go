@@ -11,16 +11,27 @@ import (
 	"time"
 )
 
+// place creates an organization "Acme" with one location and the named
+// access points.
+func (g *gh) place(doors ...string) (org record, aps []record) {
+	g.t.Helper()
+	var loc record
+	g.json(&org, "org", "create", "--name", "Acme")
+	g.json(&loc, "location", "create", "--org", org.ID, "--name", "HQ")
+	aps = make([]record, len(doors))
+	for i, name := range doors {
+		g.json(&aps[i], "access-point", "create", "--location", loc.ID, "--name", name)
+	}
+	return org, aps
+}
+
 // event tail writes the feed as NDJSON, in the order stored; with a
 // cursor file it resumes after what it wrote last time; its filters and
 // cursor are checked, and their problems named by flag.
 func TestEventTail(t *testing.T) {
 	g := newGH(t)
-	var org, loc, gate, vault record
-	g.json(&org, "org", "create", "--name", "Acme")
-	g.json(&loc, "location", "create", "--org", org.ID, "--name", "HQ")
-	g.json(&gate, "access-point", "create", "--location", loc.ID, "--name", "Gate")
-	g.json(&vault, "access-point", "create", "--location", loc.ID, "--name", "Vault")
+	org, doors := g.place("Gate", "Vault")
+	gate, vault := doors[0], doors[1]
 	importLines := func(aps ...string) {
 		t.Helper()
 		var lines []string
@@ -74,10 +85,8 @@ func TestEventTail(t *testing.T) {
 // while the producer is silent, and SQLite's one writer is free.
 func TestEventImportCommitsWhileItsInputWaits(t *testing.T) {
 	g := newGH(t)
-	var org, loc, door record
-	g.json(&org, "org", "create", "--name", "Acme")
-	g.json(&loc, "location", "create", "--org", org.ID, "--name", "HQ")
-	g.json(&door, "access-point", "create", "--location", loc.ID, "--name", "Gate")
+	org, doors := g.place("Gate")
+	door := doors[0]
 	in, producer := io.Pipe()
 	done := make(chan error, 1)
 	go func() {

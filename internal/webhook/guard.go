@@ -1,0 +1,97 @@
+// Package webhook holds what delivering webhooks needs beside the service:
+// an HTTP client that reaches only public addresses.
+package webhook
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"syscall"
+	"time"
+)
+
+// Delivery limits (CONTRACT, "Webhooks").
+const (
+	Timeout         = 10 * time.Second // a delivery's whole exchange
+	MaxResponseRead = 64 << 10         // bytes of a receiver's response kept
+)
+
+// ErrPrivateAddress is returned for a connection to an address a webhook
+// may not reach unless the server allows private targets
+// (--webhooks-allow-private).
+var ErrPrivateAddress = errors.New("webhook: the target's address is loopback, private, link-local or otherwise not public")
+
+// nonPublic are the ranges netip's predicates leave out.
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),     // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT, shared address space
+	netip.MustParsePrefix("192.0.0.0/24"),  // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"), // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),   // reserved, and the broadcast address
+	netip.MustParsePrefix("64:ff9b::/96"),  // NAT64: an IPv4 address behind it, whichever
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("fec0::/10"), // site-local, deprecated but routed by some
+}
+
+// Public reports whether a webhook may connect to addr without
+// --webhooks-allow-private.
+func Public(addr netip.Addr) bool {
+	addr = addr.Unmap() // ::ffff:127.0.0.1 is 127.0.0.1
+	if !addr.IsValid() || addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() ||
+		addr.IsLinkLocalMulticast() || addr.IsInterfaceLocalMulticast() || addr.IsMulticast() || addr.IsUnspecified() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(addr) {
+			return false
+		}
+	}
+	return true
+}
+
+// NewClient returns the HTTP client deliveries are sent with. Unless
+// allowPrivate, every connection it opens is checked when it is made, on
+// the address actually dialled after DNS resolution: a name that resolves
+// to a private address, at creation or only later (DNS rebinding), is
+// refused all the same. It uses no proxy from the environment (a proxy
+// would connect for it, unchecked), follows no redirect (a delivery goes
+// to its endpoint's URL), and gives up after Timeout.
+func NewClient(allowPrivate bool) *http.Client {
+	dialer := &net.Dialer{Timeout: Timeout, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
+		dialer.Control = func(network, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return fmt.Errorf("webhook: dialling %s: %w", address, err)
+			}
+			if !Public(ap.Addr()) {
+				return fmt.Errorf("%w: %s", ErrPrivateAddress, ap.Addr())
+			}
+			return nil
+		}
+	}
+	transport := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   Timeout,
+		ResponseHeaderTimeout: Timeout,
+	}
+	return &http.Client{
+		Transport:     transport,
+		Timeout:       Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// ReadResponse reads at most MaxResponseRead bytes of a receiver's
+// response body, for the delivery log, and drains no more of it.
+func ReadResponse(res *http.Response) ([]byte, error) {
+	defer res.Body.Close()
+	return io.ReadAll(io.LimitReader(res.Body, MaxResponseRead))
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,11 +89,8 @@ func ParseFeedQuery(v url.Values) (FeedQuery, error) {
 	if len(q.IgnoredTypes) > 0 {
 		errs.Add("type", "unknown event type %q (known: %s)", q.IgnoredTypes[0], joinTypes())
 	}
-	switch after := slices.DeleteFunc(slices.Clone(v[paramAfter]), func(s string) bool { return s == "" }); {
-	case len(after) > 1:
-		errs.Add(paramAfter, "must be given at most once")
-	case len(after) == 1:
-		p, err := ParseFeedCursor(after[0])
+	if after, ok := (listQuery{v: v, errs: &errs}).one(paramAfter); ok {
+		p, err := ParseFeedCursor(after)
 		if err != nil {
 			errs.Add(paramAfter, "%s", err.Error())
 		}

@@ -56,23 +56,7 @@ func parseEventQuery(v url.Values, known []string) (EventQuery, error) {
 		errs ValidationError
 		f    = &q.Filter
 	)
-	one := func(name string) (string, bool) {
-		vals := v[name]
-		nonEmpty := slices.DeleteFunc(slices.Clone(vals), func(s string) bool { return s == "" })
-		if len(nonEmpty) > 1 {
-			errs.Add(name, "must be given at most once")
-			return "", false
-		}
-		if len(nonEmpty) == 0 {
-			return "", false
-		}
-		return nonEmpty[0], true
-	}
-	for name := range v {
-		if !slices.Contains(known, name) {
-			errs.Add(Redact(name), "is not a parameter of this endpoint (known: %s)", strings.Join(known, ", "))
-		}
-	}
+	one := newListQuery(v, known, &errs).one
 	if s, ok := one("accessPointId"); ok {
 		f.AccessPointID = parseUUID(&errs, "accessPointId", s)
 	}

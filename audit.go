@@ -36,6 +36,10 @@ const (
 	AuditMessagingSet        AuditAction = "messaging.set"
 	AuditMessagingRemoved    AuditAction = "messaging.removed"
 	AuditPolicyChanged       AuditAction = "policy.changed"
+	AuditWebhookCreated      AuditAction = "webhook.created"
+	AuditWebhookChanged      AuditAction = "webhook.changed"
+	AuditWebhookDisabled     AuditAction = "webhook.disabled"
+	AuditWebhookDeleted      AuditAction = "webhook.deleted"
 )
 
 // AuditActions lists every action in documentation order.
@@ -47,6 +51,7 @@ var AuditActions = []AuditAction{
 	AuditOrganizationCreated, AuditOrganizationRenamed,
 	AuditLocationUniverseSet, AuditCommandIssued, AuditCommandCancelled,
 	AuditMessagingSet, AuditMessagingRemoved, AuditPolicyChanged,
+	AuditWebhookCreated, AuditWebhookChanged, AuditWebhookDisabled, AuditWebhookDeleted,
 }
 
 // The kinds of record an audit entry targets.
@@ -61,6 +66,8 @@ const (
 	// record id, its name is the universe id, and its only change is the
 	// key's hint (never the key).
 	TargetMessaging = "messaging"
+	// TargetWebhook is a webhook endpoint, named by its URL.
+	TargetWebhook = "webhook"
 )
 
 // AuditActor is who made a change: a user (ID and email in Label), a key

@@ -67,6 +67,10 @@ const (
 	// PermTestDecisions: ask for a decision and its explanation without
 	// recording it (the dashboard's "test a decision").
 	PermTestDecisions Permission = "decisions:test"
+	// PermManageWebhooks: create, change, delete and watch webhook
+	// endpoints: where the organization's events go, so only admins
+	// hold it.
+	PermManageWebhooks Permission = "webhooks:manage"
 )
 
 // permissions is the one table of what each role may do. RoleAdmin is not

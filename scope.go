@@ -23,10 +23,12 @@ const (
 	ScopeAuditRead Scope = "audit:read"
 	// ScopePoliciesWrite reads and changes access policies.
 	ScopePoliciesWrite Scope = "policies:write"
+	// ScopeWebhooksWrite manages webhook endpoints and their deliveries.
+	ScopeWebhooksWrite Scope = "webhooks:write"
 )
 
 // Scopes lists every known scope in documentation order.
-var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead, ScopePoliciesWrite}
+var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead, ScopePoliciesWrite, ScopeWebhooksWrite}
 
 // ParseScopes reads a comma-separated list of scopes. Duplicates collapse;
 // an unknown or empty list is an error naming the known scopes.

@@ -52,6 +52,8 @@ type Service struct {
 	compiled         compiledPolicies
 	policySets       policySets
 	decisionContexts decisionContexts
+	// webhooks configures the delivery of webhooks.
+	webhooks WebhookSettings
 }
 
 // ServiceConfig is what NewService needs. Store is required; Hasher is
@@ -70,6 +72,8 @@ type ServiceConfig struct {
 	// Publisher pushes issued commands to the platform's messaging for
 	// the universes that configured it; nil publishes nothing.
 	Publisher CommandPublisher
+	// Webhooks configures webhook endpoints and their delivery.
+	Webhooks WebhookSettings
 }
 
 // PasswordHasher hashes dashboard passwords and checks them. Verify waits
@@ -91,7 +95,8 @@ func NewService(cfg ServiceConfig) *Service {
 	s := &Service{store: cfg.Store, cursors: NewCursors(cfg.Secret), sessions: NewSessions(cfg.Secret),
 		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now,
 		wakes: NewWakes(), ending: make(chan struct{}), publish: cfg.Publisher,
-		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}}
+		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}, webhooks: cfg.Webhooks}
+	s.webhooks.defaults()
 	if s.now == nil {
 		s.now = time.Now
 	}

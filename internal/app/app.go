@@ -25,6 +25,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/requestid"
 	"github.com/gatehouse/gatehouse/internal/server"
+	"github.com/gatehouse/gatehouse/internal/webhook"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -90,6 +91,12 @@ type Settings struct {
 	// are pushed to (--opencloud-url); empty: opencloud.DefaultBaseURL.
 	// Tests point it at a local server.
 	OpenCloudURL string
+	// WebhooksAllowPrivate lets webhook endpoints be http and reach
+	// loopback and private addresses (--webhooks-allow-private).
+	WebhooksAllowPrivate bool
+	// Webhooks, when set, edits the webhook settings last: tests shorten
+	// the lease and the backoff.
+	Webhooks func(*gatehouse.WebhookSettings)
 }
 
 // App is a built Gatehouse: Handler serves the API and the dashboard;
@@ -173,6 +180,11 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		Keys: func(ctx context.Context, orgID uuid.UUID, universeID string) (string, error) {
 			return svc.OpenMessagingKey(ctx, orgID, universeID)
 		}})
+	hooks := gatehouse.WebhookSettings{AllowPrivate: s.WebhooksAllowPrivate,
+		Send: webhook.Sender(webhook.NewClient(s.WebhooksAllowPrivate))}
+	if s.Webhooks != nil {
+		s.Webhooks(&hooks)
+	}
 	svc = gatehouse.NewService(gatehouse.ServiceConfig{
 		Store:         gatehouse.LimitReads(s.DB.store, s.ReadSlots, s.QueryTimeout),
 		Secret:        s.Secret,
@@ -180,6 +192,7 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		SignInLimiter: signInLimiter(limiter, s.SignInLimit),
 		Now:           s.Now,
 		Publisher:     publisher,
+		Webhooks:      hooks,
 	})
 	metrics := server.NewMetrics(s.Registry)
 	cfg := server.Config{
@@ -208,7 +221,9 @@ func New(ctx context.Context, s Settings) (*App, error) {
 // (gatehouse.Service.RunCommands: wakes from other instances, expiry
 // under a lease), the push of the commands this instance issued to the
 // platform's messaging, and the planner statistics of the event tables
-// (gatehouse.Service.RunStatistics, under a lease). Every instance runs
+// (gatehouse.Service.RunStatistics, under a lease), and the delivery of
+// webhooks (gatehouse.Service.RunWebhooks, each endpoint under a lease).
+// Every instance runs
 // it; they coordinate through the database.
 func (a *App) Background(ctx context.Context) {
 	done := make(chan struct{})
@@ -225,6 +240,14 @@ func (a *App) Background(ctx context.Context) {
 		})
 	}()
 	defer func() { <-analyzed }()
+	delivered := make(chan struct{})
+	go func() {
+		defer close(delivered)
+		a.Service.RunWebhooks(ctx, holder, func(err error) {
+			a.Logger.Error("delivering webhooks failed; retrying", slog.String("error", err.Error()))
+		})
+	}()
+	defer func() { <-delivered }()
 	a.Service.RunCommands(ctx, holder, func(err error) {
 		a.Logger.Error("commands background work failed; retrying", slog.String("error", err.Error()))
 	})

@@ -94,7 +94,15 @@ func (db *DB) UseReplica(ctx context.Context, dsn string) error {
 // cursor and no session, so it needs no secret, and it hashes passwords
 // with argon2id.
 func (db *DB) Service(now func() time.Time) *gatehouse.Service {
-	return gatehouse.NewService(gatehouse.ServiceConfig{Store: db.store, Hasher: password.Hasher{}, Now: now})
+	return db.ServiceWith(now, func(*gatehouse.ServiceConfig) {})
+}
+
+// ServiceWith is Service with edit applied to its configuration: a
+// command that needs one of the servers' settings (webhook targets).
+func (db *DB) ServiceWith(now func() time.Time, edit func(*gatehouse.ServiceConfig)) *gatehouse.Service {
+	cfg := gatehouse.ServiceConfig{Store: db.store, Hasher: password.Hasher{}, Now: now}
+	edit(&cfg)
+	return gatehouse.NewService(cfg)
 }
 
 // SeedDemo creates the demo organization with events of the last weeks,

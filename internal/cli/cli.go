@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -87,6 +88,9 @@ func commands() []command {
 		{"messaging set", "push a universe's commands to the platform's messaging; the Open Cloud key is read from stdin: --org ID --universe-id N", runMessagingSet},
 		{"messaging list", "list the universes whose commands are pushed, by key hint: --org ID", runMessagingList},
 		{"messaging remove", "stop pushing a universe's commands and delete its key: --org ID --universe-id N", runMessagingRemove},
+		{"webhook create", "create a webhook endpoint and print its secret, once: --org ID --url URL [--description D] [--types event.created,command.updated] [--filter NAME=VALUE …] [--webhooks-allow-private]", runWebhookCreate},
+		{"webhook list", "list an organization's webhook endpoints and whether they fail: --org ID", runWebhookList},
+		{"webhook delete", "delete a webhook endpoint and its delivery log: --org ID WEBHOOK_ID", runWebhookDelete},
 		{"event import", "import NDJSON events: --org ID [FILE|-]", runEventImport},
 		{"event tail", "follow the event feed as NDJSON: --org ID [--access-point ID --type T … --cursor-file FILE --follow=false]", runEventTail},
 		{"user create", "create a dashboard user: --org ID --email EMAIL [--name NAME] [--role admin|operator|viewer]", runUserCreate},
@@ -180,6 +184,13 @@ func (f *flags) setting(name, envVar, def, usage string) *string {
 		def = v
 	}
 	return f.String(name, def, usage+" ("+envVar+")")
+}
+
+// boolSetting is a boolean flag whose default comes from an environment
+// variable (true, 1, false, 0…; anything else reads as false).
+func (f *flags) boolSetting(name, envVar, usage string) *bool {
+	def, _ := strconv.ParseBool(f.e.getenv(envVar))
+	return f.Bool(name, def, usage+" ("+envVar+")")
 }
 
 // parse reads the flags and returns the positional arguments. Flags may

@@ -24,7 +24,8 @@ import (
 
 // serveSettings are the flags of serve and demo.
 type serveSettings struct {
-	db, addr, metricsAddr, redis, rate, burst, trustedProxies, openCloud *string
+	db, addr, metricsAddr, redis, rate, burst, trustedProxies, openCloud, webhooksLease *string
+	webhooksAllowPrivate                                                                *bool
 }
 
 func addServeFlags(f *flags) serveSettings {
@@ -40,6 +41,10 @@ func addServeFlags(f *flags) serveSettings {
 			"comma-separated CIDRs of load balancers whose X-Forwarded-For is believed"),
 		openCloud: f.setting("opencloud-url", "GATEHOUSE_OPENCLOUD_URL", opencloud.DefaultBaseURL,
 			"base URL of the platform's Open Cloud API, where issued commands are pushed for universes with a messaging key"),
+		webhooksAllowPrivate: f.boolSetting("webhooks-allow-private", "GATEHOUSE_WEBHOOKS_ALLOW_PRIVATE",
+			"let webhook endpoints use http and reach loopback, private and link-local addresses (a trusted network only)"),
+		webhooksLease: f.setting("webhooks-lease", "GATEHOUSE_WEBHOOKS_LEASE", "30s",
+			"how long an instance holds a webhook endpoint it delivers to: one that dies delays that endpoint so long, and loses nothing"),
 	}
 }
 
@@ -51,6 +56,15 @@ func (s serveSettings) openCloudURL() (string, error) {
 		return "", usagef("--opencloud-url must be an http(s) URL such as %s, got %q", opencloud.DefaultBaseURL, *s.openCloud)
 	}
 	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// webhookLease checks --webhooks-lease before anything starts.
+func (s serveSettings) webhookLease() (time.Duration, error) {
+	d, err := time.ParseDuration(*s.webhooksLease)
+	if err != nil || d < time.Second || d > time.Hour {
+		return 0, usagef("--webhooks-lease must be a duration from 1s to 1h, such as 30s, got %q", *s.webhooksLease)
+	}
+	return d, nil
 }
 
 // proxies checks --trusted-proxies before anything starts.
@@ -93,6 +107,9 @@ func (s serveSettings) check(f *flags) error {
 		return err
 	}
 	if _, err := s.openCloudURL(); err != nil {
+		return err
+	}
+	if _, err := s.webhookLease(); err != nil {
 		return err
 	}
 	_, err := s.proxies()
@@ -198,6 +215,10 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 	if err != nil {
 		return err
 	}
+	lease, err := s.webhookLease()
+	if err != nil {
+		return err
+	}
 	a, err := app.New(ctx, app.Settings{
 		DB:              db,
 		Secret:          []byte(e.getenv("GATEHOUSE_SECRET")),
@@ -207,6 +228,9 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 		TrustedProxies:  proxies,
 		SeparateMetrics: *s.metricsAddr != "",
 		OpenCloudURL:    openCloud,
+
+		WebhooksAllowPrivate: *s.webhooksAllowPrivate,
+		Webhooks:             func(w *gatehouse.WebhookSettings) { w.Lease = lease },
 	})
 	var redisErr *app.RedisError
 	if errors.As(err, &redisErr) {

@@ -42,13 +42,19 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"POST /api/consumer/v1/commands", "POST /api/consumer/v1/commands/{id}/cancel", "POST /api/consumer/v1/decisions", "POST /api/consumer/v1/events",
 		"POST /api/consumer/v1/servers/{serverJobId}/sync",
 		"PUT /api/consumer/v1/access-points/{id}/policy", "PUT /api/consumer/v1/messaging/{universeId}",
+		"DELETE /api/consumer/v1/webhooks/{id}", "GET /api/consumer/v1/webhooks", "GET /api/consumer/v1/webhooks/{id}",
+		"GET /api/consumer/v1/webhooks/{id}/deliveries", "PATCH /api/consumer/v1/webhooks/{id}", "POST /api/consumer/v1/webhooks",
+		"POST /api/consumer/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", "POST /api/consumer/v1/webhooks/{id}/replay",
+		"POST /api/consumer/v1/webhooks/{id}/test",
 	}
+	slices.Sort(served)
 	if !slices.Equal(documented, served) {
 		t.Errorf("documented %v, served %v", documented, served)
 	}
 	for _, op := range served {
 		method, path, _ := strings.Cut(op, " ")
-		path = strings.NewReplacer("{id}", "01a203e2-9b00-7000-8a1b-2c3d4e5f6a01", "{serverJobId}", "job-1").Replace(path)
+		path = strings.NewReplacer("{id}", "01a203e2-9b00-7000-8a1b-2c3d4e5f6a01", "{serverJobId}", "job-1",
+			"{deliveryId}", "01a203e2-9b00-7000-8a1b-2c3d4e5f6a02").Replace(path)
 		if r := e.do(method, path, "", nil); r.status == 404 || r.status == 405 {
 			t.Errorf("%s is documented but answers %d", op, r.status)
 		}

@@ -36,6 +36,15 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /api/consumer/v1/messaging", s.requireScope(gatehouse.ScopeCommandsWrite, s.listMessaging()))
 	mux.Handle("PUT /api/consumer/v1/messaging/{universeId}", s.requireScope(gatehouse.ScopeCommandsWrite, s.setMessaging()))
 	mux.Handle("DELETE /api/consumer/v1/messaging/{universeId}", s.requireScope(gatehouse.ScopeCommandsWrite, s.removeMessaging()))
+	mux.Handle("POST /api/consumer/v1/webhooks", s.requireScope(gatehouse.ScopeWebhooksWrite, s.createWebhook()))
+	mux.Handle("GET /api/consumer/v1/webhooks", s.requireScope(gatehouse.ScopeWebhooksWrite, s.listWebhooks()))
+	mux.Handle("GET /api/consumer/v1/webhooks/{id}", s.requireScope(gatehouse.ScopeWebhooksWrite, s.showWebhook()))
+	mux.Handle("PATCH /api/consumer/v1/webhooks/{id}", s.requireScope(gatehouse.ScopeWebhooksWrite, s.updateWebhook()))
+	mux.Handle("DELETE /api/consumer/v1/webhooks/{id}", s.requireScope(gatehouse.ScopeWebhooksWrite, s.deleteWebhook()))
+	mux.Handle("GET /api/consumer/v1/webhooks/{id}/deliveries", s.requireScope(gatehouse.ScopeWebhooksWrite, s.listDeliveries()))
+	mux.Handle("POST /api/consumer/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", s.requireScope(gatehouse.ScopeWebhooksWrite, s.redeliver()))
+	mux.Handle("POST /api/consumer/v1/webhooks/{id}/replay", s.requireScope(gatehouse.ScopeWebhooksWrite, s.replayWebhook()))
+	mux.Handle("POST /api/consumer/v1/webhooks/{id}/test", s.requireScope(gatehouse.ScopeWebhooksWrite, s.testWebhook()))
 
 	if s.Dashboard != nil {
 		mux.Handle("/dashboard/", s.Dashboard)

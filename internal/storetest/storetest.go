@@ -87,6 +87,9 @@ func Run(t *testing.T, open Opener) {
 		{"PolicySet", testPolicySet},
 		{"DecisionContext", testDecisionContext},
 		{"ConcurrentPolicyPuts", testConcurrentPolicyPuts},
+		{"Webhooks", testWebhooks},
+		{"WebhookClaims", testWebhookClaims},
+		{"CommandChanges", testCommandChanges},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

@@ -3,6 +3,8 @@
 package webhook
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -94,4 +96,23 @@ func NewClient(allowPrivate bool) *http.Client {
 func ReadResponse(res *http.Response) ([]byte, error) {
 	defer res.Body.Close()
 	return io.ReadAll(io.LimitReader(res.Body, MaxResponseRead))
+}
+
+// Sender returns what sends a delivery with client: a POST of body with
+// header to url, answered with the status and at most MaxResponseRead
+// bytes of the response.
+func Sender(client *http.Client) func(ctx context.Context, url string, header http.Header, body []byte) (int, []byte, error) {
+	return func(ctx context.Context, url string, header http.Header, body []byte) (int, []byte, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return 0, nil, err
+		}
+		req.Header = header
+		res, err := client.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		response, err := ReadResponse(res)
+		return res.StatusCode, response, err
+	}
 }

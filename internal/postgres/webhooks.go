@@ -1,0 +1,372 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+const webhookColumns = `w.id, o.id, w.url, w.description, w.types, w.filters, w.enabled, w.disabled_reason, w.created_at,
+	w.events_txn, w.events_seq, w.commands_txn, w.commands_seq, w.generation, w.attempts, w.failing_since,
+	w.last_error, w.next_at`
+
+// CreateWebhook stores an organization's endpoint at the heads of its
+// feeds: below the oldest transaction still running, every row is read
+// already, or not (migration 0012).
+func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gatehouse.Webhook, filters string, sealed []byte) (gatehouse.Webhook, error) {
+	org, err := db.orgSeq(ctx, db.pool, w.OrgID)
+	if err != nil {
+		return gatehouse.Webhook{}, err
+	}
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		// One endpoint made at a time per organization, so the count holds.
+		if _, err := tx.Exec(ctx, "SELECT 1 FROM organizations WHERE seq = $1 FOR UPDATE", org); err != nil {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM webhooks WHERE org = $1", org).Scan(&n); err != nil {
+			return err
+		}
+		if n >= gatehouse.MaxWebhooks {
+			return &gatehouse.ConflictError{Field: "url", Message: fmt.Sprintf("an organization has at most %d webhook endpoints", gatehouse.MaxWebhooks)}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO webhooks (org, id, url, description, types, filters, sealed, enabled,
+			created_at, events_txn, events_seq, commands_txn, commands_seq, next_at)
+			SELECT $1, $2, $3, $4, $5, $6, $7, true, $8, h, 0, h, 0, $8
+			FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS h) head`,
+			org, w.ID, w.URL, w.Description, sqlstore.JoinTypes(w.Types), filters, sealed, time.Time(w.CreatedAt))
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(w.OrgID, webhookTarget(w.ID, w.URL)))
+	})
+	if err != nil {
+		return gatehouse.Webhook{}, err
+	}
+	return db.FindWebhook(ctx, w.OrgID, w.ID)
+}
+
+// ListWebhooks returns an organization's endpoints, oldest first.
+func (db *DB) ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]gatehouse.Webhook, error) {
+	rows, _ := db.pool.Query(ctx, `SELECT `+webhookColumns+`
+		FROM webhooks w JOIN organizations o ON o.seq = w.org WHERE o.id = $1 ORDER BY w.seq`, orgID)
+	hooks, err := pgx.CollectRows(rows, scanWebhook)
+	if hooks == nil {
+		hooks = []gatehouse.Webhook{}
+	}
+	return hooks, wrap(err)
+}
+
+// FindWebhook returns an organization's endpoint.
+func (db *DB) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Webhook, error) {
+	return findWebhook(ctx, db.pool, orgID, id, "")
+}
+
+func findWebhook(ctx context.Context, q querier, orgID, id uuid.UUID, lock string) (gatehouse.Webhook, error) {
+	rows, _ := q.Query(ctx, `SELECT `+webhookColumns+`
+		FROM webhooks w JOIN organizations o ON o.seq = w.org WHERE o.id = $1 AND w.id = $2`+lock, orgID, id)
+	w, err := pgx.CollectExactlyOneRow(rows, scanWebhook)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return w, fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return w, wrap(err)
+}
+
+// UpdateWebhook applies c to an organization's endpoint.
+func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, c gatehouse.WebhookChange, now time.Time) (gatehouse.Webhook, error) {
+	var w gatehouse.Webhook
+	err := db.withTx(ctx, func(tx pgx.Tx) error {
+		old, err := findWebhook(ctx, tx, orgID, id, " FOR UPDATE OF w")
+		if err != nil {
+			return err
+		}
+		set, entry := sqlstore.WebhookChanges(old, c, e)
+		if len(set) == 0 && c.EventsAfter == nil {
+			w = old
+			return nil
+		}
+		var (
+			sets []string
+			args []any
+		)
+		arg := func(v any) string {
+			args = append(args, v)
+			return "$" + strconv.Itoa(len(args))
+		}
+		for _, s := range set {
+			sets = append(sets, s.Column+" = "+arg(s.Value))
+		}
+		if sqlstore.WebhookRestarts(old, c) {
+			sets = append(sets, "attempts = 0", "failing_since = NULL", "last_error = ''", "next_at = "+arg(now))
+		}
+		if c.Filters != nil || c.EventsAfter != nil {
+			sets = append(sets, "generation = generation + 1")
+		}
+		if c.EventsAfter != nil {
+			sets = append(sets, "events_txn = "+arg(int64(c.EventsAfter.Txn)), "events_seq = "+arg(c.EventsAfter.Seq))
+		}
+		var org int64
+		err = tx.QueryRow(ctx, "UPDATE webhooks SET "+strings.Join(sets, ", ")+" WHERE id = "+arg(id)+" RETURNING org", args...).Scan(&org)
+		if err != nil {
+			return err
+		}
+		if w, err = findWebhook(ctx, tx, orgID, id, ""); err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, entry.Of(orgID, webhookTarget(id, w.URL)))
+	})
+	return w, err
+}
+
+// DeleteWebhook deletes an organization's endpoint and its delivery log.
+func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID) error {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return err
+	}
+	return db.withTx(ctx, func(tx pgx.Tx) error {
+		var url string
+		err := tx.QueryRow(ctx, "DELETE FROM webhooks WHERE org = $1 AND id = $2 RETURNING url", org, id).Scan(&url)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, webhookTarget(id, url)))
+	})
+}
+
+// AddWebhookDelivery stores a pending manual delivery and makes the
+// endpoint due.
+func (db *DB) AddWebhookDelivery(ctx context.Context, orgID, webhookID uuid.UUID, d gatehouse.WebhookDelivery) (gatehouse.WebhookDelivery, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return d, err
+	}
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		var (
+			hook    int64
+			enabled bool
+		)
+		err := tx.QueryRow(ctx, "UPDATE webhooks SET next_at = least(next_at, $3) WHERE org = $1 AND id = $2 RETURNING seq, enabled",
+			org, webhookID, time.Time(d.At)).Scan(&hook, &enabled)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("webhook %s: %w", webhookID, gatehouse.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if !enabled {
+			return &gatehouse.ConflictError{Field: "enabled", Message: "the endpoint is disabled: enable it first"}
+		}
+		return insertDeliveries(ctx, tx, hook, []gatehouse.WebhookDelivery{d})
+	})
+	return d, err
+}
+
+const deliveryColumns = `d.id, d.message_id, d.type, d.object_id, d.status, d.manual, d.attempt, d.at,
+	d.response_code, d.latency_ms, d.error, d.response`
+
+// FindWebhookDelivery returns one delivery of an organization's endpoint.
+func (db *DB) FindWebhookDelivery(ctx context.Context, orgID, webhookID, id uuid.UUID) (gatehouse.WebhookDelivery, error) {
+	rows, _ := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d
+		JOIN webhooks w ON w.seq = d.webhook JOIN organizations o ON o.seq = w.org
+		WHERE o.id = $1 AND w.id = $2 AND d.id = $3`, orgID, webhookID, id)
+	d, err := pgx.CollectExactlyOneRow(rows, scanDelivery)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, fmt.Errorf("delivery %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return d, wrap(err)
+}
+
+// ListWebhookDeliveries returns an endpoint's most recent deliveries.
+func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit int) ([]gatehouse.WebhookDelivery, error) {
+	if _, err := db.FindWebhook(ctx, orgID, webhookID); err != nil {
+		return nil, err
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d
+		JOIN webhooks w ON w.seq = d.webhook JOIN organizations o ON o.seq = w.org
+		WHERE o.id = $1 AND w.id = $2 ORDER BY d.seq DESC LIMIT $3`, orgID, webhookID, limit)
+	ds, err := pgx.CollectRows(rows, scanDelivery)
+	if ds == nil {
+		ds = []gatehouse.WebhookDelivery{}
+	}
+	return ds, wrap(err)
+}
+
+// ClaimWebhook leases the endpoint due soonest. SKIP LOCKED: instances
+// claiming at once each take another endpoint, and none waits.
+func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.WebhookClaim, error) {
+	var (
+		c     gatehouse.WebhookClaim
+		hook  int64
+		orgID uuid.UUID
+		id    uuid.UUID
+	)
+	now = gatehouse.Truncate(now)
+	err := db.pool.QueryRow(ctx, `UPDATE webhooks w SET lease_holder = $1, lease_until = $2
+		FROM organizations o
+		WHERE o.seq = w.org AND w.seq = (SELECT seq FROM webhooks WHERE enabled AND next_at <= $3
+			AND (lease_until <= $3 OR lease_holder = $1) ORDER BY next_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING w.seq, o.id, w.id, w.sealed, w.filters`, holder, now.Add(ttl), now).Scan(&hook, &orgID, &id, &c.Sealed, &c.Filters)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, gatehouse.ErrNotFound
+	}
+	if err != nil {
+		return c, wrap(err)
+	}
+	if c.Webhook, err = db.FindWebhook(ctx, orgID, id); err != nil {
+		return c, err
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d
+		WHERE d.webhook = $1 AND d.status = 'pending' ORDER BY d.seq LIMIT 10`, hook)
+	c.Pending, err = pgx.CollectRows(rows, scanDelivery)
+	return c, wrap(err)
+}
+
+// SaveWebhookProgress stores a round of deliveries.
+func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgress) error {
+	org, err := db.orgSeq(ctx, db.pool, p.OrgID)
+	if err != nil {
+		return err
+	}
+	now := gatehouse.Truncate(p.Now)
+	lost := false
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		lost = false
+		var hook int64
+		err := tx.QueryRow(ctx, "SELECT seq FROM webhooks WHERE org = $1 AND id = $2", org, p.ID).Scan(&hook)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("webhook %s: %w", p.ID, gatehouse.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if err := insertDeliveries(ctx, tx, hook, p.Deliveries); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM webhook_deliveries WHERE webhook = $1 AND seq <=
+			(SELECT seq FROM webhook_deliveries WHERE webhook = $1 ORDER BY seq DESC OFFSET $2 LIMIT 1)`,
+			hook, sqlstore.KeptDeliveries); err != nil {
+			return err
+		}
+		var url string
+		err = tx.QueryRow(ctx, `UPDATE webhooks SET events_txn = $1, events_seq = $2, commands_txn = $3, commands_seq = $4,
+			attempts = $5, failing_since = $6, last_error = $7, next_at = $8,
+			lease_until = CASE WHEN $9 THEN $10 ELSE lease_until END,
+			enabled = enabled AND NOT $11,
+			disabled_reason = CASE WHEN $11 THEN 'failing' ELSE disabled_reason END
+			WHERE seq = $12 AND lease_holder = $13 AND lease_until > $10 AND generation = $14 RETURNING url`,
+			int64(p.EventsAfter.Txn), p.EventsAfter.Seq, int64(p.CommandsAfter.Txn), p.CommandsAfter.Seq,
+			p.Attempts, optUTC(p.FailingSince), p.LastError, p.NextAt, p.Release, now, p.Disable != nil,
+			hook, p.Holder, p.Generation).Scan(&url)
+		if errors.Is(err, pgx.ErrNoRows) {
+			// Lost the lease, or a replay moved the position: the log rows
+			// stay, the lease (if still ours) ends.
+			lost = true
+			_, err := tx.Exec(ctx, "UPDATE webhooks SET lease_until = $1 WHERE seq = $2 AND lease_holder = $3", now, hook, p.Holder)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		if p.Disable != nil {
+			return db.appendAudit(ctx, tx, org, p.Disable.Of(p.OrgID, webhookTarget(p.ID, url)))
+		}
+		return nil
+	})
+	if err == nil && lost {
+		err = sqlstore.ErrLeaseLost
+	}
+	return wrap(err)
+}
+
+// ReadCommandChanges returns the organization's command changes after a
+// position, in (xid, seq) order below the oldest running transaction.
+func (db *DB) ReadCommandChanges(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, limit int) ([]gatehouse.CommandChange, gatehouse.FeedPosition, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, after, nil
+	}
+	if err != nil {
+		return nil, after, err
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT id, status, change_xid::text::bigint, change_seq FROM commands
+		WHERE org = $1 AND issued AND (change_xid, change_seq) > ($2::text::xid8, $3)
+		AND change_xid < pg_snapshot_xmin(pg_current_snapshot())
+		ORDER BY change_xid, change_seq LIMIT $4`, org, strconv.FormatUint(after.Txn, 10), after.Seq, limit)
+	changes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (gatehouse.CommandChange, error) {
+		var (
+			c   gatehouse.CommandChange
+			txn int64
+		)
+		err := r.Scan(&c.ID, &c.Status, &txn, &c.Position.Seq)
+		c.Position.Txn = uint64(txn)
+		return c, err
+	})
+	if len(changes) > 0 {
+		after = changes[len(changes)-1].Position
+	}
+	return changes, after, wrap(err)
+}
+
+func insertDeliveries(ctx context.Context, tx pgx.Tx, hook int64, ds []gatehouse.WebhookDelivery) error {
+	for _, d := range ds {
+		_, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (webhook, id, message_id, type, object_id, status, manual,
+			attempt, at, response_code, latency_ms, error, response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempt = excluded.attempt, at = excluded.at,
+				response_code = excluded.response_code, latency_ms = excluded.latency_ms,
+				error = excluded.error, response = excluded.response`,
+			hook, d.ID, d.MessageID, string(d.Type), d.ObjectID, d.Status, d.Manual, d.Attempt, time.Time(d.At),
+			d.ResponseCode, d.LatencyMS, d.Error, d.Response)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func scanWebhook(r pgx.CollectableRow) (gatehouse.Webhook, error) {
+	var (
+		w                 gatehouse.Webhook
+		types, filters    string
+		created, nextAt   time.Time
+		eventsTxn, cmdTxn int64
+		since             *time.Time
+		lastError         string
+		attempts          int
+	)
+	if err := r.Scan(&w.ID, &w.OrgID, &w.URL, &w.Description, &types, &filters, &w.Enabled, &w.DisabledReason, &created,
+		&eventsTxn, &w.EventsAfter.Seq, &cmdTxn, &w.CommandsAfter.Seq, &w.Generation, &attempts, &since,
+		&lastError, &nextAt); err != nil {
+		return w, err
+	}
+	w.EventsAfter.Txn, w.CommandsAfter.Txn = uint64(eventsTxn), uint64(cmdTxn)
+	w.CreatedAt = gatehouse.Time(created.UTC())
+	sqlstore.FillWebhook(&w, types, filters, attempts, optUTC(since), lastError, nextAt.UTC())
+	return w, nil
+}
+
+func scanDelivery(r pgx.CollectableRow) (gatehouse.WebhookDelivery, error) {
+	var (
+		d  gatehouse.WebhookDelivery
+		at time.Time
+	)
+	err := r.Scan(&d.ID, &d.MessageID, &d.Type, &d.ObjectID, &d.Status, &d.Manual, &d.Attempt, &at,
+		&d.ResponseCode, &d.LatencyMS, &d.Error, &d.Response)
+	d.At = gatehouse.Time(at.UTC())
+	return d, err
+}
+
+func webhookTarget(id uuid.UUID, url string) gatehouse.AuditTarget {
+	return gatehouse.AuditTarget{Type: gatehouse.TargetWebhook, ID: id, Name: url}
+}

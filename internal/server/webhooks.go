@@ -1,0 +1,189 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// maxWebhookBody bounds the bodies of POST and PATCH /webhooks: a URL,
+// a description and filters, with room to spare.
+const maxWebhookBody = 16 << 10
+
+// createdWebhook is the answer to POST /webhooks: the endpoint and, this
+// once, its secret.
+type createdWebhook struct {
+	gatehouse.Webhook
+	Secret string `json:"secret"`
+}
+
+type webhookList struct {
+	Data []gatehouse.Webhook `json:"data"`
+}
+
+type deliveryList struct {
+	Data []gatehouse.WebhookDelivery `json:"data"`
+}
+
+// createWebhook serves POST /api/consumer/v1/webhooks.
+func (s *server) createWebhook() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in, err := readWebhookInput(w, r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		hook, secret, err := s.Service.CreateWebhook(r.Context(), apiKey(r.Context()).OrgID, in)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		w.Header().Set("Location", "/api/consumer/v1/webhooks/"+hook.ID.String())
+		writeJSON(w, http.StatusCreated, createdWebhook{Webhook: hook, Secret: secret})
+	})
+}
+
+// listWebhooks serves GET /api/consumer/v1/webhooks.
+func (s *server) listWebhooks() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hooks, err := s.Service.ListWebhooks(r.Context(), apiKey(r.Context()).OrgID)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, webhookList{Data: hooks})
+	})
+}
+
+// showWebhook serves GET /api/consumer/v1/webhooks/{id}.
+func (s *server) showWebhook() http.Handler {
+	return webhookHandler(s, func(r *http.Request, id uuid.UUID) (any, int, error) {
+		hook, err := s.Service.FindWebhook(r.Context(), apiKey(r.Context()).OrgID, id)
+		return hook, http.StatusOK, err
+	})
+}
+
+// updateWebhook serves PATCH /api/consumer/v1/webhooks/{id}.
+func (s *server) updateWebhook() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in, err := readWebhookInput(w, r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		webhookHandler(s, func(r *http.Request, id uuid.UUID) (any, int, error) {
+			hook, err := s.Service.UpdateWebhook(r.Context(), apiKey(r.Context()).OrgID, id, in)
+			return hook, http.StatusOK, err
+		}).ServeHTTP(w, r)
+	})
+}
+
+// deleteWebhook serves DELETE /api/consumer/v1/webhooks/{id}.
+func (s *server) deleteWebhook() http.Handler {
+	return webhookHandler(s, func(r *http.Request, id uuid.UUID) (any, int, error) {
+		return nil, http.StatusNoContent, s.Service.DeleteWebhook(r.Context(), apiKey(r.Context()).OrgID, id)
+	})
+}
+
+// listDeliveries serves GET /api/consumer/v1/webhooks/{id}/deliveries:
+// the newest first, limit of them (the log keeps the last 1,000).
+func (s *server) listDeliveries() http.Handler {
+	return webhookHandler(s, func(r *http.Request, id uuid.UUID) (any, int, error) {
+		v, err := parseQuery(r)
+		if err != nil {
+			return nil, 0, err
+		}
+		limit, err := gatehouse.ParseDeliveriesQuery(v)
+		if err != nil {
+			return nil, 0, err
+		}
+		ds, err := s.Service.ListWebhookDeliveries(r.Context(), apiKey(r.Context()).OrgID, id, limit)
+		return deliveryList{Data: ds}, http.StatusOK, err
+	})
+}
+
+// redeliver serves POST /api/consumer/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver:
+// 202 with the queued delivery.
+func (s *server) redeliver() http.Handler {
+	return webhookHandler(s, func(r *http.Request, id uuid.UUID) (any, int, error) {
+		deliveryID, err := gatehouse.ParseUUID(r.PathValue("deliveryId"))
+		if err != nil {
+			return nil, 0, gatehouse.Invalid("deliveryId", "must be a UUID, e.g. 0193a5b2-7c1e-7d3f-9a4b-5c6d7e8f9a0b")
+		}
+		d, err := s.Service.RedeliverWebhook(r.Context(), apiKey(r.Context()).OrgID, id, deliveryID)
+		return d, http.StatusAccepted, err
+	})
+}
+
+// testWebhook serves POST /api/consumer/v1/webhooks/{id}/test: 202 with
+// the queued webhook.test delivery.
+func (s *server) testWebhook() http.Handler {
+	return webhookHandler(s, func(r *http.Request, id uuid.UUID) (any, int, error) {
+		d, err := s.Service.TestWebhook(r.Context(), apiKey(r.Context()).OrgID, id)
+		return d, http.StatusAccepted, err
+	})
+}
+
+// replayWebhook serves POST /api/consumer/v1/webhooks/{id}/replay with
+// {"after": cursor}; null (or "") replays from the feed's start.
+func (s *server) replayWebhook() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, err := readJSON(w, r, maxWebhookBody)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		var body struct {
+			After *string `json:"after"`
+		}
+		sent, err := gatehouse.DecodeFields(data, &body, []string{"after"})
+		if err == nil {
+			if _, ok := sent["after"]; !ok {
+				err = gatehouse.Invalid("after", "is required: a feed cursor (a nextCursor, or a webhook's cursor), or null for the feed's start")
+			}
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		after := ""
+		if body.After != nil {
+			after = *body.After
+		}
+		webhookHandler(s, func(r *http.Request, id uuid.UUID) (any, int, error) {
+			hook, err := s.Service.ReplayWebhook(r.Context(), apiKey(r.Context()).OrgID, id, after)
+			return hook, http.StatusOK, err
+		}).ServeHTTP(w, r)
+	})
+}
+
+// webhookHandler reads the endpoint id of the path, runs fn and writes
+// its answer (none for 204).
+func webhookHandler(s *server, fn func(*http.Request, uuid.UUID) (any, int, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := gatehouse.ParseUUID(r.PathValue("id"))
+		if err != nil {
+			s.writeError(w, r, gatehouse.Invalid("id", "must be a UUID, e.g. 0193a5b2-7c1e-7d3f-9a4b-5c6d7e8f9a0b"))
+			return
+		}
+		v, status, err := fn(r, id)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if status == http.StatusNoContent {
+			w.WriteHeader(status)
+			return
+		}
+		writeJSON(w, status, v)
+	})
+}
+
+func readWebhookInput(w http.ResponseWriter, r *http.Request) (gatehouse.WebhookInput, error) {
+	data, err := readJSON(w, r, maxWebhookBody)
+	if err != nil {
+		return gatehouse.WebhookInput{}, err
+	}
+	return gatehouse.DecodeWebhookInput(data)
+}

@@ -1,0 +1,407 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/client"
+	"github.com/gatehouse/gatehouse/internal/app"
+)
+
+// receiver is a webhook endpoint that answers 500 to its first failFirst
+// requests (or to all while down) and keeps every request.
+type receiver struct {
+	t   *testing.T
+	srv *httptest.Server
+	mu  sync.Mutex
+	// failFirst requests fail; down makes every one fail.
+	failFirst int
+	down      bool
+	got       []message
+}
+
+// message is one request a receiver got.
+type message struct {
+	header http.Header
+	body   []byte
+	ok     bool            // answered 2xx
+	Type   string          `json:"type"`
+	Data   json.RawMessage `json:"data"`
+}
+
+func (m message) id() string { return m.header.Get("webhook-id") }
+
+// dataID is the id of the event or command the message carries.
+func (m message) dataID() string {
+	var d struct{ ID string }
+	json.Unmarshal(m.Data, &d)
+	return d.ID
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{t: t}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var m message
+		m.header = req.Header.Clone()
+		m.body, _ = io.ReadAll(req.Body)
+		if err := json.Unmarshal(m.body, &m); err != nil {
+			t.Errorf("a delivery's body is not JSON: %s", m.body)
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		m.ok = !r.down && r.failFirst <= 0
+		r.failFirst--
+		r.got = append(r.got, m)
+		if !m.ok {
+			http.Error(w, "not now", http.StatusInternalServerError)
+			return
+		}
+		w.Write([]byte("thanks"))
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) messages() []message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got)
+}
+
+// delivered is the data ids of the messages answered 2xx, in order.
+func (r *receiver) delivered() []string {
+	var ids []string
+	for _, m := range r.messages() {
+		if m.ok {
+			ids = append(ids, m.dataID())
+		}
+	}
+	return ids
+}
+
+// webhookSettings: private targets allowed (the receivers are on
+// loopback) and short retries: 1 s doubling to 4 s, disabled after a
+// minute.
+func webhookSettings(s *app.Settings) {
+	s.WebhooksAllowPrivate = true
+	s.Webhooks = func(w *gatehouse.WebhookSettings) {
+		w.RetryBase, w.RetryMax, w.RetryFor, w.Idle = time.Second, 4*time.Second, time.Minute, 100*time.Millisecond
+	}
+}
+
+// rounds runs n rounds of deliveries, the clock moving 5 s before each:
+// past any backoff of webhookSettings.
+func (e *env) rounds(n int) {
+	e.t.Helper()
+	for range n {
+		e.clock.Advance(5 * time.Second)
+		for {
+			claimed, err := e.svc.DeliverWebhooks(context.Background(), "test")
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			if !claimed {
+				break
+			}
+		}
+	}
+}
+
+type createdHook struct {
+	gatehouse.Webhook
+	Secret string `json:"secret"`
+}
+
+func (e *env) createWebhook(key, body string) createdHook {
+	e.t.Helper()
+	r := e.post("/api/consumer/v1/webhooks", key, body)
+	if r.status != http.StatusCreated {
+		e.t.Fatalf("POST /webhooks %s = %d %s", body, r.status, r.body)
+	}
+	var h createdHook
+	r.decode(e.t, &h)
+	return h
+}
+
+// TestWebhookEndpointsAPI: endpoints are made (the secret shown once),
+// listed, read, changed, deleted; bad input and private targets are
+// refused by field; other organizations and scopes see nothing.
+func TestWebhookEndpointsAPI(t *testing.T) {
+	e := newEnv(t)
+	acme, rival := e.newOrg("Acme"), e.newOrg("Rival")
+	key := e.newKey(acme.ID, gatehouse.ScopeWebhooksWrite)
+	if r := e.get("/api/consumer/v1/webhooks", acme.readKey); r.status != http.StatusForbidden {
+		t.Errorf("an events:read key lists webhooks: %d", r.status)
+	}
+	for _, tc := range []struct{ name, body, field string }{
+		{"no url", `{}`, "url"},
+		{"http", `{"url": "http://hooks.example.com/x"}`, "url"},
+		{"loopback", `{"url": "https://127.0.0.1/x"}`, "url"},
+		{"IPv6 loopback", `{"url": "https://[::1]/x"}`, "url"},
+		{"localhost", `{"url": "https://localhost:8443/x"}`, "url"},
+		{"private", `{"url": "https://10.1.2.3/x"}`, "url"},
+		{"link-local metadata", `{"url": "https://169.254.169.254/latest"}`, "url"},
+		{"credentials", `{"url": "https://user:pw@hooks.example.com/x"}`, "url"},
+		{"a type", `{"url": "https://hooks.example.com/x", "types": ["event.deleted"]}`, "types[0]"},
+		{"a filter", `{"url": "https://hooks.example.com/x", "filters": {"type": "NOPE"}}`, "filters.type"},
+		{"a feed parameter", `{"url": "https://hooks.example.com/x", "filters": {"limit": "5"}}`, "filters.limit"},
+		{"a long description", `{"url": "https://hooks.example.com/x", "description": "` + strings.Repeat("d", 201) + `"}`, "description"},
+	} {
+		r := e.post("/api/consumer/v1/webhooks", key, tc.body)
+		if r.status != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", tc.name, r.status, r.body)
+			continue
+		}
+		if issues := r.apiError(t).Issues; len(issues[tc.field]) == 0 {
+			t.Errorf("%s: issues %v, want one for %s", tc.name, issues, tc.field)
+		}
+	}
+
+	h := e.createWebhook(key, `{"url": "https://hooks.example.com/x", "description": "SIEM", "filters": {"type": "ACCESS_DENIED"}}`)
+	if !strings.HasPrefix(h.Secret, "whsec_") || !h.Enabled || h.Filters["type"] != "ACCESS_DENIED" ||
+		!slices.Equal(h.Types, []gatehouse.WebhookType{gatehouse.WebhookEventCreated}) {
+		t.Errorf("created %+v", h)
+	}
+	for _, path := range []string{"/api/consumer/v1/webhooks", "/api/consumer/v1/webhooks/" + h.ID.String()} {
+		r := e.get(path, key)
+		if r.status != http.StatusOK || strings.Contains(string(r.body), h.Secret) || strings.Contains(string(r.body), "secret") {
+			t.Errorf("GET %s = %d %s: want 200 without the secret", path, r.status, r.body)
+		}
+	}
+	var list struct{ Data []gatehouse.Webhook }
+	e.getOK("/api/consumer/v1/webhooks", rival.allKey, &list)
+	if len(list.Data) != 0 {
+		t.Errorf("Rival lists %+v", list.Data)
+	}
+	for _, r := range []response{
+		e.get("/api/consumer/v1/webhooks/"+h.ID.String(), rival.allKey),
+		e.do(http.MethodDelete, "/api/consumer/v1/webhooks/"+h.ID.String(), rival.allKey, nil),
+		e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/test", rival.allKey, ""),
+		e.get("/api/consumer/v1/webhooks/"+h.ID.String()+"/deliveries", rival.allKey),
+	} {
+		if r.status != http.StatusNotFound {
+			t.Errorf("Rival reaches Acme's endpoint: %d %s", r.status, r.body)
+		}
+	}
+
+	r := e.do(http.MethodPatch, "/api/consumer/v1/webhooks/"+h.ID.String(), key, strings.NewReader(`{"enabled": false}`), "Content-Type", "application/json")
+	var off gatehouse.Webhook
+	r.decode(t, &off)
+	if r.status != http.StatusOK || off.Enabled || off.DisabledReason != "disabled" {
+		t.Errorf("PATCH enabled false = %d %s", r.status, r.body)
+	}
+	if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/test", key, ""); r.status != http.StatusConflict {
+		t.Errorf("a test to a disabled endpoint: %d %s, want 409", r.status, r.body)
+	}
+	audit := e.auditLog(t, acme.allKey, "")
+	var actions []string
+	for _, a := range audit.Data {
+		actions = append(actions, a.Action)
+	}
+	if !slices.Contains(actions, "webhook.created") || !slices.Contains(actions, "webhook.disabled") {
+		t.Errorf("audit actions %v, want webhook.created and webhook.disabled", actions)
+	}
+	if r := e.do(http.MethodDelete, "/api/consumer/v1/webhooks/"+h.ID.String(), key, nil); r.status != http.StatusNoContent {
+		t.Errorf("DELETE = %d %s", r.status, r.body)
+	}
+	if r := e.get("/api/consumer/v1/webhooks/"+h.ID.String(), key); r.status != http.StatusNotFound {
+		t.Errorf("GET a deleted endpoint = %d", r.status)
+	}
+}
+
+// TestWebhookDeliveryUnderFaults: a receiver that fails three times gets
+// every event, in order, once it recovers, each signed (the Go verifier
+// accepts it) and the failing one retried under one webhook-id; another
+// organization's endpoint gets only its own; the log shows each attempt;
+// redeliver, test and replay send again.
+func TestWebhookDeliveryUnderFaults(t *testing.T) {
+	e := newEnv(t, webhookSettings)
+	acme, rival := e.newOrg("Acme"), e.newOrg("Rival")
+	recv, theirs := newReceiver(t), newReceiver(t)
+	recv.failFirst = 3
+	h := e.createWebhook(acme.allKey, `{"url": "`+recv.srv.URL+`/hook"}`)
+	e.createWebhook(rival.allKey, `{"url": "`+theirs.srv.URL+`/hook"}`)
+
+	var want, wantTheirs []string
+	for i := range 5 {
+		ev := e.ev(acme.accessPoints[i%4], gatehouse.EventAccessGranted, 10-i)
+		e.ingest(acme, ev)
+		want = append(want, ev.ID.String())
+		other := e.ev(rival.accessPoints[0], gatehouse.EventAccessDenied, 1)
+		e.ingest(rival, other)
+		wantTheirs = append(wantTheirs, other.ID.String())
+	}
+	e.rounds(6)
+	if got := recv.delivered(); !slices.Equal(got, want) {
+		t.Fatalf("delivered %v, want every event once in feed order %v", got, want)
+	}
+	if got := theirs.delivered(); !slices.Equal(got, wantTheirs) {
+		t.Errorf("Rival's endpoint got %v, want only Rival's events %v", got, wantTheirs)
+	}
+	msgs := recv.messages()
+	if len(msgs) != 8 {
+		t.Errorf("%d requests, want 3 failed and 5 delivered", len(msgs))
+	}
+	for i, m := range msgs {
+		if err := client.VerifyWebhook(h.Secret, m.header, m.body, e.clock.Now()); err != nil {
+			t.Errorf("request %d does not verify: %v", i, err)
+		}
+		if m.Type != "event.created" {
+			t.Errorf("request %d is a %q", i, m.Type)
+		}
+		if i < 4 && m.id() != msgs[0].id() {
+			t.Errorf("attempt %d of the first event has webhook-id %q, want %q", i+1, m.id(), msgs[0].id())
+		}
+	}
+
+	var log struct{ Data []gatehouse.WebhookDelivery }
+	e.getOK("/api/consumer/v1/webhooks/"+h.ID.String()+"/deliveries?limit=100", acme.allKey, &log)
+	if len(log.Data) != 8 {
+		t.Fatalf("the log has %d deliveries, want 8", len(log.Data))
+	}
+	first := log.Data[len(log.Data)-1]
+	if first.Status != gatehouse.DeliveryFailed || first.ResponseCode == nil || *first.ResponseCode != 500 || first.Attempt != 1 {
+		t.Errorf("the oldest delivery = %+v, want attempt 1 failed with 500", first)
+	}
+	if d := log.Data[len(log.Data)-4]; d.Status != gatehouse.DeliverySucceeded || d.Attempt != 4 || d.Response != "thanks" {
+		t.Errorf("the fourth delivery = %+v, want attempt 4 succeeded", d)
+	}
+	var now gatehouse.Webhook
+	e.getOK("/api/consumer/v1/webhooks/"+h.ID.String(), acme.allKey, &now)
+	if now.Failing != nil {
+		t.Errorf("a recovered endpoint is failing: %+v", now.Failing)
+	}
+
+	// Redeliver the newest: the same message id, once more.
+	newest := log.Data[0]
+	r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/deliveries/"+newest.ID.String()+"/redeliver", acme.allKey, "")
+	if r.status != http.StatusAccepted {
+		t.Fatalf("redeliver = %d %s", r.status, r.body)
+	}
+	if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/test", acme.allKey, ""); r.status != http.StatusAccepted {
+		t.Fatalf("test = %d %s", r.status, r.body)
+	}
+	e.rounds(1)
+	msgs = recv.messages()
+	if len(msgs) != 10 || msgs[8].id() != newest.MessageID || msgs[9].Type != "webhook.test" {
+		t.Fatalf("after redeliver and test: %d requests, the last two %q %q", len(msgs), msgs[len(msgs)-2].id(), msgs[len(msgs)-1].Type)
+	}
+
+	// Replay from the start: every event again, in order.
+	r = e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/replay", acme.allKey, `{"after": null}`)
+	if r.status != http.StatusOK {
+		t.Fatalf("replay = %d %s", r.status, r.body)
+	}
+	e.rounds(1)
+	if got := recv.delivered(); !slices.Equal(got[7:], want) {
+		t.Errorf("after a replay from the start: %v, want %v", got[7:], want)
+	}
+	if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/replay", acme.allKey, `{"after": "nope"}`); r.status != http.StatusBadRequest {
+		t.Errorf("replay from a bad cursor = %d %s", r.status, r.body)
+	}
+}
+
+// TestWebhookDisabledAfterFailing: an endpoint that fails for the retry
+// window is disabled, which the audit log shows as the system's doing;
+// re-enabled, it delivers from where it stopped.
+func TestWebhookDisabledAfterFailing(t *testing.T) {
+	e := newEnv(t, webhookSettings)
+	acme := e.newOrg("Acme")
+	recv := newReceiver(t)
+	recv.down = true
+	h := e.createWebhook(acme.allKey, `{"url": "`+recv.srv.URL+`"}`)
+	ev := e.ev(acme.accessPoints[0], gatehouse.EventAccessDenied, 1)
+	e.ingest(acme, ev)
+	e.rounds(20) // 100 s of failures
+	var got gatehouse.Webhook
+	e.getOK("/api/consumer/v1/webhooks/"+h.ID.String(), acme.allKey, &got)
+	if got.Enabled || got.DisabledReason != "failing" {
+		t.Fatalf("after 100 s of failures: %+v, want disabled for failing", got)
+	}
+	tried := len(recv.messages())
+	e.rounds(3)
+	if len(recv.messages()) != tried {
+		t.Errorf("a disabled endpoint was sent to")
+	}
+	var disabled *struct{ Actor struct{ Type string } }
+	for _, a := range e.auditLog(t, acme.allKey, "action=webhook.disabled").Data {
+		disabled = &struct{ Actor struct{ Type string } }{Actor: struct{ Type string }{a.Actor.Type}}
+	}
+	if disabled == nil || disabled.Actor.Type != "system" {
+		t.Errorf("webhook.disabled entry = %+v, want one by the system", disabled)
+	}
+
+	recv.mu.Lock()
+	recv.down = false
+	recv.mu.Unlock()
+	r := e.do(http.MethodPatch, "/api/consumer/v1/webhooks/"+h.ID.String(), acme.allKey, strings.NewReader(`{"enabled": true}`), "Content-Type", "application/json")
+	if r.status != http.StatusOK {
+		t.Fatalf("re-enable = %d %s", r.status, r.body)
+	}
+	e.rounds(1)
+	if got := recv.delivered(); !slices.Equal(got, []string{ev.ID.String()}) {
+		t.Errorf("re-enabled, delivered %v, want the event it stopped at", got)
+	}
+}
+
+// TestWebhookCommandUpdated: an endpoint subscribed to command.updated
+// gets each status change of a command, as the command then is.
+func TestWebhookCommandUpdated(t *testing.T) {
+	e := newEnv(t, webhookSettings)
+	o := e.newUnlockOrg("Acme")
+	recv := newReceiver(t)
+	e.createWebhook(e.newKey(o.ID, gatehouse.ScopeWebhooksWrite), `{"url": "`+recv.srv.URL+`", "types": ["command.updated"]}`)
+	c, _ := e.issue(o.cmdKey, `{"accessPointId": "`+o.accessPoints[0].ID.String()+`", "scope": "UNIVERSE", "durationSeconds": 30}`)
+	e.rounds(1)
+	if r := e.post("/api/consumer/v1/commands/"+c.ID.String()+"/cancel", o.cmdKey, ""); r.status != http.StatusOK {
+		t.Fatalf("cancel = %d %s", r.status, r.body)
+	}
+	e.rounds(1)
+	var statuses []string
+	for _, m := range recv.messages() {
+		var cmd gatehouse.Command
+		json.Unmarshal(m.Data, &cmd)
+		if m.Type != "command.updated" || cmd.ID != c.ID {
+			t.Errorf("got a %s for %s", m.Type, cmd.ID)
+		}
+		statuses = append(statuses, string(cmd.Status))
+	}
+	if !slices.Equal(statuses, []string{"PENDING", "CANCELLED"}) {
+		t.Errorf("command.updated statuses %v, want PENDING then CANCELLED", statuses)
+	}
+}
+
+// TestWebhookRefusedAtConnection: an instance without
+// --webhooks-allow-private does not send to an endpoint whose address
+// is private, whatever admitted it: the check is on the address dialled.
+func TestWebhookRefusedAtConnection(t *testing.T) {
+	e := newEnv(t, webhookSettings)
+	acme := e.newOrg("Acme")
+	recv := newReceiver(t)
+	h := e.createWebhook(acme.allKey, `{"url": "http://localhost:`+recv.srv.URL[strings.LastIndex(recv.srv.URL, ":")+1:]+`/"}`)
+	e.ingest(acme, e.ev(acme.accessPoints[0], gatehouse.EventAccessGranted, 1))
+	strict, err := app.New(context.Background(), app.Settings{DB: app.Use(e.store), Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Second)
+	if _, err := strict.Service.DeliverWebhooks(context.Background(), "strict"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(recv.messages()); n != 0 {
+		t.Errorf("the receiver on loopback got %d requests", n)
+	}
+	ds, err := e.svc.ListWebhookDeliveries(context.Background(), acme.ID, h.ID, 10)
+	if err != nil || len(ds) != 1 || ds[0].Status != gatehouse.DeliveryFailed || !strings.Contains(ds[0].Error, "not public") {
+		t.Errorf("deliveries %+v, %v; want one refused for its address", ds, err)
+	}
+}

@@ -1,0 +1,162 @@
+package gatehouse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// MaxDeliveriesListed bounds a delivery log read: the log keeps 1,000.
+const MaxDeliveriesListed = 1000
+
+// CreateWebhook makes an endpoint that receives the organization's
+// events (and, if subscribed, command changes) stored from now on, and
+// returns it with its secret: the only time the secret is shown. It is
+// stored sealed under the service secret. A *ValidationError keyed by
+// field; ErrConflict past MaxWebhooks; ErrForbidden unless the acting
+// user is an admin.
+func (s *Service) CreateWebhook(ctx context.Context, orgID uuid.UUID, in WebhookInput) (Webhook, string, error) {
+	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return Webhook{}, "", err
+	}
+	c, err := checkWebhook(in, true, s.webhooks.AllowPrivate)
+	if err != nil {
+		return Webhook{}, "", err
+	}
+	sealer, err := s.sealing(ctx)
+	if err != nil {
+		return Webhook{}, "", err
+	}
+	w := Webhook{ID: NewID(), OrgID: orgID, URL: *c.URL, Types: c.Types, CreatedAt: Time(Truncate(s.Now()))}
+	if c.Description != nil {
+		w.Description = *c.Description
+	}
+	secret := NewWebhookSecret()
+	sealed := sealer.Seal(orgID, webhookSealLabel(w.ID), []byte(secret))
+	w, err = s.store.CreateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookCreated, TargetWebhook), w, *c.Filters, sealed)
+	return w, secret, err
+}
+
+// ListWebhooks returns the organization's endpoints, oldest first.
+func (s *Service) ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]Webhook, error) {
+	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return nil, err
+	}
+	return s.store.ListWebhooks(ctx, orgID)
+}
+
+// FindWebhook returns one of the organization's endpoints, or ErrNotFound.
+func (s *Service) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (Webhook, error) {
+	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return Webhook{}, err
+	}
+	return s.store.FindWebhook(ctx, orgID, id)
+}
+
+// UpdateWebhook changes the fields in gives of one of the organization's
+// endpoints: its URL, description, types, filters, or whether it is
+// enabled. Enabling an endpoint disabled for failing starts again from
+// the delivery it stopped at. ErrNotFound; a *ValidationError.
+func (s *Service) UpdateWebhook(ctx context.Context, orgID, id uuid.UUID, in WebhookInput) (Webhook, error) {
+	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return Webhook{}, err
+	}
+	c, err := checkWebhook(in, false, s.webhooks.AllowPrivate)
+	if err != nil {
+		return Webhook{}, err
+	}
+	return s.store.UpdateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookChanged, TargetWebhook), orgID, id, c, s.Now())
+}
+
+// ReplayWebhook moves an endpoint's position in the feed to cursor (a
+// feed cursor, or "" for the feed's start): the events after it are
+// delivered again, in order, and a failing delivery is tried at once.
+// Command changes keep their position. A *ValidationError keyed "after".
+func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor string) (Webhook, error) {
+	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return Webhook{}, err
+	}
+	var p FeedPosition
+	if cursor != "" {
+		var err error
+		if p, err = ParseFeedCursor(cursor); err != nil {
+			return Webhook{}, Invalid("after", "%s", err.Error())
+		}
+	}
+	return s.store.UpdateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookChanged, TargetWebhook), orgID, id,
+		WebhookChange{EventsAfter: &p}, s.Now())
+}
+
+// DeleteWebhook deletes one of the organization's endpoints and its
+// delivery log. ErrNotFound.
+func (s *Service) DeleteWebhook(ctx context.Context, orgID, id uuid.UUID) error {
+	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return err
+	}
+	return s.store.DeleteWebhook(ctx, s.entry(ctx, orgID, AuditWebhookDeleted, TargetWebhook), orgID, id)
+}
+
+// ListWebhookDeliveries returns the most recent deliveries of one of the
+// organization's endpoints, newest first: limit of them, 1 to
+// MaxDeliveriesListed. ErrNotFound.
+func (s *Service) ListWebhookDeliveries(ctx context.Context, orgID, id uuid.UUID, limit int) ([]WebhookDelivery, error) {
+	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return nil, err
+	}
+	if limit < 1 || limit > MaxDeliveriesListed {
+		return nil, Invalid("limit", "must be between 1 and %d", MaxDeliveriesListed)
+	}
+	return s.store.ListWebhookDeliveries(ctx, orgID, id, limit)
+}
+
+// RedeliverWebhook sends the message of one of an endpoint's deliveries
+// again, once, with the same webhook-id: it is queued (pending) and the
+// endpoint's next round sends it before anything else, out of order. The
+// message is made anew: an event erased since cannot be redelivered.
+// ErrNotFound; ErrConflict when the endpoint is disabled.
+func (s *Service) RedeliverWebhook(ctx context.Context, orgID, id, deliveryID uuid.UUID) (WebhookDelivery, error) {
+	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return WebhookDelivery{}, err
+	}
+	d, err := s.store.FindWebhookDelivery(ctx, orgID, id, deliveryID)
+	if err != nil {
+		return WebhookDelivery{}, err
+	}
+	return s.store.AddWebhookDelivery(ctx, orgID, id, s.manualDelivery(d.MessageID, d.Type, d.ObjectID))
+}
+
+// TestWebhook queues a webhook.test message to one of the organization's
+// endpoints, sent by its next round like a redelivery. ErrNotFound;
+// ErrConflict when the endpoint is disabled.
+func (s *Service) TestWebhook(ctx context.Context, orgID, id uuid.UUID) (WebhookDelivery, error) {
+	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return WebhookDelivery{}, err
+	}
+	d := s.manualDelivery("", WebhookTest, uuid.Nil)
+	d.ObjectID, d.MessageID = d.ID, "msg_test_"+d.ID.String()
+	return s.store.AddWebhookDelivery(ctx, orgID, id, d)
+}
+
+func (s *Service) manualDelivery(msgID string, t WebhookType, object uuid.UUID) WebhookDelivery {
+	return WebhookDelivery{ID: NewID(), MessageID: msgID, Type: t, ObjectID: object, Status: DeliveryPending,
+		Manual: true, Attempt: 1, At: Time(Truncate(s.Now()))}
+}
+
+// openWebhookSecret opens an endpoint's sealed secret.
+func (s *Service) openWebhookSecret(ctx context.Context, orgID, id uuid.UUID, sealed []byte) (string, error) {
+	sealer, err := s.sealing(ctx)
+	if err != nil {
+		return "", err
+	}
+	secret, err := sealer.Open(orgID, webhookSealLabel(id), sealed)
+	if err != nil {
+		return "", fmt.Errorf("the secret of webhook %s: %w", id, errors.Join(err, ErrUnsealable))
+	}
+	return string(secret), nil
+}
+
+// webhookSealLabel binds a sealed secret to its endpoint (Sealer's
+// universe slot, which no universe id can equal).
+func webhookSealLabel(id uuid.UUID) string { return "webhook:" + id.String() }

@@ -1,0 +1,374 @@
+package gatehouse
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// WebhookSend sends one delivery: a POST of body with header to url. It
+// returns the response's status and the start of its body, or the error
+// that kept it from getting one (refused address, timeout).
+type WebhookSend func(ctx context.Context, url string, header http.Header, body []byte) (status int, response []byte, err error)
+
+// WebhookSettings configure the delivery of webhooks. Zero values are the
+// defaults beside them; tests shorten the durations.
+type WebhookSettings struct {
+	// AllowPrivate admits http URLs and private, loopback and
+	// link-local addresses (--webhooks-allow-private).
+	AllowPrivate bool
+	// Send sends a delivery; RunWebhooks needs it.
+	Send WebhookSend
+	// Workers is how many endpoints one instance delivers to at once (4).
+	Workers int
+	// Lease is how long a claim on an endpoint lasts (30 s): an instance
+	// that dies holding one delays the endpoint that long, and loses
+	// nothing. A round starts no send after half of its lease, and every
+	// send ends by three quarters of it (or its own 10 s timeout), so
+	// that no send outlives the lease.
+	Lease time.Duration
+	// Idle is how soon an endpoint that had nothing new is looked at
+	// again (500 ms), and how long a worker that found no endpoint due
+	// waits (half of it).
+	Idle time.Duration
+	// RetryBase and RetryMax bound the backoff between attempts at a
+	// failing delivery (5 s doubling to 1 h, each with up to half of it
+	// taken off at random); RetryFor is how long an endpoint may fail
+	// before it is disabled (72 h).
+	RetryBase, RetryMax, RetryFor time.Duration
+}
+
+func (w *WebhookSettings) defaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if w.Workers == 0 {
+		w.Workers = 4
+	}
+	def(&w.Lease, 30*time.Second)
+	def(&w.Idle, 500*time.Millisecond)
+	def(&w.RetryBase, 5*time.Second)
+	def(&w.RetryMax, time.Hour)
+	def(&w.RetryFor, 72*time.Hour)
+}
+
+// webhookPage is how many events (or command changes) a round reads at
+// once.
+const webhookPage = 100
+
+// RunWebhooks delivers the webhooks of every organization until ctx ends:
+// Workers goroutines each claim a due endpoint (Store.ClaimWebhook),
+// deliver to it for a round, and let it go. Every instance runs it; the
+// leases keep two from sending to one endpoint at once. holder names this
+// instance (each worker adds its number); errors are reported and
+// retried.
+func (s *Service) RunWebhooks(ctx context.Context, holder string, report func(error)) {
+	var wg sync.WaitGroup
+	for i := range s.webhooks.Workers {
+		// Each worker holds its leases by its own name: a claim renews
+		// its holder's own lease, which two workers must not share.
+		worker := fmt.Sprintf("%s/webhooks-%d", holder, i)
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				claimed, err := s.DeliverWebhooks(ctx, worker)
+				if err != nil && ctx.Err() == nil {
+					report(err)
+				}
+				if !claimed || err != nil {
+					Sleep(ctx, s.webhooks.Idle/2)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// DeliverWebhooks claims the endpoint due soonest, if any, and delivers
+// to it for one round: its pending manual deliveries, then its events
+// and its command changes in order, a page at a time, until it has sent
+// everything, one fails, or the round's share of its lease is spent. It
+// reports whether it claimed one.
+func (s *Service) DeliverWebhooks(ctx context.Context, holder string) (bool, error) {
+	if s.webhooks.Send == nil {
+		return false, errors.New("webhooks: no sender configured")
+	}
+	start := s.Now()
+	c, err := s.store.ClaimWebhook(ctx, holder, start, s.webhooks.Lease)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	r := &webhookRound{s: s, c: c, holder: holder, stopAt: start.Add(s.webhooks.Lease / 2)}
+	// Sends end by three quarters of the lease, in real time (the
+	// service's clock may be a test's).
+	ctx, cancel := context.WithTimeout(ctx, s.webhooks.Lease*3/4)
+	defer cancel()
+	secret, err := s.openWebhookSecret(ctx, c.Webhook.OrgID, c.Webhook.ID, c.Sealed)
+	if err == nil {
+		r.secret = secret
+		r.filter, err = webhookFilter(c.Filters)
+	}
+	if err != nil {
+		// Nothing can be sent: count it as a failed attempt, so that
+		// the endpoint backs off (and is disabled in time) rather than
+		// being claimed again at once.
+		r.p = r.progress()
+		r.fail(err.Error())
+		return true, r.save(ctx, true)
+	}
+	return true, r.run(ctx)
+}
+
+// webhookRound is one claim's work on an endpoint.
+type webhookRound struct {
+	s      *Service
+	c      WebhookClaim
+	holder string
+	secret string
+	filter EventFilter
+	stopAt time.Time
+	p      WebhookProgress
+}
+
+func (r *webhookRound) progress() WebhookProgress {
+	w := r.c.Webhook
+	p := WebhookProgress{OrgID: w.OrgID, ID: w.ID, Holder: r.holder, Generation: w.Generation,
+		EventsAfter: w.EventsAfter, CommandsAfter: w.CommandsAfter}
+	if w.Failing != nil {
+		since := time.Time(w.Failing.Since)
+		p.Attempts, p.FailingSince, p.LastError = w.Failing.Attempts, &since, w.Failing.LastError
+	}
+	return p
+}
+
+// run sends the pending manual deliveries, then pages of events and
+// command changes, saving after each page.
+func (r *webhookRound) run(ctx context.Context) error {
+	r.p = r.progress()
+	for _, d := range r.c.Pending {
+		r.sendManual(ctx, d)
+	}
+	for {
+		more, failed, err := r.page(ctx)
+		if err != nil {
+			return errors.Join(err, r.save(ctx, true))
+		}
+		done := failed || !more || ctx.Err() != nil || !r.s.Now().Before(r.stopAt)
+		if err := r.save(ctx, done); err != nil || done {
+			if errors.Is(err, ErrConflict) {
+				return nil // a replay or another instance took over
+			}
+			return err
+		}
+		r.p.Deliveries = nil
+	}
+}
+
+// page sends the next page of events, then of command changes. more
+// reports that a page was full; failed that a send failed.
+func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) {
+	w := r.c.Webhook
+	if w.Subscribes(WebhookEventCreated) {
+		f := r.filter
+		f.Limit = webhookPage
+		page, err := r.s.store.ReadFeed(ctx, w.OrgID, f, r.p.EventsAfter)
+		if err != nil {
+			return false, false, err
+		}
+		for i, ev := range page.Events {
+			if !r.send(ctx, WebhookEventCreated, "msg_evt_"+ev.ID.String(), ev.ID, ev) {
+				// The position of the last event sent: the same read,
+				// cut after it, ends there (rows that appear since come
+				// after every one read).
+				if i > 0 {
+					f.Limit = i
+					cut, err := r.s.store.ReadFeed(ctx, w.OrgID, f, r.p.EventsAfter)
+					if err != nil {
+						return false, true, err
+					}
+					r.p.EventsAfter = cut.Next
+				}
+				return false, true, nil
+			}
+		}
+		r.p.EventsAfter = page.Next
+		more = len(page.Events) == webhookPage
+	}
+	if w.Subscribes(WebhookCommandUpdated) {
+		changes, _, err := r.s.store.ReadCommandChanges(ctx, w.OrgID, r.p.CommandsAfter, webhookPage)
+		if err != nil {
+			return more, false, err
+		}
+		for _, ch := range changes {
+			c, err := r.s.store.FindCommand(ctx, w.OrgID, ch.ID)
+			if err != nil {
+				return more, false, err
+			}
+			c.Deliveries = nil
+			if !r.send(ctx, WebhookCommandUpdated, "msg_cmd_"+ch.ID.String()+"_"+strings.ToLower(string(c.Status)), ch.ID, c) {
+				return false, true, nil
+			}
+			r.p.CommandsAfter = ch.Position
+		}
+		more = more || len(changes) == webhookPage
+	}
+	return more, false, nil
+}
+
+// webhookMessage is a delivery's body.
+type webhookMessage struct {
+	Type WebhookType `json:"type"`
+	Data any         `json:"data"`
+}
+
+// send delivers one message of the endpoint's queue and logs it; on
+// failure it records the endpoint's failure and reports false.
+func (r *webhookRound) send(ctx context.Context, t WebhookType, msgID string, object uuid.UUID, data any) bool {
+	d := WebhookDelivery{ID: NewID(), MessageID: msgID, Type: t, ObjectID: object, Attempt: r.p.Attempts + 1}
+	r.attempt(ctx, &d, data)
+	r.p.Deliveries = append(r.p.Deliveries, d)
+	if d.Status != DeliverySucceeded {
+		r.fail(d.Error)
+		return false
+	}
+	r.p.Attempts, r.p.FailingSince, r.p.LastError = 0, nil, ""
+	return true
+}
+
+// sendManual sends a pending redelivery or test once; its outcome
+// touches only its own log row.
+func (r *webhookRound) sendManual(ctx context.Context, d WebhookDelivery) {
+	var data any = map[string]any{"webhookId": r.c.Webhook.ID, "deliveryId": d.ID}
+	switch d.Type {
+	case WebhookEventCreated:
+		page, err := r.s.store.ListEvents(ctx, r.c.Webhook.OrgID, EventFilter{ID: &d.ObjectID, Limit: 1})
+		switch {
+		case err != nil:
+			d.Status, d.Error = DeliveryFailed, err.Error()
+		case len(page.Events) == 0:
+			d.Status, d.Error = DeliveryFailed, "the event no longer exists"
+		default:
+			data = page.Events[0]
+		}
+	case WebhookCommandUpdated:
+		c, err := r.s.store.FindCommand(ctx, r.c.Webhook.OrgID, d.ObjectID)
+		if err != nil {
+			d.Status, d.Error = DeliveryFailed, err.Error()
+		}
+		c.Deliveries = nil
+		data = c
+	}
+	d.Attempt = 1
+	if d.Status == DeliveryPending {
+		r.attempt(ctx, &d, data)
+	} else {
+		d.At = Time(Truncate(r.s.Now()))
+	}
+	r.p.Deliveries = append(r.p.Deliveries, d)
+}
+
+// attempt signs and sends d's message and fills in its outcome.
+func (r *webhookRound) attempt(ctx context.Context, d *WebhookDelivery, data any) {
+	now := r.s.Now()
+	d.At = Time(Truncate(now))
+	body, err := json.Marshal(webhookMessage{Type: d.Type, Data: data})
+	var header http.Header
+	if err == nil {
+		header, err = SignWebhook(r.secret, d.MessageID, now, body)
+	}
+	if err != nil {
+		d.Status, d.Error = DeliveryFailed, err.Error()
+		return
+	}
+	header.Set("Content-Type", "application/json")
+	header.Set("User-Agent", "Gatehouse-Webhooks/1")
+	sent := time.Now() // the latency is real time, whatever the service's clock
+	status, response, err := r.s.webhooks.Send(ctx, r.c.Webhook.URL, header, body)
+	ms := time.Since(sent).Milliseconds()
+	d.LatencyMS = &ms
+	d.Response = logText(response, 1024)
+	switch {
+	case err != nil:
+		d.Status, d.Error = DeliveryFailed, logText([]byte(err.Error()), 300)
+	case status < 200 || status > 299:
+		d.ResponseCode = &status
+		d.Status, d.Error = DeliveryFailed, "the endpoint answered "+http.StatusText(status)
+	default:
+		d.ResponseCode = &status
+		d.Status = DeliverySucceeded
+	}
+}
+
+// fail records a failed attempt at the head of the endpoint's queue: the
+// next is due after the backoff, and after RetryFor of failures the
+// endpoint is disabled.
+func (r *webhookRound) fail(reason string) {
+	now := r.s.Now()
+	if r.p.FailingSince == nil {
+		r.p.FailingSince = &now
+	}
+	r.p.Attempts++
+	r.p.LastError = reason
+	r.p.NextAt = now.Add(r.s.webhooks.backoff(r.p.Attempts))
+	if now.Sub(*r.p.FailingSince) >= r.s.webhooks.RetryFor {
+		ctx := WithActor(context.Background(), Actor{Type: ActorSystem})
+		e := r.s.entry(ctx, r.p.OrgID, AuditWebhookDisabled, TargetWebhook).
+			Change("enabled", "true", "false").Change("reason", "", "failing since "+FormatTime(*r.p.FailingSince)+": "+reason)
+		r.p.Disable = &e
+	}
+}
+
+// save stores the round's progress; release ends the lease and sets when
+// the endpoint is due next (after the backoff when failing, at once when
+// there is more, after Idle when it is caught up).
+func (r *webhookRound) save(ctx context.Context, release bool) error {
+	now := r.s.Now()
+	r.p.Now, r.p.Release = now, release
+	if r.p.FailingSince == nil {
+		r.p.NextAt = now
+		if release {
+			r.p.NextAt = now.Add(r.s.webhooks.Idle)
+		}
+	}
+	// Saved even when the round's context ended: what was sent is
+	// logged and its position kept.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return r.s.store.SaveWebhookProgress(ctx, r.p)
+}
+
+// backoff is the wait after the n-th failed attempt: RetryBase doubling
+// to RetryMax, less up to half of it at random, so that endpoints that
+// failed together do not retry together.
+func (w WebhookSettings) backoff(n int) time.Duration {
+	d := w.RetryMax
+	if n < 31 {
+		d = min(w.RetryBase<<(n-1), w.RetryMax)
+	}
+	return d - rand.N(d/2+1)
+}
+
+// logText keeps at most n bytes of b, cut on a rune boundary, for the
+// delivery log.
+func logText(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+		for len(b) > 0 && !utf8.Valid(b) {
+			b = b[:len(b)-1]
+		}
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}

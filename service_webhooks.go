@@ -84,6 +84,11 @@ func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor
 		if p, err = ParseFeedCursor(cursor); err != nil {
 			return Webhook{}, Invalid("after", "%s", err.Error())
 		}
+		// A position this database cannot have made (another backend's)
+		// is refused now, not at every round.
+		if _, err := s.store.ReadFeed(ctx, orgID, EventFilter{Limit: 1}, p); err != nil {
+			return Webhook{}, err
+		}
 	}
 	return s.store.UpdateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookChanged, TargetWebhook), orgID, id,
 		WebhookChange{EventsAfter: &p}, s.Now())

@@ -185,6 +185,12 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 		f := r.filter
 		f.Limit = webhookPage
 		page, err := r.s.store.ReadFeed(ctx, w.OrgID, f, r.p.EventsAfter)
+		if errors.Is(err, ErrInvalid) {
+			// A position the database cannot follow (restored from a
+			// dump): the endpoint fails, visibly, until it is replayed.
+			r.fail("the endpoint's feed position is invalid here (" + err.Error() + "): replay it from a cursor")
+			return false, true, nil
+		}
 		if err != nil {
 			return false, false, err
 		}

@@ -305,8 +305,12 @@ func TestWebhookDeliveryUnderFaults(t *testing.T) {
 	if got := recv.delivered(); !slices.Equal(got[7:], want) {
 		t.Errorf("after a replay from the start: %v, want %v", got[7:], want)
 	}
-	if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/replay", acme.allKey, `{"after": "nope"}`); r.status != http.StatusBadRequest {
-		t.Errorf("replay from a bad cursor = %d %s", r.status, r.body)
+	// Not a cursor; a cursor this database cannot have made.
+	for _, after := range []string{"nope", gatehouse.FeedCursor(gatehouse.FeedPosition{Txn: 1 << 62, Seq: 1})} {
+		r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/replay", acme.allKey, `{"after": "`+after+`"}`)
+		if r.status != http.StatusBadRequest || len(r.apiError(t).Issues["after"]) == 0 {
+			t.Errorf("replay from %q = %d %s, want a 400 keyed after", after, r.status, r.body)
+		}
 	}
 }
 

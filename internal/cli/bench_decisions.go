@@ -25,16 +25,7 @@ func runBenchDecisions(ctx context.Context, e *env) error {
 		if *concurrency < 1 || *duration <= 0 || *rate < 0 {
 			return usagef("--concurrency and --duration must be positive, --rate not negative")
 		}
-		now := e.now()
-		org, err := svc.CreateOrganization(ctx, "Bench decisions "+now.Format(time.RFC3339))
-		if err != nil {
-			return err
-		}
-		loc, err := svc.CreateLocation(ctx, org.ID, "Bench")
-		if err != nil {
-			return err
-		}
-		ap, err := svc.CreateAccessPoint(ctx, org.ID, loc.ID, "Bench door")
+		org, ap, err := benchDoor(ctx, svc, "Bench decisions "+e.now().Format(time.RFC3339))
 		if err != nil {
 			return err
 		}
@@ -65,4 +56,19 @@ func runBenchDecisions(ctx context.Context, e *env) error {
 		return f.print(st, "%d decisions (record %t) at %s: %.0f per second, p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %d errors",
 			st.Requests, *record, load, st.RPS, st.P50, st.P95, st.P99, st.Errors)
 	})
+}
+
+// benchDoor creates an organization named name with one location and
+// one access point, for a benchmark to drive.
+func benchDoor(ctx context.Context, svc *gatehouse.Service, name string) (gatehouse.Organization, gatehouse.AccessPoint, error) {
+	org, err := svc.CreateOrganization(ctx, name)
+	if err != nil {
+		return org, gatehouse.AccessPoint{}, err
+	}
+	loc, err := svc.CreateLocation(ctx, org.ID, "Bench")
+	if err != nil {
+		return org, gatehouse.AccessPoint{}, err
+	}
+	ap, err := svc.CreateAccessPoint(ctx, org.ID, loc.ID, "Bench door")
+	return org, ap, err
 }

@@ -24,15 +24,7 @@ func runBenchWebhooks(ctx context.Context, e *env) error {
 		if *rate <= 0 || *duration <= 0 || *every <= 0 {
 			return usagef("--rate, --duration and --batch-every must be positive")
 		}
-		org, err := svc.CreateOrganization(ctx, "Bench webhooks "+e.now().Format(time.RFC3339))
-		if err != nil {
-			return err
-		}
-		loc, err := svc.CreateLocation(ctx, org.ID, "Bench")
-		if err != nil {
-			return err
-		}
-		ap, err := svc.CreateAccessPoint(ctx, org.ID, loc.ID, "Bench door")
+		org, ap, err := benchDoor(ctx, svc, "Bench webhooks "+e.now().Format(time.RFC3339))
 		if err != nil {
 			return err
 		}

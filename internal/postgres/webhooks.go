@@ -35,8 +35,8 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 		if err := tx.QueryRow(ctx, "SELECT count(*) FROM webhooks WHERE org = $1", org).Scan(&n); err != nil {
 			return err
 		}
-		if n >= gatehouse.MaxWebhooks {
-			return &gatehouse.ConflictError{Field: "url", Message: fmt.Sprintf("an organization has at most %d webhook endpoints", gatehouse.MaxWebhooks)}
+		if err := sqlstore.CheckWebhookCount(n); err != nil {
+			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO webhooks (org, id, url, description, types, filters, sealed, enabled,
 			created_at, events_txn, events_seq, commands_txn, commands_seq, next_at)
@@ -46,7 +46,7 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(w.OrgID, webhookTarget(w.ID, w.URL)))
+		return db.appendAudit(ctx, tx, org, e.Of(w.OrgID, sqlstore.WebhookTarget(w.ID, w.URL)))
 	})
 	if err != nil {
 		return gatehouse.Webhook{}, err
@@ -121,7 +121,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		if w, err = findWebhook(ctx, tx, orgID, id, ""); err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, entry.Of(orgID, webhookTarget(id, w.URL)))
+		return db.appendAudit(ctx, tx, org, entry.Of(orgID, sqlstore.WebhookTarget(id, w.URL)))
 	})
 	return w, err
 }
@@ -141,7 +141,7 @@ func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, webhookTarget(id, url)))
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, sqlstore.WebhookTarget(id, url)))
 	})
 }
 
@@ -280,7 +280,7 @@ func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgre
 			return err
 		}
 		if p.Disable != nil {
-			return db.appendAudit(ctx, tx, org, p.Disable.Of(p.OrgID, webhookTarget(p.ID, url)))
+			return db.appendAudit(ctx, tx, org, p.Disable.Of(p.OrgID, sqlstore.WebhookTarget(p.ID, url)))
 		}
 		return nil
 	})
@@ -365,8 +365,4 @@ func scanDelivery(r pgx.CollectableRow) (gatehouse.WebhookDelivery, error) {
 		&d.ResponseCode, &d.LatencyMS, &d.Error, &d.Response)
 	d.At = gatehouse.Time(at.UTC())
 	return d, err
-}
-
-func webhookTarget(id uuid.UUID, url string) gatehouse.AuditTarget {
-	return gatehouse.AuditTarget{Type: gatehouse.TargetWebhook, ID: id, Name: url}
 }

@@ -27,8 +27,8 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM webhooks WHERE org = ?", org).Scan(&n); err != nil {
 			return err
 		}
-		if n >= gatehouse.MaxWebhooks {
-			return &gatehouse.ConflictError{Field: "url", Message: fmt.Sprintf("an organization has at most %d webhook endpoints", gatehouse.MaxWebhooks)}
+		if err := sqlstore.CheckWebhookCount(n); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO webhooks (org, id, url, description, types, filters, sealed, enabled,
 			created_at, events_after, commands_after, next_at)
@@ -40,7 +40,7 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(w.OrgID, webhookTarget(w.ID, w.URL)))
+		return db.appendAudit(ctx, tx, org, e.Of(w.OrgID, sqlstore.WebhookTarget(w.ID, w.URL)))
 	})
 	if err != nil {
 		return gatehouse.Webhook{}, err
@@ -118,7 +118,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		if w, err = db.findWebhook(ctx, tx, orgID, id); err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, entry.Of(orgID, webhookTarget(id, w.URL)))
+		return db.appendAudit(ctx, tx, org, entry.Of(orgID, sqlstore.WebhookTarget(id, w.URL)))
 	})
 	return w, err
 }
@@ -138,7 +138,7 @@ func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, webhookTarget(id, url)))
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, sqlstore.WebhookTarget(id, url)))
 	})
 }
 
@@ -293,7 +293,7 @@ func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgre
 			if err := tx.QueryRowContext(ctx, "SELECT url FROM webhooks WHERE seq = ?", hook).Scan(&url); err != nil {
 				return err
 			}
-			return db.appendAudit(ctx, tx, org, p.Disable.Of(p.OrgID, webhookTarget(p.ID, url)))
+			return db.appendAudit(ctx, tx, org, p.Disable.Of(p.OrgID, sqlstore.WebhookTarget(p.ID, url)))
 		}
 		return nil
 	})
@@ -364,8 +364,4 @@ func scanDelivery(r *sql.Rows, d *gatehouse.WebhookDelivery) error {
 	}
 	d.At = gatehouse.Time(fromMillis(at))
 	return nil
-}
-
-func webhookTarget(id uuid.UUID, url string) gatehouse.AuditTarget {
-	return gatehouse.AuditTarget{Type: gatehouse.TargetWebhook, ID: id, Name: url}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 )
 
 // KeptDeliveries is how many of an endpoint's most recent deliveries its
@@ -17,6 +18,20 @@ const KeptDeliveries = 1000
 // ErrLeaseLost is SaveWebhookProgress's error when the round's lease or
 // generation moved: its log rows are stored, nothing else.
 var ErrLeaseLost = fmt.Errorf("the webhook's lease or position moved: %w", gatehouse.ErrConflict)
+
+// CheckWebhookCount refuses a new endpoint for an organization that has
+// n already, at the limit.
+func CheckWebhookCount(n int) error {
+	if n >= gatehouse.MaxWebhooks {
+		return &gatehouse.ConflictError{Field: "url", Message: fmt.Sprintf("an organization has at most %d webhook endpoints", gatehouse.MaxWebhooks)}
+	}
+	return nil
+}
+
+// WebhookTarget is the audit target of an endpoint, named by its URL.
+func WebhookTarget(id uuid.UUID, url string) gatehouse.AuditTarget {
+	return gatehouse.AuditTarget{Type: gatehouse.TargetWebhook, ID: id, Name: url}
+}
 
 // JoinTypes writes an endpoint's types as its column holds them.
 func JoinTypes(types []gatehouse.WebhookType) string {

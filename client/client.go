@@ -194,6 +194,9 @@ func (c *Client) send(req *http.Request, out any) (http.Header, *Error, error) {
 		return nil, nil, fmt.Errorf("gatehouse client: reading the answer: %w", err)
 	}
 	if res.StatusCode >= 200 && res.StatusCode < 300 {
+		if out == nil {
+			return res.Header, nil, nil // 204, or an answer not asked for
+		}
 		if err := json.Unmarshal(data, out); err != nil {
 			return nil, nil, fmt.Errorf("gatehouse client: decoding the answer: %w", err)
 		}

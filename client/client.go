@@ -10,8 +10,12 @@
 //
 // It also issues and follows remote unlocks (IssueCommand, Commands,
 // Command, CancelCommand), reads and sets access points' policies
-// (Policy, SetPolicy), and does what a game server does: its sync (Sync),
-// its universe's policy set (PolicySet) and decisions (Decide).
+// (Policy, SetPolicy), follows the feed (ReadFeed, Feed), manages webhook
+// endpoints (CreateWebhook, ListWebhooks, UpdateWebhook, DeleteWebhook,
+// WebhookDeliveries, RedeliverWebhook, ReplayWebhook, TestWebhook) and
+// verifies their deliveries (VerifyWebhook), and does what a game server
+// does: its sync (Sync), its universe's policy set (PolicySet) and
+// decisions (Decide).
 //
 // The client walks pages with nextCursor, waits out 429 and 503 answers as
 // their Retry-After says (a bounded number of times), and never writes the

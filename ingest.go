@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"slices"
 	"time"
@@ -68,19 +69,23 @@ var commandFields = []string{"id", "status", "scope", "serverJobId", "platformUs
 // by field name; whether the access point and requester belong to the
 // organization is checked by the store.
 func DecodeIngestEvent(data []byte, now time.Time) (NewEvent, error) {
-	var (
-		ev   NewEvent
-		errs ValidationError
-	)
+	ev, _, err := decodeIngestEvent(data, now)
+	return ev, err
+}
+
+// decodeIngestEvent is DecodeIngestEvent that also says whether the
+// object carried its id (else ev.ID is a new UUIDv7).
+func decodeIngestEvent(data []byte, now time.Time) (ev NewEvent, idGiven bool, err error) {
+	var errs ValidationError
 	obj, ok := decodeObject(&errs, data, ingestFields)
 	if !ok {
-		return ev, errs.Err()
+		return ev, false, errs.Err()
 	}
 	r := fieldReader{errs: &errs, obj: obj}
 
 	ev.ID = NewID()
 	if id := r.uuid("id", false); id != nil {
-		ev.ID = *id
+		ev.ID, idGiven = *id, true
 	}
 	typ := EventType(r.str("type", true))
 	if typ != "" && !slices.Contains(EventTypes, typ) {
@@ -140,7 +145,7 @@ func DecodeIngestEvent(data []byte, now time.Time) (NewEvent, error) {
 	if raw, ok := obj["command"]; ok && !isNull(raw) {
 		ev.Command = decodeCommand(&errs, raw, ev)
 	}
-	return ev, errs.Err()
+	return ev, idGiven, errs.Err()
 }
 
 func decodeCommand(errs *ValidationError, data []byte, ev NewEvent) *NewCommand {
@@ -281,4 +286,55 @@ func (r fieldReader) commandScope(name string) *CommandScope {
 	}
 	r.errs.Add(name, "must be UNIVERSE, SERVER or PLAYER")
 	return nil
+}
+
+// importIDNamespace labels the hash of an imported event's derived id, so
+// that no other hash of the same bytes makes the same id.
+const importIDNamespace = "gatehouse import event id v1\x00"
+
+// DeriveEventID is the id of an imported event whose line has none: a
+// UUIDv7 whose time is the event's occurredAt and whose 74 other bits
+// are the SHA-256 of the organization and the event's content (every
+// field, in a fixed order, after decoding: key order, spacing and
+// number forms do not change it). The same line imported twice, in the
+// same or another file, is the same event, stored once; two lines that
+// differ in anything are two events. Two attempts identical in every
+// field (the same player, door, outcome and reason, to the millisecond)
+// cannot be told apart, and are one.
+func DeriveEventID(orgID uuid.UUID, ev NewEvent) uuid.UUID {
+	h := sha256.New()
+	h.Write([]byte(importIDNamespace))
+	h.Write(orgID[:])
+	ev.ID = uuid.Nil
+	ev.OccurredAt = ev.OccurredAt.UTC() // an instant, whatever offset it was written in
+	if ev.Command != nil {
+		c := *ev.Command
+		c.IssuedAt = c.IssuedAt.UTC()
+		ev.Command = &c
+	}
+	content, _ := json.Marshal(ev) // a struct of plain fields: never fails, fixed order
+	h.Write(content)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	var id uuid.UUID
+	ms := uint64(ev.OccurredAt.UnixMilli())
+	for i := range 6 {
+		id[i] = byte(ms >> (40 - 8*i))
+	}
+	copy(id[6:], sum[:10])
+	id[6] = 0x70 | id[6]&0x0f // version 7
+	id[8] = 0x80 | id[8]&0x3f // the RFC 9562 variant
+	return id
+}
+
+// DecodeImportEvent reads one line of an import on the service's clock,
+// as DecodeIngestEvent does, except that a line without an id gets the
+// id DeriveEventID makes, so that importing a file again stores nothing
+// twice.
+func (s *Service) DecodeImportEvent(orgID uuid.UUID, line []byte) (NewEvent, error) {
+	ev, idGiven, err := decodeIngestEvent(line, s.now())
+	if err == nil && !idGiven {
+		ev.ID = DeriveEventID(orgID, ev)
+	}
+	return ev, err
 }

@@ -139,13 +139,17 @@ func endToEnd(t *testing.T, g *gh) {
 		!strings.Contains(sum.Errors[5].Error, "type: is given more than once") {
 		t.Errorf("errors %+v", sum.Errors)
 	}
-	// Importing the same file again stores nothing new.
-	g.json(&sum, "event", "import", "--org", org.ID, file)
-	if sum.Imported != 0 || sum.Duplicates != 3 {
-		t.Errorf("second import %+v", sum)
+	// Importing the same file again stores nothing new, and having
+	// imported nothing while it rejected lines, exits 1 after its summary.
+	out, _, err := g.run(nil, "event", "import", "--org", org.ID, file, "--json")
+	if json.Unmarshal([]byte(out), &sum) != nil || sum.Imported != 0 || sum.Duplicates != 3 || sum.Rejected != 6 {
+		t.Errorf("second import %s", out)
+	}
+	if cli.ExitStatus(err) != 1 {
+		t.Errorf("second import: %v, want exit status 1", err)
 	}
 	// Standard input works as "-".
-	out, _, err := g.run(strings.NewReader(ev("01a1ffff-0000-7000-8000-000000000004", ap.ID)), "event", "import", "--org", org.ID, "-")
+	out, _, err = g.run(strings.NewReader(ev("01a1ffff-0000-7000-8000-000000000004", ap.ID)), "event", "import", "--org", org.ID, "-")
 	if err != nil || !strings.Contains(out, "imported 1 events") {
 		t.Errorf("import from stdin: %q %v", out, err)
 	}

@@ -85,8 +85,16 @@ func runEventImport(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		return f.print(sum, "imported %d events, %d duplicates, %d rejected%s",
-			sum.Imported, sum.Duplicates, sum.Rejected, listErrors(sum.Errors))
+		if err := f.print(sum, "imported %d events, %d duplicates, %d rejected%s",
+			sum.Imported, sum.Duplicates, sum.Rejected, listErrors(sum.Errors)); err != nil {
+			return err
+		}
+		if sum.Imported == 0 && sum.Rejected > 0 {
+			// A script must not read "nothing stored, lines refused" as
+			// success; the summary above says which lines.
+			return fmt.Errorf("imported nothing: %d lines rejected", sum.Rejected)
+		}
+		return nil
 	})
 }
 
@@ -272,7 +280,7 @@ func (imp *importer) decodeLine(line []byte, tooLong bool) (gatehouse.NewEvent, 
 	if tooLong {
 		return gatehouse.NewEvent{}, fmt.Sprintf("line longer than %d bytes", maxLineBytes)
 	}
-	ev, err := imp.svc.DecodeEvent(line)
+	ev, err := imp.svc.DecodeImportEvent(imp.org, line)
 	if err == nil && !imp.accessPoints[ev.AccessPointID] {
 		err = gatehouse.Invalid("accessPointId", "is not an access point of this organization")
 	}

@@ -93,9 +93,12 @@ func TestEventImportCommitsWhileItsInputWaits(t *testing.T) {
 		_, _, err := g.run(in, "event", "import", "--org", org.ID)
 		done <- err
 	}()
-	line := fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":%q}`+"\n", door.ID)
 	const first = 10_000 // one batch of the importer
-	if _, err := io.WriteString(producer, strings.Repeat(line, first+1)); err != nil {
+	var lines strings.Builder
+	for i := range first + 1 { // each another player's: no two are the same event
+		fmt.Fprintf(&lines, `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":%q,"platformUserId":"%d"}`+"\n", door.ID, i)
+	}
+	if _, err := io.WriteString(producer, lines.String()); err != nil {
 		t.Fatal(err)
 	}
 	// The producer pauses: the first batch is stored and committed.

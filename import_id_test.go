@@ -1,0 +1,59 @@
+package gatehouse_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// A line without an id gets the same id however it is written, and
+// another id when anything in it differs; one with an id keeps it.
+func TestDecodeImportEventDerivesStableIDs(t *testing.T) {
+	svc := gatehouse.NewService(gatehouse.ServiceConfig{Now: func() time.Time { return time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC) }})
+	org, other := uuid.MustParse("01a2179e-0000-7000-8000-000000000001"), uuid.MustParse("01a2179e-0000-7000-8000-000000000002")
+	ap := "01a2179e-0000-7000-8000-0000000000aa"
+	id := func(org uuid.UUID, line string) uuid.UUID {
+		t.Helper()
+		ev, err := svc.DecodeImportEvent(org, []byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		return ev.ID
+	}
+	base := id(org, `{"type":"ACCESS_DENIED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":"`+ap+`","allowed":"denied","platformUserId":"42"}`)
+	if base.Version() != 7 || base.Variant() != uuid.RFC4122 {
+		t.Errorf("derived id %s is not a UUIDv7", base)
+	}
+	for _, same := range []string{
+		`{"platformUserId":"42","allowed":"denied","accessPointId":"` + ap + `","occurredAt":"2026-11-20T10:00:00.000Z","type":"ACCESS_DENIED"}`,
+		`{ "type": "ACCESS_DENIED", "occurredAt": "2026-11-20T11:00:00+01:00", "accessPointId": "` + ap + `", "allowed": "denied", "platformUserId": "42" }`,
+	} {
+		if got := id(org, same); got != base {
+			t.Errorf("%s: %s, want %s", same, got, base)
+		}
+	}
+	for _, differs := range []string{
+		`{"type":"ACCESS_DENIED","occurredAt":"2026-11-20T10:00:00.001Z","accessPointId":"` + ap + `","allowed":"denied","platformUserId":"42"}`,
+		`{"type":"ACCESS_DENIED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":"` + ap + `","allowed":"denied","platformUserId":"43"}`,
+		`{"type":"ACCESS_DENIED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":"` + ap + `","allowed":"denied","platformUserId":"42","reason":"BLOCKED"}`,
+	} {
+		if got := id(org, differs); got == base {
+			t.Errorf("%s: the same id as another event", differs)
+		}
+	}
+	if id(other, `{"type":"ACCESS_DENIED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":"`+ap+`","allowed":"denied","platformUserId":"42"}`) == base {
+		t.Error("another organization's line has the same id")
+	}
+	given := "01a2179e-1111-7000-8000-000000000001"
+	if got := id(org, `{"id":"`+given+`","type":"ACCESS_GRANTED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":"`+ap+`"}`); got.String() != given {
+		t.Errorf("a line's own id became %s", got)
+	}
+	// The derived id sorts by occurredAt, as a UUIDv7 does.
+	ev, _ := svc.DecodeImportEvent(org, []byte(`{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":"`+ap+`"}`))
+	sec, _ := ev.ID.Time().UnixTime()
+	if sec != time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC).Unix() {
+		t.Errorf("the derived id's time is %d", sec)
+	}
+}

@@ -1,11 +1,11 @@
 // Package dashboard is the operators' web interface: sign-in, the Event
 // Log with its chart, event detail and CSV/NDJSON exports, the locations
 // and access points with their policies (an editor, and a test of a
-// decision that records nothing), remote unlocks and their commands, and
-// the API keys.
+// decision that records nothing), remote unlocks and their commands, the
+// API keys, and the webhook endpoints with their deliveries.
 // Pages are rendered on the server from html/template and work without
 // JavaScript; a few lines of script only tell the server the browser's
-// time zone and copy a new key.
+// time zone and copy a new key or webhook secret.
 //
 // Sessions are server-side (the store keeps a hash of the cookie's
 // token). Every state-changing request must pass Go's cross-origin
@@ -87,7 +87,8 @@ func New(cfg Config) http.Handler {
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
 		"seconds": seconds, "inc": func(i int) int { return i + 1 }}
 	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit",
-		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy"} {
+		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
+		"webhooks", "webhook", "delete-webhook"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/"+page+".html"))
 	}
@@ -126,6 +127,15 @@ func New(cfg Config) http.Handler {
 	mux.Handle("GET "+Prefix+"/messaging", d.page(d.messagingPage))
 	mux.Handle("POST "+Prefix+"/messaging", d.page(d.setMessaging))
 	mux.Handle("POST "+Prefix+"/messaging/remove", d.page(d.removeMessaging))
+	mux.Handle("GET "+Prefix+"/webhooks", d.page(d.webhooksPage))
+	mux.Handle("POST "+Prefix+"/webhooks", d.page(d.createWebhook))
+	mux.Handle("GET "+Prefix+"/webhooks/{id}", d.page(d.webhookDetail))
+	mux.Handle("POST "+Prefix+"/webhooks/{id}/enabled", d.page(d.setWebhookEnabled))
+	mux.Handle("POST "+Prefix+"/webhooks/{id}/test", d.page(d.testWebhook))
+	mux.Handle("POST "+Prefix+"/webhooks/{id}/deliveries/{delivery}/redeliver", d.page(d.redeliverWebhook))
+	mux.Handle("POST "+Prefix+"/webhooks/{id}/replay", d.page(d.replayWebhook))
+	mux.Handle("GET "+Prefix+"/webhooks/{id}/delete", d.page(d.confirmDeleteWebhook))
+	mux.Handle("POST "+Prefix+"/webhooks/{id}/delete", d.page(d.deleteWebhook))
 	mux.Handle("GET "+Prefix+"/users", d.page(d.usersPage))
 	mux.Handle("POST "+Prefix+"/users", d.page(d.createUser))
 	mux.Handle("POST "+Prefix+"/users/role", d.page(d.setUserRole))

@@ -6,7 +6,8 @@ import (
 	"net/http"
 )
 
-// A secret made by a form (a new API key) travels from the form's POST to the page that shows it
+// A secret made by a form (a new API key, a new webhook endpoint's
+// signing secret) travels from the form's POST to the page that shows it
 // in a flash cookie: HttpOnly (no script reads it), SameSite=Strict,
 // Secure over TLS, scoped to the page's path, alive for a minute at
 // most, and cleared by the GET that shows it, so the secret is shown
@@ -17,7 +18,10 @@ type flash struct {
 	name, path string
 }
 
-var newKeyFlash = flash{name: "gatehouse_new_key", path: Prefix + "/keys"}
+var (
+	newKeyFlash     = flash{name: "gatehouse_new_key", path: Prefix + "/keys"}
+	newWebhookFlash = flash{name: "gatehouse_new_webhook", path: Prefix + "/webhooks"}
+)
 
 // flashMaxAge is how long a flash cookie lives, in seconds: the redirect
 // follows at once.

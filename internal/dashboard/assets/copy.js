@@ -1,4 +1,4 @@
-// The copy button next to a new API key; without script, select and copy.
+// The copy button next to a new API key or secret; without script, select and copy.
 document.querySelectorAll("button[data-copy]").forEach((button) => {
   button.addEventListener("click", async () => {
     const field = document.getElementById(button.dataset.copy);

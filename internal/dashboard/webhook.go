@@ -1,0 +1,152 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// deliveriesShown is how many of an endpoint's most recent deliveries
+// its page lists (the log keeps 1,000; the API pages through them).
+const deliveriesShown = 50
+
+// webhookPage is one endpoint with its recent deliveries. Notice says
+// what the last form did, or why it did nothing.
+type webhookPage struct {
+	Webhook    gatehouse.Webhook
+	Deliveries []gatehouse.WebhookDelivery
+	Notice     string
+	Issues     map[string][]string
+	After      string // the replay form's cursor as typed, after a problem
+	Limit      int    // how many deliveries the page lists at most
+}
+
+// webhookNotices are what ?done= on an endpoint's page says: a fixed
+// set, so that a link cannot make the page say anything else.
+var webhookNotices = map[string]string{
+	"enabled":     "The endpoint is enabled: deliveries resume where they stopped.",
+	"disabled":    "The endpoint is disabled: nothing is sent to it until it is enabled again.",
+	"tested":      "A webhook.test message is queued: it is sent within a second or so, before anything else.",
+	"redelivered": "The message is queued to be sent again, once, with the same webhook-id.",
+	"replayed":    "The endpoint's position in the feed moved: the events after it are delivered again, in order.",
+}
+
+// webhookDetail shows one endpoint of the viewer's organization.
+func (d *dashboard) webhookDetail(w http.ResponseWriter, r *http.Request) {
+	d.renderWebhook(w, r, http.StatusOK, webhookPage{Notice: webhookNotices[r.URL.Query().Get("done")]})
+}
+
+// renderWebhook reads the path's endpoint and its deliveries into p and
+// renders its page; another organization's id reads as an unknown one.
+func (d *dashboard) renderWebhook(w http.ResponseWriter, r *http.Request, status int, p webhookPage) {
+	orgID := viewerOf(r).user.OrgID
+	hook, ok := d.findWebhook(w, r)
+	if !ok {
+		return
+	}
+	ds, err := d.Service.ListWebhookDeliveries(r.Context(), orgID, hook.ID, deliveriesShown)
+	if err != nil {
+		d.webhookFailed(w, r, err)
+		return
+	}
+	p.Webhook, p.Deliveries, p.Limit = hook, ds, deliveriesShown
+	d.render(w, r, status, "webhook", p)
+}
+
+// findWebhook reads the path's endpoint; it answers the error itself and
+// then reports false.
+func (d *dashboard) findWebhook(w http.ResponseWriter, r *http.Request) (gatehouse.Webhook, bool) {
+	hook, err := d.Service.FindWebhook(r.Context(), viewerOf(r).user.OrgID, pathID(r))
+	if err != nil {
+		d.webhookFailed(w, r, err)
+		return hook, false
+	}
+	return hook, true
+}
+
+// webhookFailed answers an operation's error: an unknown endpoint or
+// delivery is a 404 page, anything else as every page answers it.
+func (d *dashboard) webhookFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		d.errorPage(w, r, http.StatusNotFound, "There is no such webhook endpoint or delivery.")
+		return
+	}
+	d.fail(w, r, err)
+}
+
+// webhookDone answers a form of an endpoint's page: back to the page with
+// what it did (POST-redirect-GET: a reload sends nothing again); the page
+// with why it did nothing for an endpoint that is disabled or a bad
+// cursor.
+func (d *dashboard) webhookDone(w http.ResponseWriter, r *http.Request, err error, done string) {
+	var (
+		ve *gatehouse.ValidationError
+		ce *gatehouse.ConflictError
+	)
+	switch {
+	case errors.As(err, &ve):
+		d.renderWebhook(w, r, http.StatusBadRequest, webhookPage{Issues: webhookIssues(ve.Issues), After: r.PostFormValue("after")})
+	case errors.As(err, &ce):
+		d.renderWebhook(w, r, http.StatusConflict, webhookPage{Notice: "Nothing was sent: the endpoint is disabled; enable it first."})
+	case err != nil:
+		d.webhookFailed(w, r, err)
+	default:
+		http.Redirect(w, r, Prefix+"/webhooks/"+pathID(r).String()+"?done="+done, http.StatusSeeOther)
+	}
+}
+
+// setWebhookEnabled enables or disables an endpoint, as the form's
+// enabled field says.
+func (d *dashboard) setWebhookEnabled(w http.ResponseWriter, r *http.Request) {
+	enabled, err := strconv.ParseBool(r.PostFormValue("enabled"))
+	if err != nil {
+		d.errorPage(w, r, http.StatusBadRequest, "The form did not say whether to enable or disable the endpoint.")
+		return
+	}
+	_, err = d.Service.UpdateWebhook(r.Context(), viewerOf(r).user.OrgID, pathID(r), gatehouse.WebhookInput{Enabled: &enabled})
+	done := "disabled"
+	if enabled {
+		done = "enabled"
+	}
+	d.webhookDone(w, r, err, done)
+}
+
+// testWebhook queues a webhook.test message to the endpoint.
+func (d *dashboard) testWebhook(w http.ResponseWriter, r *http.Request) {
+	_, err := d.Service.TestWebhook(r.Context(), viewerOf(r).user.OrgID, pathID(r))
+	d.webhookDone(w, r, err, "tested")
+}
+
+// redeliverWebhook queues one of the endpoint's deliveries to be sent
+// again; the service finds it within the endpoint and the organization.
+func (d *dashboard) redeliverWebhook(w http.ResponseWriter, r *http.Request) {
+	delivery, _ := uuid.Parse(r.PathValue("delivery"))
+	_, err := d.Service.RedeliverWebhook(r.Context(), viewerOf(r).user.OrgID, pathID(r), delivery)
+	d.webhookDone(w, r, err, "redelivered")
+}
+
+// replayWebhook moves the endpoint's position in the feed to the form's
+// cursor, or to the feed's start when it is empty.
+func (d *dashboard) replayWebhook(w http.ResponseWriter, r *http.Request) {
+	_, err := d.Service.ReplayWebhook(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("after"))
+	d.webhookDone(w, r, err, "replayed")
+}
+
+// confirmDeleteWebhook asks before deleting: the form on this page does it.
+func (d *dashboard) confirmDeleteWebhook(w http.ResponseWriter, r *http.Request) {
+	if hook, ok := d.findWebhook(w, r); ok {
+		d.render(w, r, http.StatusOK, "delete-webhook", hook)
+	}
+}
+
+// deleteWebhook deletes the endpoint and its delivery log.
+func (d *dashboard) deleteWebhook(w http.ResponseWriter, r *http.Request) {
+	if err := d.Service.DeleteWebhook(r.Context(), viewerOf(r).user.OrgID, pathID(r)); err != nil {
+		d.webhookFailed(w, r, err)
+		return
+	}
+	http.Redirect(w, r, Prefix+"/webhooks?deleted=1", http.StatusSeeOther)
+}

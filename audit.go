@@ -40,6 +40,11 @@ const (
 	AuditWebhookChanged      AuditAction = "webhook.changed"
 	AuditWebhookDisabled     AuditAction = "webhook.disabled"
 	AuditWebhookDeleted      AuditAction = "webhook.deleted"
+	// AuditPlatformUserErased names the player by a keyed hash of the
+	// id, never the id.
+	AuditPlatformUserErased AuditAction = "platform_user.erased"
+	AuditRetentionChanged   AuditAction = "organization.retention_changed"
+	AuditErasureWebhookSet  AuditAction = "privacy.erasure_webhook_set"
 )
 
 // AuditActions lists every action in documentation order.
@@ -52,6 +57,7 @@ var AuditActions = []AuditAction{
 	AuditLocationUniverseSet, AuditCommandIssued, AuditCommandCancelled,
 	AuditMessagingSet, AuditMessagingRemoved, AuditPolicyChanged,
 	AuditWebhookCreated, AuditWebhookChanged, AuditWebhookDisabled, AuditWebhookDeleted,
+	AuditPlatformUserErased, AuditRetentionChanged, AuditErasureWebhookSet,
 }
 
 // The kinds of record an audit entry targets.
@@ -68,6 +74,9 @@ const (
 	TargetMessaging = "messaging"
 	// TargetWebhook is a webhook endpoint, named by its URL.
 	TargetWebhook = "webhook"
+	// TargetPlatformUser is an erased player: no id, named by the keyed
+	// hash of the platform user id.
+	TargetPlatformUser = "platform_user"
 )
 
 // AuditActor is who made a change: a user (ID and email in Label), a key

@@ -17,6 +17,9 @@ type Organization struct {
 	ID        uuid.UUID `json:"id"`
 	Name      string    `json:"name"`
 	CreatedAt Time      `json:"createdAt"`
+	// RetentionDays is how long its events are kept, by occurredAt
+	// (DefaultRetentionDays unless set).
+	RetentionDays int `json:"retentionDays"`
 }
 
 // Location groups access points, e.g. a building or a game place.

@@ -71,6 +71,9 @@ const (
 	// endpoints: where the organization's events go, so only admins
 	// hold it.
 	PermManageWebhooks Permission = "webhooks:manage"
+	// PermManagePrivacy: erase a player's data, set the retention, set
+	// up the platform's right-to-erasure webhook and read its requests.
+	PermManagePrivacy Permission = "privacy:manage"
 )
 
 // permissions is the one table of what each role may do. RoleAdmin is not

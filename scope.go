@@ -25,10 +25,13 @@ const (
 	ScopePoliciesWrite Scope = "policies:write"
 	// ScopeWebhooksWrite manages webhook endpoints and their deliveries.
 	ScopeWebhooksWrite Scope = "webhooks:write"
+	// ScopePrivacyWrite erases a player's data and reads and sets the
+	// organization's retention.
+	ScopePrivacyWrite Scope = "privacy:write"
 )
 
 // Scopes lists every known scope in documentation order.
-var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead, ScopePoliciesWrite, ScopeWebhooksWrite}
+var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead, ScopePoliciesWrite, ScopeWebhooksWrite, ScopePrivacyWrite}
 
 // ParseScopes reads a comma-separated list of scopes. Duplicates collapse;
 // an unknown or empty list is an error naming the known scopes.

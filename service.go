@@ -52,8 +52,10 @@ type Service struct {
 	compiled         compiledPolicies
 	policySets       policySets
 	decisionContexts decisionContexts
-	// webhooks configures the delivery of webhooks.
-	webhooks WebhookSettings
+	// webhooks configures the delivery of webhooks; retention the
+	// deletion of expired events.
+	webhooks  WebhookSettings
+	retention RetentionSettings
 }
 
 // ServiceConfig is what NewService needs. Store is required; Hasher is
@@ -74,6 +76,8 @@ type ServiceConfig struct {
 	Publisher CommandPublisher
 	// Webhooks configures webhook endpoints and their delivery.
 	Webhooks WebhookSettings
+	// Retention configures the deletion of expired events.
+	Retention RetentionSettings
 }
 
 // PasswordHasher hashes dashboard passwords and checks them. Verify waits
@@ -95,8 +99,9 @@ func NewService(cfg ServiceConfig) *Service {
 	s := &Service{store: cfg.Store, cursors: NewCursors(cfg.Secret), sessions: NewSessions(cfg.Secret),
 		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now,
 		wakes: NewWakes(), ending: make(chan struct{}), publish: cfg.Publisher,
-		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}, webhooks: cfg.Webhooks}
+		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}, webhooks: cfg.Webhooks, retention: cfg.Retention}
 	s.webhooks.defaults()
+	s.retention.defaults()
 	if s.now == nil {
 		s.now = time.Now
 	}

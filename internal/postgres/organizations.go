@@ -30,7 +30,7 @@ func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, na
 
 // ListOrganizations returns every organization, oldest first.
 func (db *DB) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, error) {
-	rows, err := db.pool.Query(ctx, "SELECT id, name, created_at FROM organizations ORDER BY seq")
+	rows, err := db.pool.Query(ctx, "SELECT id, name, created_at, retention_days FROM organizations ORDER BY seq")
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -43,7 +43,7 @@ func (db *DB) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, 
 
 // FindOrganization returns one organization, or ErrNotFound.
 func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Organization, error) {
-	rows, _ := db.pool.Query(ctx, "SELECT id, name, created_at FROM organizations WHERE id = $1", id)
+	rows, _ := db.pool.Query(ctx, "SELECT id, name, created_at, retention_days FROM organizations WHERE id = $1", id)
 	o, err := pgx.CollectExactlyOneRow(rows, scanOrganization)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return o, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
@@ -70,7 +70,7 @@ func (db *DB) RenameOrganization(ctx context.Context, e gatehouse.AuditEntry, id
 		if err != nil {
 			return err
 		}
-		rows, _ := tx.Query(ctx, "UPDATE organizations SET name = $2 WHERE seq = $1 RETURNING id, name, created_at", seq, name)
+		rows, _ := tx.Query(ctx, "UPDATE organizations SET name = $2 WHERE seq = $1 RETURNING id, name, created_at, retention_days", seq, name)
 		if o, err = pgx.CollectExactlyOneRow(rows, scanOrganization); err != nil || old == name {
 			return err
 		}
@@ -84,7 +84,7 @@ func scanOrganization(row pgx.CollectableRow) (gatehouse.Organization, error) {
 		o  gatehouse.Organization
 		at time.Time
 	)
-	err := row.Scan(&o.ID, &o.Name, &at)
+	err := row.Scan(&o.ID, &o.Name, &at, &o.RetentionDays)
 	o.CreatedAt = gatehouse.Time(at.UTC())
 	return o, err
 }

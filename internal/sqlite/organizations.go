@@ -35,7 +35,7 @@ func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, na
 
 // ListOrganizations returns every organization, oldest first.
 func (db *DB) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, error) {
-	rows, err := db.read.QueryContext(ctx, "SELECT id, name, created_at FROM organizations ORDER BY seq")
+	rows, err := db.read.QueryContext(ctx, "SELECT id, name, created_at, retention_days FROM organizations WHERE seq <> 0 ORDER BY seq")
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -53,7 +53,7 @@ func (db *DB) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, 
 
 // FindOrganization returns one organization, or ErrNotFound.
 func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Organization, error) {
-	o, err := scanOrganization(db.read.QueryRowContext(ctx, "SELECT id, name, created_at FROM organizations WHERE id = ?", id[:]))
+	o, err := scanOrganization(db.read.QueryRowContext(ctx, "SELECT id, name, created_at, retention_days FROM organizations WHERE id = ? AND seq <> 0", id[:]))
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
 	}
@@ -67,7 +67,7 @@ func scanOrganization(s scanner) (gatehouse.Organization, error) {
 		o  gatehouse.Organization
 		ms int64
 	)
-	err := s.Scan(&o.ID, &o.Name, &ms)
+	err := s.Scan(&o.ID, &o.Name, &ms, &o.RetentionDays)
 	o.CreatedAt = gatehouse.Time(fromMillis(ms))
 	return o, err
 }
@@ -94,7 +94,7 @@ func (db *DB) RenameOrganization(ctx context.Context, e gatehouse.AuditEntry, id
 		if _, err := tx.ExecContext(ctx, "UPDATE organizations SET name = ? WHERE seq = ?", name, seq); err != nil {
 			return err
 		}
-		if o, err = scanOrganization(tx.QueryRowContext(ctx, "SELECT id, name, created_at FROM organizations WHERE seq = ?", seq)); err != nil || old == name {
+		if o, err = scanOrganization(tx.QueryRowContext(ctx, "SELECT id, name, created_at, retention_days FROM organizations WHERE seq = ?", seq)); err != nil || old == name {
 			return err
 		}
 		return db.appendAudit(ctx, tx, seq, e.Of(id, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: id, Name: name}).Change("name", old, name))

@@ -281,6 +281,11 @@ func wrap(err error) error {
 
 // orgSeq returns the integer key of an organization, or ErrNotFound.
 func (db *DB) orgSeq(ctx context.Context, q querier, id uuid.UUID) (int64, error) {
+	if id == uuid.Nil {
+		// The nil id is the internal organization that keeps the positions
+		// of deleted rows (migration 0014): no one's to act on.
+		return 0, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
+	}
 	seq, err := db.orgs.Seq(id, sql.ErrNoRows, func() (seq int64, err error) {
 		err = q.QueryRowContext(ctx, "SELECT seq FROM organizations WHERE id = ?", id[:]).Scan(&seq)
 		return seq, err

@@ -4,14 +4,11 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
-	sqlitedrv "modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at`
@@ -36,8 +33,7 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 		u.Role = sqlstore.RoleOfNewUser(u.Role, others)
 		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.ID[:], org, u.Email, u.Name, u.Role, u.PasswordHash, millis(u.CreatedAt))
-		var se *sqlitedrv.Error
-		if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+		if isUniqueViolation(err) {
 			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
 		}
 		if err != nil {

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +22,8 @@ func NewOrganization(name string, now time.Time) (gatehouse.Organization, error)
 	if err != nil {
 		return gatehouse.Organization{}, err
 	}
-	return gatehouse.Organization{ID: gatehouse.NewID(), Name: name, CreatedAt: gatehouse.Time(gatehouse.Truncate(now))}, nil
+	return gatehouse.Organization{ID: gatehouse.NewID(), Name: name, CreatedAt: gatehouse.Time(gatehouse.Truncate(now)),
+		RetentionDays: gatehouse.DefaultRetentionDays}, nil
 }
 
 // NewLocation is the location to store for name in the organization,
@@ -113,4 +115,11 @@ func AttachAccessPoints(locs []gatehouse.Location, aps []gatehouse.AccessPoint) 
 		i := index[ap.LocationID]
 		locs[i].AccessPoints = append(locs[i].AccessPoints, ap)
 	}
+}
+
+// RetentionEntry is e recording an organization's retention changed from
+// old days to o's.
+func RetentionEntry(e gatehouse.AuditEntry, o gatehouse.Organization, old int) gatehouse.AuditEntry {
+	return e.Of(o.ID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: o.ID, Name: o.Name}).
+		Change("retentionDays", strconv.Itoa(old), strconv.Itoa(o.RetentionDays))
 }

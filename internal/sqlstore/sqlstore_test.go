@@ -194,6 +194,28 @@ func TestTermCache(t *testing.T) {
 	if m := c.Missing(2, []sqlstore.Term{a}); len(m) != 1 {
 		t.Errorf("another organization's term is not known: Missing = %v", m)
 	}
+	c.Forget(1, b)
+	if m := c.Missing(1, []sqlstore.Term{a, b}); !slices.Equal(m, []sqlstore.Term{b}) {
+		t.Errorf("after Forget(b), Missing = %v, want b", m)
+	}
+}
+
+// A term deleted by another instance is written again within the cache's
+// age: the cache trusts what it holds for five minutes at most.
+func TestTermCacheAges(t *testing.T) {
+	var c sqlstore.TermCache
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	c.SetClockForTest(func() time.Time { return now })
+	a := sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: "a"}
+	c.Add(1, c.Missing(1, []sqlstore.Term{a}))
+	now = now.Add(4 * time.Minute)
+	if m := c.Missing(1, []sqlstore.Term{a}); len(m) != 0 {
+		t.Errorf("after 4 minutes, Missing = %v", m)
+	}
+	now = now.Add(2 * time.Minute)
+	if m := c.Missing(1, []sqlstore.Term{a}); len(m) != 1 {
+		t.Errorf("after 6 minutes, Missing = %v, want the term again", m)
+	}
 }
 
 // The shared code must stay free of any driver, so that neither store

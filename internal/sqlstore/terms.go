@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -74,6 +75,12 @@ func AppendTerms(dst []Term, ev gatehouse.NewEvent, p Place) []Term {
 // in use do, and a term the cache forgot costs one more conflicting insert.
 const termCacheSize = 100_000
 
+// termCacheAge is how long the cache trusts what it holds: erasure and
+// retention delete terms, of which other instances' caches know nothing,
+// so every term is written again (a conflicting insert) at most this
+// long after it was deleted, if events still bring it.
+const termCacheAge = 5 * time.Minute
+
 // TermCache remembers which terms this instance knows to be stored, so that
 // ingest writes a term the first time it sees it rather than with every
 // event: a known term costs a map lookup. It keeps two generations: when
@@ -83,6 +90,8 @@ const termCacheSize = 100_000
 type TermCache struct {
 	mu        sync.Mutex
 	cur, prev map[orgTerm]struct{}
+	born      time.Time // when the cache was last emptied
+	now       func() time.Time
 }
 
 type orgTerm struct {
@@ -96,6 +105,13 @@ type orgTerm struct {
 func (c *TermCache) Missing(org int64, terms []Term) []Term {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := time.Now
+	if c.now != nil {
+		now = c.now
+	}
+	if t := now(); t.Sub(c.born) >= termCacheAge {
+		c.cur, c.prev, c.born = nil, nil, t
+	}
 	var missing []Term
 	for _, t := range terms {
 		k := orgTerm{org, t}
@@ -119,6 +135,14 @@ func (c *TermCache) Add(org int64, terms []Term) {
 	for _, t := range terms {
 		c.addLocked(orgTerm{org, t})
 	}
+}
+
+// Forget drops a term this instance deleted (erasure, retention).
+func (c *TermCache) Forget(org int64, t Term) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.cur, orgTerm{org, t})
+	delete(c.prev, orgTerm{org, t})
 }
 
 func (c *TermCache) addLocked(k orgTerm) {

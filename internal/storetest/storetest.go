@@ -90,6 +90,11 @@ func Run(t *testing.T, open Opener) {
 		{"Webhooks", testWebhooks},
 		{"WebhookClaims", testWebhookClaims},
 		{"CommandChanges", testCommandChanges},
+		{"ErasureOracle", testErasureOracle},
+		{"ErasureCommands", testErasureCommands},
+		{"DeletionKeepsPositions", testDeletionKeepsPositions},
+		{"Retention", testRetention},
+		{"ErasureIntegration", testErasureIntegration},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

@@ -1,0 +1,233 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// SetRetention sets how long an organization's events are kept.
+func (db *DB) SetRetention(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, days int) (gatehouse.Organization, error) {
+	var o gatehouse.Organization
+	err := db.withTx(ctx, func(tx pgx.Tx) error {
+		var seq int64
+		rows, _ := tx.Query(ctx, "SELECT id, name, created_at, retention_days FROM organizations WHERE id = $1 FOR NO KEY UPDATE", orgID)
+		var err error
+		if o, err = pgx.CollectExactlyOneRow(rows, scanOrganization); errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("organization %s: %w", orgID, gatehouse.ErrNotFound)
+		}
+		if err != nil || o.RetentionDays == days {
+			return err
+		}
+		if err := tx.QueryRow(ctx, "UPDATE organizations SET retention_days = $2 WHERE id = $1 RETURNING seq", orgID, days).Scan(&seq); err != nil {
+			return err
+		}
+		old := o.RetentionDays
+		o.RetentionDays = days
+		return db.appendAudit(ctx, tx, seq, sqlstore.RetentionEntry(e, o, old))
+	})
+	return o, err
+}
+
+// DeleteEventsBefore deletes a batch of an organization's expired events.
+func (db *DB) DeleteEventsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+	return db.deleteEvents(ctx, orgID, "occurred_at < $2", before, limit)
+}
+
+// DeletePlayerEvents deletes a batch of a platform user's events.
+func (db *DB) DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformUserID string, limit int) (int, error) {
+	return db.deleteEvents(ctx, orgID, "platform_user_id = $2", platformUserID, limit)
+}
+
+// deleteEvents deletes at most limit of the organization's events
+// matching cond ($2), in one statement: its own short transaction. The
+// identity never hands a seq out twice.
+func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, arg any, limit int) (int, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return 0, err
+	}
+	tag, err := db.pool.Exec(ctx, `DELETE FROM events WHERE seq IN
+		(SELECT seq FROM events WHERE org = $1 AND `+cond+` LIMIT $3)`, org, arg, limit)
+	return int(tag.RowsAffected()), wrap(err)
+}
+
+// PruneTerms deletes platform user terms no event has any more.
+func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID, limit int) (int, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return 0, err
+	}
+	rows, _ := db.pool.Query(ctx, `DELETE FROM search_terms t USING (SELECT field, ref, value FROM search_terms s
+			WHERE s.org = $1 AND s.field = $2
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = s.org AND e.platform_user_id = s.value) LIMIT $3) gone
+		WHERE t.org = $1 AND t.field = gone.field AND t.ref = gone.ref AND t.value = gone.value RETURNING t.value`,
+		org, sqlstore.TermPlatformUser, limit)
+	pruned, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	for _, v := range pruned {
+		db.terms.Forget(org, sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: v})
+	}
+	return len(pruned), wrap(err)
+}
+
+// OldestEvent returns when the organization's oldest event occurred.
+func (db *DB) OldestEvent(ctx context.Context, orgID uuid.UUID) (time.Time, bool, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	var at *time.Time
+	err = db.pool.QueryRow(ctx, "SELECT min(occurred_at) FROM events WHERE org = $1", org).Scan(&at)
+	if err != nil || at == nil {
+		return time.Time{}, false, wrap(err)
+	}
+	return at.UTC(), true, nil
+}
+
+// FinishErasure deletes a platform user's commands and search term.
+func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, platformUserID string) (int, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	term := sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: platformUserID}
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, "SELECT id FROM commands WHERE org = $1 AND platform_user_id = $2 FOR UPDATE", org, platformUserID)
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		if err != nil {
+			return err
+		}
+		for _, q := range []string{
+			"DELETE FROM command_deliveries WHERE org = $1 AND command_id = ANY($2)",
+			"DELETE FROM command_delivery_counts WHERE org = $1 AND command_id = ANY($2)",
+			"DELETE FROM idempotency_keys WHERE org = $1 AND command_id = ANY($2)",
+			"DELETE FROM commands WHERE org = $1 AND id = ANY($2)",
+		} {
+			if _, err := tx.Exec(ctx, q, org, ids); err != nil {
+				return err
+			}
+		}
+		n = len(ids)
+		if _, err := tx.Exec(ctx, "DELETE FROM server_players WHERE org = $1 AND platform_user_id = $2", org, platformUserID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM search_terms WHERE org = $1 AND field = $2 AND value = $3", org, term.Field, term.Value); err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Change("commands", "", strconv.Itoa(n)))
+	})
+	if err == nil {
+		db.terms.Forget(org, term)
+	}
+	return n, err
+}
+
+// SetErasureIntegration stores the organization's erasure webhook.
+func (db *DB) SetErasureIntegration(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, tokenHash [32]byte, sealedToken, sealedSecret []byte, at time.Time) error {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return err
+	}
+	return db.withTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO erasure_integrations (org, token_hash, sealed_token, sealed_secret, created_at)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (org) DO UPDATE SET token_hash = excluded.token_hash,
+			sealed_token = excluded.sealed_token, sealed_secret = excluded.sealed_secret, created_at = excluded.created_at`,
+			org, tokenHash[:], sealedToken, sealedSecret, at)
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: orgID}))
+	})
+}
+
+// FindErasureIntegration returns the organization's sealed token and secret.
+func (db *DB) FindErasureIntegration(ctx context.Context, orgID uuid.UUID) ([]byte, []byte, time.Time, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	var (
+		token, secret []byte
+		at            time.Time
+	)
+	err = db.pool.QueryRow(ctx, "SELECT sealed_token, sealed_secret, created_at FROM erasure_integrations WHERE org = $1", org).
+		Scan(&token, &secret, &at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil, time.Time{}, fmt.Errorf("erasure webhook: %w", gatehouse.ErrNotFound)
+	}
+	return token, secret, at.UTC(), wrap(err)
+}
+
+// ErasureIntegrationByToken finds the organization of a token's hash.
+func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte) (uuid.UUID, []byte, error) {
+	var (
+		orgID  uuid.UUID
+		secret []byte
+	)
+	err := db.pool.QueryRow(ctx, `SELECT o.id, i.sealed_secret FROM erasure_integrations i
+		JOIN organizations o ON o.seq = i.org WHERE i.token_hash = $1`, tokenHash[:]).Scan(&orgID, &secret)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return orgID, nil, fmt.Errorf("erasure webhook: %w", gatehouse.ErrNotFound)
+	}
+	return orgID, secret, wrap(err)
+}
+
+// ErasedNotification reports whether a notification was erased already.
+func (db *DB) ErasedNotification(ctx context.Context, orgID uuid.UUID, notificationID string) (bool, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return false, err
+	}
+	var done bool
+	err = db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM erasure_requests
+		WHERE org = $1 AND notification_id = $2 AND outcome = 'erased')`, org, notificationID).Scan(&done)
+	return done, wrap(err)
+}
+
+// RecordErasureRequest appends one request's record.
+func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gatehouse.ErasureRequest) error {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return err
+	}
+	_, err = db.pool.Exec(ctx, `INSERT INTO erasure_requests (org, id, notification_id, received_at, outcome, detail,
+		user_hash, events, commands) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		org, r.ID, r.NotificationID, time.Time(r.ReceivedAt), string(r.Outcome), r.Detail, r.UserHash, r.Events, r.Commands)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return fmt.Errorf("notification %s: %w", r.NotificationID, gatehouse.ErrConflict)
+	}
+	return wrap(err)
+}
+
+// ListErasureRequests returns the organization's latest requests.
+func (db *DB) ListErasureRequests(ctx context.Context, orgID uuid.UUID, limit int) ([]gatehouse.ErasureRequest, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return nil, err
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT id, notification_id, received_at, outcome, detail, user_hash, events, commands
+		FROM erasure_requests WHERE org = $1 ORDER BY seq DESC LIMIT $2`, org, limit)
+	rs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (gatehouse.ErasureRequest, error) {
+		var (
+			e  gatehouse.ErasureRequest
+			at time.Time
+		)
+		err := r.Scan(&e.ID, &e.NotificationID, &at, &e.Outcome, &e.Detail, &e.UserHash, &e.Events, &e.Commands)
+		e.ReceivedAt = gatehouse.Time(at.UTC())
+		return e, err
+	})
+	if rs == nil {
+		rs = []gatehouse.ErasureRequest{}
+	}
+	return rs, wrap(err)
+}

@@ -1,0 +1,283 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
+	sqlitedrv "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// SetRetention sets how long an organization's events are kept.
+func (db *DB) SetRetention(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, days int) (gatehouse.Organization, error) {
+	var o gatehouse.Organization
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		o, err = scanOrganization(tx.QueryRowContext(ctx, "SELECT id, name, created_at, retention_days FROM organizations WHERE seq = ?", org))
+		if err != nil || o.RetentionDays == days {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE organizations SET retention_days = ? WHERE seq = ?", days, org); err != nil {
+			return err
+		}
+		old := o.RetentionDays
+		o.RetentionDays = days
+		return db.appendAudit(ctx, tx, org, sqlstore.RetentionEntry(e, o, old))
+	})
+	return o, err
+}
+
+// DeleteEventsBefore deletes a batch of an organization's expired events.
+func (db *DB) DeleteEventsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+	return db.deleteEvents(ctx, orgID, "occurred_at < ?", millis(before), limit)
+}
+
+// DeletePlayerEvents deletes a batch of a platform user's events.
+func (db *DB) DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformUserID string, limit int) (int, error) {
+	return db.deleteEvents(ctx, orgID, "platform_user_id = ?", platformUserID, limit)
+}
+
+// deleteEvents deletes at most limit of the organization's events
+// matching cond (one argument). The one writer hands out the largest
+// seq + 1, so the event holding the table's largest seq is not deleted
+// but moved to the internal organization 0, its personal fields cleared:
+// it keeps the high-water mark (migration 0014), and the one it kept
+// before is deleted.
+func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, arg any, limit int) (int, error) {
+	var n int
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		var top int64
+		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM events").Scan(&top); err != nil {
+			return err
+		}
+		moved, err := tx.ExecContext(ctx, `UPDATE events SET org = 0, platform_user_id = NULL, server_job_id = NULL,
+			requested_by = NULL, command_id = NULL, reason = NULL WHERE seq = ? AND org = ? AND `+cond, top, org, arg)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM events WHERE seq IN
+			(SELECT seq FROM events WHERE org = ? AND `+cond+` LIMIT ?)`, org, arg, limit)
+		if err != nil {
+			return err
+		}
+		deleted, _ := res.RowsAffected()
+		if m, _ := moved.RowsAffected(); m > 0 {
+			deleted += m
+			if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE org = 0 AND seq < ?", top); err != nil {
+				return err
+			}
+		}
+		n = int(deleted)
+		return nil
+	})
+	return n, err
+}
+
+// PruneTerms deletes platform user terms no event has any more.
+func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID, limit int) (int, error) {
+	var pruned []string
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		pruned, err = queryAll(ctx, tx, func(r *sql.Rows, v *string) error { return r.Scan(v) },
+			`DELETE FROM search_terms WHERE rowid IN (SELECT t.rowid FROM search_terms t WHERE t.org = ? AND t.field = ?
+				AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = t.org AND e.platform_user_id = t.value) LIMIT ?)
+			RETURNING value`, org, sqlstore.TermPlatformUser, limit)
+		if err == nil {
+			for _, v := range pruned {
+				db.terms.Forget(org, sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: v})
+			}
+		}
+		return err
+	})
+	return len(pruned), err
+}
+
+// OldestEvent returns when the organization's oldest event occurred.
+func (db *DB) OldestEvent(ctx context.Context, orgID uuid.UUID) (time.Time, bool, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	var ms sql.NullInt64
+	err = db.read.QueryRowContext(ctx, "SELECT min(occurred_at) FROM events WHERE org = ?", org).Scan(&ms)
+	return fromMillis(ms.Int64), ms.Valid, wrap(err)
+}
+
+// FinishErasure deletes a platform user's commands and search term.
+func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, platformUserID string) (int, error) {
+	var n int
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		ids, err := queryAll(ctx, tx, func(r *sql.Rows, id *[]byte) error { return r.Scan(id) },
+			"SELECT id FROM commands WHERE org = ? AND platform_user_id = ?", org, platformUserID)
+		if err != nil {
+			return err
+		}
+		var top int64
+		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(change_seq), 0) FROM commands WHERE issued = 1").Scan(&top); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			for _, q := range []string{
+				"DELETE FROM command_deliveries WHERE org = ? AND command_id = ?",
+				"DELETE FROM idempotency_keys WHERE org = ? AND command_id = ?",
+			} {
+				if _, err := tx.ExecContext(ctx, q, org, id); err != nil {
+					return err
+				}
+			}
+			// As for events: the command holding the largest change
+			// position moves to organization 0, cleared.
+			moved, err := tx.ExecContext(ctx, `UPDATE commands SET org = 0, platform_user_id = NULL, server_job_id = NULL,
+				note = NULL, requested_by = NULL, issued_by_key = NULL
+				WHERE org = ? AND id = ? AND issued = 1 AND change_seq = ? AND change_seq > 0`, org, id, top)
+			if err != nil {
+				return err
+			}
+			if m, _ := moved.RowsAffected(); m > 0 {
+				if _, err := tx.ExecContext(ctx, "DELETE FROM commands WHERE org = 0 AND change_seq < ?", top); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, "DELETE FROM commands WHERE org = ? AND id = ?", org, id); err != nil {
+				return err
+			}
+		}
+		n = len(ids)
+		if _, err := tx.ExecContext(ctx, "DELETE FROM server_players WHERE org = ? AND platform_user_id = ?", org, platformUserID); err != nil {
+			return err
+		}
+		term := sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: platformUserID}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM search_terms WHERE org = ? AND field = ? AND value = ?", org, term.Field, term.Value); err != nil {
+			return err
+		}
+		db.terms.Forget(org, term)
+		return db.appendAudit(ctx, tx, org, e.Change("commands", "", strconv.Itoa(n)))
+	})
+	return n, err
+}
+
+// SetErasureIntegration stores the organization's erasure webhook.
+func (db *DB) SetErasureIntegration(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, tokenHash [32]byte, sealedToken, sealedSecret []byte, at time.Time) error {
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO erasure_integrations (org, token_hash, sealed_token, sealed_secret, created_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (org) DO UPDATE SET token_hash = excluded.token_hash,
+			sealed_token = excluded.sealed_token, sealed_secret = excluded.sealed_secret, created_at = excluded.created_at`,
+			org, tokenHash[:], sealedToken, sealedSecret, millis(at))
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: orgID}))
+	})
+}
+
+// FindErasureIntegration returns the organization's sealed token and secret.
+func (db *DB) FindErasureIntegration(ctx context.Context, orgID uuid.UUID) ([]byte, []byte, time.Time, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	var (
+		token, secret []byte
+		ms            int64
+	)
+	err = db.read.QueryRowContext(ctx, "SELECT sealed_token, sealed_secret, created_at FROM erasure_integrations WHERE org = ?", org).
+		Scan(&token, &secret, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, time.Time{}, fmt.Errorf("erasure webhook: %w", gatehouse.ErrNotFound)
+	}
+	return token, secret, fromMillis(ms), wrap(err)
+}
+
+// ErasureIntegrationByToken finds the organization of a token's hash.
+func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte) (uuid.UUID, []byte, error) {
+	var (
+		orgID  uuid.UUID
+		secret []byte
+	)
+	err := db.read.QueryRowContext(ctx, `SELECT o.id, i.sealed_secret FROM erasure_integrations i
+		JOIN organizations o ON o.seq = i.org WHERE i.token_hash = ?`, tokenHash[:]).Scan(&orgID, &secret)
+	if errors.Is(err, sql.ErrNoRows) {
+		return orgID, nil, fmt.Errorf("erasure webhook: %w", gatehouse.ErrNotFound)
+	}
+	return orgID, secret, wrap(err)
+}
+
+// ErasedNotification reports whether a notification was erased already.
+func (db *DB) ErasedNotification(ctx context.Context, orgID uuid.UUID, notificationID string) (bool, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return false, err
+	}
+	var n int
+	err = db.read.QueryRowContext(ctx, "SELECT count(*) FROM erasure_requests WHERE org = ? AND notification_id = ? AND outcome = 'erased'",
+		org, notificationID).Scan(&n)
+	return n > 0, wrap(err)
+}
+
+// RecordErasureRequest appends one request's record.
+func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gatehouse.ErasureRequest) error {
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO erasure_requests (org, id, notification_id, received_at, outcome, detail,
+			user_hash, events, commands) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			org, r.ID[:], r.NotificationID, millis(time.Time(r.ReceivedAt)), string(r.Outcome), r.Detail, r.UserHash, r.Events, r.Commands)
+		if isUniqueViolation(err) {
+			return fmt.Errorf("notification %s: %w", r.NotificationID, gatehouse.ErrConflict)
+		}
+		return err
+	})
+}
+
+// ListErasureRequests returns the organization's latest requests.
+func (db *DB) ListErasureRequests(ctx context.Context, orgID uuid.UUID, limit int) ([]gatehouse.ErasureRequest, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := queryAll(ctx, db.read, func(r *sql.Rows, e *gatehouse.ErasureRequest) error {
+		var ms int64
+		err := r.Scan(&e.ID, &e.NotificationID, &ms, &e.Outcome, &e.Detail, &e.UserHash, &e.Events, &e.Commands)
+		e.ReceivedAt = gatehouse.Time(fromMillis(ms))
+		return err
+	}, `SELECT id, notification_id, received_at, outcome, detail, user_hash, events, commands FROM erasure_requests
+		WHERE org = ? ORDER BY seq DESC LIMIT ?`, org, limit)
+	if rs == nil {
+		rs = []gatehouse.ErasureRequest{}
+	}
+	return rs, wrap(err)
+}
+
+// isUniqueViolation reports a unique index's refusal.
+func isUniqueViolation(err error) bool {
+	var se *sqlitedrv.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE
+}

@@ -1,0 +1,6 @@
+package sqlstore
+
+import "time"
+
+// SetClockForTest sets the clock the cache ages by.
+func (c *TermCache) SetClockForTest(now func() time.Time) { c.now = now }

@@ -1,0 +1,86 @@
+package gatehouse
+
+import (
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Retention bounds, in days (CONTRACT, "Privacy: erasure and
+// retention"): the minimum keeps a whole 366-day window answerable.
+const (
+	DefaultRetentionDays = 400
+	MinRetentionDays     = 367
+	MaxRetentionDays     = 36_500
+)
+
+// eraseBatch is how many events one erasure or retention transaction
+// deletes: short transactions, so that no write waits long behind one.
+const eraseBatch = 1000
+
+// Erasure is what erasing a player removed.
+type Erasure struct {
+	Events   int `json:"events"`
+	Commands int `json:"commands"`
+}
+
+// ErasureOutcome says what a request of the platform's right-to-erasure
+// webhook did.
+type ErasureOutcome string
+
+// The outcomes of an erasure request.
+const (
+	ErasureErased    ErasureOutcome = "erased"    // verified; the player's data is erased
+	ErasureDuplicate ErasureOutcome = "duplicate" // verified; its notification was erased already
+	ErasureIgnored   ErasureOutcome = "ignored"   // verified; not an erasure (the platform's test)
+	ErasureRefused   ErasureOutcome = "refused"   // bad or missing signature, stale timestamp, bad body
+)
+
+// ErasureRequest is the record of one request the organization's
+// erasure webhook received: never the player's id, only its keyed hash.
+type ErasureRequest struct {
+	ID             uuid.UUID      `json:"id"`
+	NotificationID string         `json:"notificationId"`
+	ReceivedAt     Time           `json:"receivedAt"`
+	Outcome        ErasureOutcome `json:"outcome"`
+	Detail         string         `json:"detail"`
+	UserHash       string         `json:"userHash"`
+	Events         int            `json:"events"`
+	Commands       int            `json:"commands"`
+}
+
+// ErasureIntegration is an organization's right-to-erasure webhook as the
+// admin sets it up on the platform: the URL path's opaque token and the
+// secret the platform signs with.
+type ErasureIntegration struct {
+	Token     string `json:"token"`
+	Secret    string `json:"secret"`
+	CreatedAt Time   `json:"createdAt"`
+}
+
+// userHashPurpose labels the key the audit log's hashes of platform user
+// ids are made with.
+const userHashPurpose = "gatehouse erased platform user v1"
+
+// platformUserHash is the keyed hash the audit log and the erasure
+// records name an erased player by: HMAC-SHA256 under a key derived from
+// the service secret, over the organization and the id. Without the
+// secret it cannot be reversed by trying ids; with it, an operator can
+// tell whether a given player was erased.
+func platformUserHash(secret []byte, orgID uuid.UUID, platformUserID string) string {
+	key, _ := hkdf.Key(sha256.New, secret, nil, userHashPurpose, 32) // fails only for a length SHA-256 cannot give
+	m := hmac.New(sha256.New, key)
+	m.Write(orgID[:])
+	m.Write([]byte(platformUserID))
+	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// retentionCutoff is the occurredAt before which an organization keeping
+// days of events deletes them, at now.
+func retentionCutoff(now time.Time, days int) time.Time {
+	return now.AddDate(0, 0, -days)
+}

@@ -97,6 +97,8 @@ type Settings struct {
 	// Webhooks, when set, edits the webhook settings last: tests shorten
 	// the lease and the backoff.
 	Webhooks func(*gatehouse.WebhookSettings)
+	// Retention, when set, edits the retention settings last.
+	Retention func(*gatehouse.RetentionSettings)
 }
 
 // App is a built Gatehouse: Handler serves the API and the dashboard;
@@ -185,6 +187,10 @@ func New(ctx context.Context, s Settings) (*App, error) {
 	if s.Webhooks != nil {
 		s.Webhooks(&hooks)
 	}
+	retention := retentionMetrics(s.Registry)
+	if s.Retention != nil {
+		s.Retention(&retention)
+	}
 	svc = gatehouse.NewService(gatehouse.ServiceConfig{
 		Store:         gatehouse.LimitReads(s.DB.store, s.ReadSlots, s.QueryTimeout),
 		Secret:        s.Secret,
@@ -193,6 +199,7 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		Now:           s.Now,
 		Publisher:     publisher,
 		Webhooks:      hooks,
+		Retention:     retention,
 	})
 	metrics := server.NewMetrics(s.Registry)
 	cfg := server.Config{
@@ -222,7 +229,9 @@ func New(ctx context.Context, s Settings) (*App, error) {
 // under a lease), the push of the commands this instance issued to the
 // platform's messaging, and the planner statistics of the event tables
 // (gatehouse.Service.RunStatistics, under a lease), and the delivery of
-// webhooks (gatehouse.Service.RunWebhooks, each endpoint under a lease).
+// webhooks (gatehouse.Service.RunWebhooks, each endpoint under a lease),
+// and the deletion of expired events (gatehouse.Service.RunRetention,
+// under a lease).
 // Every instance runs
 // it; they coordinate through the database.
 func (a *App) Background(ctx context.Context) {
@@ -240,6 +249,14 @@ func (a *App) Background(ctx context.Context) {
 		})
 	}()
 	defer func() { <-analyzed }()
+	retained := make(chan struct{})
+	go func() {
+		defer close(retained)
+		a.Service.RunRetention(ctx, holder, func(err error) {
+			a.Logger.Error("deleting expired events failed; retrying", slog.String("error", err.Error()))
+		})
+	}()
+	defer func() { <-retained }()
 	delivered := make(chan struct{})
 	go func() {
 		defer close(delivered)
@@ -252,6 +269,25 @@ func (a *App) Background(ctx context.Context) {
 		a.Logger.Error("commands background work failed; retrying", slog.String("error", err.Error()))
 	})
 	<-done
+}
+
+// retentionMetrics are the retention settings that count what the
+// deletion of expired events does: the events it deleted, and when the
+// oldest event kept occurred.
+func retentionMetrics(reg *prometheus.Registry) gatehouse.RetentionSettings {
+	deleted := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "gatehouse_retention_deleted_events_total",
+		Help: "Events deleted because they were older than their organization's retention.",
+	})
+	oldest := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "gatehouse_retention_oldest_event_timestamp_seconds",
+		Help: "When the oldest event kept (of any organization) occurred, as of the last pass of the instance that ran it.",
+	})
+	reg.MustRegister(deleted, oldest)
+	return gatehouse.RetentionSettings{
+		Deleted: func(n int) { deleted.Add(float64(n)) },
+		Oldest:  func(at time.Time) { oldest.Set(float64(at.Unix())) },
+	}
 }
 
 // instanceName names this process among the instances sharing a

@@ -87,7 +87,7 @@ func runOrgList(ctx context.Context, e *env) error {
 			return errors.Join(err, f.print(orgs, ""))
 		}
 		for _, o := range orgs {
-			fmt.Fprintf(e.stdout, "%s  %s  %s\n", o.ID, gatehouse.FormatTime(time.Time(o.CreatedAt)), o.Name)
+			fmt.Fprintf(e.stdout, "%s  %s  %4dd  %s\n", o.ID, gatehouse.FormatTime(time.Time(o.CreatedAt)), o.RetentionDays, o.Name)
 		}
 		return nil
 	})

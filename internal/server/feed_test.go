@@ -30,6 +30,19 @@ func (e *env) feed(key, query string) feedBody {
 	return b
 }
 
+// settled waits (at most 20 s) until the feed from the start holds n
+// events for key: on PostgreSQL an event reaches the feed once every
+// older transaction of the cluster ended, and other packages' tests share
+// the cluster.
+func (e *env) settled(key string, n int) {
+	e.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); len(e.feed(key, "limit=500").Data) < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the feed does not hold %d events after 20 s", n)
+		}
+	}
+}
+
 // The feed hands out events in the order they were stored, whatever
 // their occurredAt (a late event comes after the ones stored before it),
 // each once; its cursor never ends, and the next call with it returns
@@ -42,6 +55,7 @@ func TestFeedFollowsTheStorageOrder(t *testing.T) {
 	late := e.ev(o.accessPoints[0], gatehouse.EventAccessDenied, 600) // occurred long before, stored last
 	e.ingest(o, late)
 	e.ingest(rival, e.ev(rival.accessPoints[0], gatehouse.EventAccessDenied, 1))
+	e.settled(o.readKey, 3)
 
 	var got []string
 	query := "limit=2"
@@ -63,6 +77,7 @@ func TestFeedFollowsTheStorageOrder(t *testing.T) {
 	}
 	next := e.ev(o.accessPoints[1], gatehouse.EventAccessGranted, 0)
 	e.ingest(o, next)
+	e.settled(o.readKey, 4)
 	if b := e.feed(o.readKey, query); len(b.Data) != 1 || b.Data[0].ID != next.ID.String() {
 		t.Errorf("after the next ingest: %+v, want only %s", b.Data, next.ID)
 	}

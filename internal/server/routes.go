@@ -45,6 +45,12 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /api/consumer/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", s.requireScope(gatehouse.ScopeWebhooksWrite, s.redeliver()))
 	mux.Handle("POST /api/consumer/v1/webhooks/{id}/replay", s.requireScope(gatehouse.ScopeWebhooksWrite, s.replayWebhook()))
 	mux.Handle("POST /api/consumer/v1/webhooks/{id}/test", s.requireScope(gatehouse.ScopeWebhooksWrite, s.testWebhook()))
+	mux.Handle("DELETE /api/consumer/v1/platform-users/{platformUserId}", s.requireScope(gatehouse.ScopePrivacyWrite, s.erasePlatformUser()))
+	mux.Handle("GET /api/consumer/v1/organization/settings", s.requireScope(gatehouse.ScopePrivacyWrite, s.showSettings()))
+	mux.Handle("PATCH /api/consumer/v1/organization/settings", s.requireScope(gatehouse.ScopePrivacyWrite, s.updateSettings()))
+	mux.Handle("GET /api/consumer/v1/privacy/erasure-requests", s.requireScope(gatehouse.ScopePrivacyWrite, s.listErasureRequests()))
+	// The platform calls it with no key: its token and signature stand in.
+	mux.Handle("POST /api/consumer/v1/integrations/roblox/erasure/{token}", s.receiveErasure())
 
 	if s.Dashboard != nil {
 		mux.Handle("/dashboard/", s.Dashboard)

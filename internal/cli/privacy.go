@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+// runUserDataErase erases one player from an organization: every event
+// and command of that platform user id, with an audit entry that names
+// the player by a keyed hash only.
+func runUserDataErase(ctx context.Context, e *env) error {
+	f := newFlags(e, "user-data erase")
+	org := f.String("org", "", "organization id")
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+		orgID, err := parseID("org", *org)
+		if err != nil {
+			return err
+		}
+		if len(args) != 1 {
+			return usagef("user-data erase needs the PLATFORM_USER_ID")
+		}
+		er, err := svc.ErasePlatformUser(ctx, orgID, args[0])
+		if err != nil {
+			return err
+		}
+		return f.print(er, "erased %d events and %d commands of the player", er.Events, er.Commands)
+	})
+}
+
+// runOrgSetRetention sets how many days of an organization's events are kept.
+func runOrgSetRetention(ctx context.Context, e *env) error {
+	f := newFlags(e, "org set-retention")
+	return withService(ctx, f, 2, func(svc *gatehouse.Service, args []string) error {
+		if len(args) != 2 {
+			return usagef("org set-retention needs ORG_ID and DAYS")
+		}
+		id, err := parseID("ORG_ID", args[0])
+		if err != nil {
+			return err
+		}
+		days, err := strconv.Atoi(args[1])
+		if err != nil {
+			return usagef("DAYS must be a whole number of days, got %q", args[1])
+		}
+		o, err := svc.SetRetention(ctx, id, days)
+		if err != nil {
+			return err
+		}
+		return f.print(o, "organization %s keeps its events %d days (by occurredAt); older ones are deleted in the background", o.ID, o.RetentionDays)
+	})
+}

@@ -261,8 +261,58 @@ func TestRetentionWhileWriting(t *testing.T) {
 	if len(written) == 0 {
 		t.Error("no event was written during the deletion")
 	}
+	// This instance's metrics count what it deleted, and say when the
+	// oldest event it kept occurred.
+	m := string(e.get("/metrics", "").body)
+	if !strings.Contains(m, fmt.Sprintf("gatehouse_retention_deleted_events_total %d\n", deleted[0])) {
+		t.Errorf("/metrics lacks the deleted count %d", deleted[0])
+	}
+	if deleted[0] > 0 && !strings.Contains(m, "gatehouse_retention_oldest_event_timestamp_seconds ") {
+		t.Error("/metrics lacks the oldest event kept")
+	}
 	left := e.events(acme.readKey, "limit=500&dateFrom=2020-01-01T00:00:00Z")
 	if len(left.Data) != min(len(written), 500) {
 		t.Errorf("%d events left, want the %d written during the deletion", len(left.Data), len(written))
+	}
+}
+
+// TestErasedEventsLeaveWebhooks: once a player is erased, neither a
+// redelivery nor a replay sends their events again.
+func TestErasedEventsLeaveWebhooks(t *testing.T) {
+	e := newEnv(t, webhookSettings)
+	acme := e.newOrg("Acme")
+	recv := newReceiver(t)
+	h := e.createWebhook(acme.allKey, `{"url": "`+recv.srv.URL+`"}`)
+	erased := e.playerEvents(acme, "261", 2)
+	kept := e.playerEvents(acme, "262", 1)
+	e.roundsUntil("delivered", func() bool { return len(recv.delivered()) >= 3 })
+	if r := e.do(http.MethodDelete, "/api/consumer/v1/platform-users/261", acme.allKey, nil); r.status != http.StatusOK {
+		t.Fatalf("erase = %d %s", r.status, r.body)
+	}
+	var log struct{ Data []gatehouse.WebhookDelivery }
+	e.getOK("/api/consumer/v1/webhooks/"+h.ID.String()+"/deliveries", acme.allKey, &log)
+	var ofErased gatehouse.WebhookDelivery
+	for _, d := range log.Data {
+		if d.ObjectID == erased[0].ID {
+			ofErased = d
+		}
+	}
+	if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/deliveries/"+ofErased.ID.String()+"/redeliver", acme.allKey, ""); r.status != http.StatusAccepted {
+		t.Fatalf("redeliver = %d %s", r.status, r.body)
+	}
+	if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/replay", acme.allKey, `{"after": null}`); r.status != http.StatusOK {
+		t.Fatalf("replay = %d %s", r.status, r.body)
+	}
+	e.roundsUntil("the replay delivered", func() bool { return len(recv.delivered()) >= 4 })
+	e.rounds(2)
+	got := recv.delivered()
+	if len(got) != 4 || got[3] != kept[0].ID.String() {
+		t.Errorf("after the erasure, delivered %v; want only %s again", got[3:], kept[0].ID)
+	}
+	e.getOK("/api/consumer/v1/webhooks/"+h.ID.String()+"/deliveries", acme.allKey, &log)
+	for _, d := range log.Data {
+		if d.Manual && (d.Status != gatehouse.DeliveryFailed || !strings.Contains(d.Error, "no longer exists")) {
+			t.Errorf("the redelivery of an erased event: %+v", d)
+		}
 	}
 }

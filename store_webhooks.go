@@ -1,0 +1,67 @@
+package gatehouse
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// WebhookStore is the part of Store that keeps webhook endpoints, their
+// positions and leases, their delivery log, and the command changes
+// they deliver.
+type WebhookStore interface {
+	// CreateWebhook stores an organization's endpoint w (ID, URL,
+	// Description, Types, CreatedAt set; Filters encoded in filters) with
+	// its sealed secret, enabled, its positions at the heads of the
+	// organization's feeds (it receives what is stored from then on), and
+	// records it. ErrNotFound for an unknown organization; ErrConflict
+	// when it has MaxWebhooks already.
+	CreateWebhook(ctx context.Context, e AuditEntry, w Webhook, filters string, sealed []byte) (Webhook, error)
+	// ListWebhooks returns an organization's endpoints, oldest first.
+	ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]Webhook, error)
+	// FindWebhook returns an organization's endpoint, or ErrNotFound.
+	FindWebhook(ctx context.Context, orgID, id uuid.UUID) (Webhook, error)
+	// UpdateWebhook applies c to an organization's endpoint at now and
+	// records what changed (nothing changed: nothing recorded). Enabling
+	// a disabled endpoint, or moving its position (a replay), clears its
+	// failures and makes it due at now; a change of filters or position
+	// also moves its generation, so a round of deliveries already under
+	// way keeps its position to itself. ErrNotFound.
+	UpdateWebhook(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, c WebhookChange, now time.Time) (Webhook, error)
+	// DeleteWebhook deletes an organization's endpoint and its delivery
+	// log, and records it. ErrNotFound.
+	DeleteWebhook(ctx context.Context, e AuditEntry, orgID, id uuid.UUID) error
+	// AddWebhookDelivery stores d, a pending manual delivery (redeliver,
+	// test), in the log of an organization's enabled endpoint and makes
+	// the endpoint due at d.At. ErrNotFound; ErrConflict when the
+	// endpoint is disabled.
+	AddWebhookDelivery(ctx context.Context, orgID, webhookID uuid.UUID, d WebhookDelivery) (WebhookDelivery, error)
+	// FindWebhookDelivery returns one delivery of an organization's
+	// endpoint, or ErrNotFound.
+	FindWebhookDelivery(ctx context.Context, orgID, webhookID, id uuid.UUID) (WebhookDelivery, error)
+	// ListWebhookDeliveries returns the most recent limit deliveries of
+	// an organization's endpoint, newest first. ErrNotFound for an
+	// unknown endpoint.
+	ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit int) ([]WebhookDelivery, error)
+	// ClaimWebhook leases to holder, until now+ttl, the enabled endpoint
+	// of any organization that is due soonest (due at or before now) and
+	// not leased by another holder, and returns it with its pending
+	// manual deliveries (at most 10, oldest first). ErrNotFound when none
+	// is due. Instances that claim at once get different endpoints.
+	ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (WebhookClaim, error)
+	// SaveWebhookProgress stores a round of deliveries in one
+	// transaction: the log rows (the oldest beyond the 1,000 most recent
+	// are deleted), and, when holder still holds the lease and the
+	// generation is the endpoint's, the positions, the failure state,
+	// when it is due, the lease's end and the disabling. ErrConflict,
+	// with the log rows stored, when the lease or the generation moved:
+	// the round stops.
+	SaveWebhookProgress(ctx context.Context, p WebhookProgress) error
+	// ReadCommandChanges returns, in the order they were stored, at most
+	// limit of the organization's issued commands whose status changed
+	// after position after, each once at its latest change, with the
+	// position to continue from (after, when none). As for ReadFeed, no
+	// transaction still in flight can land before a position handed out.
+	ReadCommandChanges(ctx context.Context, orgID uuid.UUID, after FeedPosition, limit int) ([]CommandChange, FeedPosition, error)
+}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatehouse/gatehouse/internal/webhook"
 	"github.com/google/uuid"
 )
 
@@ -190,7 +189,7 @@ func checkWebhookURL(errs *ValidationError, raw string, allowPrivate bool) {
 // is not public, or localhost.
 func privateHost(host string) bool {
 	if a, err := netip.ParseAddr(host); err == nil {
-		return !webhook.Public(a)
+		return !PublicAddress(a)
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	return host == "localhost" || strings.HasSuffix(host, ".localhost")

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gatehouse/gatehouse"
 	"io"
 	"net"
 	"net/http"
@@ -26,33 +27,9 @@ const (
 // (--webhooks-allow-private).
 var ErrPrivateAddress = errors.New("webhook: the target's address is loopback, private, link-local or otherwise not public")
 
-// nonPublic are the ranges netip's predicates leave out.
-var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),     // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT, shared address space
-	netip.MustParsePrefix("192.0.0.0/24"),  // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"), // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),   // reserved, and the broadcast address
-	netip.MustParsePrefix("64:ff9b::/96"),  // NAT64: an IPv4 address behind it, whichever
-	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("fec0::/10"), // site-local, deprecated but routed by some
-}
-
 // Public reports whether a webhook may connect to addr without
-// --webhooks-allow-private.
-func Public(addr netip.Addr) bool {
-	addr = addr.Unmap() // ::ffff:127.0.0.1 is 127.0.0.1
-	if !addr.IsValid() || addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() ||
-		addr.IsLinkLocalMulticast() || addr.IsInterfaceLocalMulticast() || addr.IsMulticast() || addr.IsUnspecified() {
-		return false
-	}
-	for _, p := range nonPublic {
-		if p.Contains(addr) {
-			return false
-		}
-	}
-	return true
-}
+// --webhooks-allow-private (gatehouse.PublicAddress).
+func Public(addr netip.Addr) bool { return gatehouse.PublicAddress(addr) }
 
 // NewClient returns the HTTP client deliveries are sent with. Unless
 // allowPrivate, every connection it opens is checked when it is made, on

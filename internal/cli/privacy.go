@@ -5,13 +5,26 @@ import (
 	"strconv"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 )
 
 // runUserDataErase erases one player from an organization: every event
 // and command of that platform user id, with an audit entry that names
 // the player by a keyed hash only.
 func runUserDataErase(ctx context.Context, e *env) error {
-	f := newFlags(e, "user-data erase")
+	return withOrgAnd(ctx, e, "user-data erase", "PLATFORM_USER_ID", func(f *flags, svc *gatehouse.Service, orgID uuid.UUID, player string) error {
+		er, err := svc.ErasePlatformUser(ctx, orgID, player)
+		if err != nil {
+			return err
+		}
+		return f.print(er, "erased %d events and %d commands of the player", er.Events, er.Commands)
+	})
+}
+
+// withOrgAnd runs fn for a command of one organization (--org) and one
+// positional argument, named arg in its usage, with the service open.
+func withOrgAnd(ctx context.Context, e *env, name, arg string, fn func(f *flags, svc *gatehouse.Service, orgID uuid.UUID, value string) error) error {
+	f := newFlags(e, name)
 	org := f.String("org", "", "organization id")
 	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
 		orgID, err := parseID("org", *org)
@@ -19,13 +32,9 @@ func runUserDataErase(ctx context.Context, e *env) error {
 			return err
 		}
 		if len(args) != 1 {
-			return usagef("user-data erase needs the PLATFORM_USER_ID")
+			return usagef("%s needs the %s", name, arg)
 		}
-		er, err := svc.ErasePlatformUser(ctx, orgID, args[0])
-		if err != nil {
-			return err
-		}
-		return f.print(er, "erased %d events and %d commands of the player", er.Events, er.Commands)
+		return fn(f, svc, orgID, args[0])
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/google/uuid"
 )
 
 // filterFlags collects repeated --filter NAME=VALUE flags.
@@ -87,17 +88,8 @@ func runWebhookList(ctx context.Context, e *env) error {
 }
 
 func runWebhookDelete(ctx context.Context, e *env) error {
-	f := newFlags(e, "webhook delete")
-	org := f.String("org", "", "organization id")
-	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
-		orgID, err := parseID("org", *org)
-		if err != nil {
-			return err
-		}
-		if len(args) != 1 {
-			return usagef("webhook delete needs the WEBHOOK_ID")
-		}
-		id, err := parseID("WEBHOOK_ID", args[0])
+	return withOrgAnd(ctx, e, "webhook delete", "WEBHOOK_ID", func(f *flags, svc *gatehouse.Service, orgID uuid.UUID, arg string) error {
+		id, err := parseID("WEBHOOK_ID", arg)
 		if err != nil {
 			return err
 		}

@@ -2,10 +2,12 @@
 // Log with its chart, event detail and CSV/NDJSON exports, the locations
 // and access points with their policies (an editor, and a test of a
 // decision that records nothing), remote unlocks and their commands, the
-// API keys, and the webhook endpoints with their deliveries.
+// API keys, the webhook endpoints with their deliveries, and privacy (the
+// retention, a player's erasure, the platform's erasure webhook).
 // Pages are rendered on the server from html/template and work without
 // JavaScript; a few lines of script only tell the server the browser's
-// time zone and copy a new key or webhook secret.
+// time zone and copy a new key, a webhook secret or the erasure webhook's
+// URL and secret.
 //
 // Sessions are server-side (the store keeps a hash of the cookie's
 // token). Every state-changing request must pass Go's cross-origin
@@ -88,7 +90,7 @@ func New(cfg Config) http.Handler {
 		"seconds": seconds, "inc": func(i int) int { return i + 1 }}
 	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit",
 		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
-		"webhooks", "webhook", "delete-webhook"} {
+		"webhooks", "webhook", "delete-webhook", "privacy", "erase-player"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/"+page+".html"))
 	}
@@ -136,6 +138,10 @@ func New(cfg Config) http.Handler {
 	mux.Handle("POST "+Prefix+"/webhooks/{id}/replay", d.page(d.replayWebhook))
 	mux.Handle("GET "+Prefix+"/webhooks/{id}/delete", d.page(d.confirmDeleteWebhook))
 	mux.Handle("POST "+Prefix+"/webhooks/{id}/delete", d.page(d.deleteWebhook))
+	mux.Handle("GET "+Prefix+"/privacy", d.page(d.privacyPage))
+	mux.Handle("POST "+Prefix+"/privacy/retention", d.page(d.setRetention))
+	mux.Handle("POST "+Prefix+"/privacy/erase", d.page(d.erasePlayer))
+	mux.Handle("POST "+Prefix+"/privacy/erasure-webhook", d.page(d.setUpErasureWebhook))
 	mux.Handle("GET "+Prefix+"/users", d.page(d.usersPage))
 	mux.Handle("POST "+Prefix+"/users", d.page(d.createUser))
 	mux.Handle("POST "+Prefix+"/users/role", d.page(d.setUserRole))

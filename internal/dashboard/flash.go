@@ -21,6 +21,9 @@ type flash struct {
 var (
 	newKeyFlash     = flash{name: "gatehouse_new_key", path: Prefix + "/keys"}
 	newWebhookFlash = flash{name: "gatehouse_new_webhook", path: Prefix + "/webhooks"}
+	// erasedFlash carries an erasure's counts (never the player's id) to
+	// the Privacy page, so that nothing of the erasure is in a URL.
+	erasedFlash = flash{name: "gatehouse_erased", path: Prefix + "/privacy"}
 )
 
 // flashMaxAge is how long a flash cookie lives, in seconds: the redirect

@@ -167,6 +167,32 @@ try {
   await new Promise((r) => setTimeout(r, 700)); // the API caches a key for 500 ms
   check((await api(key)) === 401, "the revoked key still works");
 
+  // A webhook endpoint: its secret shown once, then its own page.
+  await page.goto(`${BASE}/dashboard/webhooks`);
+  await page.getByLabel("URL").fill("https://hooks.example.com/browser");
+  await page.getByLabel("ACCESS_DENIED").check();
+  await page.getByRole("button", { name: "Create endpoint" }).click();
+  await page.waitForURL(/\/dashboard\/webhooks$/);
+  const secret = await page.locator("#new-secret").inputValue();
+  check(/^whsec_[A-Za-z0-9+/]+=*$/.test(secret), `webhook secret: ${secret}`);
+  await shot("22-webhook-created");
+  await page.reload();
+  check(!(await page.content()).includes(secret), "the webhook secret is shown again");
+  await page.getByRole("link", { name: "https://hooks.example.com/browser" }).click();
+  await page.getByRole("button", { name: "Send test event" }).click();
+  await page.getByRole("cell", { name: "webhook.test" }).first().waitFor();
+  await shot("23-webhook");
+
+  // Privacy: the platform's erasure webhook, and the retention.
+  await page.goto(`${BASE}/dashboard/privacy`);
+  await page.getByRole("button", { name: "Set up the erasure webhook" }).click();
+  check(/\/integrations\/roblox\/erasure\/./.test(await page.locator("#erasure-url").inputValue()), "no erasure webhook URL");
+  await page.getByLabel("Retention in days").fill("730");
+  await page.getByRole("button", { name: "Set retention" }).click();
+  await page.getByText(/The retention is changed/).waitFor();
+  check((await page.getByLabel("Retention in days").inputValue()) === "730", "the retention is not 730");
+  await shot("24-privacy");
+
   // Locations: Downtown Club gets its universe, where remote unlocks go.
   await page.goto(`${BASE}/dashboard/locations`);
   await page.getByLabel("Universe of Downtown Club").fill(UNIVERSE);

@@ -38,6 +38,9 @@ const (
 	usersPerOrg     = 200_000 // platform users, drawn by a Zipf law
 	jobsPerOrg      = 5_000   // server job ids (UUIDs), unless SeedConfig.Jobs says otherwise
 	span            = 2 * 365 * 24 * time.Hour
+	// benchRetentionDays keeps the span and the events bench run posts
+	// a day before it.
+	benchRetentionDays = 1000
 )
 
 var (
@@ -110,6 +113,12 @@ func seed(ctx context.Context, store *gatehouse.Service, cfg SeedConfig, emit fu
 		}
 		org, err := store.CreateOrganization(ctx, fmt.Sprintf("Bench studio %d", o+1))
 		if err != nil {
+			return nil, err
+		}
+		// The log spans two years, past the default retention: kept
+		// whole, so that a server's background work measured against it
+		// does not delete it meanwhile.
+		if _, err := store.SetRetention(ctx, org.ID, benchRetentionDays); err != nil {
 			return nil, err
 		}
 		points, err := seedPlaces(ctx, store, org.ID)

@@ -22,9 +22,9 @@ type PrivacyStore interface {
 	DeleteEventsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
 	DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformUserID string, limit int) (int, error)
 	// PruneTerms deletes the organization's platform user search terms
-	// that no event has any more (after retention), at most limit, and
-	// returns how many.
-	PruneTerms(ctx context.Context, orgID uuid.UUID, limit int) (int, error)
+	// that no event has any more (after retention), in short
+	// transactions, and returns how many.
+	PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error)
 	// OldestEvent returns when the organization's oldest event occurred;
 	// false when it has none.
 	OldestEvent(ctx context.Context, orgID uuid.UUID) (time.Time, bool, error)

@@ -60,22 +60,29 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 	return int(tag.RowsAffected()), wrap(err)
 }
 
-// PruneTerms deletes platform user terms no event has any more.
-func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID, limit int) (int, error) {
+// PruneTerms deletes platform user terms no event has any more, 1,000
+// at a time, each batch a statement of its own.
+func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return 0, err
 	}
-	rows, _ := db.pool.Query(ctx, `DELETE FROM search_terms t USING (SELECT field, ref, value FROM search_terms s
-			WHERE s.org = $1 AND s.field = $2
-			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = s.org AND e.platform_user_id = s.value) LIMIT $3) gone
-		WHERE t.org = $1 AND t.field = gone.field AND t.ref = gone.ref AND t.value = gone.value RETURNING t.value`,
-		org, sqlstore.TermPlatformUser, limit)
-	pruned, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	for _, v := range pruned {
-		db.terms.Forget(org, sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: v})
+	pruned := 0
+	for {
+		rows, _ := db.pool.Query(ctx, `DELETE FROM search_terms t USING (SELECT field, ref, value FROM search_terms s
+				WHERE s.org = $1 AND s.field = $2
+				AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = s.org AND e.platform_user_id = s.value) LIMIT 1000) gone
+			WHERE t.org = $1 AND t.field = gone.field AND t.ref = gone.ref AND t.value = gone.value RETURNING t.value`,
+			org, sqlstore.TermPlatformUser)
+		values, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		for _, v := range values {
+			db.terms.Forget(org, sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: v})
+		}
+		pruned += len(values)
+		if err != nil || len(values) < 1000 {
+			return pruned, wrap(err)
+		}
 	}
-	return len(pruned), wrap(err)
 }
 
 // OldestEvent returns when the organization's oldest event occurred.

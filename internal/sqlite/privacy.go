@@ -87,26 +87,64 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 	return n, err
 }
 
-// PruneTerms deletes platform user terms no event has any more.
-func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID, limit int) (int, error) {
-	var pruned []string
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
-		org, err := db.orgSeq(ctx, tx, orgID)
+// PruneTerms deletes platform user terms no event has any more. It
+// looks for them on a reader, a page of terms at a time, and deletes
+// those it found in a short write transaction each, checking again:
+// the one writer is never held for the scan.
+func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return 0, err
+	}
+	type term struct {
+		rowid int64
+		value string
+	}
+	pruned := 0
+	for after := int64(0); ; {
+		var last int64
+		var dead []term
+		page, err := queryAll(ctx, db.read, func(r *sql.Rows, t *struct {
+			term
+			gone bool
+		}) error {
+			return r.Scan(&t.rowid, &t.value, &t.gone)
+		}, `SELECT t.rowid, t.value, NOT EXISTS (SELECT 1 FROM events e WHERE e.org = t.org AND e.platform_user_id = t.value)
+			FROM search_terms t WHERE t.org = ? AND t.field = ? AND t.rowid > ? ORDER BY t.rowid LIMIT 1000`,
+			org, sqlstore.TermPlatformUser, after)
 		if err != nil {
-			return err
+			return pruned, wrap(err)
 		}
-		pruned, err = queryAll(ctx, tx, func(r *sql.Rows, v *string) error { return r.Scan(v) },
-			`DELETE FROM search_terms WHERE rowid IN (SELECT t.rowid FROM search_terms t WHERE t.org = ? AND t.field = ?
-				AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = t.org AND e.platform_user_id = t.value) LIMIT ?)
-			RETURNING value`, org, sqlstore.TermPlatformUser, limit)
-		if err == nil {
-			for _, v := range pruned {
-				db.terms.Forget(org, sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: v})
+		for _, t := range page {
+			last = t.rowid
+			if t.gone {
+				dead = append(dead, t.term)
 			}
 		}
-		return err
-	})
-	return len(pruned), err
+		if len(dead) > 0 {
+			err := db.withTx(ctx, func(tx *sql.Tx) error {
+				for _, t := range dead {
+					res, err := tx.ExecContext(ctx, `DELETE FROM search_terms WHERE rowid = ? AND NOT EXISTS
+						(SELECT 1 FROM events e WHERE e.org = ? AND e.platform_user_id = ?)`, t.rowid, org, t.value)
+					if err != nil {
+						return err
+					}
+					if n, _ := res.RowsAffected(); n > 0 {
+						pruned++
+						db.terms.Forget(org, sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: t.value})
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return pruned, err
+			}
+		}
+		if len(page) < 1000 {
+			return pruned, nil
+		}
+		after = last
+	}
 }
 
 // OldestEvent returns when the organization's oldest event occurred.

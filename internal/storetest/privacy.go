@@ -212,7 +212,7 @@ func testRetention(t *testing.T, f *fixture) {
 	if err != nil || !ok || !oldest.Equal(kept.OccurredAt.Truncate(time.Millisecond)) {
 		t.Errorf("OldestEvent = %v %t %v, want %v", oldest, ok, err, kept.OccurredAt)
 	}
-	pruned, err := f.s.PruneTerms(ctx, a.ID, 1000)
+	pruned, err := f.s.PruneTerms(ctx, a.ID)
 	if err != nil || pruned != 25 {
 		t.Errorf("PruneTerms = %d, %v; want the 25 old players", pruned, err)
 	}

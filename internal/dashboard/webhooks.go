@@ -24,12 +24,14 @@ type webhooksPage struct {
 	Deleted  bool
 	// Form is the create form as sent (its filter fields by their feed
 	// names, which the Event Log's place-filters template reads too).
-	Form      url.Values
-	Issues    map[string][]string
-	Types     []gatehouse.WebhookType
-	Events    []gatehouse.EventType
-	Scopes    []gatehouse.CommandScope
-	Locations []gatehouse.Location
+	Form   url.Values
+	Issues map[string][]string
+	// WebhookTypes are the messages an endpoint may take; Types and
+	// Scopes the event filters' choices (the "event-filters" template).
+	WebhookTypes []gatehouse.WebhookType
+	Types        []gatehouse.EventType
+	Scopes       []gatehouse.CommandScope
+	Locations    []gatehouse.Location
 }
 
 // createdWebhook crosses the create form's redirect in a flash cookie.
@@ -62,7 +64,7 @@ func (d *dashboard) renderWebhooks(w http.ResponseWriter, r *http.Request, statu
 		return
 	}
 	p.Webhooks, p.Locations = hooks, locs
-	p.Types, p.Events, p.Scopes = gatehouse.WebhookTypes, gatehouse.EventTypes, gatehouse.CommandScopes
+	p.WebhookTypes, p.Types, p.Scopes = gatehouse.WebhookTypes, gatehouse.EventTypes, gatehouse.CommandScopes
 	d.render(w, r, status, "webhooks", p)
 }
 

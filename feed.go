@@ -111,7 +111,10 @@ const FeedMargin = time.Second
 // complete: once a consumer has read to a page shorter than its limit, it
 // has every event of its filter received up to then.
 type FeedPage struct {
-	Events          []Event
+	Events []Event
+	// Positions are the events' own, in the same order: a consumer that
+	// handled only some of them continues after the last it handled.
+	Positions       []FeedPosition
 	Next            FeedPosition
 	CompleteThrough time.Time
 }

@@ -196,21 +196,11 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 		}
 		for i, ev := range page.Events {
 			if !r.send(ctx, WebhookEventCreated, "msg_evt_"+ev.ID.String(), ev.ID, ev) {
-				// The position of the last event sent: the same read,
-				// cut after it, ends there (rows that appear since come
-				// after every one read).
-				if i > 0 {
-					f.Limit = i
-					cut, err := r.s.store.ReadFeed(ctx, w.OrgID, f, r.p.EventsAfter)
-					if err != nil {
-						return false, true, err
-					}
-					r.p.EventsAfter = cut.Next
-				}
 				return false, true, nil
 			}
+			r.p.EventsAfter = page.Positions[i]
 		}
-		r.p.EventsAfter = page.Next
+		r.p.EventsAfter = page.Next // the same as the last's; an empty page's is where it was
 		more = len(page.Events) == webhookPage
 	}
 	if w.Subscribes(WebhookCommandUpdated) {

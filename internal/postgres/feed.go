@@ -66,17 +66,24 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 	if err != nil {
 		return page, wrap(err)
 	}
-	var xid string
+	var (
+		xid string
+		seq int64
+	)
 	page.Events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.Event, error) {
-		return scanEventAnd(row, &xid, &page.Next.Seq)
+		ev, err := scanEventAnd(row, &xid, &seq)
+		if err != nil {
+			return ev, err
+		}
+		txn, err := strconv.ParseUint(xid, 10, 64)
+		page.Positions = append(page.Positions, gatehouse.FeedPosition{Txn: txn, Seq: seq})
+		return ev, err
 	})
 	if err != nil {
 		return page, wrap(err)
 	}
-	if len(page.Events) > 0 {
-		if page.Next.Txn, err = strconv.ParseUint(xid, 10, 64); err != nil {
-			return page, err
-		}
+	if n := len(page.Positions); n > 0 {
+		page.Next = page.Positions[n-1]
 	}
 	return page, nil
 }

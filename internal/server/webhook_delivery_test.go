@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,5 +68,53 @@ func TestWebhookRefusedAtConnection(t *testing.T) {
 	}
 	if len(ds) != 1 || ds[0].Status != gatehouse.DeliveryFailed || !strings.Contains(ds[0].Error, "not public") {
 		t.Errorf("deliveries %+v; want one refused for its address", ds)
+	}
+}
+
+// TestWebhookFailureAfterAnErasure: an event erased while the round's
+// next send fails does not move the endpoint past the failed one: it is
+// retried and delivered (a round once found the failed one's position
+// by reading the page again, which the erasure had shortened).
+func TestWebhookFailureAfterAnErasure(t *testing.T) {
+	e := newEnv(t, webhookSettings)
+	acme := e.newOrg("Acme")
+	var (
+		a       gatehouse.NewEvent
+		b       []gatehouse.NewEvent
+		mu      sync.Mutex
+		erased  bool
+		success []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct{ Data struct{ ID string } }
+		json.NewDecoder(r.Body).Decode(&m)
+		mu.Lock()
+		defer mu.Unlock()
+		if m.Data.ID == b[0].ID.String() && !erased {
+			erased = true
+			if _, err := e.svc.ErasePlatformUser(context.Background(), acme.ID, "1"); err != nil {
+				t.Error(err)
+			}
+			http.Error(w, "not now", http.StatusServiceUnavailable)
+			return
+		}
+		success = append(success, m.Data.ID)
+	}))
+	t.Cleanup(srv.Close)
+	e.createWebhook(acme.allKey, `{"url": "`+srv.URL+`"}`)
+	mu.Lock()
+	a = e.playerEvents(acme, "1", 1)[0]
+	b = e.playerEvents(acme, "2", 2)
+	mu.Unlock()
+	e.roundsUntil("every event delivered", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(success) >= 3
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{a.ID.String(), b[0].ID.String(), b[1].ID.String()}
+	if !slices.Equal(success, want) {
+		t.Errorf("delivered %v, want %v: the failed event retried, in order", success, want)
 	}
 }

@@ -43,10 +43,20 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 	if err != nil {
 		return page, wrap(err)
 	}
+	defer rows.Close()
 	row := newEventRow()
-	row.dest = append(row.dest, &page.Next.Seq) // the last row's is the page's end
-	page.Events, err = scanEvents(rows, row)
-	return page, err
+	var pos int64
+	row.dest = append(row.dest, &pos)
+	for rows.Next() {
+		ev, err := row.scan(rows)
+		if err != nil {
+			return page, wrap(err)
+		}
+		page.Events = append(page.Events, ev)
+		page.Positions = append(page.Positions, gatehouse.FeedPosition{Seq: pos})
+		page.Next.Seq = pos // the last row's is the page's end
+	}
+	return page, wrap(rows.Err())
 }
 
 // feedRare is the number of a filter's events after the cursor below

@@ -82,8 +82,21 @@ func testFeedExactlyOnce(t *testing.T, f *fixture) {
 			if len(page.Events) > 0 && !at.Less(page.Next) || len(page.Events) == 0 && page.Next != at {
 				t.Fatalf("page of %d events after %+v: next %+v", len(page.Events), at, page.Next)
 			}
-			for _, ev := range page.Events {
+			if len(page.Positions) != len(page.Events) {
+				t.Fatalf("%d positions for %d events", len(page.Positions), len(page.Events))
+			}
+			for i, ev := range page.Events {
 				seen[ev.ID]++
+				// Each event's own position: increasing, the last the page's end.
+				if prev := at; i > 0 {
+					prev = page.Positions[i-1]
+					if !prev.Less(page.Positions[i]) {
+						t.Fatalf("positions out of order: %+v", page.Positions)
+					}
+				}
+			}
+			if n := len(page.Positions); n > 0 && page.Positions[n-1] != page.Next {
+				t.Fatalf("the last position %+v is not the page's end %+v", page.Positions[n-1], page.Next)
 			}
 			at = page.Next
 			if !done || len(page.Events) > 0 {

@@ -64,6 +64,11 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM events").Scan(&top); err != nil {
 			return err
 		}
+		// The row kept before goes first: the one moved may have its id
+		// (an event imported again), and (org, id) is unique.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE org = 0 AND seq < ?", top); err != nil {
+			return err
+		}
 		moved, err := tx.ExecContext(ctx, `UPDATE events SET org = 0, platform_user_id = NULL, server_job_id = NULL,
 			requested_by = NULL, command_id = NULL, reason = NULL WHERE seq = ? AND org = ? AND `+cond, top, org, arg)
 		if err != nil {
@@ -77,9 +82,6 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 		deleted, _ := res.RowsAffected()
 		if m, _ := moved.RowsAffected(); m > 0 {
 			deleted += m
-			if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE org = 0 AND seq < ?", top); err != nil {
-				return err
-			}
 		}
 		n = int(deleted)
 		return nil
@@ -185,7 +187,11 @@ func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID u
 				}
 			}
 			// As for events: the command holding the largest change
-			// position moves to organization 0, cleared.
+			// position moves to organization 0, cleared, once the one
+			// kept before is gone.
+			if _, err := tx.ExecContext(ctx, "DELETE FROM commands WHERE org = 0 AND change_seq < ?", top); err != nil {
+				return err
+			}
 			moved, err := tx.ExecContext(ctx, `UPDATE commands SET org = 0, platform_user_id = NULL, server_job_id = NULL,
 				note = NULL, requested_by = NULL, issued_by_key = NULL
 				WHERE org = ? AND id = ? AND issued = 1 AND change_seq = ? AND change_seq > 0`, org, id, top)
@@ -193,9 +199,6 @@ func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID u
 				return err
 			}
 			if m, _ := moved.RowsAffected(); m > 0 {
-				if _, err := tx.ExecContext(ctx, "DELETE FROM commands WHERE org = 0 AND change_seq < ?", top); err != nil {
-					return err
-				}
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, "DELETE FROM commands WHERE org = ? AND id = ?", org, id); err != nil {

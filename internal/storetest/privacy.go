@@ -171,6 +171,19 @@ func testDeletionKeepsPositions(t *testing.T, f *fixture) {
 	if slices.Contains(all, theirs.ID) || !slices.Contains(all, mine.ID) || len(all) != 3 {
 		t.Errorf("events after the erasure: %v", all)
 	}
+
+	// The same event stored again (an import run twice) and erased
+	// again, while it is the last: erased again, no clash with what kept
+	// its position before.
+	for range 2 {
+		f.ingest(p.org.ID, theirs)
+		if n, _ := f.erasePlayer(p.org.ID, "42", 100); n != 1 {
+			t.Errorf("erasing the event stored again: %d", n)
+		}
+	}
+	if n, err := f.s.DeleteEventsBefore(ctx, p.org.ID, f.now.Add(time.Hour), 100); err != nil || n != 3 {
+		t.Errorf("retention after: %d, %v; want the three events left", n, err)
+	}
 }
 
 // testRetention: events that occurred before the cutoff are deleted in

@@ -48,8 +48,9 @@ type PrivacyStore interface {
 	// was erased already.
 	ErasedNotification(ctx context.Context, orgID uuid.UUID, notificationID string) (bool, error)
 	// RecordErasureRequest appends r to the organization's erasure
-	// requests; ErrConflict when r is an erasure of a notification
-	// erased already (two deliveries of it at once).
+	// requests, keeping every erasure and the latest 1,000 others;
+	// ErrConflict when r is an erasure of a notification erased already
+	// (two deliveries of it at once).
 	RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r ErasureRequest) error
 	// ListErasureRequests returns the organization's latest limit
 	// requests, newest first.

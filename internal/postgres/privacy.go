@@ -213,6 +213,13 @@ func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gateh
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return fmt.Errorf("notification %s: %w", r.NotificationID, gatehouse.ErrConflict)
 	}
+	if err != nil || r.Outcome == gatehouse.ErasureErased {
+		return wrap(err)
+	}
+	// Erasures are kept; of the rest, the latest KeptErasureRequests.
+	_, err = db.pool.Exec(ctx, `DELETE FROM erasure_requests WHERE org = $1 AND outcome <> 'erased' AND seq <=
+		(SELECT seq FROM erasure_requests WHERE org = $1 AND outcome <> 'erased' ORDER BY seq DESC OFFSET $2 LIMIT 1)`,
+		org, sqlstore.KeptErasureRequests)
 	return wrap(err)
 }
 

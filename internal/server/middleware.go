@@ -129,7 +129,7 @@ func (s *server) logRequest(r *http.Request, rec *statusRecorder, elapsed time.D
 	attrs := []slog.Attr{
 		slog.String("requestId", ri.id),
 		slog.String("method", gatehouse.Redact(r.Method)),
-		slog.String("path", gatehouse.Redact(r.URL.Path)),
+		slog.String("path", loggedPath(r, route)),
 		slog.String("route", route),
 		slog.Int("status", rec.status),
 		slog.Float64("latencyMs", float64(elapsed.Microseconds())/1000),
@@ -193,4 +193,22 @@ func (s *server) notFound(mux *http.ServeMux) http.Handler {
 // ceilSeconds rounds d up to whole seconds.
 func ceilSeconds(d time.Duration) string {
 	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
+}
+
+// privatePaths are the routes whose path holds what must not reach a log:
+// an erased player's id, the erasure webhook's token. Their log line
+// carries the route pattern instead.
+var privatePaths = map[string]bool{
+	"DELETE /api/consumer/v1/platform-users/{platformUserId}":   true,
+	"POST /api/consumer/v1/integrations/roblox/erasure/{token}": true,
+}
+
+// loggedPath is the path a request's log line shows: redacted of keys,
+// and only the pattern of a private route.
+func loggedPath(r *http.Request, route string) string {
+	if privatePaths[route] {
+		_, pattern, _ := strings.Cut(route, " ")
+		return pattern
+	}
+	return gatehouse.Redact(r.URL.Path)
 }

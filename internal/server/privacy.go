@@ -120,9 +120,24 @@ func (s *server) receiveErasure() http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
+		// A request that does not verify (or names no token) spends the
+		// client address's budget of failed authentications, as a bad API
+		// key does: refused requests cannot be recorded faster than it.
+		refund, err := s.reserveFailure(r)(r.Context())
+		var blocked *addressBlocked
+		if errors.As(err, &blocked) {
+			s.Metrics.rateLimited.WithLabelValues("address").Inc()
+			w.Header().Set("Retry-After", ceilSeconds(blocked.wait))
+			s.writeError(w, r, errorf(http.StatusTooManyRequests, "rate_limited",
+				"too many refused requests from this address; retry after %s s", ceilSeconds(blocked.wait)))
+			return
+		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), eraseTimeout)
 		defer cancel()
 		rec, err := s.Service.ReceiveErasure(ctx, r.PathValue("token"), r.Header.Get("roblox-signature"), body)
+		if refund != nil && !errors.Is(err, gatehouse.ErrErasureUnverified) && !errors.Is(err, gatehouse.ErrNotFound) {
+			refund()
+		}
 		switch {
 		case errors.Is(err, gatehouse.ErrErasureUnverified):
 			s.writeError(w, r, errorf(http.StatusUnauthorized, "signature_invalid", "%s", rec.Detail))

@@ -69,6 +69,10 @@ func TestEraseAPI(t *testing.T) {
 	if er.Events != 0 || er.Commands != 0 {
 		t.Errorf("a second erasure = %+v", er)
 	}
+	// The request log names the route, not the player.
+	if logs := e.logs.String(); strings.Contains(logs, "platform-users/261") || !strings.Contains(logs, "platform-users/{platformUserId}") {
+		t.Errorf("the request log names the erased player:\n%s", logs)
+	}
 }
 
 func containsAll(got []string, want ...string) bool {
@@ -209,6 +213,22 @@ func TestPlatformErasureWebhook(t *testing.T) {
 	}
 	if log := e.auditLog(t, acme.allKey, "action=platform_user.erased"); len(log.Data) != 1 || log.Data[0].Actor.Type != "system" {
 		t.Errorf("erasure entries %+v", log.Data)
+	}
+	if strings.Contains(e.logs.String(), mine.Token) {
+		t.Error("the request log holds the erasure webhook's token")
+	}
+	// A flood of requests that do not verify meets the address's budget
+	// of failed authentications: 429, and nothing more recorded.
+	limited := 0
+	for range 30 {
+		if r := send(mine.Token, signPlatform(theirs.Secret, e.clock.Now(), body), body); r.status == http.StatusTooManyRequests {
+			limited++
+		}
+	}
+	e.clock.Advance(10 * time.Second) // the address's budget refills
+	e.getOK("/api/consumer/v1/privacy/erasure-requests?limit=500", e.newKey(acme.ID, gatehouse.ScopePrivacyWrite), &list)
+	if limited == 0 || len(list.Data) >= 6+30 {
+		t.Errorf("30 refused requests: %d limited, %d recorded in all", limited, len(list.Data))
 	}
 }
 

@@ -294,6 +294,13 @@ func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gateh
 		if isUniqueViolation(err) {
 			return fmt.Errorf("notification %s: %w", r.NotificationID, gatehouse.ErrConflict)
 		}
+		if err != nil || r.Outcome == gatehouse.ErasureErased {
+			return err
+		}
+		// Erasures are kept; of the rest, the latest KeptErasureRequests.
+		_, err = tx.ExecContext(ctx, `DELETE FROM erasure_requests WHERE org = ? AND outcome <> 'erased' AND seq <=
+			(SELECT seq FROM erasure_requests WHERE org = ? AND outcome <> 'erased' ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+			org, org, sqlstore.KeptErasureRequests)
 		return err
 	})
 }

@@ -15,6 +15,11 @@ import (
 // log keeps.
 const KeptDeliveries = 1000
 
+// KeptErasureRequests is how many of an organization's erasure requests
+// that erased nothing (refused, duplicate, ignored) are kept; the
+// erasures themselves are kept all.
+const KeptErasureRequests = 1000
+
 // ErrLeaseLost is SaveWebhookProgress's error when the round's lease or
 // generation moved: its log rows are stored, nothing else.
 var ErrLeaseLost = fmt.Errorf("the webhook's lease or position moved: %w", gatehouse.ErrConflict)

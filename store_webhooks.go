@@ -25,9 +25,10 @@ type WebhookStore interface {
 	// UpdateWebhook applies c to an organization's endpoint at now and
 	// records what changed (nothing changed: nothing recorded). Enabling
 	// a disabled endpoint, or moving its position (a replay), clears its
-	// failures and makes it due at now; a change of filters or position
-	// also moves its generation, so a round of deliveries already under
-	// way keeps its position to itself. ErrNotFound.
+	// failures and makes it due at now; a change of its URL, types,
+	// filters, state or position also moves its generation, so a round
+	// of deliveries already under way saves nothing and stops.
+	// ErrNotFound.
 	UpdateWebhook(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, c WebhookChange, now time.Time) (Webhook, error)
 	// DeleteWebhook deletes an organization's endpoint and its delivery
 	// log, and records it. ErrNotFound.

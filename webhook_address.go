@@ -11,7 +11,11 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("240.0.0.0/4"),   // reserved, and the broadcast address
 	netip.MustParsePrefix("64:ff9b::/96"),  // NAT64: an IPv4 address behind it, whichever
 	netip.MustParsePrefix("64:ff9b:1::/48"),
-	netip.MustParsePrefix("fec0::/10"), // site-local, deprecated but routed by some
+	netip.MustParsePrefix("fec0::/10"),       // site-local, deprecated but routed by some
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated): an IPv4 address inside
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated (SIIT)
+	netip.MustParsePrefix("2002::/16"),       // 6to4: an IPv4 address inside, whichever
+	netip.MustParsePrefix("2001::/32"),       // Teredo: likewise
 }
 
 // PublicAddress reports whether a webhook may connect to addr without

@@ -130,6 +130,15 @@ func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID u
 		if _, err := tx.Exec(ctx, "DELETE FROM search_terms WHERE org = $1 AND field = $2 AND value = $3", org, term.Field, term.Value); err != nil {
 			return err
 		}
+		// What receivers answered to deliveries of what is gone may echo
+		// the player: it goes too.
+		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries d SET response = ''
+			WHERE d.webhook IN (SELECT seq FROM webhooks WHERE org = $1) AND d.response <> '' AND (
+				d.type = 'event.created' AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = $1 AND e.id = d.object_id)
+				OR d.type = 'command.updated' AND NOT EXISTS (SELECT 1 FROM commands c WHERE c.org = $1 AND c.id = d.object_id))`,
+			org); err != nil {
+			return err
+		}
 		return db.appendAudit(ctx, tx, org, e.Change("commands", "", strconv.Itoa(n)))
 	})
 	if err == nil {

@@ -107,7 +107,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		if sqlstore.WebhookRestarts(old, c) {
 			sets = append(sets, "attempts = 0", "failing_since = NULL", "last_error = ''", "next_at = "+arg(now))
 		}
-		if c.Filters != nil || c.EventsAfter != nil {
+		if sqlstore.WebhookMoves(old, c) {
 			sets = append(sets, "generation = generation + 1")
 		}
 		if c.EventsAfter != nil {

@@ -313,8 +313,14 @@ func TestErasedEventsLeaveWebhooks(t *testing.T) {
 	e.getOK("/api/consumer/v1/webhooks/"+h.ID.String()+"/deliveries", acme.allKey, &log)
 	var ofErased gatehouse.WebhookDelivery
 	for _, d := range log.Data {
+		gone := d.ObjectID == erased[0].ID || d.ObjectID == erased[1].ID
 		if d.ObjectID == erased[0].ID {
 			ofErased = d
+		}
+		// What the receiver answered about an erased event may echo the
+		// player: erased with it.
+		if gone && d.Response != "" || !gone && d.Response != "thanks" {
+			t.Errorf("after the erasure, the delivery of %s keeps the response %q", d.ObjectID, d.Response)
 		}
 	}
 	if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/deliveries/"+ofErased.ID.String()+"/redeliver", acme.allKey, ""); r.status != http.StatusAccepted {

@@ -214,6 +214,15 @@ func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID u
 			return err
 		}
 		db.terms.Forget(org, term)
+		// What receivers answered to deliveries of what is gone may echo
+		// the player: it goes too.
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET response = ''
+			WHERE webhook IN (SELECT seq FROM webhooks WHERE org = ?) AND response <> '' AND (
+				type = 'event.created' AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = ? AND e.id = webhook_deliveries.object_id)
+				OR type = 'command.updated' AND NOT EXISTS (SELECT 1 FROM commands c WHERE c.org = ? AND c.id = webhook_deliveries.object_id))`,
+			org, org, org); err != nil {
+			return err
+		}
 		return db.appendAudit(ctx, tx, org, e.Change("commands", "", strconv.Itoa(n)))
 	})
 	return n, err

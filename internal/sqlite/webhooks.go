@@ -100,7 +100,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 			sets = append(sets, "attempts = 0", "failing_since = NULL", "last_error = ''", "next_at = ?")
 			args = append(args, millis(now))
 		}
-		if c.Filters != nil || c.EventsAfter != nil {
+		if sqlstore.WebhookMoves(old, c) {
 			sets = append(sets, "generation = generation + 1")
 		}
 		if c.EventsAfter != nil {

@@ -113,6 +113,17 @@ func WebhookChanges(old gatehouse.Webhook, c gatehouse.WebhookChange, e gatehous
 	return set, e
 }
 
+// WebhookMoves reports whether c changes what a round under way sends, or
+// where: its URL, types, filters, whether it is enabled, its position. The
+// store then moves the generation, so that such a round saves nothing
+// and stops at its next page (what it sent is sent again, by the rules
+// of the endpoint as it is now).
+func WebhookMoves(old gatehouse.Webhook, c gatehouse.WebhookChange) bool {
+	return c.EventsAfter != nil || c.Filters != nil && *c.Filters != encodeFilters(old.Filters) ||
+		c.URL != nil && *c.URL != old.URL || c.Enabled != nil && *c.Enabled != old.Enabled ||
+		c.Types != nil && !slices.Equal(c.Types, old.Types)
+}
+
 // WebhookRestarts reports whether c clears the endpoint's failures and
 // makes it due now: enabling it, or moving its position.
 func WebhookRestarts(old gatehouse.Webhook, c gatehouse.WebhookChange) bool {

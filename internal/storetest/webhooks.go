@@ -67,15 +67,16 @@ func testWebhooks(t *testing.T, f *fixture) {
 	off := false
 	got, err := f.s.UpdateWebhook(ctx, webhookEntry(), a.ID, w.ID, gatehouse.WebhookChange{Enabled: &off}, f.now)
 	must(t, err)
-	if got.Enabled || got.DisabledReason != "disabled" {
-		t.Errorf("disabled endpoint = %+v", got)
+	if got.Enabled || got.DisabledReason != "disabled" || got.Generation != w.Generation+1 {
+		t.Errorf("disabled endpoint = %+v, want disabled with the next generation", got)
 	}
+	offGeneration := got.Generation
 	_, err = f.s.AddWebhookDelivery(ctx, a.ID, w.ID, gatehouse.WebhookDelivery{ID: gatehouse.NewID()})
 	wantErr(t, "queue a delivery to a disabled endpoint", err, gatehouse.ErrConflict)
 	filters := "allowed=denied"
 	got, err = f.s.UpdateWebhook(ctx, webhookEntry(), a.ID, w.ID, gatehouse.WebhookChange{URL: ptr("https://hooks.example/a2"), Filters: &filters}, f.now)
 	must(t, err)
-	if got.URL != "https://hooks.example/a2" || got.Filters["allowed"] != "denied" || got.Generation != w.Generation+1 {
+	if got.URL != "https://hooks.example/a2" || got.Filters["allowed"] != "denied" || got.Generation != offGeneration+1 {
 		t.Errorf("changed endpoint = %+v", got)
 	}
 	// Nothing changed: nothing recorded.

@@ -33,7 +33,11 @@ func TestPublic(t *testing.T) {
 		{"100.64.0.1", false},
 		{"224.0.0.1", false},
 		{"255.255.255.255", false},
-		{"64:ff9b::7f00:1", false}, // NAT64 of 127.0.0.1
+		{"64:ff9b::7f00:1", false},                      // NAT64 of 127.0.0.1
+		{"::7f00:1", false},                             // IPv4-compatible 127.0.0.1
+		{"::ffff:0:7f00:1", false},                      // IPv4-translated
+		{"2002:7f00:1::1", false},                       // 6to4 of 127.0.0.1
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", false}, // Teredo
 	} {
 		if got := webhook.Public(netip.MustParseAddr(tc.addr)); got != tc.public {
 			t.Errorf("Public(%s) = %t, want %t", tc.addr, got, tc.public)

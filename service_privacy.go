@@ -35,20 +35,22 @@ func (s *Service) ErasePlatformUser(ctx context.Context, orgID uuid.UUID, platfo
 	if err := errs.Err(); err != nil {
 		return Erasure{}, err
 	}
-	return s.erase(ctx, orgID, platformUserID, s.entry(ctx, orgID, AuditPlatformUserErased, TargetPlatformUser))
+	er, _, err := s.erase(ctx, orgID, platformUserID, s.entry(ctx, orgID, AuditPlatformUserErased, TargetPlatformUser))
+	return er, err
 }
 
-// erase runs an erasure recorded by e.
-func (s *Service) erase(ctx context.Context, orgID uuid.UUID, platformUserID string, e AuditEntry) (Erasure, error) {
+// erase runs an erasure recorded by e, and returns the keyed hash the
+// entry names the player by.
+func (s *Service) erase(ctx context.Context, orgID uuid.UUID, platformUserID string, e AuditEntry) (Erasure, string, error) {
 	secret, err := s.store.Secret(ctx)
 	if err != nil {
-		return Erasure{}, err
+		return Erasure{}, "", err
 	}
 	var er Erasure
 	for {
 		n, err := s.store.DeletePlayerEvents(ctx, orgID, platformUserID, eraseBatch)
 		if err != nil {
-			return er, err
+			return er, "", err
 		}
 		er.Events += n
 		if n < eraseBatch {
@@ -58,7 +60,7 @@ func (s *Service) erase(ctx context.Context, orgID uuid.UUID, platformUserID str
 	e.Target.Name = platformUserHash(secret, orgID, platformUserID)
 	e = e.Change("events", "", strconv.Itoa(er.Events))
 	er.Commands, err = s.store.FinishErasure(ctx, e, orgID, platformUserID)
-	return er, err
+	return er, e.Target.Name, err
 }
 
 // SetRetention sets how many days of the organization's events are kept
@@ -207,14 +209,11 @@ func (s *Service) ReceiveErasure(ctx context.Context, token, signature string, b
 	}
 	e := s.entry(WithActor(ctx, Actor{Type: ActorSystem}), orgID, AuditPlatformUserErased, TargetPlatformUser).
 		Change("notificationId", "", n.NotificationID)
-	er, err := s.erase(ctx, orgID, user, e)
+	er, hash, err := s.erase(ctx, orgID, user, e)
 	if err != nil {
 		return r, err
 	}
-	r.Events, r.Commands = er.Events, er.Commands
-	if key, err := s.store.Secret(ctx); err == nil {
-		r.UserHash = platformUserHash(key, orgID, user)
-	}
+	r.Events, r.Commands, r.UserHash = er.Events, er.Commands, hash
 	r, err = record(ErasureErased, "erased", nil)
 	if errors.Is(err, ErrConflict) { // the same notification, erased at once by another delivery
 		r.ID = NewID()

@@ -195,7 +195,7 @@ func privateHost(host string) bool {
 	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
-// WebhookFilter returns the event filter of an endpoint's filters.
+// webhookFilter returns the event filter of an endpoint's filters.
 func webhookFilter(encoded string) (EventFilter, error) {
 	v, err := url.ParseQuery(encoded)
 	if err != nil {
@@ -287,9 +287,9 @@ type CommandChange struct {
 	Position FeedPosition
 }
 
-// ParseDeliveriesQuery reads the query of GET /webhooks/{id}/deliveries:
-// its limit, and nothing else.
-func ParseDeliveriesQuery(v url.Values) (limit int, err error) {
+// ParseLimitQuery reads the query of a list that takes only a limit
+// (GET /webhooks/{id}/deliveries, GET /privacy/erasure-requests).
+func ParseLimitQuery(v url.Values) (limit int, err error) {
 	var errs ValidationError
 	limit = newListQuery(v, []string{paramLimit}, &errs).limit()
 	return limit, errs.Err()

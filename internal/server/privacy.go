@@ -84,21 +84,27 @@ func (s *server) updateSettings() http.Handler {
 // listErasureRequests serves GET /api/consumer/v1/privacy/erasure-requests.
 func (s *server) listErasureRequests() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, err := parseQuery(r)
-		if err == nil {
-			var limit int
-			if limit, err = gatehouse.ParseDeliveriesQuery(v); err == nil {
-				var rs []gatehouse.ErasureRequest
-				if rs, err = s.Service.ListErasureRequests(r.Context(), apiKey(r.Context()).OrgID, limit); err == nil {
-					writeJSON(w, http.StatusOK, struct {
-						Data []gatehouse.ErasureRequest `json:"data"`
-					}{rs})
-					return
-				}
-			}
+		rs, err := s.erasureRequests(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
 		}
-		s.writeError(w, r, err)
+		writeJSON(w, http.StatusOK, struct {
+			Data []gatehouse.ErasureRequest `json:"data"`
+		}{rs})
 	})
+}
+
+func (s *server) erasureRequests(r *http.Request) ([]gatehouse.ErasureRequest, error) {
+	v, err := parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := gatehouse.ParseLimitQuery(v)
+	if err != nil {
+		return nil, err
+	}
+	return s.Service.ListErasureRequests(r.Context(), apiKey(r.Context()).OrgID, limit)
 }
 
 // receiveErasure serves POST /api/consumer/v1/integrations/roblox/erasure/{token},

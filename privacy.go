@@ -53,6 +53,10 @@ type ErasureRequest struct {
 	Commands       int            `json:"commands"`
 }
 
+// ErasureWebhookPath is where the platform sends an organization's
+// right-to-erasure requests, before its token.
+const ErasureWebhookPath = "/api/consumer/v1/integrations/roblox/erasure/"
+
 // ErasureIntegration is an organization's right-to-erasure webhook as the
 // admin sets it up on the platform: the URL path's opaque token and the
 // secret the platform signs with.

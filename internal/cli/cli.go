@@ -99,6 +99,7 @@ func commands() []command {
 		{"user set-role", "change a user's role (a lowered role ends their sessions): --org ID --email EMAIL --role ROLE", runUserSetRole},
 		{"user remove", "remove a dashboard user and end their sessions: --org ID --email EMAIL", runUserRemove},
 		{"user set-password", "set a dashboard user's password and end their sessions: --org ID --email EMAIL", runUserSetPassword},
+		{"privacy erasure-webhook", "print the organization's right-to-erasure webhook (its path and secret, to paste in the platform's settings), setting it up when it has none: --org ID [--new]", runPrivacyErasureWebhook},
 		{"user-data erase", "erase a player from an organization: every event and command of the platform user id; the audit log keeps a keyed hash only: --org ID PLATFORM_USER_ID", runUserDataErase},
 		{"command unlock", "unlock an access point remotely, for a dashboard user: --org ID --access-point ID --scope UNIVERSE|SERVER|PLAYER --as EMAIL [--server-job-id J] [--platform-user-id P] [--duration 10s] [--ttl 60s] [--note T] [--idempotency-key K]", runCommandUnlock},
 		{"command list", "list an organization's remote commands, newest first, with how many servers executed them: --org ID [--status S] [--scope S] [--access-point ID] [--location ID] [--limit N]", runCommandList},

@@ -49,3 +49,21 @@ func TestPrivacyCommands(t *testing.T) {
 		t.Errorf("org list = %q", out)
 	}
 }
+
+// privacy erasure-webhook sets the webhook up once and shows the same
+// path and secret after; --new replaces both.
+func TestPrivacyErasureWebhookCommand(t *testing.T) {
+	g := newGH(t)
+	var org record
+	g.json(&org, "org", "create", "--name", "Acme")
+	var first, again, replaced struct{ Path, Secret string }
+	g.json(&first, "privacy", "erasure-webhook", "--org", org.ID)
+	g.json(&again, "privacy", "erasure-webhook", "--org", org.ID)
+	g.json(&replaced, "privacy", "erasure-webhook", "--org", org.ID, "--new")
+	if !strings.HasPrefix(first.Path, "/api/consumer/v1/integrations/roblox/erasure/") || first.Secret == "" || again != first {
+		t.Errorf("first %+v, again %+v: want the same webhook shown twice", first, again)
+	}
+	if replaced.Path == first.Path || replaced.Secret == first.Secret {
+		t.Errorf("--new kept %+v", replaced)
+	}
+}

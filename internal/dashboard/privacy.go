@@ -20,10 +20,6 @@ import (
 // the page lists.
 const erasureRequestsShown = 50
 
-// erasurePath is where the platform sends the organization's
-// right-to-erasure requests, before the token.
-const erasurePath = "/api/consumer/v1/integrations/roblox/erasure/"
-
 // privacyPage is the page. Erased is set only on the page the erase
 // form's redirect leads to; Notice says what another form did.
 type privacyPage struct {
@@ -89,7 +85,7 @@ func (d *dashboard) renderPrivacy(w http.ResponseWriter, r *http.Request, status
 		d.fail(w, r, err)
 		return
 	default:
-		p.Webhook = &erasureWebhook{URL: serverURL(r) + erasurePath + in.Token, Secret: in.Secret, CreatedAt: in.CreatedAt}
+		p.Webhook = &erasureWebhook{URL: serverURL(r) + gatehouse.ErasureWebhookPath + in.Token, Secret: in.Secret, CreatedAt: in.CreatedAt}
 	}
 	p.Organization, p.Requests, p.Limit = org, reqs, erasureRequestsShown
 	p.MinDays, p.MaxDays = gatehouse.MinRetentionDays, gatehouse.MaxRetentionDays

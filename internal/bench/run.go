@@ -48,6 +48,10 @@ type Stats struct {
 	P50      float64 `json:"p50Ms"`
 	P95      float64 `json:"p95Ms"`
 	P99      float64 `json:"p99Ms"`
+	Max      float64 `json:"maxMs"`
+	// MaxAt is when the slowest request was due, in seconds from the
+	// run's start: a stall of the server shows as one moment.
+	MaxAt float64 `json:"maxAtSeconds"`
 }
 
 // Result is one query class: over HTTP, and through the store when asked.
@@ -254,6 +258,8 @@ func (d *driver) load(ctx context.Context, fn func(context.Context) error) Stats
 		mu        sync.Mutex
 		latencies []time.Duration
 		errs      int
+		worst     time.Duration
+		worstAt   time.Duration
 		wg        sync.WaitGroup
 		next      atomic.Int64 // the next request of the schedule (Rate)
 	)
@@ -274,6 +280,7 @@ func (d *driver) load(ctx context.Context, fn func(context.Context) error) Stats
 	for range d.cfg.Concurrency {
 		wg.Go(func() {
 			var mine []time.Duration
+			var slowest, slowestAt time.Duration
 			bad := 0
 			for ctx.Err() == nil {
 				t, ok := due()
@@ -284,15 +291,24 @@ func (d *driver) load(ctx context.Context, fn func(context.Context) error) Stats
 					bad++
 					continue
 				}
-				mine = append(mine, time.Since(t))
+				took := time.Since(t)
+				if took > slowest {
+					slowest, slowestAt = took, t.Sub(start)
+				}
+				mine = append(mine, took)
 			}
 			mu.Lock()
 			latencies, errs = append(latencies, mine...), errs+bad
+			if slowest > worst {
+				worst, worstAt = slowest, slowestAt
+			}
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	return summarise(latencies, errs, time.Since(start))
+	s := summarise(latencies, errs, time.Since(start))
+	s.MaxAt = worstAt.Seconds()
+	return s
 }
 
 func summarise(lat []time.Duration, errs int, elapsed time.Duration) Stats {
@@ -305,6 +321,7 @@ func summarise(lat []time.Duration, errs int, elapsed time.Duration) Stats {
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
 	}
 	s.P50, s.P95, s.P99 = pct(0.50), pct(0.95), pct(0.99)
+	s.Max = float64(lat[len(lat)-1].Microseconds()) / 1000
 	return s
 }
 

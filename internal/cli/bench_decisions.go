@@ -53,8 +53,8 @@ func runBenchDecisions(ctx context.Context, e *env) error {
 		if *rate > 0 {
 			load += fmt.Sprintf(", %g a second scheduled", *rate)
 		}
-		return f.print(st, "%d decisions (record %t) at %s: %.0f per second, p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, %d errors",
-			st.Requests, *record, load, st.RPS, st.P50, st.P95, st.P99, st.Errors)
+		return f.print(st, "%d decisions (record %t) at %s: %.0f per second, p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms (due at %.1f s), %d errors",
+			st.Requests, *record, load, st.RPS, st.P50, st.P95, st.P99, st.Max, st.MaxAt, st.Errors)
 	})
 }
 

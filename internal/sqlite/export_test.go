@@ -67,6 +67,12 @@ func (db *DB) CountForTest(ctx context.Context, table string) (int, error) {
 	return n, err
 }
 
+// IntForTest runs a query of one integer on the write connection.
+func (db *DB) IntForTest(ctx context.Context, query string, args ...any) (n int, err error) {
+	err = db.write.QueryRowContext(ctx, query, args...).Scan(&n)
+	return n, err
+}
+
 // EventQueryForTest is the page query of a filter, with its arguments.
 func EventQueryForTest(f gatehouse.EventFilter) (string, []any) {
 	q := eventQuery(1, f, queryPlan{})

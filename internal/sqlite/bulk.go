@@ -23,7 +23,7 @@ func (db *DB) BeginBulkIngest(ctx context.Context, orgID uuid.UUID) (gatehouse.B
 	if err != nil {
 		return nil, wrap(err)
 	}
-	b := &bulkIngest{db: db, tx: hotTx{Tx: tx, stmts: stmts}, since: since, written: map[sqlstore.Term]bool{}}
+	b := &bulkIngest{db: db, tx: newHotTx(tx, stmts), since: since, written: map[sqlstore.Term]bool{}}
 	if b.org, err = db.orgSeq(ctx, b.tx, orgID); err != nil {
 		db.endWrite(tx, since)
 		return nil, wrap(err)

@@ -29,7 +29,7 @@ func BenchmarkIngest(b *testing.B) {
 
 func benchmarkIngest(b *testing.B, shuffled bool) {
 	ctx := context.Background()
-	db, org, _, ap := benchDoor(b)
+	db, org, _, ap := oneDoor(b)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	jobs := make([]string, 2000)
 	for i := range jobs {
@@ -65,7 +65,7 @@ func ptr[T any](v T) *T { return &v }
 func BenchmarkDecisionContext(b *testing.B) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	db, org, loc, ap := benchDoor(b)
+	db, org, loc, ap := oneDoor(b)
 	p, err := gatehouse.Policy{Mode: gatehouse.ModeRules,
 		Schedule: &gatehouse.Schedule{TimeZone: "Europe/Berlin", Windows: []gatehouse.Window{{Days: []string{"MON", "TUE", "WED", "THU", "FRI"}, From: "09:00", To: "17:30"}}},
 		Allow:    []gatehouse.AllowRule{{PlatformUserID: "123"}, {GroupID: "456", MinRank: ptr(200)}, {GamepassID: "789"}},
@@ -108,7 +108,7 @@ func BenchmarkInsertCeiling(b *testing.B) {
 	for _, order := range []string{"time", "shuffled"} {
 		b.Run("order="+order, func(b *testing.B) {
 			ctx := context.Background()
-			db, _, loc, ap := benchDoor(b)
+			db, _, loc, ap := oneDoor(b)
 			if err := db.ExecForTest(ctx, `CREATE TABLE src AS
 				WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
 				SELECT i, randomblob(16) AS id, 1767225600000 + i * 1000 AS at,
@@ -131,9 +131,9 @@ func BenchmarkInsertCeiling(b *testing.B) {
 	}
 }
 
-// benchDoor is a fresh database with an organization, a location and an
-// access point, closed when the benchmark ends.
-func benchDoor(b *testing.B) (*sqlite.DB, gatehouse.Organization, gatehouse.Location, gatehouse.AccessPoint) {
+// oneDoor is a fresh database with an organization, a location and an
+// access point, closed when the test or benchmark ends.
+func oneDoor(b testing.TB) (*sqlite.DB, gatehouse.Organization, gatehouse.Location, gatehouse.AccessPoint) {
 	b.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))

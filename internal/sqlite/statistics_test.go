@@ -17,23 +17,11 @@ import (
 // forced refresh analyzes at once.
 func TestRefreshStatisticsWaitsForALull(t *testing.T) {
 	ctx := context.Background()
-	db := openThrough(t, 0)
+	db, org, _, ap := oneDoor(t)
 	var mu sync.Mutex
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	wait := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Stats")
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc, err := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Door")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ingest := func() {
 		t.Helper()
 		events := make([]gatehouse.NewEvent, 500)

@@ -195,7 +195,14 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 			return false, false, err
 		}
 		for i, ev := range page.Events {
-			if !r.send(ctx, WebhookEventCreated, "msg_evt_"+ev.ID.String(), ev.ID, ev) {
+			// A round sends a page for as long as half its lease: an
+			// erasure may have committed since the page was read, and
+			// what it erased must not be sent (CONTRACT: never again).
+			erased, err := r.erased(ctx, ev.ID)
+			if err != nil {
+				return false, false, err
+			}
+			if !erased && !r.send(ctx, WebhookEventCreated, "msg_evt_"+ev.ID.String(), ev.ID, ev) {
 				return false, true, nil
 			}
 			r.p.EventsAfter = page.Positions[i]
@@ -210,6 +217,11 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 		}
 		for _, ch := range changes {
 			c, err := r.s.store.FindCommand(ctx, w.OrgID, ch.ID)
+			if errors.Is(err, ErrNotFound) {
+				// Erased since the changes were read: never sent.
+				r.p.CommandsAfter = ch.Position
+				continue
+			}
 			if err != nil {
 				return more, false, err
 			}
@@ -222,6 +234,12 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 		more = more || len(changes) == webhookPage
 	}
 	return more, false, nil
+}
+
+// erased reports whether an event read for the round is gone since.
+func (r *webhookRound) erased(ctx context.Context, id uuid.UUID) (bool, error) {
+	page, err := r.s.store.ListEvents(ctx, r.c.Webhook.OrgID, EventFilter{ID: &id, Limit: 1})
+	return err == nil && len(page.Events) == 0, err
 }
 
 // webhookMessage is a delivery's body.

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -293,6 +294,61 @@ func TestRetentionWhileWriting(t *testing.T) {
 	left := e.events(acme.readKey, "limit=500&dateFrom=2020-01-01T00:00:00Z")
 	if len(left.Data) != min(len(written), 500) {
 		t.Errorf("%d events left, want the %d written during the deletion", len(left.Data), len(written))
+	}
+}
+
+// eraseFromReceiver erases a player from a webhook receiver's handler,
+// while the round that called it waits: it reports, never stops, a test.
+func (e *env) eraseFromReceiver(key, player string) {
+	req, _ := http.NewRequest(http.MethodDelete, e.url+"/api/consumer/v1/platform-users/"+player, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	res, err := e.client.Do(req)
+	if err != nil {
+		e.t.Errorf("erase: %v", err)
+		return
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		e.t.Errorf("erase = %d", res.StatusCode)
+	}
+}
+
+// TestErasureDuringARound: a player erased while a round sends the page
+// that holds their events is not sent the rest of it.
+func TestErasureDuringARound(t *testing.T) {
+	e := newEnv(t, webhookSettings)
+	acme := e.newOrg("Acme")
+	recv := newReceiver(t)
+	e.createWebhook(acme.allKey, `{"url": "`+recv.srv.URL+`"}`)
+	kept := e.playerEvents(acme, "281", 1)
+	e.playerEvents(acme, "282", 3)
+	recv.first = func() { e.eraseFromReceiver(acme.allKey, "282") }
+	e.roundsUntil("delivered", func() bool { return len(recv.delivered()) >= 1 })
+	e.rounds(2)
+	if got := recv.delivered(); len(got) != 1 || got[0] != kept[0].ID.String() {
+		t.Errorf("delivered %v; want only %s, sent before the erasure", got, kept[0].ID)
+	}
+}
+
+// TestErasureDuringACommandRound: the same for the commands of the
+// player: the round skips them and goes on.
+func TestErasureDuringACommandRound(t *testing.T) {
+	e := newEnv(t, webhookSettings)
+	o := e.newUnlockOrg("Acme")
+	recv := newReceiver(t)
+	e.createWebhook(e.newKey(o.ID, gatehouse.ScopeWebhooksWrite), `{"url": "`+recv.srv.URL+`", "types": ["command.updated"]}`)
+	ap := o.accessPoints[0].ID.String()
+	kept, _ := e.issue(o.cmdKey, `{"accessPointId": "`+ap+`", "scope": "UNIVERSE", "durationSeconds": 30}`)
+	for range 2 {
+		e.issue(o.cmdKey, `{"accessPointId": "`+ap+`", "scope": "PLAYER", "platformUserId": "283", "durationSeconds": 30}`)
+	}
+	last, _ := e.issue(o.cmdKey, `{"accessPointId": "`+ap+`", "scope": "UNIVERSE", "durationSeconds": 30}`)
+	eraser := e.newKey(o.ID, gatehouse.ScopePrivacyWrite)
+	recv.first = func() { e.eraseFromReceiver(eraser, "283") }
+	e.roundsUntil("delivered", func() bool { return len(recv.delivered()) >= 2 })
+	e.rounds(2)
+	if got := recv.delivered(); !slices.Equal(got, []string{kept.ID.String(), last.ID.String()}) {
+		t.Errorf("delivered %v; want %s and %s, the erased player's commands skipped", got, kept.ID, last.ID)
 	}
 }
 

@@ -27,6 +27,8 @@ type receiver struct {
 	failFirst int
 	down      bool
 	got       []message
+	// first, when set, runs once, as the first request is answered.
+	first func()
 }
 
 // message is one request a receiver got.
@@ -57,10 +59,15 @@ func newReceiver(t *testing.T) *receiver {
 			t.Errorf("a delivery's body is not JSON: %s", m.body)
 		}
 		r.mu.Lock()
-		defer r.mu.Unlock()
 		m.ok = !r.down && r.failFirst <= 0
 		r.failFirst--
 		r.got = append(r.got, m)
+		first := r.first
+		r.first = nil
+		r.mu.Unlock()
+		if first != nil {
+			first()
+		}
 		if !m.ok {
 			http.Error(w, "not now", http.StatusInternalServerError)
 			return

@@ -38,6 +38,12 @@ func (s *Service) FindEvent(ctx context.Context, orgID, id uuid.UUID) (Event, er
 	if err := authorize(ctx, orgID, PermView); err != nil {
 		return Event{}, err
 	}
+	return s.findEvent(ctx, orgID, id)
+}
+
+// findEvent is FindEvent without the caller's authorization: for the
+// background work that acts for the organization (webhook delivery).
+func (s *Service) findEvent(ctx context.Context, orgID, id uuid.UUID) (Event, error) {
 	page, err := s.store.ListEvents(ctx, orgID, EventFilter{ID: &id, Limit: 1})
 	if err != nil {
 		return Event{}, err

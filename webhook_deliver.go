@@ -238,8 +238,11 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 
 // erased reports whether an event read for the round is gone since.
 func (r *webhookRound) erased(ctx context.Context, id uuid.UUID) (bool, error) {
-	page, err := r.s.store.ListEvents(ctx, r.c.Webhook.OrgID, EventFilter{ID: &id, Limit: 1})
-	return err == nil && len(page.Events) == 0, err
+	_, err := r.s.findEvent(ctx, r.c.Webhook.OrgID, id)
+	if errors.Is(err, ErrNotFound) {
+		return true, nil
+	}
+	return false, err
 }
 
 // webhookMessage is a delivery's body.
@@ -268,14 +271,14 @@ func (r *webhookRound) sendManual(ctx context.Context, d WebhookDelivery) {
 	var data any = map[string]any{"webhookId": r.c.Webhook.ID, "deliveryId": d.ID}
 	switch d.Type {
 	case WebhookEventCreated:
-		page, err := r.s.store.ListEvents(ctx, r.c.Webhook.OrgID, EventFilter{ID: &d.ObjectID, Limit: 1})
+		ev, err := r.s.findEvent(ctx, r.c.Webhook.OrgID, d.ObjectID)
 		switch {
+		case errors.Is(err, ErrNotFound):
+			d.Status, d.Error = DeliveryFailed, "the event no longer exists"
 		case err != nil:
 			d.Status, d.Error = DeliveryFailed, err.Error()
-		case len(page.Events) == 0:
-			d.Status, d.Error = DeliveryFailed, "the event no longer exists"
 		default:
-			data = page.Events[0]
+			data = ev
 		}
 	case WebhookCommandUpdated:
 		c, err := r.s.store.FindCommand(ctx, r.c.Webhook.OrgID, d.ObjectID)

@@ -19,7 +19,7 @@ type CommandType string
 // CommandUnlock opens an access point for a while.
 const CommandUnlock CommandType = "UNLOCK"
 
-// Limits of a command (see ../shared/CONTRACT.md, "Remote commands").
+// Limits of a command (see docs/api.md, "POST /commands").
 const (
 	MinUnlockSeconds     = 1
 	MaxUnlockSeconds     = 3600

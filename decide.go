@@ -14,7 +14,8 @@ type DecisionInput struct {
 	Attributes     PlayerAttributes `json:"attributes"`
 	// Unlocks are the remote unlocks of this access point (the caller
 	// picks those of the access point); Decide keeps those whose scope
-	// covers the player and whose Until is after the instant. They are
+	// covers the player and that run at the instant (From at or before
+	// it, Until after it). They are
 	// never read from JSON: a request body that could state its own unlock
 	// would let any game server open any door.
 	Unlocks []ActiveUnlock `json:"-"`
@@ -79,11 +80,14 @@ type PlayerAttributes struct {
 }
 
 // ActiveUnlock is a remote unlock as the evaluator sees it: whom it
-// covers and until when (exclusive).
+// covers, and when: from its issue (inclusive; zero is "since ever") until
+// its end (exclusive). A decision about an instant before From does not
+// count it: an unlock issued today does not explain yesterday's attempt.
 type ActiveUnlock struct {
 	Scope          CommandScope `json:"scope"`
 	ServerJobID    string       `json:"serverJobId,omitempty"`
 	PlatformUserID string       `json:"platformUserId,omitempty"`
+	From           Time         `json:"from,omitzero"`
 	Until          Time         `json:"until"`
 }
 
@@ -286,11 +290,12 @@ func DecideWithoutPolicy(failMode FailMode, r DecisionInput, at time.Time) Decis
 	return Decision{Denied, ReasonAccessPointDisabled, RuleFailMode}
 }
 
-// unlocked reports whether a remote unlock covers r at the instant.
+// unlocked reports whether a remote unlock covers r at the instant: one
+// that runs then (from its issue to its end) and whose scope takes in r.
 func unlocked(r DecisionInput, at time.Time) bool {
 	for i := range r.Unlocks {
 		u := &r.Unlocks[i]
-		if !time.Time(u.Until).After(at) {
+		if !time.Time(u.Until).After(at) || time.Time(u.From).After(at) {
 			continue
 		}
 		switch u.Scope {

@@ -10,7 +10,7 @@ import (
 // PolicyMode is the overall state of an access point's policy.
 type PolicyMode string
 
-// The modes of a policy (see ../shared/CONTRACT.md, "Access policies and decisions").
+// The modes of a policy (see docs/api.md, "PUT /access-points/{id}/policy").
 const (
 	ModeRules  PolicyMode = "RULES"  // the schedule and the allow list decide
 	ModeOpen   PolicyMode = "OPEN"   // everyone not denied passes, whatever the schedule

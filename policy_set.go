@@ -87,13 +87,14 @@ type DecisionContext struct {
 const UnlockLookback = (MaxCommandTTL + MaxUnlockSeconds) * time.Second
 
 // ActiveUnlock returns the command as the evaluator sees it at now, and
-// whether it counts: an UNLOCK that is PENDING or DELIVERED and not
-// expired, or EXECUTED, whose unlock has not ended at now (its duration
-// from its first delivery, or from now when no server has it yet, since
-// the operator asked for the door to be open now). CANCELLED, FAILED and
-// EXPIRED commands open nothing.
+// whether it counts: an UNLOCK issued at or before now that is PENDING or
+// DELIVERED and not expired, or EXECUTED, whose unlock has not ended at
+// now (its duration from its first delivery, or from now when no server
+// has it yet, since the operator asked for the door to be open now).
+// CANCELLED, FAILED and EXPIRED commands open nothing, and neither does a
+// command issued after now: now may be an instant in the past.
 func (c Command) ActiveUnlock(now time.Time) (ActiveUnlock, bool) {
-	if c.Type != CommandUnlock {
+	if c.Type != CommandUnlock || now.Before(time.Time(c.IssuedAt)) {
 		return ActiveUnlock{}, false
 	}
 	switch c.Status {
@@ -109,7 +110,7 @@ func (c Command) ActiveUnlock(now time.Time) (ActiveUnlock, bool) {
 	if !now.Before(end) {
 		return ActiveUnlock{}, false
 	}
-	u := ActiveUnlock{Scope: c.Scope, Until: Time(end)}
+	u := ActiveUnlock{Scope: c.Scope, From: c.IssuedAt, Until: Time(end)}
 	if c.ServerJobID != nil {
 		u.ServerJobID = *c.ServerJobID
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// contractPolicy is the example of ../shared/CONTRACT.md, "Access policies
-// and decisions", with RULES and CLOSED picked.
+// contractPolicy is the example policy of docs/api.md, "GET
+// /access-points/{id}/policy", abridged, with RULES and CLOSED picked.
 const contractPolicy = `{"mode": "RULES",
  "schedule": {"timeZone": "Europe/Berlin",
               "windows": [{"days": ["MON","TUE","WED","THU","FRI"], "from": "09:00", "to": "17:30"},

@@ -183,8 +183,8 @@ func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (Comma
 	return c, nil
 }
 
-// Sync is one call of a game server's loop (../shared/CONTRACT.md,
-// "Game-server sync"): it records the server as live in its universe with
+// Sync is one call of a game server's loop (docs/api.md,
+// "POST /servers/{serverJobId}/sync"): it records the server as live in its universe with
 // its players, applies its acknowledgements, and answers the commands due
 // to it, waiting up to r.WaitSeconds for one to be issued on any
 // instance. Only an API key (scope server, checked by the API) syncs.

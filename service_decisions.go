@@ -11,7 +11,7 @@ import (
 
 // Decide decides whether a player passes one of the organization's
 // access points, by its current policy and the remote unlocks active for
-// it (../shared/CONTRACT.md, "Access policies and decisions"), and with
+// it (docs/api.md, "POST /decisions"), and with
 // r.Record stores the decision as an ACCESS_GRANTED or ACCESS_DENIED event
 // before answering. An access point without a policy fails closed
 // (Decide(nil, …)).

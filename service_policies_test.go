@@ -214,6 +214,15 @@ func TestDecideHonoursRemoteUnlocks(t *testing.T) {
 	if d := decide(); d.Allowed != gatehouse.Granted || d.Reason != gatehouse.ReasonRemoteUnlock || d.Rule != gatehouse.RuleRemoteUnlock {
 		t.Errorf("during an unlock: %+v", d)
 	}
+	// An unlock covers only the instants from its issue on: the same
+	// question about a minute before it was issued is the policy's.
+	before := gatehouse.Time(time.Time(c.IssuedAt).Add(-time.Minute))
+	res, err := f.svc.Decide(f.key, f.org.ID, gatehouse.DecisionRequest{AccessPointID: f.door.ID, At: &before,
+		DecisionInput: gatehouse.DecisionInput{PlatformUserID: "9", ServerJobID: "job-1"}})
+	must(t, err)
+	if res.Decision.Reason != gatehouse.ReasonAccessPointDisabled {
+		t.Errorf("a minute before the unlock was issued: %+v", res.Decision)
+	}
 	_, err = f.svc.CancelCommand(f.operator, f.org.ID, c.ID)
 	must(t, err)
 	if d := decide(); d.Reason != gatehouse.ReasonAccessPointDisabled {

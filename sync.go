@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// Limits of a game server's sync (see ../shared/CONTRACT.md, "Game-server
-// sync").
+// Limits of a game server's sync (see docs/api.md, "POST
+// /servers/{serverJobId}/sync").
 const (
 	// LiveWindow: a server is live while it synced this recently.
 	LiveWindow = 60 * time.Second

@@ -150,6 +150,18 @@ case("one active unlock among expired and unrelated ones", L, AT, G, "REMOTE_UNL
 case("every unlock expired", L, AT, D, "ACCESS_POINT_DISABLED", "mode",
      unlocks=[ul("UNIVERSE", "2026-11-25T09:00:00Z"), ul("PLAYER", "2026-11-25T09:59:00Z", platformUserId="42"), ul("SERVER", AT, serverJobId="job-a")])
 case("no unlock, locked", L, AT, D, "ACCESS_POINT_DISABLED", "mode", unlocks=[])
+# An unlock covers an instant only from its issue (from) to its end (until):
+# a decision about an earlier instant does not count an unlock issued later.
+case("unlock issued after the instant does not cover it", L, AT, D, "ACCESS_POINT_DISABLED", "mode",
+     unlocks=[ul("UNIVERSE", "2026-11-25T10:05:10Z", **{"from": "2026-11-25T10:05:00Z"})])
+case("unlock issued exactly at the instant covers it", L, AT, G, "REMOTE_UNLOCK", "remoteUnlock",
+     unlocks=[ul("PLAYER", **{"from": AT, "platformUserId": "42"})])
+case("unlock issued a millisecond after the instant", L, AT, D, "ACCESS_POINT_DISABLED", "mode",
+     unlocks=[ul("SERVER", **{"from": "2026-11-25T10:00:00.001Z", "serverJobId": "job-a"})])
+case("unlock issued before the instant and running", L, AT, G, "REMOTE_UNLOCK", "remoteUnlock",
+     unlocks=[ul("UNIVERSE", **{"from": "2026-11-25T09:59:55Z"})])
+case("a later unlock ignored, an earlier one counts", L, AT, G, "REMOTE_UNLOCK", "remoteUnlock",
+     unlocks=[ul("UNIVERSE", "2026-11-26T00:00:00Z", **{"from": "2026-11-25T23:00:00Z"}), ul("PLAYER", **{"from": "2026-11-25T09:59:59Z", "platformUserId": "42"})])
 case("unlock in rules mode outside the schedule", policy(schedule=OFFICE(B)), local(B, "2026-11-25 03:00:00", "WED"), G, "REMOTE_UNLOCK", "remoteUnlock",
      unlocks=[ul("UNIVERSE", "2026-11-25T03:00:00Z")])
 case("expired unlock in rules mode outside the schedule", policy(schedule=OFFICE(B)), local(B, "2026-11-25 03:00:00", "WED"), D, "OUTSIDE_SCHEDULE", "schedule",

@@ -183,3 +183,33 @@ func TestDocsQuoteExamplesVerbatim(t *testing.T) {
 		t.Error("no excerpt found: the pattern no longer matches the guide")
 	}
 }
+
+// TestRepositoryStandsAlone: a clone in any folder has only what the
+// repository holds, so no file may point outside it. .ci/run alone may use
+// what the machine it runs on provides.
+func TestRepositoryStandsAlone(t *testing.T) {
+	outside := regexp.MustCompile(`\.\./(?:\.\./)*` + "shared/")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if loc := outside.FindIndex(b); loc != nil {
+			line := bytes.Count(b[:loc[0]], []byte("\n")) + 1
+			t.Errorf("%s:%d refers to %s, outside the repository", path, line, b[loc[0]:loc[1]])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -156,8 +156,8 @@ func zonesFor(t *testing.T, p gatehouse.Policy, at time.Time) map[string][]gateh
 
 // TestEvaluatorConformance runs every vector of conformance/decisions.json
 // through the SDK's evaluator, as TestConformance runs them through the
-// Go one: each twice, with the unlocks' until as the RFC 3339 of the file
-// and as epoch milliseconds, which is how the SDK holds them.
+// Go one: each twice, with the unlocks' from and until as the RFC 3339 of
+// the file and as epoch milliseconds, which is how the SDK holds them.
 func TestEvaluatorConformance(t *testing.T) {
 	e := loadEvaluator(t)
 	for _, c := range loadVectors(t) {
@@ -187,11 +187,17 @@ func TestEvaluatorConformance(t *testing.T) {
 		}
 		for _, u := range unlocks {
 			u := u.(map[string]any)
-			until, err := time.Parse(time.RFC3339Nano, u["until"].(string))
-			if err != nil {
-				t.Fatalf("%s: until: %v", c.Name, err)
+			for _, field := range []string{"until", "from"} {
+				s, ok := u[field].(string)
+				if !ok {
+					continue
+				}
+				instant, err := time.Parse(time.RFC3339Nano, s)
+				if err != nil {
+					t.Fatalf("%s: %s: %v", c.Name, field, err)
+				}
+				u[field] = instant.UnixMilli()
 			}
-			u["until"] = until.UnixMilli()
 		}
 		if got := e.decide(compiled, input, at); got != c.Want {
 			t.Errorf("%s: with until in milliseconds, at %s got %+v, want %+v", c.Name, c.At, got, c.Want)

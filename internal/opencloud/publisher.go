@@ -2,8 +2,8 @@
 // (Roblox Open Cloud Messaging) for the universes whose organization
 // stored a key: best effort, in the background, never holding the
 // request that issued the command. Game-server sync stays the source of
-// truth and of acknowledgements (see ../shared/CONTRACT.md, "Optional
-// push").
+// truth and of acknowledgements (see docs/api.md,
+// "Push keys: /messaging").
 package opencloud
 
 import (

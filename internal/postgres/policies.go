@@ -136,7 +136,7 @@ func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string)
 // gatehouse.UnlockLookback, $2 access point id, $3 org. The policy repeats
 // on each unlock's row; an access point has few unlocks at once.
 const decisionContext = `SELECT a.name, l.id, l.name, l.universe_id, p.version, p.body, p.created_at,
-		c.status, c.scope, c.server_job_id, c.platform_user_id, c.expires_at, c.started_at, c.duration_s
+		c.status, c.scope, c.server_job_id, c.platform_user_id, c.expires_at, c.started_at, c.duration_s, c.issued_at
 	FROM access_points a JOIN locations l ON l.id = a.location_id AND l.org = a.org ` + policyOf + `
 	LEFT JOIN commands c ON c.org = a.org AND c.access_point_id = a.id AND c.issued
 		AND c.issued_at > $1 AND c.type = 'UNLOCK' AND c.status IN ('PENDING', 'DELIVERED', 'EXECUTED')
@@ -163,11 +163,11 @@ func (db *DB) FindDecisionContext(ctx context.Context, orgID, accessPointID uuid
 			universe, status, scope, job, player *string
 			version                              *int64
 			body                                 []byte
-			created, expires, started            *time.Time
+			created, expires, started, issued    *time.Time
 			duration                             *int
 		)
 		if err := rows.Scan(&dc.AccessPoint.Name, &dc.Location.ID, &dc.Location.Name, &universe, &version, &body, &created,
-			&status, &scope, &job, &player, &expires, &started, &duration); err != nil {
+			&status, &scope, &job, &player, &expires, &started, &duration, &issued); err != nil {
 			return dc, wrap(err)
 		}
 		if !found {
@@ -194,6 +194,9 @@ func (db *DB) FindDecisionContext(ctx context.Context, orgID, accessPointID uuid
 		if started != nil {
 			t := gatehouse.Time(started.UTC())
 			c.StartedAt = &t
+		}
+		if issued != nil {
+			c.IssuedAt = gatehouse.Time(issued.UTC())
 		}
 		if duration != nil {
 			c.DurationSeconds = *duration

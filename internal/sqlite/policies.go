@@ -122,7 +122,7 @@ func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string)
 // gatehouse.UnlockLookback, ?2 access point id, ?3 org. The policy repeats
 // on each unlock's row; an access point has few unlocks at once.
 const decisionContext = `SELECT a.name, l.id, l.name, l.universe_id, p.version, p.body, p.created_at,
-		c.status, c.scope, c.server_job_id, c.platform_user_id, c.expires_at, c.started_at, c.duration_s
+		c.status, c.scope, c.server_job_id, c.platform_user_id, c.expires_at, c.started_at, c.duration_s, c.issued_at
 	FROM access_points a JOIN locations l ON l.id = a.location_id AND l.org = a.org ` + policyOf + `
 	LEFT JOIN commands c ON c.org = a.org AND c.access_point_id = a.id AND c.issued = 1
 		AND c.issued_at > ? AND c.type = 'UNLOCK' AND c.status IN ('PENDING', 'DELIVERED', 'EXECUTED')
@@ -147,11 +147,12 @@ func (db *DB) FindDecisionContext(ctx context.Context, orgID, accessPointID uuid
 		var (
 			universe, status, scope, job, player sql.NullString
 			version, created, expires, started   sql.NullInt64
+			issued                               sql.NullInt64
 			duration                             sql.NullInt64
 			body                                 sql.RawBytes
 		)
 		if err := rows.Scan(&dc.AccessPoint.Name, &dc.Location.ID, &dc.Location.Name, &universe, &version, &body, &created,
-			&status, &scope, &job, &player, &expires, &started, &duration); err != nil {
+			&status, &scope, &job, &player, &expires, &started, &duration, &issued); err != nil {
 			return dc, wrap(err)
 		}
 		if !found {
@@ -167,7 +168,8 @@ func (db *DB) FindDecisionContext(ctx context.Context, orgID, accessPointID uuid
 		}
 		c := gatehouse.Command{Type: gatehouse.CommandUnlock, Status: gatehouse.CommandStatus(status.String),
 			Scope: gatehouse.CommandScope(scope.String), ServerJobID: fromOptString(job), PlatformUserID: fromOptString(player),
-			ExpiresAt: gatehouse.Time(fromMillis(expires.Int64)), StartedAt: optTime(started), DurationSeconds: int(duration.Int64)}
+			ExpiresAt: gatehouse.Time(fromMillis(expires.Int64)), StartedAt: optTime(started), DurationSeconds: int(duration.Int64),
+			IssuedAt: gatehouse.Time(fromMillis(issued.Int64))}
 		if u, ok := c.ActiveUnlock(now); ok {
 			dc.Unlocks = append(dc.Unlocks, u)
 		}

@@ -33,6 +33,15 @@ const fail = (what) => {
 const check = (ok, what) => {
   if (!ok) fail(what);
 };
+// nextSaturdayAt is a datetime-local value of the first Saturday at least
+// two days from now, at the wall-clock time hhmm. The calendar date is
+// read at noon UTC, which is the same date in every zone within 12 hours.
+const nextSaturdayAt = (hhmm) => {
+  const day = new Date(Date.now() + 2 * 86400e3);
+  day.setUTCHours(12, 0, 0, 0);
+  while (day.getUTCDay() !== 6) day.setUTCDate(day.getUTCDate() + 1);
+  return `${day.toISOString().slice(0, 10)}T${hhmm}`;
+};
 
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
@@ -319,11 +328,12 @@ try {
   check((await page.locator("section.policy-current svg.week rect.block.next").count()) === 2, "the nights are not carried past midnight");
   await shot("20-policy-saved");
 
-  // Would a player with the gamepass pass on Saturday at 01:30? And one
-  // without it?
+  // Would a player with the gamepass pass next Saturday at 01:30 (in the
+  // policy's zone)? And one without it? The instant is computed from the
+  // clock, at least a day ahead, so the test means the same on any day.
   await page.getByLabel("Player (user id)", { exact: true }).fill("4242001");
   await page.getByLabel("Gamepasses owned").fill("777");
-  await page.getByLabel(/^At /).fill("2026-11-28T01:30");
+  await page.getByLabel(/^At /).fill(nextSaturdayAt("01:30"));
   await page.getByRole("button", { name: "Test the decision" }).click();
   await page.waitForURL(/\/policy\/test\?.*#test$/);
   const decision = await page.locator(".decision").innerText();

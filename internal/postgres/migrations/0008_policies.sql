@@ -1,5 +1,5 @@
--- Access policies (../shared/CONTRACT.md, "Access policies and
--- decisions"). Every version of an access point's policy is kept: a
+-- Access policies (docs/api.md, "GET
+-- /access-points/{id}/policy"). Every version of an access point's policy is kept: a
 -- change adds a row, none is ever deleted, so the audit log's versions
 -- can always be read back.
 CREATE TABLE policies (

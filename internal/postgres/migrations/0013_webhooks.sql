@@ -1,4 +1,4 @@
--- Webhooks (../shared/CONTRACT.md, "Webhooks"): endpoints, their
+-- Webhooks (docs/api.md, "Webhooks"): endpoints, their
 -- positions in the feeds, their leases, and the delivery log.
 
 -- An issued command's status changes are a feed of their own, for

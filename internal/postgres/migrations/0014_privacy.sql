@@ -1,4 +1,5 @@
--- Privacy (../shared/CONTRACT.md, "Privacy: erasure and retention").
+-- Privacy (docs/api.md, "Privacy: erasure and
+-- retention").
 
 -- How long an organization's events are kept, by occurredAt.
 ALTER TABLE organizations ADD COLUMN retention_days integer NOT NULL DEFAULT 400;

@@ -1,6 +1,6 @@
 -- Remote commands that Gatehouse issues, the game servers that sync, and
--- what each server did with each command (../shared/CONTRACT.md, "Remote
--- commands" and "Game-server sync").
+-- what each server did with each command (docs/api.md, "POST
+-- /commands" and "POST /servers/{serverJobId}/sync").
 
 -- A location may name the platform universe it lives in.
 ALTER TABLE locations ADD COLUMN universe_id TEXT;

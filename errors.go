@@ -35,6 +35,11 @@ var (
 	// ErrHashBusy: every password-hashing slot stayed busy; nothing was
 	// tried. It is an ErrTooMany.
 	ErrHashBusy = fmt.Errorf("too many sign-ins at once: %w", ErrTooMany)
+	// ErrUnreadable: a stored record cannot be decoded (written by a
+	// version that accepted what this one cannot read, or edited in the
+	// database). It fails what needs that record only: lists and sets
+	// skip it and say so, and replacing it (a policy: PUT) repairs it.
+	ErrUnreadable = errors.New("a stored record cannot be read")
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")

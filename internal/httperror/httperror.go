@@ -65,6 +65,8 @@ var table = []struct {
 	// not an outage, so a 429 with Retry-After like the key's rate limit.
 	{gatehouse.ErrBusy, http.StatusTooManyRequests, "rate_limited", "too many requests of this organization are being served at once; retry shortly"},
 	{gatehouse.ErrTooMany, http.StatusTooManyRequests, "rate_limited", "too many attempts; retry later"},
+	{gatehouse.ErrUnreadable, http.StatusInternalServerError, "record_unreadable",
+		"a stored record this request needs cannot be read; replacing it repairs it (a policy: PUT /access-points/{id}/policy)"},
 	{gatehouse.ErrUnavailable, http.StatusServiceUnavailable, "unavailable", "the service cannot reach its database; retry shortly"},
 	{context.DeadlineExceeded, http.StatusServiceUnavailable, "unavailable", "the request took too long; retry shortly"},
 	// The client went away mid-request; nobody reads this answer, and it is

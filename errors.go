@@ -35,6 +35,9 @@ var (
 	// ErrHashBusy: every password-hashing slot stayed busy; nothing was
 	// tried. It is an ErrTooMany.
 	ErrHashBusy = fmt.Errorf("too many sign-ins at once: %w", ErrTooMany)
+	// ErrUnknownUniverse: a game server synced for a universe that none
+	// of the organization's locations names. It is an ErrNotFound.
+	ErrUnknownUniverse = fmt.Errorf("no location of the organization names the universe: %w", ErrNotFound)
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")

@@ -40,6 +40,9 @@ var (
 	// database). It fails what needs that record only: lists and sets
 	// skip it and say so, and replacing it (a policy: PUT) repairs it.
 	ErrUnreadable = errors.New("a stored record cannot be read")
+	// ErrUnknownUniverse: a game server synced for a universe that none
+	// of the organization's locations names. It is an ErrNotFound.
+	ErrUnknownUniverse = fmt.Errorf("no location of the organization names the universe: %w", ErrNotFound)
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")

@@ -184,7 +184,8 @@ func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (Comma
 }
 
 // Sync is one call of a game server's loop (docs/api.md,
-// "POST /servers/{serverJobId}/sync"): it records the server as live in its universe with
+// "POST /servers/{serverJobId}/sync"): for a universe one of the
+// organization's locations names (else ErrUnknownUniverse), it records the server as live in its universe with
 // its players, applies its acknowledgements, and answers the commands due
 // to it, waiting up to r.WaitSeconds for one to be issued on any
 // instance. Only an API key (scope server, checked by the API) syncs.
@@ -194,6 +195,12 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r SyncRequest) (Syn
 	}
 	r, cursor, wait, err := r.Check()
 	if err != nil {
+		return SyncResult{}, err
+	}
+	// A universe none of the organization's locations names is refused
+	// before anything is recorded or kept for it: job ids and universe
+	// ids are the caller's to invent.
+	if _, err := s.policySetVersion(ctx, orgID, r.UniverseID); err != nil {
 		return SyncResult{}, err
 	}
 	now := s.Now()
@@ -215,32 +222,48 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r SyncRequest) (Syn
 		res.RejectedAcks = append(res.RejectedAcks, rejected...)
 	}
 	for {
-		universe, server := s.wakes.Wait(orgID, r.UniverseID, r.ServerJobID)
-		cmds, gen, err := s.take(ctx, orgID, r.ServerJobID, r.UniverseID, cursor)
+		cmds, done, err := s.waitForCommands(ctx, orgID, r.ServerJobID, r.UniverseID, cursor, deadline, &res)
 		if err != nil {
 			return SyncResult{}, err
 		}
-		res.Cursor = FormatCursor(gen)
-		left := time.Until(deadline)
-		if len(cmds) > 0 || left <= 0 {
+		if done {
 			res.Commands = append(res.Commands, cmds...)
 			return s.withPolicyVersion(ctx, orgID, r.UniverseID, res)
 		}
-		timer := time.NewTimer(left)
-		select {
-		case <-universe:
-		case <-server:
-		case <-timer.C:
-		case <-s.ending:
-			// The instance is stopping: answer now, with nothing new.
-			timer.Stop()
-			return s.withPolicyVersion(ctx, orgID, r.UniverseID, res)
-		case <-ctx.Done():
-			timer.Stop()
-			return SyncResult{}, ctx.Err()
-		}
-		timer.Stop()
 	}
+}
+
+// waitForCommands is one round of a sync's long poll: it takes the
+// commands due to the server and, when there are none and the deadline
+// is not past, waits for a wake, the deadline or the instance's stop.
+// done says the sync answers now with cmds; res.Cursor is set. The
+// channels it waits on are left before it returns.
+func (s *Service) waitForCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64,
+	deadline time.Time, res *SyncResult) (cmds []Command, done bool, err error) {
+	universe, server, leave := s.wakes.Wait(orgID, universeID, jobID)
+	defer leave()
+	cmds, gen, err := s.take(ctx, orgID, jobID, universeID, cursor)
+	if err != nil {
+		return nil, false, err
+	}
+	res.Cursor = FormatCursor(gen)
+	left := time.Until(deadline)
+	if len(cmds) > 0 || left <= 0 {
+		return cmds, true, nil
+	}
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	select {
+	case <-universe:
+	case <-server:
+	case <-timer.C:
+	case <-s.ending:
+		// The instance is stopping: answer now, with nothing new.
+		return nil, true, nil
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+	return nil, false, nil
 }
 
 // withPolicyVersion completes a sync answer with the version of the
@@ -347,7 +370,12 @@ func (s *Service) SetLocationUniverse(ctx context.Context, orgID, id uuid.UUID, 
 	if universeID != "" && !IsUniverseID(universeID) {
 		return Location{}, Invalid("universeId", "must be a positive integer, as a string")
 	}
-	return s.store.SetLocationUniverse(ctx, s.entry(ctx, orgID, AuditLocationUniverseSet, TargetLocation), orgID, id, universeID)
+	loc, err := s.store.SetLocationUniverse(ctx, s.entry(ctx, orgID, AuditLocationUniverseSet, TargetLocation), orgID, id, universeID)
+	if err == nil {
+		// A universe the location left is refused to syncs at once.
+		s.policySets.forget(orgID)
+	}
+	return loc, err
 }
 
 // published hands an issued command to the publisher, if any.

@@ -62,15 +62,22 @@ func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID str
 		return PolicySet{}, err
 	}
 	set := NewPolicySet(universeID, aps, s.Now())
-	s.policySets.put(orgID, set, time.Now())
+	if len(aps) > 0 {
+		// A set with access points is of a universe a location names: a
+		// sync may take its version. An empty one may be of any id at
+		// all, and is not kept.
+		s.policySets.put(orgID, set, time.Now())
+	}
 	return set, nil
 }
 
 // policySetVersion is the version of a universe's policy set for sync
-// answers: read at most once per policySetFresh per universe on this
-// instance, so that a thousand servers syncing do not each read the set.
-// A change on this instance is seen at once; one on another instance
-// within policySetFresh.
+// answers, ErrUnknownUniverse when none of the organization's locations
+// names the universe: read at most once per policySetFresh per universe
+// on this instance, so that a thousand servers syncing do not each read
+// the set. A change on this instance is seen at once; one on another
+// instance within policySetFresh. Only universes a location names are
+// kept.
 func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, universeID string) (string, error) {
 	if v, ok := s.policySets.version(orgID, universeID, time.Now()); ok {
 		return v, nil
@@ -79,20 +86,39 @@ func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, univers
 	if err != nil {
 		return "", err
 	}
+	if len(aps) == 0 {
+		named, err := s.store.NamesUniverse(ctx, orgID, universeID)
+		if err != nil {
+			return "", err
+		}
+		if !named {
+			return "", ErrUnknownUniverse
+		}
+	}
 	set := NewPolicySet(universeID, aps, s.Now())
 	s.policySets.put(orgID, set, time.Now())
 	return set.Version, nil
 }
 
 // policySetFresh is how long an instance answers syncs with a policy set
-// version it read.
+// version it read; past it, the version is read again and the entry is
+// only waiting to be dropped.
 const policySetFresh = time.Second
 
+// maxPolicySets bounds the versions an instance keeps: past it, with
+// the stale ones dropped, it starts again empty.
+const maxPolicySets = 10_000
+
 // policySets remembers the versions of the policy sets this instance read
-// recently, by organization and universe.
+// recently, by organization and universe. What it holds follows the
+// universes synced in the last policySetFresh: stale entries are dropped
+// at most once per policySetFresh, and there are never more than
+// maxPolicySets.
 type policySets struct {
-	mu sync.Mutex
-	m  map[uuid.UUID]map[string]policySetSeen
+	mu    sync.Mutex
+	m     map[uuid.UUID]map[string]policySetSeen
+	n     int
+	swept time.Time
 }
 
 type policySetSeen struct {
@@ -113,13 +139,42 @@ func (c *policySets) version(orgID uuid.UUID, universeID string, now time.Time) 
 func (c *policySets) put(orgID uuid.UUID, set PolicySet, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[uuid.UUID]map[string]policySetSeen{}
+	if now.Sub(c.swept) >= policySetFresh || c.n >= maxPolicySets {
+		c.sweep(now)
+	}
+	if c.m == nil || c.n >= maxPolicySets {
+		c.m, c.n = map[uuid.UUID]map[string]policySetSeen{}, 0
 	}
 	if c.m[orgID] == nil {
 		c.m[orgID] = map[string]policySetSeen{}
 	}
+	if _, ok := c.m[orgID][set.UniverseID]; !ok {
+		c.n++
+	}
 	c.m[orgID][set.UniverseID] = policySetSeen{set.Version, now}
+}
+
+// sweep drops the entries no sync may answer with any more.
+func (c *policySets) sweep(now time.Time) {
+	c.swept = now
+	for org, sets := range c.m {
+		for universe, seen := range sets {
+			if now.Sub(seen.at) >= policySetFresh {
+				delete(sets, universe)
+				c.n--
+			}
+		}
+		if len(sets) == 0 {
+			delete(c.m, org)
+		}
+	}
+}
+
+// len returns how many versions are kept.
+func (c *policySets) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 // forget drops what is known of an organization's sets: a policy, an
@@ -127,6 +182,7 @@ func (c *policySets) put(orgID uuid.UUID, set PolicySet, now time.Time) {
 func (c *policySets) forget(orgID uuid.UUID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.n -= len(c.m[orgID])
 	delete(c.m, orgID)
 }
 

@@ -138,6 +138,9 @@ type Store interface {
 	// location ("" clears it). Nothing is recorded when it is unchanged.
 	// ErrNotFound.
 	SetLocationUniverse(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, universeID string) (Location, error)
+	// NamesUniverse reports whether any of the organization's locations
+	// names universeID; an unknown organization names none.
+	NamesUniverse(ctx context.Context, orgID uuid.UUID, universeID string) (bool, error)
 	// FindAccessPoint returns an organization's access point, or
 	// ErrNotFound.
 	FindAccessPoint(ctx context.Context, orgID, id uuid.UUID) (AccessPoint, error)

@@ -59,6 +59,10 @@ var table = []struct {
 }{
 	{gatehouse.ErrInvalid, http.StatusBadRequest, "validation_failed", "the request has invalid parameters; see issues"},
 	{gatehouse.ErrForbidden, http.StatusForbidden, "forbidden", "your role does not allow this"},
+	// Before ErrNotFound, which it wraps: a game's setup to fix, not a
+	// record that went away.
+	{gatehouse.ErrUnknownUniverse, http.StatusNotFound, "universe_not_found",
+		"no location of your organization names this universe: set the universeId of a location (dashboard or CLI) before its servers sync"},
 	{gatehouse.ErrNotFound, http.StatusNotFound, "not_found", "not found"},
 	{gatehouse.ErrConflict, http.StatusConflict, "conflict", "the record conflicts with an existing one"},
 	// Before ErrUnavailable, which it wraps: the organization's own load,

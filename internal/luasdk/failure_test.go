@@ -99,3 +99,23 @@ func TestNetworkErrorsBackOff(t *testing.T) {
 		t.Fatalf("%d POST /events, want 6", n)
 	}
 }
+
+// A sync refused because no location names the game's universe (404
+// universe_not_found) is told once, with Gatehouse's message, and tried
+// again a minute later, not every few seconds; the game's events still
+// go.
+func TestSyncOfAnUnknownUniverseWarnsOnce(t *testing.T) {
+	g := newGame(t, gameOptions{gameID: 43})
+	g.start(``)
+	g.record(5, 7, "")
+	g.env.Advance(5 * time.Minute)
+	if n := g.warnings("sync refused (404 universe_not_found): no location of your organization names this universe"); n != 1 {
+		t.Fatalf("%d warnings about the universe, want 1: %q", n, g.env.Warnings)
+	}
+	if n := g.env.Paths["POST /api/consumer/v1/servers/"+jobID+"/sync"]; n > 6 {
+		t.Fatalf("%d syncs in 5 minutes: a refused sync is retried hot", n)
+	}
+	if n := len(g.stored()); n != 5 {
+		t.Fatalf("stored %d of 5 events", n)
+	}
+}

@@ -33,6 +33,7 @@ type gameOptions struct {
 	limit   ratelimit.Limit
 	secrets map[string]string // nil: a game-server key under gatehouse_key
 	noHTTP  bool              // "Allow HTTP Requests" off
+	gameID  int64             // the game's universe; 0: 42, which apitest's location names
 }
 
 // newGame starts a server and a game whose SDK is not started yet.
@@ -40,6 +41,9 @@ func newGame(t *testing.T, o gameOptions) *game {
 	t.Helper()
 	if o.limit == (ratelimit.Limit{}) {
 		o.limit = generous
+	}
+	if o.gameID == 0 {
+		o.gameID = 42
 	}
 	a := apitest.Start(t, o.limit)
 	if o.secrets == nil {
@@ -56,7 +60,7 @@ func newGame(t *testing.T, o gameOptions) *game {
 		HTTPDisabled: o.noHTTP,
 		JobID:        jobID,
 		PlaceID:      1001,
-		GameID:       42, // the universe of apitest's location
+		GameID:       o.gameID,
 		Client:       a.Client,
 		OnAdvance:    a.Clock.Advance,
 	})

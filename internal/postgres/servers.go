@@ -79,6 +79,21 @@ func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameSe
 	})
 }
 
+// NamesUniverse reports whether a location of the organization names the
+// universe.
+func (db *DB) NamesUniverse(ctx context.Context, orgID uuid.UUID, universeID string) (bool, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var named bool
+	err = db.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM locations WHERE org = $1 AND universe_id = $2)", org, universeID).Scan(&named)
+	return named, wrap(err)
+}
+
 // LiveServers returns the organization's servers of a universe seen at or
 // after since, most recently seen first.
 func (db *DB) LiveServers(ctx context.Context, orgID uuid.UUID, universeID string, since time.Time, player *string) ([]gatehouse.GameServer, error) {

@@ -129,6 +129,30 @@ func TestSyncWaitEndsWithNothing(t *testing.T) {
 	sameJSON(t, "sync", body, `{"commands": [], "cursor": "0", "policyVersion": "v", "rejectedAcks": []}`)
 }
 
+// TestSyncOfAnUnknownUniverseIs404: a sync for a universe none of the
+// organization's locations names (another organization's included) is a
+// 404 universe_not_found that says what to fix, and the server is not
+// live: an unlock of it fails at issue.
+func TestSyncOfAnUnknownUniverseIs404(t *testing.T) {
+	e := newEnv(t)
+	o := e.newUnlockOrg("Acme")
+	rival := e.newUnlockOrg("Rival")
+	_, err := e.store.SetLocationUniverse(context.Background(), gatehouse.SystemEntry(gatehouse.AuditLocationUniverseSet),
+		rival.ID, rival.locations[0].ID, "77")
+	must(t, err)
+	for _, universe := range []string{"43", "77"} {
+		r := e.syncNow(o.serverKey, "job-1", `{"universeId": "`+universe+`", "waitSeconds": 0}`)
+		if r.status != http.StatusNotFound || !strings.Contains(string(r.body), `"code":"universe_not_found"`) ||
+			!strings.Contains(string(r.body), "universeId of a location") {
+			t.Errorf("sync of universe %s: %d %s", universe, r.status, r.body)
+		}
+	}
+	c, _ := e.issue(o.cmdKey, fmt.Sprintf(`{"accessPointId": %q, "scope": "SERVER", "serverJobId": "job-1"}`, o.accessPoints[0].ID))
+	if c.Status != gatehouse.CommandFailed {
+		t.Errorf("a server refused its sync is live: its unlock is %s", c.Status)
+	}
+}
+
 // TestSyncOutlastsTheQueryTimeout: a long poll's deadlines are its wait
 // plus the query timeout, not the server's write timeout nor the query
 // timeout of ordinary requests.

@@ -78,6 +78,21 @@ func setPlayers(ctx context.Context, q querier, org int64, jobID, universeID str
 	return nil
 }
 
+// NamesUniverse reports whether a location of the organization names the
+// universe.
+func (db *DB) NamesUniverse(ctx context.Context, orgID uuid.UUID, universeID string) (bool, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var named bool
+	err = db.read.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM locations WHERE org = ? AND universe_id = ?)", org, universeID).Scan(&named)
+	return named, wrap(err)
+}
+
 // LiveServers returns an organization's servers of a universe seen at or
 // after since, most recently seen first.
 func (db *DB) LiveServers(ctx context.Context, orgID uuid.UUID, universeID string, since time.Time, player *string) ([]gatehouse.GameServer, error) {

@@ -9,8 +9,9 @@ import (
 // testLocationUniverse: a location's universe is set, read back by every
 // read of locations, changed and cleared, each change recorded once with
 // the value before and after; an unchanged one records nothing; another
-// organization's location is ErrNotFound. FindAccessPoint reads an
-// access point of the organization only.
+// organization's location is ErrNotFound. NamesUniverse follows the
+// organization's own locations only. FindAccessPoint reads an access
+// point of the organization only.
 func testLocationUniverse(t *testing.T, f *fixture) {
 	a, b := f.org("Acme"), f.org("Beta")
 	hq := f.location(a.ID, "HQ")
@@ -20,8 +21,21 @@ func testLocationUniverse(t *testing.T, f *fixture) {
 	door := f.accessPoint(a.ID, hq.ID, "Door")
 	set := gatehouse.SystemEntry(gatehouse.AuditLocationUniverseSet)
 
+	names := func(org gatehouse.Organization, universe string, want bool) {
+		t.Helper()
+		if got, err := f.s.NamesUniverse(ctx, org.ID, universe); err != nil || got != want {
+			t.Errorf("NamesUniverse(%s, %s) = %v, %v; want %v", org.Name, universe, got, err, want)
+		}
+	}
+	names(a, "42", false)
 	got, err := f.s.SetLocationUniverse(ctx, set, a.ID, hq.ID, "42")
 	must(t, err)
+	names(a, "42", true)
+	names(a, "420", false)
+	names(b, "42", false)
+	if got, err := f.s.NamesUniverse(ctx, gatehouse.NewID(), "42"); err != nil || got {
+		t.Errorf("an unknown organization names universe 42: %v, %v", got, err)
+	}
 	if got.ID != hq.ID || got.Name != "HQ" || got.UniverseID == nil || *got.UniverseID != "42" || len(got.AccessPoints) != 1 {
 		t.Errorf("set = %+v", got)
 	}
@@ -45,6 +59,7 @@ func testLocationUniverse(t *testing.T, f *fixture) {
 	if l, _ := f.s.FindLocation(ctx, a.ID, hq.ID); l.UniverseID != nil {
 		t.Errorf("still names universe %q after a clear", *l.UniverseID)
 	}
+	names(a, "42", false)
 	log := f.log(a.ID, gatehouse.AuditFilter{Action: gatehouse.AuditLocationUniverseSet})
 	if len(log) != 2 {
 		t.Fatalf("%d location.universe_set entries, want 2: %+v", len(log), log)

@@ -76,7 +76,7 @@ func TestWebhooksAcrossInstances(t *testing.T) {
 		t.Helper()
 		var lines []string
 		for i := range n {
-			lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"2026-01-01T00:%02d:%02dZ","accessPointId":%q}`, (from+i)/60, (from+i)%60, ap.ID))
+			lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"`+eventDay+`T00:%02d:%02dZ","accessPointId":%q}`, (from+i)/60, (from+i)%60, ap.ID))
 		}
 		if out, stderr, err := g.run(strings.NewReader(strings.Join(lines, "\n")), "event", "import", "--org", o.ID, "-"); err != nil {
 			t.Fatalf("import: %v %s %s", err, out, stderr)

@@ -43,7 +43,7 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.renderLogin(w, r, http.StatusForbidden, p)
 		return
 	}
-	session, token, user, err := d.Service.SignIn(anonymous(r), email, r.PostFormValue("password"), ratelimit.ClientNetwork(r))
+	session, token, user, err := d.Service.SignIn(anonymous(r), email, r.PostFormValue("password"), ratelimit.SignInNetwork(r))
 	var (
 		retry  *gatehouse.RetryError
 		choice *gatehouse.ChoiceError

@@ -161,7 +161,7 @@ func (e *env) createWebhook(key, body string) createdHook {
 func TestWebhookEndpointsAPI(t *testing.T) {
 	e := newEnv(t)
 	acme, rival := e.newOrg("Acme"), e.newOrg("Rival")
-	key := e.newKey(acme.ID, gatehouse.ScopeWebhooksWrite)
+	key := e.newKey(acme.ID, gatehouse.ScopeWebhooksWrite, gatehouse.ScopeEventsRead)
 	if r := e.get("/api/consumer/v1/webhooks", acme.readKey); r.status != http.StatusForbidden {
 		t.Errorf("an events:read key lists webhooks: %d", r.status)
 	}

@@ -382,3 +382,21 @@ func TestWebhookDisabledAfterFailing(t *testing.T) {
 		t.Errorf("re-enabled, delivered %v, want the event it stopped at", got)
 	}
 }
+
+// TestDeliveryLogLimit: the delivery log keeps 1,000 deliveries, and
+// GET /webhooks/{id}/deliveries gives up to all of them at once, as
+// docs/api.md and the service say; past that is a 400 naming the bound.
+func TestDeliveryLogLimit(t *testing.T) {
+	e := newEnv(t)
+	acme := e.newOrg("Acme")
+	key := e.newKey(acme.ID, gatehouse.ScopeWebhooksWrite, gatehouse.ScopeEventsRead)
+	h := e.createWebhook(key, `{"url": "https://hooks.example.com/x"}`)
+	path := "/api/consumer/v1/webhooks/" + h.ID.String() + "/deliveries?limit="
+	if r := e.get(path+"1000", key); r.status != http.StatusOK {
+		t.Errorf("limit=1000: %d %s, want 200", r.status, r.body)
+	}
+	r := e.get(path+"1001", key)
+	if r.status != http.StatusBadRequest || !strings.Contains(strings.Join(r.apiError(t).Issues["limit"], ""), "1 to 1000") {
+		t.Errorf("limit=1001: %d %s, want 400 naming 1 to 1000", r.status, r.body)
+	}
+}

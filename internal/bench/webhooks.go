@@ -20,7 +20,7 @@ import (
 // delivered to one endpoint this process receives on Listen.
 type WebhooksConfig struct {
 	URL string // the server, run with --webhooks-allow-private
-	// Key has events:write and webhooks:write.
+	// Key has events:write, events:read and webhooks:write.
 	Key           string
 	AccessPointID string
 	Rate          float64

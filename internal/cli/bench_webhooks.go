@@ -29,7 +29,7 @@ func runBenchWebhooks(ctx context.Context, e *env) error {
 			return err
 		}
 		_, key, err := svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: org.ID, Name: "bench webhooks",
-			Scopes:    []gatehouse.Scope{gatehouse.ScopeEventsWrite, gatehouse.ScopeWebhooksWrite},
+			Scopes:    []gatehouse.Scope{gatehouse.ScopeEventsWrite, gatehouse.ScopeEventsRead, gatehouse.ScopeWebhooksWrite},
 			RateLimit: &gatehouse.Rate{Count: 1_000_000, Per: time.Second}})
 		if err != nil {
 			return err

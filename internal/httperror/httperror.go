@@ -84,7 +84,10 @@ func For(err error) Answer {
 	var se *StatusError
 	var ve *gatehouse.ValidationError
 	var ce *gatehouse.ConflictError
+	var sc *gatehouse.ScopeError
 	switch {
+	case errors.As(err, &sc):
+		return Answer{Status: http.StatusForbidden, Code: "insufficient_scope", Message: sc.Error()}
 	case errors.As(err, &ce):
 		return Answer{Status: http.StatusConflict, Code: "conflict", Message: ce.Error(),
 			Issues: map[string][]string{ce.Field: {ce.Message}}}

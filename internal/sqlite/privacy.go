@@ -278,16 +278,46 @@ func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte)
 	return orgID, secret, wrap(err)
 }
 
-// ErasedNotification reports whether a notification was erased already.
-func (db *DB) ErasedNotification(ctx context.Context, orgID uuid.UUID, notificationID string) (bool, error) {
-	org, err := db.orgSeq(ctx, db.read, orgID)
-	if err != nil {
-		return false, err
-	}
-	var n int
-	err = db.read.QueryRowContext(ctx, "SELECT count(*) FROM erasure_requests WHERE org = ? AND notification_id = ? AND outcome = 'erased'",
-		org, notificationID).Scan(&n)
-	return n > 0, wrap(err)
+// ClaimErasure claims a notification for the delivery that erases it.
+func (db *DB) ClaimErasure(ctx context.Context, orgID uuid.UUID, notificationID string, now time.Time, lease time.Duration) (claimed, done bool, err error) {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		// Erased before claims were kept: its record says so.
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM erasure_requests WHERE org = ? AND notification_id = ? AND outcome = 'erased'",
+			org, notificationID).Scan(&n); err != nil || n > 0 {
+			done = n > 0
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO erasure_claims (org, notification_id, until) VALUES (?, ?, ?)
+			ON CONFLICT (org, notification_id) DO UPDATE SET until = excluded.until
+			WHERE erasure_claims.done = 0 AND erasure_claims.until <= ?`,
+			org, notificationID, millis(now.Add(lease)), millis(now))
+		if err != nil {
+			return err
+		}
+		if m, _ := res.RowsAffected(); m > 0 {
+			claimed = true
+			return nil
+		}
+		return tx.QueryRowContext(ctx, "SELECT done FROM erasure_claims WHERE org = ? AND notification_id = ?", org, notificationID).Scan(&done)
+	})
+	return claimed, done, err
+}
+
+// ReleaseErasure ends the claim of an erasure that failed.
+func (db *DB) ReleaseErasure(ctx context.Context, orgID uuid.UUID, notificationID string) error {
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, "DELETE FROM erasure_claims WHERE org = ? AND notification_id = ? AND done = 0", org, notificationID)
+		return err
+	})
 }
 
 // RecordErasureRequest appends one request's record.
@@ -303,7 +333,11 @@ func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gateh
 		if isUniqueViolation(err) {
 			return fmt.Errorf("notification %s: %w", r.NotificationID, gatehouse.ErrConflict)
 		}
-		if err != nil || r.Outcome == gatehouse.ErasureErased {
+		if err != nil {
+			return err
+		}
+		if r.Outcome == gatehouse.ErasureErased {
+			_, err := tx.ExecContext(ctx, "UPDATE erasure_claims SET done = 1 WHERE org = ? AND notification_id = ?", org, r.NotificationID)
 			return err
 		}
 		// Erasures are kept; of the rest, the latest KeptErasureRequests.

@@ -95,6 +95,7 @@ func Run(t *testing.T, open Opener) {
 		{"DeletionKeepsPositions", testDeletionKeepsPositions},
 		{"Retention", testRetention},
 		{"ErasureIntegration", testErasureIntegration},
+		{"ErasureClaims", testErasureClaims},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

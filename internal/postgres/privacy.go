@@ -61,7 +61,8 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 }
 
 // PruneTerms deletes platform user terms no event has any more, 1,000
-// at a time, each batch a statement of its own.
+// at a time, each batch a statement of its own, then the spans and terms
+// of server jobs no event has (pruneSpans).
 func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
@@ -79,7 +80,39 @@ func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error) {
 			db.terms.Forget(org, sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: v})
 		}
 		pruned += len(values)
-		if err != nil || len(values) < 1000 {
+		if err != nil {
+			return pruned, wrap(err)
+		}
+		if len(values) < 1000 {
+			break
+		}
+	}
+	jobs, err := db.pruneSpans(ctx, org)
+	return pruned + jobs, err
+}
+
+// pruneSpans deletes the spans, and search terms, of server jobs no event
+// has any more: those whose span ends by the organization's oldest event
+// (every event of a job is within its span), 1,000 at a time. Spans whose
+// jobs still have events before their ends stay as wide as they were:
+// harmless.
+func (db *DB) pruneSpans(ctx context.Context, org int64) (int, error) {
+	pruned := 0
+	for {
+		rows, _ := db.pool.Query(ctx, `WITH gone AS (
+				DELETE FROM job_spans WHERE org = $1 AND job IN (SELECT job FROM job_spans
+					WHERE org = $1 AND to_at <= (SELECT coalesce(min(occurred_at), 'infinity') FROM events WHERE org = $1) LIMIT 1000)
+				RETURNING job),
+			terms AS (DELETE FROM search_terms t USING gone
+				WHERE t.org = $1 AND t.field = $2 AND t.ref = '00000000-0000-0000-0000-000000000000' AND t.value = gone.job)
+			SELECT job FROM gone`, org, sqlstore.TermServerJob)
+		jobs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		for _, job := range jobs {
+			db.spans.Forget(org, job)
+			db.terms.Forget(org, sqlstore.Term{Field: sqlstore.TermServerJob, Value: job})
+		}
+		pruned += len(jobs)
+		if err != nil || len(jobs) < 1000 {
 			return pruned, wrap(err)
 		}
 	}

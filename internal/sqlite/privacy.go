@@ -89,7 +89,8 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 	return n, err
 }
 
-// PruneTerms deletes platform user terms no event has any more. It
+// PruneTerms deletes platform user terms no event has any more, and the
+// spans and terms of server jobs no event has (pruneSpans). It
 // looks for them on a reader, a page of terms at a time, and deletes
 // those it found in a short write transaction each, checking again:
 // the one writer is never held for the scan.
@@ -143,10 +144,54 @@ func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error) {
 			}
 		}
 		if len(page) < 1000 {
-			return pruned, nil
+			break
 		}
 		after = last
 	}
+	jobs, err := db.pruneSpans(ctx, org)
+	return pruned + jobs, err
+}
+
+// pruneSpans deletes the spans, and search terms, of server jobs no event
+// has any more: those whose span ends by the organization's oldest event
+// (every event of a job is within its span). Spans whose jobs still have
+// events before their ends stay as wide as they were: harmless.
+func (db *DB) pruneSpans(ctx context.Context, org int64) (int, error) {
+	const oldest = "(SELECT coalesce(min(occurred_at), 9223372036854775807) FROM events WHERE org = ?)"
+	jobs, err := queryAll(ctx, db.read, func(r *sql.Rows, job *string) error { return r.Scan(job) },
+		"SELECT job FROM job_spans WHERE org = ? AND to_at <= "+oldest, org, org)
+	if err != nil {
+		return 0, wrap(err)
+	}
+	pruned := 0
+	for len(jobs) > 0 {
+		n := min(len(jobs), 1000)
+		err := db.withTx(ctx, func(tx *sql.Tx) error {
+			for _, job := range jobs[:n] {
+				res, err := tx.ExecContext(ctx, "DELETE FROM job_spans WHERE org = ? AND job = ? AND to_at <= "+oldest, org, job, org)
+				if err != nil {
+					return err
+				}
+				if n, _ := res.RowsAffected(); n == 0 {
+					continue
+				}
+				term := sqlstore.Term{Field: sqlstore.TermServerJob, Value: job}
+				if _, err := tx.ExecContext(ctx, "DELETE FROM search_terms WHERE org = ? AND field = ? AND ref = ? AND value = ?",
+					org, term.Field, term.Ref[:], term.Value); err != nil {
+					return err
+				}
+				pruned++
+				db.spans.Forget(org, job)
+				db.terms.Forget(org, term)
+			}
+			return nil
+		})
+		if err != nil {
+			return pruned, err
+		}
+		jobs = jobs[n:]
+	}
+	return pruned, nil
 }
 
 // OldestEvent returns when the organization's oldest event occurred.

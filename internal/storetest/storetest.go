@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchQ", testSearchQ},
 		{"SearchFoldsCase", testSearchFoldsCase},
 		{"SearchManyTermsBudget", testSearchManyTermsBudget},
+		{"SearchServerJobs", testSearchServerJobs},
 		{"FindEventsExactID", testFindEventsExactID},
 		{"Keyset", testKeyset},
 		{"Isolation", testIsolation},

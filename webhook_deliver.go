@@ -45,8 +45,9 @@ type WebhookSettings struct {
 	// that no send outlives the lease.
 	Lease time.Duration
 	// Idle is how soon an endpoint that had nothing new is looked at
-	// again (500 ms), and how long an instance that found no endpoint due
-	// waits before it looks again (half of it).
+	// again (500 ms); an instance that found no endpoint due looks again
+	// after an eighth of it (as often as the four workers of before did
+	// at half of it each).
 	Idle time.Duration
 	// RetryBase and RetryMax bound the backoff between attempts at a
 	// failing delivery (5 s doubling to 1 h, each with up to half of it
@@ -102,10 +103,12 @@ func (s *Service) RunWebhooks(ctx context.Context, holder string, report func(er
 		r, err := s.claimWebhook(ctx, fmt.Sprintf("%s/webhooks-%d", holder, n))
 		if r == nil {
 			p.release(n, nil)
+			wait := s.webhooks.Idle / 8
 			if err != nil && ctx.Err() == nil {
 				report(err)
+				wait = s.webhooks.Idle / 2
 			}
-			Sleep(ctx, s.webhooks.Idle/2)
+			Sleep(ctx, wait)
 			continue
 		}
 		r.pool = p

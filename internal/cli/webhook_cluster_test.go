@@ -150,4 +150,11 @@ func TestBenchWebhooks(t *testing.T) {
 	if st.Sent != 200 || st.Delivered != st.Sent || st.Unverified != 0 {
 		t.Errorf("bench webhooks = %+v, want 200 sent, all delivered and verified", st)
 	}
+	// Beside an attack: its endpoints are made, sent tests, and hang.
+	var at struct{ Sent, Delivered, Unverified, AttackTests, AttackRequests int }
+	g.json(&at, "bench", "webhooks", "--url", in.base, "--rate", "50", "--duration", "1s", "--wait", "20s",
+		"--attack", "hang", "--attack-endpoints", "2", "--attack-test-every", "200ms")
+	if at.Sent != 50 || at.Delivered != at.Sent || at.Unverified != 0 || at.AttackTests < 2 || at.AttackRequests < 1 {
+		t.Errorf("bench webhooks --attack hang = %+v, want 50 sent, all delivered and verified, tests sent and hanging", at)
+	}
 }

@@ -90,6 +90,7 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentPolicyPuts", testConcurrentPolicyPuts},
 		{"Webhooks", testWebhooks},
 		{"WebhookClaims", testWebhookClaims},
+		{"WebhookClaimsShared", testWebhookClaimsShared},
 		{"CommandChanges", testCommandChanges},
 		{"ErasureOracle", testErasureOracle},
 		{"ErasureCommands", testErasureCommands},

@@ -12,7 +12,9 @@
 // Sessions are server-side (the store keeps a hash of the cookie's
 // token). Every state-changing request must pass Go's cross-origin
 // protection and carry the session's CSRF token; sign-in failures are
-// limited per email and per address.
+// limited per email from one network, under ceilings per email and per
+// network, and a user an admin adds is an invitation until its first
+// sign-in (see gatehouse.Service.SignIn).
 package dashboard
 
 import (

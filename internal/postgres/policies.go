@@ -136,6 +136,27 @@ func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string)
 	return set, nil
 }
 
+// PolicySetMembers implements gatehouse.Store: the set's rows without a
+// policy body.
+func (db *DB) PolicySetMembers(ctx context.Context, orgID uuid.UUID, universeID string) ([]gatehouse.PolicySetMember, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return nil, err
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT a.id, a.name, l.id, l.name, coalesce(a.policy_version, 0)
+		FROM locations l JOIN access_points a ON a.location_id = l.id AND a.org = l.org
+		WHERE l.org = $1 AND l.universe_id = $2 ORDER BY a.id`, org, universeID)
+	members, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.PolicySetMember, error) {
+		var m gatehouse.PolicySetMember
+		err := row.Scan(&m.AccessPoint.ID, &m.AccessPoint.Name, &m.Location.ID, &m.Location.Name, &m.PolicyVersion)
+		return m, err
+	})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return members, nil
+}
+
 // decisionContext reads, in one statement, the access point with its
 // location and current policy, joined to the candidate unlocks among its
 // issued commands (none: one row of NULLs): $1 now minus

@@ -40,6 +40,12 @@ var (
 	// database). It fails what needs that record only: lists and sets
 	// skip it and say so, and replacing it (a policy: PUT) repairs it.
 	ErrUnreadable = errors.New("a stored record cannot be read")
+	// ErrUniverseFull: the change would put more than
+	// MaxUniverseAccessPoints access points in one universe.
+	ErrUniverseFull = errors.New("the universe holds the most access points it may")
+	// ErrUniverseTooLarge: the change would put more than
+	// MaxUniversePolicyBytes of policies in one universe.
+	ErrUniverseTooLarge = errors.New("the universe's policies would be over their bound")
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")

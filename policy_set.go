@@ -54,6 +54,20 @@ type PolicySet struct {
 	Unreadable []UnreadablePolicy `json:"unreadable"`
 }
 
+// Bounds of what one universe's set may hold, checked when a change would
+// grow it (a policy, an access point created in or moved into one of its
+// locations, a location joining it): a set is read by every game server
+// of the universe and encoded whole, so it must stay a few megabytes. A
+// universe already past a bound (made before it) is served and may
+// shrink; it may not grow.
+const (
+	MaxUniverseAccessPoints = 1000
+	// MaxUniversePolicyBytes bounds the stored policies (PolicyBody) of a
+	// universe's access points together: sixteen of the largest valid
+	// policy, or thousands of ordinary ones.
+	MaxUniversePolicyBytes = 4 << 20
+)
+
 // PolicySetMember is one access point of a universe's set as its version
 // sees it: where it is, what it is called, and which policy version it
 // has (0: none).

@@ -81,7 +81,18 @@ func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, acce
 			org, accessPointID, out.Version, string(body), at); err != nil {
 			return err
 		}
+		var universe string
+		if err := tx.QueryRow(ctx, `SELECT coalesce(l.universe_id, '') FROM access_points a
+			JOIN locations l ON l.id = a.location_id AND l.org = a.org WHERE a.id = $1 AND a.org = $2`, accessPointID, org).Scan(&universe); err != nil {
+			return err
+		}
+		if err := lockUniverse(ctx, tx, org, universe); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, "UPDATE access_points SET policy_version = $1 WHERE id = $2 AND org = $3", out.Version, accessPointID, org); err != nil {
+			return err
+		}
+		if err := checkUniverse(ctx, tx, org, universe, false, sqlstore.Grows(cur, body)); err != nil {
 			return err
 		}
 		return db.appendAudit(ctx, tx, org, change.Entry)

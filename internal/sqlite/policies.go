@@ -75,6 +75,14 @@ func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, acce
 		if _, err := tx.ExecContext(ctx, "UPDATE access_points SET policy_version = ? WHERE id = ? AND org = ?", out.Version, accessPointID[:], org); err != nil {
 			return err
 		}
+		var universe string
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(l.universe_id, '') FROM access_points a
+			JOIN locations l ON l.id = a.location_id AND l.org = a.org WHERE a.id = ? AND a.org = ?`, accessPointID[:], org).Scan(&universe); err != nil {
+			return err
+		}
+		if err := checkUniverse(ctx, tx, org, universe, false, sqlstore.Grows(cur, body)); err != nil {
+			return err
+		}
 		return db.appendAudit(ctx, tx, org, change.Entry)
 	})
 	return out, err

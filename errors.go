@@ -43,6 +43,12 @@ var (
 	// ErrUnknownUniverse: a game server synced for a universe that none
 	// of the organization's locations names. It is an ErrNotFound.
 	ErrUnknownUniverse = fmt.Errorf("no location of the organization names the universe: %w", ErrNotFound)
+	// ErrUniverseFull: the change would put more than
+	// MaxUniverseAccessPoints access points in one universe.
+	ErrUniverseFull = errors.New("the universe holds the most access points it may")
+	// ErrUniverseTooLarge: the change would put more than
+	// MaxUniversePolicyBytes of policies in one universe.
+	ErrUniverseTooLarge = errors.New("the universe's policies would be over their bound")
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")

@@ -2,6 +2,7 @@ package gatehouse
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"time"
@@ -53,15 +54,74 @@ type PolicySet struct {
 	Unreadable []UnreadablePolicy `json:"unreadable"`
 }
 
+// Bounds of what one universe's set may hold, checked when a change would
+// grow it (a policy, an access point created in or moved into one of its
+// locations, a location joining it): a set is read by every game server
+// of the universe and encoded whole, so it must stay a few megabytes. A
+// universe already past a bound (made before it) is served and may
+// shrink; it may not grow.
+const (
+	MaxUniverseAccessPoints = 1000
+	// MaxUniversePolicyBytes bounds the stored policies (PolicyBody) of a
+	// universe's access points together: sixteen of the largest valid
+	// policy, or thousands of ordinary ones.
+	MaxUniversePolicyBytes = 4 << 20
+)
+
+// PolicySetMember is one access point of a universe's set as its version
+// sees it: where it is, what it is called, and which policy version it
+// has (0: none).
+type PolicySetMember struct {
+	AccessPoint   NamedRef
+	Location      NamedRef
+	PolicyVersion int64
+}
+
+// PolicySetVersion is the version of the set of universeID whose members
+// are members (in the store's order) as of now: a digest of their ids,
+// names and policy versions, and of the year the window of Zones starts.
+// A policy's version names its rules (a store never reuses one), and the
+// zones follow from the rules and that window, so the digest changes
+// whenever the set's content does, and knowing it reads no policy
+// (Store.PolicySetMembers). Every instance computes the same version for
+// the same set without storing one.
+func PolicySetVersion(universeID string, members []PolicySetMember, now time.Time) string {
+	from, _ := zoneWindow(now)
+	h := sha256.New()
+	b := make([]byte, 0, 256)
+	b = append(b, "policy set 2\x00"...)
+	b = appendField(b, universeID)
+	b = binary.BigEndian.AppendUint32(b, uint32(from.Year()))
+	h.Write(b)
+	for _, m := range members {
+		b = append(b[:0], m.AccessPoint.ID[:]...)
+		b = appendField(b, m.AccessPoint.Name)
+		b = append(b, m.Location.ID[:]...)
+		b = appendField(b, m.Location.Name)
+		b = binary.BigEndian.AppendUint64(b, uint64(m.PolicyVersion))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+// appendField appends s with its length, so that no two lists of names
+// digest alike.
+func appendField(b []byte, s string) []byte {
+	return append(binary.BigEndian.AppendUint32(b, uint32(len(s))), s...)
+}
+
 // NewPolicySet returns the set of a universe's access points (in the
 // store's order, by access point id) with the zones of their schedules
-// as of now (see zoneWindow) and its Version: a digest of the set's JSON,
-// so that every instance computes the same version for the same set
-// without storing one.
+// as of now (see zoneWindow) and its Version (PolicySetVersion).
 func NewPolicySet(universeID string, aps []AccessPointPolicy, now time.Time) PolicySet {
 	readable := make([]AccessPointPolicy, 0, len(aps))
 	unreadable := []UnreadablePolicy{}
-	for _, ap := range aps {
+	members := make([]PolicySetMember, len(aps))
+	for i, ap := range aps {
+		members[i] = PolicySetMember{AccessPoint: ap.AccessPoint, Location: ap.Location}
+		if ap.Policy != nil {
+			members[i].PolicyVersion = ap.Policy.Version
+		}
 		if ap.Unreadable != nil {
 			unreadable = append(unreadable, UnreadablePolicy{AccessPoint: ap.AccessPoint, Location: ap.Location, PolicyVersion: ap.Policy.Version})
 			continue
@@ -69,16 +129,8 @@ func NewPolicySet(universeID string, aps []AccessPointPolicy, now time.Time) Pol
 		readable = append(readable, ap)
 	}
 	aps = readable
-	zones := policyZones(aps, now)
-	body, err := json.Marshal(struct {
-		AccessPoints []AccessPointPolicy     `json:"accessPoints"`
-		Zones        map[string][]ZoneOffset `json:"zones"`
-	}{aps, zones})
-	if err != nil {
-		panic(err) // policies are plain data: this cannot fail
-	}
-	sum := sha256.Sum256(append([]byte(universeID+"\x00"), body...))
-	return PolicySet{UniverseID: universeID, Version: hex.EncodeToString(sum[:12]), AccessPoints: aps, Zones: zones, Unreadable: unreadable}
+	return PolicySet{UniverseID: universeID, Version: PolicySetVersion(universeID, members, now), AccessPoints: aps,
+		Zones: policyZones(aps, now), Unreadable: unreadable}
 }
 
 // PolicyBody is the rules of p without its version and time, as stores

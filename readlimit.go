@@ -74,9 +74,8 @@ func (r *ReadSlots) Acquire(ctx context.Context, orgID uuid.UUID) (release func(
 }
 
 // LimitReads returns s with its event reads (ListEvents, CountEvents,
-// ReadFeed)
-// bounded: each takes one of its organization's slots, and runs with a
-// deadline of timeout. The API, the dashboard and the CLI all read through
+// ReadFeed) and its policy set reads (PolicySet) bounded: each takes one
+// of its organization's slots, and runs with a deadline of timeout. The API, the dashboard and the CLI all read through
 // the Store they are given, so wrapping it once bounds every door.
 func LimitReads(s Store, slots *ReadSlots, timeout time.Duration) Store {
 	return &limitedStore{Store: s, slots: slots, timeout: timeout}
@@ -128,6 +127,18 @@ func (s *limitedStore) CountEvents(ctx context.Context, orgID uuid.UUID, f Event
 	}
 	defer end()
 	return s.Store.CountEvents(ctx, orgID, f, step)
+}
+
+// PolicySet reads a universe's policies, megabytes of them: the reads GET /policies makes when a set changed take a slot like
+// an event read, so that one key asking for many sets at once waits its
+// turn instead of holding every connection.
+func (s *limitedStore) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) ([]AccessPointPolicy, error) {
+	ctx, end, err := s.begin(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	return s.Store.PolicySet(ctx, orgID, universeID)
 }
 
 // storeAs finds in s, or in the stores s wraps (Unwrap), the first that

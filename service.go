@@ -51,6 +51,7 @@ type Service struct {
 	recorder         *recorder
 	compiled         compiledPolicies
 	policySets       policySets
+	encodedSets      encodedSets
 	decisionContexts decisionContexts
 	// webhooks configures the delivery of webhooks; retention the
 	// deletion of expired events.

@@ -66,9 +66,39 @@ func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID str
 		// A set with access points is of a universe a location names: a
 		// sync may take its version. An empty one may be of any id at
 		// all, and is not kept.
-		s.policySets.put(orgID, set, time.Now())
+		s.policySets.put(orgID, universeID, set.Version, time.Now())
 	}
 	return set, nil
+}
+
+// EncodedPolicySet returns the organization's universe's policy set as
+// GET /policies answers it. Knowing the set's current version reads no
+// policy (Store.PolicySetMembers); the set of a version is read and
+// encoded once and then shared, gzip included, by every caller of this
+// instance (encodedSets), so that a thousand game servers, or one key
+// asking in a loop, cost one encoding per change. Errors as PolicySet.
+func (s *Service) EncodedPolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (*EncodedPolicySet, error) {
+	if err := authorize(ctx, orgID, PermView); err != nil {
+		return nil, err
+	}
+	if !IsUniverseID(universeID) {
+		return nil, Invalid("universeId", "must be a platform universe id (digits)")
+	}
+	members, err := s.store.PolicySetMembers(ctx, orgID, universeID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	version := PolicySetVersion(universeID, members, now)
+	return s.encodedSets.get(encodedSetKey{orgID, universeID, version}, time.Now(), func() (*EncodedPolicySet, error) {
+		// Shared by the callers waiting: the first one leaving must not
+		// cancel the others' read (the store's read deadline bounds it).
+		aps, err := s.store.PolicySet(context.WithoutCancel(ctx), orgID, universeID)
+		if err != nil {
+			return nil, err
+		}
+		return encodePolicySet(NewPolicySet(universeID, aps, now))
+	})
 }
 
 // policySetVersion is the version of a universe's policy set for sync
@@ -82,11 +112,11 @@ func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, univers
 	if v, ok := s.policySets.version(orgID, universeID, time.Now()); ok {
 		return v, nil
 	}
-	aps, err := s.store.PolicySet(ctx, orgID, universeID)
+	members, err := s.store.PolicySetMembers(ctx, orgID, universeID)
 	if err != nil {
 		return "", err
 	}
-	if len(aps) == 0 {
+	if len(members) == 0 {
 		named, err := s.store.NamesUniverse(ctx, orgID, universeID)
 		if err != nil {
 			return "", err
@@ -95,9 +125,9 @@ func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, univers
 			return "", ErrUnknownUniverse
 		}
 	}
-	set := NewPolicySet(universeID, aps, s.Now())
-	s.policySets.put(orgID, set, time.Now())
-	return set.Version, nil
+	v := PolicySetVersion(universeID, members, s.Now())
+	s.policySets.put(orgID, universeID, v, time.Now())
+	return v, nil
 }
 
 // policySetFresh is how long an instance answers syncs with a policy set
@@ -136,7 +166,7 @@ func (c *policySets) version(orgID uuid.UUID, universeID string, now time.Time) 
 	return seen.version, true
 }
 
-func (c *policySets) put(orgID uuid.UUID, set PolicySet, now time.Time) {
+func (c *policySets) put(orgID uuid.UUID, universeID, version string, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if now.Sub(c.swept) >= policySetFresh || c.n >= maxPolicySets {
@@ -148,10 +178,10 @@ func (c *policySets) put(orgID uuid.UUID, set PolicySet, now time.Time) {
 	if c.m[orgID] == nil {
 		c.m[orgID] = map[string]policySetSeen{}
 	}
-	if _, ok := c.m[orgID][set.UniverseID]; !ok {
+	if _, ok := c.m[orgID][universeID]; !ok {
 		c.n++
 	}
-	c.m[orgID][set.UniverseID] = policySetSeen{set.Version, now}
+	c.m[orgID][universeID] = policySetSeen{version, now}
 }
 
 // sweep drops the entries no sync may answer with any more.

@@ -17,7 +17,7 @@ func TestPolicySetsAreBounded(t *testing.T) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 	orgs := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}
 	for i := range 3 * maxPolicySets {
-		c.put(orgs[i%3], PolicySet{UniverseID: strconv.Itoa(i + 1), Version: "v"}, now)
+		c.put(orgs[i%3], strconv.Itoa(i+1), "v", now)
 		if n := c.len(); n > maxPolicySets {
 			t.Fatalf("%d versions kept, want at most %d", n, maxPolicySets)
 		}
@@ -26,7 +26,7 @@ func TestPolicySetsAreBounded(t *testing.T) {
 		t.Errorf("the last version put is not kept: %q, %v", v, ok)
 	}
 	later := now.Add(policySetFresh)
-	c.put(orgs[0], PolicySet{UniverseID: "1", Version: "w"}, later)
+	c.put(orgs[0], "1", "w", later)
 	if n := c.len(); n != 1 {
 		t.Errorf("%d versions kept a second later, want 1: stale ones must go", n)
 	}

@@ -281,6 +281,12 @@ type Store interface {
 	// location and its current policy (nil when it has none). None is no
 	// error.
 	PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) ([]AccessPointPolicy, error)
+	// PolicySetMembers returns what PolicySet would, without the
+	// policies' bodies: each access point's name, location and current
+	// policy version (0: none), ordered alike. It is what a set's
+	// version is computed from (PolicySetVersion), so that knowing the
+	// version costs no policy read. None is no error.
+	PolicySetMembers(ctx context.Context, orgID uuid.UUID, universeID string) ([]PolicySetMember, error)
 	// FindDecisionContext returns what deciding for an organization's
 	// access point at now needs, in one read: the access point and its
 	// location, the location's universe, the current policy (nil when

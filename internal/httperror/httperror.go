@@ -64,6 +64,10 @@ var table = []struct {
 	{gatehouse.ErrUnknownUniverse, http.StatusNotFound, "universe_not_found",
 		"no location of your organization names this universe: set the universeId of a location (dashboard or CLI) before its servers sync"},
 	{gatehouse.ErrNotFound, http.StatusNotFound, "not_found", "not found"},
+	{gatehouse.ErrUniverseFull, http.StatusConflict, "universe_full",
+		"the universe would hold more than 1000 access points; remove some, or use another universe"},
+	{gatehouse.ErrUniverseTooLarge, http.StatusRequestEntityTooLarge, "universe_policies_too_large",
+		"the universe's policies would be over 4 MiB together; make them smaller, or spread the access points over universes"},
 	{gatehouse.ErrConflict, http.StatusConflict, "conflict", "the record conflicts with an existing one"},
 	// Before ErrUnavailable, which it wraps: the organization's own load,
 	// not an outage, so a 429 with Retry-After like the key's rate limit.

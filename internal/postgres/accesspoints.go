@@ -60,7 +60,23 @@ func (db *DB) MoveAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID
 		if ap.LocationID == locationID {
 			return nil
 		}
+		from, err := locationUniverse(ctx, tx, org, ap.LocationID)
+		if err != nil {
+			return err
+		}
+		to, err := locationUniverse(ctx, tx, org, locationID)
+		if err != nil {
+			return err
+		}
+		if to != from {
+			if err := lockUniverse(ctx, tx, org, to); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.Exec(ctx, "UPDATE access_points SET location_id = $1 WHERE id = $2 AND org = $3", locationID, id, org); err != nil {
+			return err
+		}
+		if err := checkUniverse(ctx, tx, org, to, to != from, to != from); err != nil {
 			return err
 		}
 		old := ap.LocationID

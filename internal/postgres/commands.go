@@ -199,7 +199,13 @@ func (db *DB) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, o
 		if err != nil || deref(old) == universeID {
 			return err
 		}
+		if err := lockUniverse(ctx, tx, org, universeID); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, "UPDATE locations SET universe_id = $1 WHERE id = $2 AND org = $3", universe, id, org); err != nil {
+			return err
+		}
+		if err := checkUniverse(ctx, tx, org, universeID, true, true); err != nil {
 			return err
 		}
 		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetLocation, ID: id, Name: name}).

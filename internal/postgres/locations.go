@@ -92,6 +92,13 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 	// Inserting through a SELECT of the organization's location makes a
 	// foreign location insert nothing.
 	return ap, db.withTx(ctx, func(tx pgx.Tx) error {
+		universe, err := locationUniverse(ctx, tx, org, locationID)
+		if err != nil {
+			return err
+		}
+		if err := lockUniverse(ctx, tx, org, universe); err != nil {
+			return err
+		}
 		tag, err := tx.Exec(ctx, `INSERT INTO access_points (id, org, location_id, name, created_at)
 			SELECT $1, $2, id, $3, $4 FROM locations WHERE id = $5 AND org = $2`, ap.ID, org, ap.Name, time.Time(ap.CreatedAt), locationID)
 		if err != nil {
@@ -99,6 +106,9 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 		}
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("location %s: %w", locationID, gatehouse.ErrNotFound)
+		}
+		if err := checkUniverse(ctx, tx, org, universe, true, false); err != nil {
+			return err
 		}
 		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAccessPoint, ID: ap.ID, Name: ap.Name}))
 	})

@@ -81,7 +81,18 @@ func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, acce
 			org, accessPointID, out.Version, string(body), at); err != nil {
 			return err
 		}
+		var universe string
+		if err := tx.QueryRow(ctx, `SELECT coalesce(l.universe_id, '') FROM access_points a
+			JOIN locations l ON l.id = a.location_id AND l.org = a.org WHERE a.id = $1 AND a.org = $2`, accessPointID, org).Scan(&universe); err != nil {
+			return err
+		}
+		if err := lockUniverse(ctx, tx, org, universe); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, "UPDATE access_points SET policy_version = $1 WHERE id = $2 AND org = $3", out.Version, accessPointID, org); err != nil {
+			return err
+		}
+		if err := checkUniverse(ctx, tx, org, universe, false, sqlstore.Grows(cur, body)); err != nil {
 			return err
 		}
 		return db.appendAudit(ctx, tx, org, change.Entry)
@@ -134,6 +145,27 @@ func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string)
 		set = []gatehouse.AccessPointPolicy{}
 	}
 	return set, nil
+}
+
+// PolicySetMembers implements gatehouse.Store: the set's rows without a
+// policy body.
+func (db *DB) PolicySetMembers(ctx context.Context, orgID uuid.UUID, universeID string) ([]gatehouse.PolicySetMember, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return nil, err
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT a.id, a.name, l.id, l.name, coalesce(a.policy_version, 0)
+		FROM locations l JOIN access_points a ON a.location_id = l.id AND a.org = l.org
+		WHERE l.org = $1 AND l.universe_id = $2 ORDER BY a.id`, org, universeID)
+	members, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.PolicySetMember, error) {
+		var m gatehouse.PolicySetMember
+		err := row.Scan(&m.AccessPoint.ID, &m.AccessPoint.Name, &m.Location.ID, &m.Location.Name, &m.PolicyVersion)
+		return m, err
+	})
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return members, nil
 }
 
 // decisionContext reads, in one statement, the access point with its

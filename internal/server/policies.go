@@ -168,7 +168,8 @@ func (s *server) policyPrecondition(r *http.Request, orgID, id uuid.UUID) (*int6
 // policy of the universe with the set's version as a strong ETag, and
 // Cache-Control: no-cache, so that game servers (and caches between)
 // revalidate each time with If-None-Match and get a 304 while nothing
-// changed.
+// changed. The body is the service's encoding of that version, shared
+// by every caller, gzipped once for those that accept it.
 func (s *server) showPolicySet() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		universeID, cond, err := policySetQuery(r)
@@ -176,7 +177,7 @@ func (s *server) showPolicySet() http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		set, err := s.Service.PolicySet(r.Context(), apiKey(r.Context()).OrgID, universeID)
+		set, err := s.Service.EncodedPolicySet(r.Context(), apiKey(r.Context()).OrgID, universeID)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -190,8 +191,20 @@ func (s *server) showPolicySet() http.Handler {
 		if notModified(w, cond, set.Version) {
 			return
 		}
-		w.Header().Set("ETag", quoteETag(set.Version))
-		writeJSON(w, http.StatusOK, set)
+		h := w.Header()
+		h.Set("ETag", quoteETag(set.Version))
+		h.Set("Content-Type", "application/json")
+		body := set.JSON
+		if acceptsGzip(r.Header.Values("Accept-Encoding")) {
+			// Compressed once per version; compress leaves an encoded
+			// answer as it is, and its Vary to us.
+			h.Set("Content-Encoding", "gzip")
+			h.Add("Vary", "Accept-Encoding")
+			body = set.Gzip
+		}
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(body) // a failed write means the client left
 	})
 }
 

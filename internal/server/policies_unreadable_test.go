@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"database/sql"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -88,5 +91,31 @@ func TestUnreadablePolicyHurtsOnlyItself(t *testing.T) {
 	after, _ := e.policySet(o.serverKey, "42", "")
 	if len(after.AccessPoints) != 2 || len(after.Unreadable) != 0 || after.Version == set.Version {
 		t.Errorf("the set after the repair: %+v", after)
+	}
+}
+
+// TestPolicySetServedGzipped: a client that accepts gzip gets the set's
+// bytes compressed once for its version, with the ETag and Vary; the
+// plain answer is the same JSON.
+func TestPolicySetServedGzipped(t *testing.T) {
+	e := newEnv(t)
+	o := e.newPolicyOrg("Acme")
+	e.putPolicy(o.policyKey, o.accessPoints[0].ID, officeHours)
+	plain, r := e.policySet(o.serverKey, "42", "")
+	zipped := e.do(http.MethodGet, "/api/consumer/v1/policies?universeId=42", o.serverKey, nil, "Accept-Encoding", "gzip")
+	if zipped.status != http.StatusOK || zipped.header.Get("Content-Encoding") != "gzip" ||
+		zipped.header.Get("ETag") != r.header.Get("ETag") || !strings.Contains(zipped.header.Get("Vary"), "Accept-Encoding") {
+		t.Fatalf("gzip answer: %d %v", zipped.status, zipped.header)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(body, r.body) {
+		t.Errorf("gunzipped %s\nplain %s (%v)", body, r.body, err)
+	}
+	if plain.Version == "" || len(plain.AccessPoints) != 2 {
+		t.Errorf("plain set %+v", plain)
 	}
 }

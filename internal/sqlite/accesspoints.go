@@ -57,7 +57,18 @@ func (db *DB) MoveAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID
 		if ap.LocationID == locationID {
 			return nil
 		}
+		from, err := locationUniverse(ctx, tx, org, ap.LocationID)
+		if err != nil {
+			return err
+		}
+		to, err := locationUniverse(ctx, tx, org, locationID)
+		if err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, "UPDATE access_points SET location_id = ? WHERE id = ? AND org = ?", locationID[:], id[:], org); err != nil {
+			return err
+		}
+		if err := checkUniverse(ctx, tx, org, to, to != from, to != from); err != nil {
 			return err
 		}
 		old := ap.LocationID

@@ -42,6 +42,9 @@ func (db *DB) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, o
 		if _, err := tx.ExecContext(ctx, "UPDATE locations SET universe_id = ? WHERE id = ? AND org = ?", stored, id[:], org); err != nil {
 			return err
 		}
+		if err := checkUniverse(ctx, tx, org, universeID, true, true); err != nil {
+			return err
+		}
 		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetLocation, ID: id, Name: l.Name}).
 			Change("universeId", old, universeID))
 	})

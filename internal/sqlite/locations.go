@@ -117,6 +117,13 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 		if err != nil {
 			return err
 		}
+		universe, err := locationUniverse(ctx, tx, org, locationID)
+		if err != nil {
+			return err
+		}
+		if err := checkUniverse(ctx, tx, org, universe, true, false); err != nil {
+			return err
+		}
 		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAccessPoint, ID: ap.ID, Name: ap.Name}))
 	})
 	return ap, err

@@ -75,6 +75,14 @@ func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, acce
 		if _, err := tx.ExecContext(ctx, "UPDATE access_points SET policy_version = ? WHERE id = ? AND org = ?", out.Version, accessPointID[:], org); err != nil {
 			return err
 		}
+		var universe string
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(l.universe_id, '') FROM access_points a
+			JOIN locations l ON l.id = a.location_id AND l.org = a.org WHERE a.id = ? AND a.org = ?`, accessPointID[:], org).Scan(&universe); err != nil {
+			return err
+		}
+		if err := checkUniverse(ctx, tx, org, universe, false, sqlstore.Grows(cur, body)); err != nil {
+			return err
+		}
 		return db.appendAudit(ctx, tx, org, change.Entry)
 	})
 	return out, err
@@ -120,6 +128,24 @@ func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string)
 		set = []gatehouse.AccessPointPolicy{}
 	}
 	return set, nil
+}
+
+// PolicySetMembers implements gatehouse.Store: the set's rows without a
+// policy body.
+func (db *DB) PolicySetMembers(ctx context.Context, orgID uuid.UUID, universeID string) ([]gatehouse.PolicySetMember, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return nil, err
+	}
+	members, err := queryAll(ctx, db.read, func(rows *sql.Rows, m *gatehouse.PolicySetMember) error {
+		return rows.Scan(&m.AccessPoint.ID, &m.AccessPoint.Name, &m.Location.ID, &m.Location.Name, &m.PolicyVersion)
+	}, `SELECT a.id, a.name, l.id, l.name, coalesce(a.policy_version, 0)
+		FROM locations l JOIN access_points a ON a.location_id = l.id AND a.org = l.org
+		WHERE l.org = ? AND l.universe_id = ? ORDER BY a.id`, org, universeID)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return members, nil
 }
 
 // decisionContext reads, in one statement, the access point with its

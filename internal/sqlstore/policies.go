@@ -85,3 +85,32 @@ func SkipUnreadable(ap *gatehouse.AccessPointPolicy, err error) error {
 	}
 	return err
 }
+
+// UniverseLoad is what a universe's set holds: its access points and the
+// bytes of their current policies.
+type UniverseLoad struct {
+	AccessPoints int
+	PolicyBytes  int64
+}
+
+// CheckUniverse is the rule both stores follow after a change to a
+// universe (load is what it holds then): ErrUniverseFull when the change
+// added access points past gatehouse.MaxUniverseAccessPoints,
+// ErrUniverseTooLarge when it added policy bytes past
+// gatehouse.MaxUniversePolicyBytes. A change that grows nothing passes,
+// so a universe over a bound can always shrink.
+func CheckUniverse(universe string, load UniverseLoad, addsAccessPoints, addsBytes bool) error {
+	switch {
+	case addsAccessPoints && load.AccessPoints > gatehouse.MaxUniverseAccessPoints:
+		return fmt.Errorf("universe %s: %d access points: %w", universe, load.AccessPoints, gatehouse.ErrUniverseFull)
+	case addsBytes && load.PolicyBytes > gatehouse.MaxUniversePolicyBytes:
+		return fmt.Errorf("universe %s: %d bytes of policies: %w", universe, load.PolicyBytes, gatehouse.ErrUniverseTooLarge)
+	}
+	return nil
+}
+
+// Grows reports whether storing body over cur (nil: none) adds bytes to
+// the universe's policies.
+func Grows(cur *gatehouse.Policy, body []byte) bool {
+	return cur == nil || len(body) > len(gatehouse.PolicyBody(*cur))
+}

@@ -212,6 +212,21 @@ func testPolicySet(t *testing.T, f *fixture) {
 				wantPolicy(t, what+": "+m.ap.Name, got.Policy, p, p.Version, time.Time(*p.UpdatedAt))
 			}
 		}
+		// The members are the set without the bodies, in the same order.
+		got, err := f.s.PolicySetMembers(ctx, a.ID, universe)
+		must(t, err)
+		if len(got) != len(set) {
+			t.Fatalf("%s: %d members, set of %d", what, len(got), len(set))
+		}
+		for i, ap := range set {
+			want := gatehouse.PolicySetMember{AccessPoint: ap.AccessPoint, Location: ap.Location}
+			if ap.Policy != nil {
+				want.PolicyVersion = ap.Policy.Version
+			}
+			if got[i] != want {
+				t.Errorf("%s: member [%d] = %+v, want %+v", what, i, got[i], want)
+			}
+		}
 	}
 	check("universe 42", "42", in42)
 	check("universe 7", "7", []member{{gate, other}})

@@ -59,6 +59,7 @@ func Run(t *testing.T, open Opener) {
 		{"AuditPages", testAuditPages},
 		{"AuditAppendOnly", testAuditAppendOnly},
 		{"LocationUniverse", testLocationUniverse},
+		{"UniverseBounds", testUniverseBounds},
 		{"CreateCommand", testCreateCommand},
 		{"CreateCommandTenant", testCreateCommandTenant},
 		{"CommandIdempotency", testCommandIdempotency},

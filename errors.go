@@ -38,6 +38,10 @@ var (
 	// ErrUnknownUniverse: a game server synced for a universe that none
 	// of the organization's locations names. It is an ErrNotFound.
 	ErrUnknownUniverse = fmt.Errorf("no location of the organization names the universe: %w", ErrNotFound)
+	// ErrTooManyServers: a server's first sync when its organization
+	// holds as many servers, or players on them, as its caps allow
+	// (OrgServerCaps). It is an ErrConflict.
+	ErrTooManyServers = fmt.Errorf("the organization holds as many game servers or players as it may: %w", ErrConflict)
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")

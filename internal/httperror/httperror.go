@@ -64,6 +64,11 @@ var table = []struct {
 	{gatehouse.ErrUnknownUniverse, http.StatusNotFound, "universe_not_found",
 		"no location of your organization names this universe: set the universeId of a location (dashboard or CLI) before its servers sync"},
 	{gatehouse.ErrNotFound, http.StatusNotFound, "not_found", "not found"},
+	// Before ErrConflict, which it wraps: a cap of the organization,
+	// which servers forgotten free.
+	{gatehouse.ErrTooManyServers, http.StatusConflict, "too_many_servers", fmt.Sprintf(
+		"your organization holds %d game servers, or %d players on them: a new server is refused until servers unseen for %d minutes are forgotten; servers already syncing go on",
+		gatehouse.MaxOrgServers, gatehouse.MaxOrgPlayers, int(gatehouse.ServerForgetAfter.Minutes()))},
 	{gatehouse.ErrConflict, http.StatusConflict, "conflict", "the record conflicts with an existing one"},
 	// Before ErrUnavailable, which it wraps: the organization's own load,
 	// not an outage, so a 429 with Retry-After like the key's rate limit.

@@ -30,8 +30,11 @@ type Actor struct {
 	Label string
 	// OrgID and Role are a dashboard user's organization and role, what
 	// the service checks before acting for them (see Role.Can).
-	OrgID         uuid.UUID
-	Role          Role
+	OrgID uuid.UUID
+	Role  Role
+	// Scopes are an API key's scopes: the service checks those an
+	// operation needs beyond its route's (a *ScopeError).
+	Scopes        []Scope
 	RequestID     string
 	ClientAddress string
 }

@@ -3,7 +3,6 @@ package gatehouse
 import (
 	"encoding/json"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 )
@@ -102,10 +101,11 @@ func DecodePolicy(data []byte) (Policy, error) {
 		errs.Absorb(field, err)
 		d := DenyRule{PlatformUserID: dj.PlatformUserID}
 		if dj.Until != nil {
-			if t, ok := parseInstant(*dj.Until); ok {
-				d.Until = &t
+			if t, err := ParseTime(*dj.Until); err == nil {
+				until := Time(t)
+				d.Until = &until
 			} else if !errs.Reported(field + ".until") {
-				errs.Add(field+".until", "must be an RFC 3339 instant with an offset, e.g. 2026-12-01T00:00:00Z")
+				errs.Add(field+".until", instantRule, "2026-12-01T00:00:00Z")
 			}
 		}
 		p.Deny = append(p.Deny, d)
@@ -123,14 +123,10 @@ func isJSONValue(raw json.RawMessage) bool {
 	return len(raw) > 0 && string(raw) != "null"
 }
 
-// parseInstant reads an RFC 3339 instant with its offset.
-func parseInstant(s string) (Time, bool) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return Time{}, false
-	}
-	return Time(t.UTC()), true
-}
+// instantRule is what an instant of a policy or a decision must be: what
+// ParseTime reads, the rule of every instant Gatehouse accepts. An instant
+// past year 9999 in UTC would be stored, then fail to read back.
+const instantRule = "must be an RFC 3339 instant with an offset, e.g. %s, from year 0000 to 9999 in UTC"
 
 var (
 	decisionFields   = []string{"accessPointId", "platformUserId", "serverJobId", "attributes", "record", "at"}
@@ -166,10 +162,11 @@ func DecodeDecisionRequest(data []byte) (DecisionRequest, error) {
 		errs.Absorb("attributes", err)
 	}
 	if body.At != nil {
-		if t, ok := parseInstant(*body.At); ok {
-			req.At = &t
+		if t, err := ParseTime(*body.At); err == nil {
+			at := Time(t)
+			req.At = &at
 		} else if !errs.Reported("at") {
-			errs.Add("at", "must be an RFC 3339 instant with an offset, e.g. 2026-11-20T23:30:00Z")
+			errs.Add("at", instantRule, "2026-11-20T23:30:00Z")
 		}
 	}
 	errs.Absorb("", req.check())

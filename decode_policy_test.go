@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -37,4 +38,35 @@ func TestDecodePolicyNamesEveryProblem(t *testing.T) {
 	if err != nil || p.Mode != gatehouse.ModeOpen || p.Version != 0 || p.UpdatedAt != nil || p.FailMode != gatehouse.FailClosed {
 		t.Errorf("a policy read back: %+v, %v", p, err)
 	}
+}
+
+// TestInstantsStayInRange: a deny rule's until and a decision's at follow
+// the rule of every instant Gatehouse accepts (ParseTime): an offset that
+// carries 9999-12-31 into year 10000 in UTC is refused, from the JSON and
+// from a door that builds the value itself, since such an instant is
+// stored and then cannot be read back.
+func TestInstantsStayInRange(t *testing.T) {
+	const past = "9999-12-31T23:59:59-23:59" // 10000-01-01T23:58:59Z
+	_, err := gatehouse.DecodePolicy([]byte(`{"mode": "RULES", "deny": [{"platformUserId": "1", "until": "` + past + `"}]}`))
+	if !hasIssue(err, "deny[0].until") {
+		t.Errorf("until in year 10000: %v", err)
+	}
+	if p, err := gatehouse.DecodePolicy([]byte(`{"mode": "RULES", "deny": [{"platformUserId": "1", "until": "9999-12-31T23:59:59Z"}]}`)); err != nil || p.Deny[0].Until == nil {
+		t.Errorf("until in year 9999: %+v, %v", p, err)
+	}
+	late := gatehouse.Time(gatehouse.MaxTime.Add(time.Millisecond))
+	_, err = gatehouse.Policy{Mode: gatehouse.ModeRules, Deny: []gatehouse.DenyRule{{PlatformUserID: "1", Until: &late}}}.Check()
+	if !hasIssue(err, "deny[0].until") {
+		t.Errorf("a policy built with until in year 10000: %v", err)
+	}
+	id := "0193a5b2-7c1e-7d3f-9a4b-5c6d7e8f9a0b"
+	_, err = gatehouse.DecodeDecisionRequest([]byte(`{"accessPointId": "` + id + `", "platformUserId": "1", "at": "` + past + `"}`))
+	if !hasIssue(err, "at") {
+		t.Errorf("a decision at year 10000: %v", err)
+	}
+}
+
+func hasIssue(err error, field string) bool {
+	var ve *gatehouse.ValidationError
+	return errors.As(err, &ve) && len(ve.Issues[field]) > 0
 }

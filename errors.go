@@ -35,6 +35,11 @@ var (
 	// ErrHashBusy: every password-hashing slot stayed busy; nothing was
 	// tried. It is an ErrTooMany.
 	ErrHashBusy = fmt.Errorf("too many sign-ins at once: %w", ErrTooMany)
+	// ErrUnreadable: a stored record cannot be decoded (written by a
+	// version that accepted what this one cannot read, or edited in the
+	// database). It fails what needs that record only: lists and sets
+	// skip it and say so, and replacing it (a policy: PUT) repairs it.
+	ErrUnreadable = errors.New("a stored record cannot be read")
 	// ErrUnknownUniverse: a game server synced for a universe that none
 	// of the organization's locations names. It is an ErrNotFound.
 	ErrUnknownUniverse = fmt.Errorf("no location of the organization names the universe: %w", ErrNotFound)
@@ -56,6 +61,30 @@ type ConflictError struct {
 
 func (e *ConflictError) Error() string        { return e.Field + " " + e.Message }
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// ScopeError is an ErrForbidden for an API key that lacks a scope an
+// operation needs beyond its route's: creating, changing or replaying a
+// webhook endpoint that receives events needs events:read as well as
+// webhooks:write. The API answers it as it answers a route's missing
+// scope: 403 insufficient_scope, with the scope in WWW-Authenticate.
+type ScopeError struct {
+	Scope  Scope
+	Reason string
+}
+
+func (e *ScopeError) Error() string {
+	return fmt.Sprintf("this API key lacks the %s scope %s", e.Scope, e.Reason)
+}
+func (e *ScopeError) Is(target error) bool { return target == ErrForbidden }
+
+// requireKeyScope refuses, with a *ScopeError, an API key acting without
+// scope; users and the system are judged by their roles instead.
+func requireKeyScope(a Actor, scope Scope, reason string) error {
+	if a.Type == ActorKey && !slices.Contains(a.Scopes, scope) {
+		return &ScopeError{Scope: scope, Reason: reason}
+	}
+	return nil
+}
 
 // ErrChooseOrganization: a sign-in's password matched users of several
 // organizations; a *ChoiceError lists them.

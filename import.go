@@ -61,6 +61,9 @@ func (im *Import) IngestEvents(ctx context.Context, events []NewEvent) (IngestRe
 	if !ok {
 		return im.s.IngestEvents(ctx, im.orgID, events)
 	}
+	if err := im.s.refuseExpired(ctx, im.orgID, events); err != nil {
+		return IngestResult{}, err
+	}
 	if im.bulk == nil {
 		bulk, err := b.BeginBulkIngest(ctx, im.orgID)
 		if err != nil {

@@ -343,6 +343,11 @@ func checkDeny(errs *ValidationError, rules []DenyRule) []DenyRule {
 		} else {
 			seen[r.PlatformUserID] = i
 		}
+		if r.Until != nil {
+			if _, err := inRange(time.Time(*r.Until)); err != nil {
+				errs.Add(field+".until", instantRule, "2026-12-01T00:00:00Z")
+			}
+		}
 		out[i] = r
 	}
 	return out

@@ -16,6 +16,21 @@ type AccessPointPolicy struct {
 	AccessPoint NamedRef `json:"accessPoint"`
 	Location    NamedRef `json:"location"`
 	Policy      *Policy  `json:"policy"`
+	// Unreadable, set by a store, says that the current policy (of
+	// version Policy.Version) cannot be decoded (ErrUnreadable):
+	// NewPolicySet lists the access point in the set's Unreadable, not
+	// among its AccessPoints.
+	Unreadable error `json:"-"`
+}
+
+// UnreadablePolicy names an access point of a set whose current policy
+// cannot be read: game servers decide for it as for a door they have no
+// policy of (their configured fail mode), and replacing its policy (PUT)
+// repairs it.
+type UnreadablePolicy struct {
+	AccessPoint   NamedRef `json:"accessPoint"`
+	Location      NamedRef `json:"location"`
+	PolicyVersion int64    `json:"policyVersion"`
 }
 
 // PolicySet is every policy that applies to one universe: what
@@ -32,6 +47,10 @@ type PolicySet struct {
 	// name, from January 1 of this year to January 1 of the year after
 	// next (ZoneOffsets): a game server has no time-zone database.
 	Zones map[string][]ZoneOffset `json:"zones"`
+	// Unreadable are the access points whose stored policy cannot be
+	// read, left out of AccessPoints so that one bad record does not
+	// take the whole set down; empty almost always.
+	Unreadable []UnreadablePolicy `json:"unreadable"`
 }
 
 // NewPolicySet returns the set of a universe's access points (in the
@@ -40,9 +59,16 @@ type PolicySet struct {
 // so that every instance computes the same version for the same set
 // without storing one.
 func NewPolicySet(universeID string, aps []AccessPointPolicy, now time.Time) PolicySet {
-	if aps == nil {
-		aps = []AccessPointPolicy{}
+	readable := make([]AccessPointPolicy, 0, len(aps))
+	unreadable := []UnreadablePolicy{}
+	for _, ap := range aps {
+		if ap.Unreadable != nil {
+			unreadable = append(unreadable, UnreadablePolicy{AccessPoint: ap.AccessPoint, Location: ap.Location, PolicyVersion: ap.Policy.Version})
+			continue
+		}
+		readable = append(readable, ap)
 	}
+	aps = readable
 	zones := policyZones(aps, now)
 	body, err := json.Marshal(struct {
 		AccessPoints []AccessPointPolicy     `json:"accessPoints"`
@@ -52,7 +78,7 @@ func NewPolicySet(universeID string, aps []AccessPointPolicy, now time.Time) Pol
 		panic(err) // policies are plain data: this cannot fail
 	}
 	sum := sha256.Sum256(append([]byte(universeID+"\x00"), body...))
-	return PolicySet{UniverseID: universeID, Version: hex.EncodeToString(sum[:12]), AccessPoints: aps, Zones: zones}
+	return PolicySet{UniverseID: universeID, Version: hex.EncodeToString(sum[:12]), AccessPoints: aps, Zones: zones, Unreadable: unreadable}
 }
 
 // PolicyBody is the rules of p without its version and time, as stores

@@ -166,6 +166,12 @@ func ParseLimit(v url.Values) (int, error) {
 }
 
 func parseLimit(errs *ValidationError, v url.Values) int {
+	return parseLimitUpTo(errs, v, MaxLimit)
+}
+
+// parseLimitUpTo reads the limit parameter of a list that may give up to
+// most at once (DefaultLimit when absent or bad).
+func parseLimitUpTo(errs *ValidationError, v url.Values, most int) int {
 	vals := slices.DeleteFunc(slices.Clone(v[paramLimit]), func(s string) bool { return s == "" })
 	switch {
 	case len(vals) == 0:
@@ -175,8 +181,8 @@ func parseLimit(errs *ValidationError, v url.Values) int {
 		return DefaultLimit
 	}
 	n, err := strconv.Atoi(vals[0])
-	if err != nil || n < 1 || n > MaxLimit {
-		errs.Add(paramLimit, "must be an integer from 1 to %d", MaxLimit)
+	if err != nil || n < 1 || n > most {
+		errs.Add(paramLimit, "must be an integer from 1 to %d", most)
 		return DefaultLimit
 	}
 	return n

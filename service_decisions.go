@@ -170,6 +170,11 @@ func (r DecisionRequest) check() error {
 	if r.Record && r.At != nil {
 		errs.Add("at", "must be absent when record is true: a recorded decision is made now")
 	}
+	if r.At != nil && !errs.Reported("at") {
+		if _, err := inRange(time.Time(*r.At)); err != nil {
+			errs.Add("at", instantRule, "2026-11-20T23:30:00Z")
+		}
+	}
 	return errs.Err()
 }
 

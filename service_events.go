@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -112,12 +113,41 @@ func (s *Service) DecodeEvents(raws []json.RawMessage) ([]NewEvent, error) {
 }
 
 // IngestEvents stores a batch of the organization's events, all or
-// nothing, idempotent by event id. An event naming an access point or a
-// requester that is not the organization's makes an *IngestError (which
-// is an ErrInvalid) and nothing is stored; ErrUnavailable when the
-// database cannot answer.
+// nothing, idempotent by event id. An event older than the
+// organization's retention (refuseExpired), or naming an access point
+// or a requester that is not the organization's, makes an *IngestError
+// (which is an ErrInvalid) and nothing is stored; ErrUnavailable when
+// the database cannot answer.
 func (s *Service) IngestEvents(ctx context.Context, orgID uuid.UUID, events []NewEvent) (IngestResult, error) {
+	if err := s.refuseExpired(ctx, orgID, events); err != nil {
+		return IngestResult{}, err
+	}
 	return s.store.IngestEvents(ctx, orgID, events)
+}
+
+// refuseExpired returns an *IngestError naming every event that
+// occurred before the organization's retention cutoff: retention would
+// delete it within minutes of an answer that said it was accepted. No
+// retention is shorter than MinRetentionDays, so a batch whose events
+// are all newer than that (every live game's) costs no read.
+func (s *Service) refuseExpired(ctx context.Context, orgID uuid.UUID, events []NewEvent) error {
+	now := s.now()
+	floor := retentionCutoff(now, MinRetentionDays)
+	if !slices.ContainsFunc(events, func(e NewEvent) bool { return e.OccurredAt.Before(floor) }) {
+		return nil
+	}
+	org, err := s.store.FindOrganization(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	cutoff := retentionCutoff(now, org.RetentionDays)
+	var errs IngestError
+	for i, e := range events {
+		if e.OccurredAt.Before(cutoff) {
+			errs.Add(i, "occurredAt", "is older than the retention of %d days (before %s): it would be deleted at once", org.RetentionDays, FormatTime(cutoff))
+		}
+	}
+	return errs.Err()
 }
 
 // IngestWriters is how many IngestEvents calls a bulk loader (event

@@ -139,6 +139,15 @@ func (s *Service) ErasureWebhook(ctx context.Context, orgID uuid.UUID) (ErasureI
 // may be (CONTRACT): an older one is a replay, refused.
 const ErasureMaxAge = 10 * time.Minute
 
+// ErasureClaimLease is how long the delivery that erases a notification
+// holds it: an instance that dies erasing delays a redelivery's erasure
+// so long. erasureClaimPoll is how often a delivery that found it
+// claimed looks again.
+const (
+	ErasureClaimLease = 10 * time.Minute
+	erasureClaimPoll  = 50 * time.Millisecond
+)
+
 // ErrErasureUnverified is a right-to-erasure request whose signature or
 // timestamp does not verify: nothing is done.
 var ErrErasureUnverified = errors.New("the request's roblox-signature does not verify")
@@ -155,10 +164,12 @@ type erasureNotification struct {
 // ReceiveErasure handles one request of the platform's right-to-erasure
 // webhook at the organization's token: it verifies the roblox-signature
 // header (t=timestamp,v1=base64 HMAC-SHA256 of "timestamp.body" keyed by
-// the secret, and a timestamp at most ErasureMaxAge old), then erases
-// the player of a RightToErasureRequest and returns the record only once
-// the erasure is durable. A notification erased already is a duplicate
-// and changes nothing; another event type (the platform's test) is
+// the secret, and a timestamp at most ErasureMaxAge old), then claims
+// the notification and erases the player of a RightToErasureRequest,
+// and returns the record only once the erasure is durable. A
+// notification erased already, or erased meanwhile by a delivery of it
+// that claimed it first (this one waits for it), is a duplicate and
+// changes nothing; another event type (the platform's test) is
 // ignored. Every request to a known token is recorded. ErrNotFound for
 // an unknown token; ErrErasureUnverified; a *ValidationError for a body
 // that is not a notification.
@@ -201,17 +212,34 @@ func (s *Service) ReceiveErasure(ctx context.Context, token, signature string, b
 	if _, err := strconv.ParseUint(user, 10, 64); err != nil {
 		return record(ErasureRefused, "EventPayload.UserId is not a user id", Invalid("body", "EventPayload.UserId is not a user id"))
 	}
-	if done, err := s.store.ErasedNotification(ctx, orgID, n.NotificationID); err != nil || done {
+	// One delivery of a notification erases: it claims the notification
+	// first. The platform sends one again when an answer is slow, so
+	// several may arrive at once; those that find it claimed wait for
+	// the claim's end, so that "duplicate" is only said of an erasure
+	// that is done, and one whose erasure failed (its claim released)
+	// or whose instance died (its claim expired) is taken over.
+	for {
+		claimed, done, err := s.store.ClaimErasure(ctx, orgID, n.NotificationID, s.Now(), ErasureClaimLease)
 		if err != nil {
 			return r, err
 		}
-		return record(ErasureDuplicate, "this notification was erased already", nil)
+		if done {
+			return record(ErasureDuplicate, "this notification was erased already", nil)
+		}
+		if claimed {
+			break
+		}
+		if !Sleep(ctx, erasureClaimPoll) {
+			return r, ctx.Err()
+		}
 	}
 	e := s.entry(WithActor(ctx, Actor{Type: ActorSystem}), orgID, AuditPlatformUserErased, TargetPlatformUser).
 		Change("notificationId", "", n.NotificationID)
 	er, hash, err := s.erase(ctx, orgID, user, e)
 	if err != nil {
-		return r, err
+		release, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return r, errors.Join(err, s.store.ReleaseErasure(release, orgID, n.NotificationID))
 	}
 	r.Events, r.Commands, r.UserHash = er.Events, er.Commands, hash
 	r, err = record(ErasureErased, "erased", nil)

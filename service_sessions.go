@@ -3,6 +3,7 @@ package gatehouse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -16,19 +17,29 @@ const hashWait = 2 * time.Second
 
 // SignIn checks a dashboard user's email and password and, when they
 // match, starts a session; token is the raw value for the browser's
-// cookie. clientNetwork is the client's address as the limiter counts it.
+// cookie. clientNetwork is the client's network as the limiter counts it.
 //
 // An email is unique per organization only, and each of its users has
-// its own password: the password is checked against every user with that
-// email. When it matches one, that user is signed in; when it matches
+// its own password: the password is checked against every member with
+// that email. When it matches one, that user is signed in; when it matches
 // several, nobody is yet, and the error is a *ChoiceError listing them:
 // the person picks one with ChooseSignIn.
 //
-// A failure is spent from the limits (per email and per network) before
-// the hash runs and given back on success: checked before and spent after,
-// every attempt of a burst sent at once would pass the check and cost a
-// full hash. An unknown email is checked against a dummy hash, so that it
-// takes as long as a wrong password.
+// A member is a user who proved membership (User.Proven): a user an
+// admin adds is an invitation until then, since anyone may add any email
+// to their own organization. While the email has a member anywhere, its
+// invitations take no part: they cost no hash, are never offered, and
+// receive no failed sign-ins; a member accepts them once signed in
+// (AcceptInvitation). While it has none, its invitations are checked
+// instead, and the first sign-in with one's password proves it.
+//
+// A failure is spent from the limits before the hash runs and given back
+// on success: checked before and spent after, every attempt of a burst
+// sent at once would pass the check and cost a full hash. A failure is
+// recorded in the log of every organization where the email is a member;
+// an email with no member is recorded in none. An email with nobody to
+// check is checked against a dummy hash, so that it takes as long as a
+// wrong password.
 //
 // Errors: ErrBadCredentials; a *ChoiceError (ErrChooseOrganization); a
 // *RetryError with ErrSignInLimited (the limit is spent) or ErrHashBusy
@@ -45,13 +56,18 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientNetwork str
 		refund(ctx)
 		return Session{}, "", User{}, err
 	}
-	matched, err := s.checkPasswords(ctx, users, password)
+	members, invitations := splitProven(users)
+	candidates := members
+	if len(members) == 0 {
+		candidates = invitations // nobody holds the email yet: its first sign-in proves one
+	}
+	matched, err := s.checkPasswords(ctx, candidates, password)
 	switch {
 	case errors.Is(err, ErrHashBusy):
 		refund(ctx)
 		return Session{}, "", User{}, &RetryError{After: time.Second, Err: ErrHashBusy}
 	case err != nil || len(matched) == 0:
-		if err := s.signInFailed(ctx, email, users); err != nil {
+		if err := s.signInFailed(ctx, email, members); err != nil {
 			return Session{}, "", User{}, err
 		}
 		return Session{}, "", User{}, ErrBadCredentials
@@ -61,6 +77,18 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientNetwork str
 		return Session{}, "", User{}, s.choice(ctx, email, matched)
 	}
 	return s.startSession(ctx, matched[0])
+}
+
+// splitProven parts users into members (proven) and invitations.
+func splitProven(users []User) (members, invitations []User) {
+	for _, u := range users {
+		if u.Proven {
+			members = append(members, u)
+		} else {
+			invitations = append(invitations, u)
+		}
+	}
+	return members, invitations
 }
 
 // checkPasswords returns the users whose hash password matches. With no
@@ -98,14 +126,14 @@ func (s *Service) verify(ctx context.Context, password, hash string) (bool, erro
 }
 
 // signInFailed records a failed sign-in in the log of every organization
-// with a user of that email, or, for an email no organization knows, once
-// with no organization and no user id. Never the password.
-func (s *Service) signInFailed(ctx context.Context, email string, users []User) error {
-	if len(users) == 0 {
+// where the email is a member, or, for an email that is a member nowhere,
+// once with no organization and no user id. Never the password.
+func (s *Service) signInFailed(ctx context.Context, email string, members []User) error {
+	if len(members) == 0 {
 		e := s.signInEntry(ctx, AuditSignInFailed, User{Email: email})
 		return s.store.AppendAudit(ctx, e)
 	}
-	for _, u := range users {
+	for _, u := range members {
 		if err := s.store.AppendAudit(ctx, s.signInEntry(ctx, AuditSignInFailed, u)); err != nil {
 			return err
 		}
@@ -168,6 +196,53 @@ func (s *Service) ChooseSignIn(ctx context.Context, token string, userID uuid.UU
 		}
 	}
 	return Session{}, "", User{}, ErrBadCredentials
+}
+
+// Invitations returns the invitations (users not yet proven, see
+// SignIn) of the signed-in dashboard user's email in other organizations,
+// each with its organization, oldest first. Anyone else has none.
+func (s *Service) Invitations(ctx context.Context) ([]SignInChoice, error) {
+	actor := ActorFrom(ctx)
+	if actor.Type != ActorUser || actor.Label == "" {
+		return nil, nil
+	}
+	users, err := s.store.FindUsersByEmail(ctx, actor.Label)
+	if err != nil {
+		return nil, err
+	}
+	_, invitations := splitProven(users)
+	var out []SignInChoice
+	for _, u := range invitations {
+		o, err := s.store.FindOrganization(ctx, u.OrgID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SignInChoice{User: u, Organization: o})
+	}
+	return out, nil
+}
+
+// AcceptInvitation proves the invitation userID of the signed-in
+// dashboard user's email, and starts a session as it: the person proved
+// the email by signing in as one of its members, which is all an
+// invitation waits for. ErrNotFound when userID is no invitation of that
+// email (or the acting user is no proven member of it).
+func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (Session, string, User, error) {
+	actor := ActorFrom(ctx)
+	if actor.Type != ActorUser || actor.Label == "" {
+		return Session{}, "", User{}, fmt.Errorf("invitation: %w", ErrNotFound)
+	}
+	users, err := s.store.FindUsersByEmail(ctx, actor.Label)
+	if err != nil {
+		return Session{}, "", User{}, err
+	}
+	member := slices.ContainsFunc(users, func(u User) bool { return u.ID == actor.ID && u.Proven })
+	for _, u := range users {
+		if member && u.ID == userID && !u.Proven {
+			return s.startSession(ctx, u)
+		}
+	}
+	return Session{}, "", User{}, fmt.Errorf("invitation: %w", ErrNotFound)
 }
 
 // FindSession returns the unexpired session of a browser's token and its

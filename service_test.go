@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -326,7 +327,7 @@ func TestActorTravelsInTheContext(t *testing.T) {
 		t.Errorf("no actor: %+v, want the system", a)
 	}
 	want := gatehouse.Actor{Type: gatehouse.ActorKey, ID: gatehouse.NewID(), Label: "gk_abcdefgh", RequestID: "r1", ClientAddress: "192.0.2.1"}
-	if got := gatehouse.ActorFrom(gatehouse.WithActor(context.Background(), want)); got != want {
+	if got := gatehouse.ActorFrom(gatehouse.WithActor(context.Background(), want)); !reflect.DeepEqual(got, want) {
 		t.Errorf("ActorFrom = %+v, want %+v", got, want)
 	}
 }

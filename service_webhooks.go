@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 )
@@ -16,13 +17,17 @@ const MaxDeliveriesListed = 1000
 // returns it with its secret: the only time the secret is shown. It is
 // stored sealed under the service secret. A *ValidationError keyed by
 // field; ErrConflict past MaxWebhooks; ErrForbidden unless the acting
-// user is an admin.
+// user is an admin; a *ScopeError for a key without events:read when the
+// endpoint receives events.
 func (s *Service) CreateWebhook(ctx context.Context, orgID uuid.UUID, in WebhookInput) (Webhook, string, error) {
 	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return Webhook{}, "", err
 	}
 	c, err := checkWebhook(in, true, s.webhooks.AllowPrivate)
 	if err != nil {
+		return Webhook{}, "", err
+	}
+	if err := mayReceiveEvents(ctx, c.Types); err != nil {
 		return Webhook{}, "", err
 	}
 	sealer, err := s.sealing(ctx)
@@ -58,7 +63,9 @@ func (s *Service) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (Webhook
 // UpdateWebhook changes the fields in gives of one of the organization's
 // endpoints: its URL, description, types, filters, or whether it is
 // enabled. Enabling an endpoint disabled for failing starts again from
-// the delivery it stopped at. ErrNotFound; a *ValidationError.
+// the delivery it stopped at. ErrNotFound; a *ValidationError; a
+// *ScopeError for a key without events:read when the endpoint receives
+// events once changed.
 func (s *Service) UpdateWebhook(ctx context.Context, orgID, id uuid.UUID, in WebhookInput) (Webhook, error) {
 	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return Webhook{}, err
@@ -67,15 +74,31 @@ func (s *Service) UpdateWebhook(ctx context.Context, orgID, id uuid.UUID, in Web
 	if err != nil {
 		return Webhook{}, err
 	}
+	if types := c.Types; ActorFrom(ctx).Type == ActorKey {
+		if types == nil {
+			old, err := s.store.FindWebhook(ctx, orgID, id)
+			if err != nil {
+				return Webhook{}, err
+			}
+			types = old.Types
+		}
+		if err := mayReceiveEvents(ctx, types); err != nil {
+			return Webhook{}, err
+		}
+	}
 	return s.store.UpdateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookChanged, TargetWebhook), orgID, id, c, s.Now())
 }
 
 // ReplayWebhook moves an endpoint's position in the feed to cursor (a
 // feed cursor, or "" for the feed's start): the events after it are
 // delivered again, in order, and a failing delivery is tried at once.
-// Command changes keep their position. A *ValidationError keyed "after".
+// Command changes keep their position. A *ValidationError keyed "after";
+// a *ScopeError for a key without events:read.
 func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor string) (Webhook, error) {
 	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return Webhook{}, err
+	}
+	if err := requireKeyScope(ActorFrom(ctx), ScopeEventsRead, "a replay needs: it sends the organization's events"); err != nil {
 		return Webhook{}, err
 	}
 	var p FeedPosition
@@ -147,6 +170,17 @@ func (s *Service) TestWebhook(ctx context.Context, orgID, id uuid.UUID) (Webhook
 func (s *Service) manualDelivery(msgID string, t WebhookType, object uuid.UUID) WebhookDelivery {
 	return WebhookDelivery{ID: NewID(), MessageID: msgID, Type: t, ObjectID: object, Status: DeliveryPending,
 		Manual: true, Attempt: 1, At: Time(Truncate(s.Now()))}
+}
+
+// mayReceiveEvents refuses, with a *ScopeError, a key without
+// events:read that makes or changes an endpoint subscribed to types
+// that receives events: webhooks:write alone would otherwise read every
+// event through an endpoint of its own.
+func mayReceiveEvents(ctx context.Context, types []WebhookType) error {
+	if !slices.Contains(types, WebhookEventCreated) {
+		return nil
+	}
+	return requireKeyScope(ActorFrom(ctx), ScopeEventsRead, "an endpoint that receives events needs")
 }
 
 // openWebhookSecret opens an endpoint's sealed secret.

@@ -94,8 +94,9 @@ type Store interface {
 	ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *LocationKey) (page []Location, next *LocationKey, err error)
 
 	// CreateUser stores a dashboard user with u's OrgID, Email, Name, Role
-	// and PasswordHash. The first user of an organization is made
-	// RoleAdmin whatever u.Role says (checked in the same transaction).
+	// and PasswordHash, not proven (an invitation; see User.Proven). The
+	// first user of an organization is made RoleAdmin whatever u.Role
+	// says (checked in the same transaction).
 	// ErrConflict when the email is taken in the organization (it may be
 	// used in others), ErrNotFound for an unknown organization.
 	CreateUser(ctx context.Context, e AuditEntry, u User) (User, error)
@@ -125,7 +126,8 @@ type Store interface {
 	// id; ErrNotFound when the organization has no such user.
 	SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error
 
-	// CreateSession stores a dashboard session.
+	// CreateSession stores a dashboard session and marks its user
+	// proven (User.Proven), in one transaction.
 	CreateSession(ctx context.Context, e AuditEntry, s Session) error
 	// FindSession returns the unexpired session with that token hash and
 	// its user, or ErrNotFound.

@@ -44,13 +44,19 @@ type PrivacyStore interface {
 	// ErasureIntegrationByToken returns the organization whose token has
 	// that hash and its sealed secret, or ErrNotFound.
 	ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte) (orgID uuid.UUID, sealedSecret []byte, err error)
-	// ErasedNotification reports whether the organization's notification
-	// was erased already.
-	ErasedNotification(ctx context.Context, orgID uuid.UUID, notificationID string) (bool, error)
+	// ClaimErasure claims the organization's notification, until
+	// now+lease, for the one delivery of it that erases: claimed when it
+	// was not erased already (done) and no other claim on it is live.
+	// Deliveries that claim at once: one is claimed.
+	ClaimErasure(ctx context.Context, orgID uuid.UUID, notificationID string, now time.Time, lease time.Duration) (claimed, done bool, err error)
+	// ReleaseErasure ends the claim on a notification whose erasure
+	// failed, so that a redelivery of it erases.
+	ReleaseErasure(ctx context.Context, orgID uuid.UUID, notificationID string) error
 	// RecordErasureRequest appends r to the organization's erasure
-	// requests, keeping every erasure and the latest 1,000 others;
-	// ErrConflict when r is an erasure of a notification erased already
-	// (two deliveries of it at once).
+	// requests, keeping every erasure and the latest 1,000 others; an
+	// erasure marks its notification's claim done in the same
+	// transaction. ErrConflict when r is an erasure of a notification
+	// erased already.
 	RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r ErasureRequest) error
 	// ListErasureRequests returns the organization's latest limit
 	// requests, newest first.

@@ -45,11 +45,14 @@ type WebhookStore interface {
 	// an organization's endpoint, newest first. ErrNotFound for an
 	// unknown endpoint.
 	ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit int) ([]WebhookDelivery, error)
-	// ClaimWebhook leases to holder, until now+ttl, the enabled endpoint
-	// of any organization that is due soonest (due at or before now) and
-	// not leased by another holder, and returns it with its pending
-	// manual deliveries (at most 10, oldest first). ErrNotFound when none
-	// is due. Instances that claim at once get different endpoints.
+	// ClaimWebhook leases to holder, until now+ttl, an enabled endpoint
+	// that is due (at or before now) and not leased by another holder,
+	// and returns it with its pending manual deliveries (at most 10,
+	// oldest first). The endpoints due are shared between organizations:
+	// it takes one of the organization with the fewest endpoints leased
+	// (by any holder), then of the one whose last lease ended longest ago,
+	// then the one due soonest. ErrNotFound when none is due. Instances
+	// that claim at once get different endpoints.
 	ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (WebhookClaim, error)
 	// SaveWebhookProgress stores a round of deliveries in one
 	// transaction: the log rows (the oldest beyond the 1,000 most recent

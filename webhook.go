@@ -287,10 +287,11 @@ type CommandChange struct {
 	Position FeedPosition
 }
 
-// ParseLimitQuery reads the query of a list that takes only a limit
-// (GET /webhooks/{id}/deliveries, GET /privacy/erasure-requests).
-func ParseLimitQuery(v url.Values) (limit int, err error) {
+// ParseLimitQuery reads the query of a list that takes only a limit, of
+// 1 to most (GET /webhooks/{id}/deliveries: MaxDeliveriesListed; GET
+// /privacy/erasure-requests: MaxLimit).
+func ParseLimitQuery(v url.Values, most int) (limit int, err error) {
 	var errs ValidationError
-	limit = newListQuery(v, []string{paramLimit}, &errs).limit()
+	limit = parseLimitUpTo(&errs, newListQuery(v, []string{paramLimit}, &errs).v, most)
 	return limit, errs.Err()
 }

@@ -28,8 +28,16 @@ type WebhookSettings struct {
 	AllowPrivate bool
 	// Send sends a delivery; RunWebhooks needs it.
 	Send WebhookSend
-	// Workers is how many endpoints one instance delivers to at once (4).
+	// Workers bounds the rounds one instance runs at once (16): it runs
+	// one for each endpoint due, up to this many, not counting the
+	// rounds that wait on a slow receiver.
 	Workers int
+	// Slow is how long a send may take before its receiver is slow (1
+	// s): its round ends after it, and, while it waits, gives its worker
+	// back to the endpoints due, up to Waiting such rounds (256) an
+	// instance.
+	Slow    time.Duration
+	Waiting int
 	// Lease is how long a claim on an endpoint lasts (30 s): an instance
 	// that dies holding one delays the endpoint that long, and loses
 	// nothing. A round starts no send after half of its lease, and every
@@ -37,8 +45,9 @@ type WebhookSettings struct {
 	// that no send outlives the lease.
 	Lease time.Duration
 	// Idle is how soon an endpoint that had nothing new is looked at
-	// again (500 ms), and how long a worker that found no endpoint due
-	// waits (half of it).
+	// again (500 ms); an instance that found no endpoint due looks again
+	// after an eighth of it (as often as the four workers of before did
+	// at half of it each).
 	Idle time.Duration
 	// RetryBase and RetryMax bound the backoff between attempts at a
 	// failing delivery (5 s doubling to 1 h, each with up to half of it
@@ -54,8 +63,12 @@ func (w *WebhookSettings) defaults() {
 		}
 	}
 	if w.Workers == 0 {
-		w.Workers = 4
+		w.Workers = 16
 	}
+	if w.Waiting == 0 {
+		w.Waiting = 256
+	}
+	def(&w.Slow, time.Second)
 	def(&w.Lease, 30*time.Second)
 	def(&w.Idle, 500*time.Millisecond)
 	def(&w.RetryBase, 5*time.Second)
@@ -67,56 +80,158 @@ func (w *WebhookSettings) defaults() {
 // once.
 const webhookPage = 100
 
-// RunWebhooks delivers the webhooks of every organization until ctx ends:
-// Workers goroutines each claim a due endpoint (Store.ClaimWebhook),
-// deliver to it for a round, and let it go. Every instance runs it; the
-// leases keep two from sending to one endpoint at once. holder names this
-// instance (each worker adds its number); errors are reported and
-// retried.
+// RunWebhooks delivers the webhooks of every organization until ctx ends.
+// It claims a due endpoint (Store.ClaimWebhook, which shares the
+// endpoints due between organizations) and delivers to it for a round in
+// a goroutine of its own, and claims the next at once: as many rounds run
+// as endpoints are due, up to Workers. A round whose receiver is slow
+// gives its worker back while it waits (webhookPool). Every instance runs
+// it; the leases keep two from sending to one endpoint at once. holder
+// names this instance (each round adds the number of its worker); errors
+// are reported and retried.
 func (s *Service) RunWebhooks(ctx context.Context, holder string, report func(error)) {
+	p := newWebhookPool(s.webhooks.Workers, s.webhooks.Waiting)
 	var wg sync.WaitGroup
-	for i := range s.webhooks.Workers {
-		// Each worker holds its leases by its own name: a claim renews
-		// its holder's own lease, which two workers must not share.
-		worker := fmt.Sprintf("%s/webhooks-%d", holder, i)
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				claimed, err := s.DeliverWebhooks(ctx, worker)
-				if err != nil && ctx.Err() == nil {
-					report(err)
-				}
-				if !claimed || err != nil {
-					Sleep(ctx, s.webhooks.Idle/2)
-				}
+	defer wg.Wait()
+	for {
+		if !p.acquire(ctx) {
+			return
+		}
+		// Each round holds its lease by its own name: a claim renews its
+		// holder's own lease, which two rounds at once must not share.
+		n := p.name()
+		r, err := s.claimWebhook(ctx, fmt.Sprintf("%s/webhooks-%d", holder, n))
+		if r == nil {
+			p.release(n, nil)
+			wait := s.webhooks.Idle / 8
+			if err != nil && ctx.Err() == nil {
+				report(err)
+				wait = s.webhooks.Idle / 2
 			}
+			Sleep(ctx, wait)
+			continue
+		}
+		r.pool = p
+		wg.Go(func() {
+			err := r.deliver(ctx)
+			if err != nil && ctx.Err() == nil {
+				report(err)
+				Sleep(ctx, s.webhooks.Idle/2)
+			}
+			p.release(n, r)
 		})
 	}
-	wg.Wait()
 }
 
-// DeliverWebhooks claims the endpoint due soonest, if any, and delivers
-// to it for one round: its pending manual deliveries, then its events
-// and its command changes in order, a page at a time, until it has sent
-// everything, one fails, or the round's share of its lease is spent. It
-// reports whether it claimed one.
+// webhookPool is what RunWebhooks runs its rounds in: Workers of them at
+// once, and up to Waiting more that wait on a slow receiver. A slow
+// receiver (one send hanging up to its 10 s, answered after 9.5 s) keeps
+// its round, and its endpoint's lease, but not a worker that the others
+// due need; the claim's sharing keeps any organization from taking more
+// than its turn of the workers.
+type webhookPool struct {
+	workers chan struct{} // a token for each round holding a worker
+	mu      sync.Mutex
+	waiting int   // rounds that gave their worker back
+	limit   int   // most waiting at once
+	names   []int // free worker numbers
+	next    int
+}
+
+func newWebhookPool(workers, waiting int) *webhookPool {
+	return &webhookPool{workers: make(chan struct{}, workers), limit: waiting}
+}
+
+// acquire waits for a free worker; false when ctx ended first.
+func (p *webhookPool) acquire(ctx context.Context) bool {
+	select {
+	case p.workers <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// name returns a worker number no round running now has.
+func (p *webhookPool) name() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k := len(p.names); k > 0 {
+		n := p.names[k-1]
+		p.names = p.names[:k-1]
+		return n
+	}
+	p.next++
+	return p.next - 1
+}
+
+// wait gives r's worker back while r waits on a slow receiver, if fewer
+// than limit rounds wait already.
+func (p *webhookPool) wait(r *webhookRound) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r.waiting || r.ended || p.waiting >= p.limit {
+		return
+	}
+	r.waiting = true
+	p.waiting++
+	<-p.workers
+}
+
+// release ends a round (r nil: a claim that found nothing): its worker,
+// or its place among those waiting, and its name are free.
+func (p *webhookPool) release(n int, r *webhookRound) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r != nil && r.waiting {
+		p.waiting--
+	} else {
+		<-p.workers
+	}
+	if r != nil {
+		r.ended = true
+	}
+	p.names = append(p.names, n)
+}
+
+// DeliverWebhooks claims a due endpoint, if any, and delivers to it for
+// one round: its pending manual deliveries, then its events and its
+// command changes in order, a page at a time, until it has sent
+// everything, one fails, a receiver is slow, or the round's share of its
+// lease is spent. It reports whether it claimed one.
 func (s *Service) DeliverWebhooks(ctx context.Context, holder string) (bool, error) {
+	r, err := s.claimWebhook(ctx, holder)
+	if r == nil {
+		return false, err
+	}
+	return true, r.deliver(ctx)
+}
+
+// claimWebhook claims a due endpoint for holder's round: nil when none
+// is due.
+func (s *Service) claimWebhook(ctx context.Context, holder string) (*webhookRound, error) {
 	if s.webhooks.Send == nil {
-		return false, errors.New("webhooks: no sender configured")
+		return nil, errors.New("webhooks: no sender configured")
 	}
 	start := s.Now()
 	c, err := s.store.ClaimWebhook(ctx, holder, start, s.webhooks.Lease)
 	if errors.Is(err, ErrNotFound) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	r := &webhookRound{s: s, c: c, holder: holder, stopAt: start.Add(s.webhooks.Lease / 2)}
+	return &webhookRound{s: s, c: c, holder: holder, stopAt: start.Add(s.webhooks.Lease / 2)}, nil
+}
+
+// deliver runs the round.
+func (r *webhookRound) deliver(ctx context.Context) error {
 	// Sends end by three quarters of the lease, in real time (the
 	// service's clock may be a test's).
-	ctx, cancel := context.WithTimeout(ctx, s.webhooks.Lease*3/4)
+	ctx, cancel := context.WithTimeout(ctx, r.s.webhooks.Lease*3/4)
 	defer cancel()
-	secret, err := s.openWebhookSecret(ctx, c.Webhook.OrgID, c.Webhook.ID, c.Sealed)
+	c := r.c
+	secret, err := r.s.openWebhookSecret(ctx, c.Webhook.OrgID, c.Webhook.ID, c.Sealed)
 	if err == nil {
 		r.secret = secret
 		r.filter, err = webhookFilter(c.Filters)
@@ -127,9 +242,9 @@ func (s *Service) DeliverWebhooks(ctx context.Context, holder string) (bool, err
 		// being claimed again at once.
 		r.p = r.progress()
 		r.fail(err.Error())
-		return true, r.save(ctx, true)
+		return r.save(ctx, true)
 	}
-	return true, r.run(ctx)
+	return r.run(ctx)
 }
 
 // webhookRound is one claim's work on an endpoint.
@@ -141,6 +256,18 @@ type webhookRound struct {
 	filter EventFilter
 	stopAt time.Time
 	p      WebhookProgress
+	// slow is set once a send took Slow or longer: the round ends.
+	slow bool
+	// pool, when the round runs in one (RunWebhooks); waiting and
+	// ended are the pool's, under its lock.
+	pool           *webhookPool
+	waiting, ended bool
+}
+
+// over reports whether the round may start no more sends: a receiver was
+// slow, the round's share of its lease is spent, or its context ended.
+func (r *webhookRound) over(ctx context.Context) bool {
+	return r.slow || ctx.Err() != nil || !r.s.Now().Before(r.stopAt)
 }
 
 func (r *webhookRound) progress() WebhookProgress {
@@ -150,24 +277,38 @@ func (r *webhookRound) progress() WebhookProgress {
 	if w.Failing != nil {
 		since := time.Time(w.Failing.Since)
 		p.Attempts, p.FailingSince, p.LastError = w.Failing.Attempts, &since, w.Failing.LastError
+		// A round that sends no feed message (it ends after a manual
+		// one) leaves the backoff as it was.
+		p.NextAt = time.Time(w.Failing.NextAttemptAt)
 	}
 	return p
 }
 
 // run sends the pending manual deliveries, then pages of events and
-// command changes, saving after each page.
+// command changes, saving after each page. Manual sends count against
+// the round as the feed's do: none starts once the round is over, and
+// a slow one ends it.
 func (r *webhookRound) run(ctx context.Context) error {
 	r.p = r.progress()
 	for _, d := range r.c.Pending {
+		if r.over(ctx) {
+			break
+		}
 		r.sendManual(ctx, d)
+	}
+	if r.over(ctx) {
+		return r.saveReleased(ctx)
 	}
 	for {
 		more, failed, err := r.page(ctx)
 		if err != nil {
 			return errors.Join(err, r.save(ctx, true))
 		}
-		done := failed || !more || ctx.Err() != nil || !r.s.Now().Before(r.stopAt)
-		if err := r.save(ctx, done); err != nil || done {
+		done := failed || !more || r.over(ctx)
+		if done {
+			return r.saveReleased(ctx)
+		}
+		if err := r.save(ctx, false); err != nil {
 			if errors.Is(err, ErrConflict) {
 				return nil // a replay or another instance took over
 			}
@@ -175,6 +316,15 @@ func (r *webhookRound) run(ctx context.Context) error {
 		}
 		r.p.Deliveries = nil
 	}
+}
+
+// saveReleased saves the round's progress and ends it.
+func (r *webhookRound) saveReleased(ctx context.Context) error {
+	err := r.save(ctx, true)
+	if errors.Is(err, ErrConflict) {
+		return nil // a replay or another instance took over
+	}
+	return err
 }
 
 // page sends the next page of events, then of command changes. more
@@ -195,6 +345,10 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 			return false, false, err
 		}
 		for i, ev := range page.Events {
+			if r.over(ctx) {
+				// The rest of the page is the next round's.
+				return true, false, nil
+			}
 			// A round sends a page for as long as half its lease: an
 			// erasure may have committed since the page was read, and
 			// what it erased must not be sent (CONTRACT: never again).
@@ -216,6 +370,9 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 			return more, false, err
 		}
 		for _, ch := range changes {
+			if r.over(ctx) {
+				return true, false, nil
+			}
 			c, err := r.s.store.FindCommand(ctx, w.OrgID, ch.ID)
 			if errors.Is(err, ErrNotFound) {
 				// Erased since the changes were read: never sent.
@@ -313,8 +470,16 @@ func (r *webhookRound) attempt(ctx context.Context, d *WebhookDelivery, data any
 	header.Set("Content-Type", "application/json")
 	header.Set("User-Agent", "Gatehouse-Webhooks/1")
 	sent := time.Now() // the latency is real time, whatever the service's clock
+	if r.pool != nil {
+		// A receiver still answering after Slow keeps its round, not a
+		// worker.
+		waiting := time.AfterFunc(r.s.webhooks.Slow, func() { r.pool.wait(r) })
+		defer waiting.Stop()
+	}
 	status, response, err := r.s.webhooks.Send(ctx, r.c.Webhook.URL, header, body)
-	ms := time.Since(sent).Milliseconds()
+	took := time.Since(sent)
+	r.slow = r.slow || took >= r.s.webhooks.Slow
+	ms := took.Milliseconds()
 	d.LatencyMS = &ms
 	d.Response = logText(response, 1024)
 	switch {

@@ -97,6 +97,18 @@ type PolicySet struct {
 	// after next: what a decider without a time-zone database converts
 	// instants with.
 	Zones map[string][]ZoneOffset `json:"zones"`
+	// Unreadable are the access points whose stored policy the server
+	// cannot read, left out of AccessPoints; a PUT of the policy, with
+	// If-Match the version named, repairs each.
+	Unreadable []UnreadablePolicy `json:"unreadable"`
+}
+
+// UnreadablePolicy names an access point of a set whose current policy
+// (of version PolicyVersion) cannot be read.
+type UnreadablePolicy struct {
+	AccessPoint   NamedRef `json:"accessPoint"`
+	Location      NamedRef `json:"location"`
+	PolicyVersion int64    `json:"policyVersion"`
 }
 
 // ZoneOffset is one period of a time zone: from From until the next

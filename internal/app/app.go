@@ -36,8 +36,15 @@ var (
 	DefaultKeyLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 20, Per: time.Second}, Burst: 40}
 	// DefaultFailedAuthLimit bounds failed authentications per client address.
 	DefaultFailedAuthLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.Second}, Burst: 20}
-	// DefaultSignInLimit bounds failed dashboard sign-ins per email and per network.
+	// DefaultSignInLimit bounds failed dashboard sign-ins per email and
+	// client network together (ratelimit.SignInNetwork): the strict bucket.
 	DefaultSignInLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 10}
+	// DefaultSignInCeiling bounds failed dashboard sign-ins per email
+	// alone (guessing spread over many networks) and per network alone
+	// (one network trying many emails): ten times the strict bucket's
+	// burst and four times its rate, so that keeping an email locked takes
+	// guessers in ten networks at once and four without pause.
+	DefaultSignInCeiling = ratelimit.Limit{Rate: gatehouse.Rate{Count: 20, Per: time.Minute}, Burst: 100}
 )
 
 // readsPerOrg, readWait and queryTimeout bound every door's event reads:
@@ -68,8 +75,9 @@ type Settings struct {
 	Limiter ratelimit.Limiter
 	// Registry collects the metrics; nil: a new one.
 	Registry *prometheus.Registry
-	// KeyLimit, FailedAuthLimit, SignInLimit: zero means the Default ones.
-	KeyLimit, FailedAuthLimit, SignInLimit ratelimit.Limit
+	// KeyLimit, FailedAuthLimit, SignInLimit, SignInCeiling: zero means
+	// the Default ones.
+	KeyLimit, FailedAuthLimit, SignInLimit, SignInCeiling ratelimit.Limit
 	// TrustedProxies are the load balancers whose X-Forwarded-For is believed.
 	TrustedProxies ratelimit.Proxies
 	// SeparateMetrics leaves /metrics to a listener of the caller's.
@@ -160,6 +168,7 @@ func New(ctx context.Context, s Settings) (*App, error) {
 	orDefault(&s.KeyLimit, DefaultKeyLimit)
 	orDefault(&s.FailedAuthLimit, DefaultFailedAuthLimit)
 	orDefault(&s.SignInLimit, DefaultSignInLimit)
+	orDefault(&s.SignInCeiling, DefaultSignInCeiling)
 	if s.QueryTimeout == 0 {
 		s.QueryTimeout = queryTimeout
 	}
@@ -195,7 +204,7 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		Store:         gatehouse.LimitReads(s.DB.store, s.ReadSlots, s.QueryTimeout),
 		Secret:        s.Secret,
 		Hasher:        s.Hasher,
-		SignInLimiter: signInLimiter(limiter, s.SignInLimit),
+		SignInLimiter: signInLimiter(limiter, s.SignInLimit, s.SignInCeiling, s.Registry),
 		Now:           s.Now,
 		Publisher:     publisher,
 		Webhooks:      hooks,
@@ -303,11 +312,31 @@ func orDefault(l *ratelimit.Limit, def ratelimit.Limit) {
 	}
 }
 
-// signInLimiter spends a failed sign-in from the email's and the
-// network's buckets at once (see gatehouse.Service.SignIn).
-func signInLimiter(l ratelimit.Limiter, limit ratelimit.Limit) gatehouse.SignInLimiter {
+// signInLimiter spends a failed sign-in from three buckets at once (see
+// gatehouse.Service.SignIn): the strict one of the email from the
+// client's network, and the ceilings of the email and of the network.
+// A guesser empties the strict bucket of its own network only, so the
+// owner's right password still passes from another network; the email's
+// ceiling bounds guessing spread over many networks. Each refusal, a
+// lockout, is counted by the bucket that refused it.
+func signInLimiter(l ratelimit.Limiter, strict, ceiling ratelimit.Limit, reg *prometheus.Registry) gatehouse.SignInLimiter {
+	refused := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "gatehouse_signin_refused_total",
+		Help: "Dashboard sign-ins refused before their password was checked (429: a lockout), by the limit that was spent: email_network (the email from the client's network), email (the email from anywhere) or network (any email from the client's network).",
+	}, []string{"limit"})
+	limits := []string{"email_network", "email", "network"}
+	for _, limit := range limits {
+		refused.WithLabelValues(limit) // known series start at zero
+	}
+	reg.MustRegister(refused)
 	return func(ctx context.Context, email, network string) (func(context.Context), time.Duration, bool) {
-		r, wait, ok := ratelimit.Reserve(ctx, l, limit, "signin-email:"+email, "signin-addr:"+network)
+		r, which, wait, ok := ratelimit.ReserveEach(ctx, l,
+			ratelimit.Bucket{Key: "signin-email-net:" + network + " " + email, Limit: strict},
+			ratelimit.Bucket{Key: "signin-email:" + email, Limit: ceiling},
+			ratelimit.Bucket{Key: "signin-net:" + network, Limit: ceiling})
+		if !ok {
+			refused.WithLabelValues(limits[which]).Inc()
+		}
 		return r.Refund, wait, ok
 	}
 }

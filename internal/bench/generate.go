@@ -152,7 +152,11 @@ func (g *generator) event(i uint64) ingest {
 	g.src.Seed(g.seed, mix64(g.org<<40+i))
 	at := g.start.Add(time.Duration(i)*g.step + time.Duration(g.rng.Int64N(int64(g.step)+1)))
 	user := fmt.Sprint(1_000_000 + g.users.Uint64())
-	job := g.jobs[g.rng.IntN(len(g.jobs))]
+	// A server lives hours: the jobs take turns over the span, and event
+	// i goes to one of the serversAtOnce whose turn it is, so a job's
+	// events sit within serversAtOnce turns of span/jobs each.
+	turn := int(i * uint64(len(g.jobs)) / uint64(max(g.n, 1)))
+	job := g.jobs[min(turn+g.rng.IntN(serversAtOnce), len(g.jobs)-1)]
 	id := uuidV4(g.rng)
 	if g.ids != IDsV4 {
 		id = uuidV7At(g.rng, at)

@@ -123,16 +123,47 @@ func TestGenerateShuffled(t *testing.T) {
 	}
 }
 
+// TestGenerateJobs checks the job count, and that a job's events sit
+// within a server's life (serversAtOnce turns of span/jobs), as a real
+// server's do, not over the whole span.
 func TestGenerateJobs(t *testing.T) {
-	jobs := map[string]bool{}
-	for _, ev := range decode(t, generate(t, SeedConfig{Seed: 1, Now: testNow, Jobs: 7}, 3000)) {
-		if ev.ServerJobID != nil {
-			jobs[*ev.ServerJobID] = true
+	const n = 70
+	type life struct{ first, last time.Time }
+	jobs := map[string]*life{}
+	for _, ev := range decode(t, generate(t, SeedConfig{Seed: 1, Now: testNow, Jobs: n}, 30_000)) {
+		if ev.ServerJobID == nil {
+			continue
+		}
+		l := jobs[*ev.ServerJobID]
+		if l == nil {
+			l = &life{ev.OccurredAt, ev.OccurredAt}
+			jobs[*ev.ServerJobID] = l
+		}
+		l.first, l.last = minTime(l.first, ev.OccurredAt), maxTime(l.last, ev.OccurredAt)
+	}
+	if len(jobs) != n {
+		t.Errorf("%d server job ids, want %d", len(jobs), n)
+	}
+	longest := (serversAtOnce + 1) * span / n
+	for job, l := range jobs {
+		if l.last.Sub(l.first) > longest {
+			t.Errorf("job %s has events over %v, more than %v", job, l.last.Sub(l.first), longest)
 		}
 	}
-	if len(jobs) != 7 {
-		t.Errorf("%d server job ids, want 7", len(jobs))
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
 	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // TestPermutation checks the shuffle is a bijection of [0, n) for sizes

@@ -153,6 +153,17 @@ func (d *driver) classes(ctx context.Context) ([]class, error) {
 		}
 	}
 	now := d.cfg.Now().UTC()
+	// Server job ids of a month and of a year ago, as support pastes
+	// them from a report: the first 18 characters of one, and 8 from
+	// the middle of the other.
+	month, err := d.jobBefore(ctx, now.Add(-30*24*time.Hour))
+	if err != nil {
+		return nil, err
+	}
+	year, err := d.jobBefore(ctx, now.Add(-365*24*time.Hour))
+	if err != nil {
+		return nil, err
+	}
 	window := "dateFrom=" + url.QueryEscape(gatehouse.FormatTime(now.Add(-gatehouse.MaxRange))) + "&dateTo=" + url.QueryEscape(gatehouse.FormatTime(now))
 	return []class{
 		{name: "first_page", query: ""},
@@ -171,11 +182,32 @@ func (d *driver) classes(ctx context.Context) ([]class, error) {
 		{name: "q_location", query: "q=" + url.QueryEscape(strings.Fields(e.Location.Name)[0])},
 		{name: "q_reason", query: "q=allowlist"},
 		{name: "q_server_job", query: "q=" + url.QueryEscape(job[:min(len(job), 13)])},
+		{name: "q_server_job_month", query: "q=" + url.QueryEscape(month[:min(len(month), 18)])},
+		{name: "q_server_job_part", query: "q=" + url.QueryEscape(year[min(len(year), 9):min(len(year), 17)])},
 		{name: "q_id_prefix", query: "q=" + e.ID[:8]},
 		{name: "q_event_id", query: "q=" + e.ID},
 		{name: "window_366d", query: window},
 		{name: "post_1000", post: true},
 	}, nil
+}
+
+// jobBefore returns the server job id of the latest event before at that
+// has one, or an event id when none has.
+func (d *driver) jobBefore(ctx context.Context, at time.Time) (string, error) {
+	var s sample
+	if err := d.getJSON(ctx, "/api/consumer/v1/events?limit=100&dateTo="+url.QueryEscape(gatehouse.FormatTime(at)), &s); err != nil {
+		return "", err
+	}
+	job := uuid.NewString()
+	for i, ev := range s.Data {
+		if i == 0 {
+			job = ev.ID
+		}
+		if ev.ServerJobID != nil {
+			return *ev.ServerJobID, nil
+		}
+	}
+	return job, nil
 }
 
 func (d *driver) measure(ctx context.Context, c class) (Result, error) {

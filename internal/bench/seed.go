@@ -37,6 +37,7 @@ const (
 	pointsPerOrg    = 300
 	usersPerOrg     = 200_000 // platform users, drawn by a Zipf law
 	jobsPerOrg      = 5_000   // server job ids (UUIDs), unless SeedConfig.Jobs says otherwise
+	serversAtOnce   = 4       // servers running at one time: 5,000 over two years live about 14 hours each
 	span            = 2 * 365 * 24 * time.Hour
 	// benchRetentionDays keeps the span and the events bench run posts
 	// a day before it.

@@ -49,7 +49,7 @@ func TestBenchSeedAndRun(t *testing.T) {
 			t.Errorf("class %s: %+v", r.Class, r)
 		}
 	}
-	if len(classes) != 20 || !strings.Contains(strings.Join(classes, ","), "page_50_allowed") {
+	if len(classes) != 22 || !strings.Contains(strings.Join(classes, ","), "page_50_allowed") {
 		t.Errorf("classes run: %v", classes)
 	}
 }

@@ -61,6 +61,16 @@ type record struct {
 	Scopes                                    []string
 }
 
+// eventDay is the date of the tests' events, yesterday in UTC: within
+// any organization's retention, whatever day the tests run, and never
+// ahead of the clock.
+var eventDay = eventDays(0)
+
+// eventDays is the date days after eventDay.
+func eventDays(days int) string {
+	return time.Now().UTC().AddDate(0, 0, days-1).Format(time.DateOnly)
+}
+
 type summary struct {
 	Imported, Duplicates, Rejected int
 	Errors                         []struct {
@@ -108,16 +118,16 @@ func endToEnd(t *testing.T, g *gh) {
 	g.json(&otherAP, "access-point", "create", "--location", otherLoc.ID, "--name", "Front door")
 
 	ev := func(id, apID string) string {
-		return fmt.Sprintf(`{"id":%q,"type":"ACCESS_DENIED","reason":"OUTSIDE_SCHEDULE","occurredAt":"2026-01-02T03:04:05Z","accessPointId":%q,"platformUserId":"42"}`, id, apID)
+		return fmt.Sprintf(`{"id":%q,"type":"ACCESS_DENIED","reason":"OUTSIDE_SCHEDULE","occurredAt":"`+eventDay+`T03:04:05Z","accessPointId":%q,"platformUserId":"42"}`, id, apID)
 	}
 	lines := []string{
 		ev("01a1ffff-0000-7000-8000-000000000001", ap.ID),
 		`{"type":`, // 2: malformed JSON
 		"",         // blank lines are skipped but counted
-		`{"type":"ACCESS_GRANTED","accessPointId":"` + ap.ID + `"}`,                                                                              // 4: missing occurredAt
-		ev("01a1ffff-0000-7000-8000-000000000002", otherAP.ID),                                                                                   // 5: another organization's door
-		`{"type":"ACCESS_GRANTED","occurredAt":"2026-01-02T03:04:05Z","accessPointId":"` + ap.ID + `","x":"` + strings.Repeat("y", 1<<20) + `"}`, // 6: too long
-		ev("01a1ffff-0000-7000-8000-000000000001", ap.ID),                                                                                        // 7: duplicate of line 1
+		`{"type":"ACCESS_GRANTED","accessPointId":"` + ap.ID + `"}`, // 4: missing occurredAt
+		ev("01a1ffff-0000-7000-8000-000000000002", otherAP.ID),      // 5: another organization's door
+		`{"type":"ACCESS_GRANTED","occurredAt":"` + eventDay + `T03:04:05Z","accessPointId":"` + ap.ID + `","x":"` + strings.Repeat("y", 1<<20) + `"}`, // 6: too long
+		ev("01a1ffff-0000-7000-8000-000000000001", ap.ID), // 7: duplicate of line 1
 		ev("01a1ffff-0000-7000-8000-000000000003", ap.ID),
 		ev("01a1ffff-0000-7000-8000-000000000005", ap.ID) + "]",                                                 // 9: data after the object
 		strings.Replace(ev("01a1ffff-0000-7000-8000-000000000006", ap.ID), "{", `{"type":"ACCESS_GRANTED",`, 1), // 10: type given twice

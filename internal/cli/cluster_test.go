@@ -88,7 +88,7 @@ func seedCluster(t *testing.T, g *gh) (org string, newKey func() record) {
 	g.json(&ap, "access-point", "create", "--location", loc.ID, "--name", "Door")
 	var lines []string
 	for i := range 5 {
-		lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"2026-01-01T00:00:0%dZ","accessPointId":%q}`, i, ap.ID))
+		lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"`+eventDay+`T00:00:0%dZ","accessPointId":%q}`, i, ap.ID))
 	}
 	var sum summary
 	out, _, err := g.run(strings.NewReader(strings.Join(lines, "\n")), "event", "import", "--org", o.ID, "-", "--json")
@@ -257,7 +257,7 @@ func TestIngestSurvivesAnOutage(t *testing.T) {
 
 	var events []string
 	for i := range 1000 {
-		events = append(events, fmt.Sprintf(`{"id":%q,"type":"ACCESS_DENIED","reason":"OUTSIDE_SCHEDULE","occurredAt":"2026-01-01T00:%02d:%02dZ","accessPointId":%q,"platformUserId":"%d"}`,
+		events = append(events, fmt.Sprintf(`{"id":%q,"type":"ACCESS_DENIED","reason":"OUTSIDE_SCHEDULE","occurredAt":"`+eventDay+`T00:%02d:%02dZ","accessPointId":%q,"platformUserId":"%d"}`,
 			uuid.NewString(), i/60, i%60, ap.ID, i))
 	}
 	batch := `{"events":[` + strings.Join(events, ",") + `]}`
@@ -331,7 +331,7 @@ func TestSlowDatabaseTimesOut(t *testing.T) {
 	q.Set("statement_timeout", "500")
 	u.RawQuery = q.Encode()
 	in := startServe(t, "--db", u.String())
-	event := fmt.Sprintf(`{"events":[{"id":%q,"type":"ACCESS_GRANTED","occurredAt":"2026-01-01T00:00:00Z","accessPointId":%q}]}`, uuid.NewString(), ap.ID)
+	event := fmt.Sprintf(`{"events":[{"id":%q,"type":"ACCESS_GRANTED","occurredAt":"`+eventDay+`T00:00:00Z","accessPointId":%q}]}`, uuid.NewString(), ap.ID)
 	if r := in.get(t, "/api/consumer/v1/events", k.Key); r.status != 200 {
 		t.Fatalf("before: %d %s", r.status, r.body)
 	}

@@ -13,7 +13,9 @@ import (
 // TestDemoPrintsHowToExplainAnAttempt: the policy lines the demo prints,
 // pasted into a shell with its variables, show the policy of
 // ACCESS_POINT_ID and explain the attempt of EVENT_ID exactly as it was
-// recorded: the demo's attempts are decisions of its policies.
+// recorded: the demo's attempts are decisions of its policies. The unlock
+// line printed before them runs first, as a reader going down the page
+// would: an unlock issued now does not explain an earlier attempt.
 func TestDemoPrintsHowToExplainAnAttempt(t *testing.T) {
 	bin := gatehouseBinary(t)
 	out, _ := startDemoJSON(t, filepath.Join(t.TempDir(), "demo.db"))
@@ -37,6 +39,7 @@ func TestDemoPrintsHowToExplainAnAttempt(t *testing.T) {
 	if shown := run(out.Policy[0]); !strings.Contains(string(shown), "policy version 1 of access point "+out.Variables["ACCESS_POINT_ID"]) {
 		t.Errorf("%s printed %s", out.Policy[0], shown)
 	}
+	run(out.Unlock[0])
 	var decision struct{ Allowed, Reason string }
 	if b := run(out.Policy[1] + " --json"); json.Unmarshal(b, &decision) != nil {
 		t.Fatalf("%s printed %s", out.Policy[1], b)

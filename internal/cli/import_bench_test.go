@@ -33,7 +33,7 @@ func BenchmarkImport(b *testing.B) {
 	ap := field(run(nil, "access-point", "create", "--location", loc, "--name", "Door", "--json"), "id")
 	var buf bytes.Buffer
 	for i := range b.N {
-		fmt.Fprintf(&buf, `{"type":"ACCESS_DENIED","reason":"OUTSIDE_SCHEDULE","occurredAt":"2026-01-01T%02d:%02d:%02dZ","accessPointId":%q,"platformUserId":"%d","serverJobId":"job-%d"}`+"\n",
+		fmt.Fprintf(&buf, `{"type":"ACCESS_DENIED","reason":"OUTSIDE_SCHEDULE","occurredAt":"`+eventDay+`T%02d:%02d:%02dZ","accessPointId":%q,"platformUserId":"%d","serverJobId":"job-%d"}`+"\n",
 			i/3600%24, i/60%60, i%60, ap, i%5000, i%50)
 	}
 	b.ResetTimer()

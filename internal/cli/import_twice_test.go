@@ -19,7 +19,7 @@ func TestImportTwiceWithoutIDs(t *testing.T) {
 	org, doors := g.place("Gate")
 	var lines []string
 	for i := range 3 {
-		lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_DENIED","occurredAt":"2026-11-20T10:00:0%dZ","accessPointId":%q,"allowed":"denied","platformUserId":"7"}`, i, doors[0].ID))
+		lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_DENIED","occurredAt":"`+eventDay+`T10:00:0%dZ","accessPointId":%q,"allowed":"denied","platformUserId":"7"}`, i, doors[0].ID))
 	}
 	file := filepath.Join(t.TempDir(), "events.ndjson")
 	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")), 0o600); err != nil {

@@ -190,7 +190,7 @@ func TestPolicySetRefusesEveryProblem(t *testing.T) {
 		"allow[2].gamepassId: must be a string",
 		"allow[3].minrank: is not a known field",
 		"allow[4].badgeId: is given more than once",
-		"deny[0].until: must be an RFC 3339 instant with an offset, e.g. 2026-12-01T00:00:00Z",
+		"deny[0].until: must be an RFC 3339 instant with an offset, e.g. 2026-12-01T00:00:00Z, from year 0000 to 9999 in UTC",
 		"deny[1].platformUserId: repeats deny[0]",
 		"failMode: must be CLOSED or OPEN",
 		"mode: must be one of RULES, OPEN, LOCKED",

@@ -1,10 +1,12 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -16,7 +18,7 @@ func TestPrivacyCommands(t *testing.T) {
 	org, doors := g.place("Gate")
 	var lines []string
 	for i, player := range []string{"261", "261", "262"} {
-		lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_DENIED","occurredAt":"2026-11-20T10:00:0%dZ","accessPointId":%q,"allowed":"denied","platformUserId":%q}`, i, doors[0].ID, player))
+		lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_DENIED","occurredAt":"`+eventDay+`T10:00:0%dZ","accessPointId":%q,"allowed":"denied","platformUserId":%q}`, i, doors[0].ID, player))
 	}
 	if _, _, err := g.run(strings.NewReader(strings.Join(lines, "\n")), "event", "import", "--org", org.ID); err != nil {
 		t.Fatal(err)
@@ -65,5 +67,27 @@ func TestPrivacyErasureWebhookCommand(t *testing.T) {
 	}
 	if replaced.Path == first.Path || replaced.Secret == first.Secret {
 		t.Errorf("--new kept %+v", replaced)
+	}
+}
+
+// event import refuses, by line, an event older than the organization's
+// retention, which retention would delete minutes later, and imports
+// the rest.
+func TestImportRefusesEventsPastRetention(t *testing.T) {
+	g := newGH(t)
+	org, doors := g.place("Gate")
+	line := func(at time.Time) string {
+		return fmt.Sprintf(`{"type":"ACCESS_DENIED","occurredAt":%q,"accessPointId":%q,"platformUserId":"7"}`, at.UTC().Format(time.RFC3339Nano), doors[0].ID)
+	}
+	recent := time.Now().Add(-time.Hour)
+	lines := []string{line(recent), line(recent.AddDate(0, 0, -401)), line(recent.Add(time.Second))}
+	out, _, err := g.run(strings.NewReader(strings.Join(lines, "\n")), "event", "import", "--org", org.ID, "--json")
+	var sum summary
+	if err != nil || json.Unmarshal([]byte(out), &sum) != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	if sum.Imported != 2 || sum.Rejected != 1 || len(sum.Errors) != 1 || sum.Errors[0].Line != 2 ||
+		!strings.Contains(sum.Errors[0].Error, "occurredAt") || !strings.Contains(sum.Errors[0].Error, "older than the retention of 400 days") {
+		t.Errorf("import printed %s, want 2 imported and line 2 refused as older than the retention", out)
 	}
 }

@@ -37,7 +37,7 @@ func TestEventTail(t *testing.T) {
 		var lines []string
 		for i, ap := range aps {
 			// Stored in this order, occurred in the opposite.
-			lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"2026-11-%02dT10:00:00Z","accessPointId":%q}`, 20-i, ap))
+			lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"%sT10:00:00Z","accessPointId":%q}`, eventDays(-i), ap))
 		}
 		if _, _, err := g.run(strings.NewReader(strings.Join(lines, "\n")), "event", "import", "--org", org.ID); err != nil {
 			t.Fatal(err)
@@ -59,14 +59,15 @@ func TestEventTail(t *testing.T) {
 		}
 		return days
 	}
+	day := func(i int) string { return eventDays(-i)[8:10] }
 	importLines(gate.ID, vault.ID, gate.ID)
 	cursor := filepath.Join(t.TempDir(), "tail.cursor")
-	if got := strings.Join(tail("--cursor-file", cursor), " "); got != "20 19 18" {
-		t.Errorf("first tail: days %s, want the storage order 20 19 18", got)
+	if got, want := strings.Join(tail("--cursor-file", cursor), " "), day(0)+" "+day(1)+" "+day(2); got != want {
+		t.Errorf("first tail: days %s, want the storage order %s", got, want)
 	}
 	importLines(vault.ID)
-	if got := strings.Join(tail("--cursor-file", cursor), " "); got != "20" {
-		t.Errorf("resumed tail: days %s, want only the new event's 20", got)
+	if got := strings.Join(tail("--cursor-file", cursor), " "); got != day(0) {
+		t.Errorf("resumed tail: days %s, want only the new event's %s", got, day(0))
 	}
 	if b, err := os.ReadFile(cursor); err != nil || len(strings.TrimSpace(string(b))) == 0 {
 		t.Errorf("cursor file: %q, %v", b, err)
@@ -96,7 +97,7 @@ func TestEventImportCommitsWhileItsInputWaits(t *testing.T) {
 	const first = 10_000 // one batch of the importer
 	var lines strings.Builder
 	for i := range first + 1 { // each another player's: no two are the same event
-		fmt.Fprintf(&lines, `{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":%q,"platformUserId":"%d"}`+"\n", door.ID, i)
+		fmt.Fprintf(&lines, `{"type":"ACCESS_GRANTED","occurredAt":"`+eventDay+`T10:00:00Z","accessPointId":%q,"platformUserId":"%d"}`+"\n", door.ID, i)
 	}
 	if _, err := io.WriteString(producer, lines.String()); err != nil {
 		t.Fatal(err)

@@ -14,16 +14,19 @@ import (
 )
 
 // userRecord is a dashboard user as the CLI prints it: never the hash.
+// Invited says the user has not yet proven membership by signing in
+// (see gatehouse.User.Proven).
 type userRecord struct {
 	ID        string         `json:"id"`
 	Email     string         `json:"email"`
 	Name      string         `json:"name"`
 	Role      gatehouse.Role `json:"role"`
+	Invited   bool           `json:"invited"`
 	CreatedAt gatehouse.Time `json:"createdAt"`
 }
 
 func newUserRecord(u gatehouse.User) userRecord {
-	return userRecord{ID: u.ID.String(), Email: u.Email, Name: u.Name, Role: u.Role, CreatedAt: gatehouse.Time(u.CreatedAt)}
+	return userRecord{ID: u.ID.String(), Email: u.Email, Name: u.Name, Role: u.Role, Invited: !u.Proven, CreatedAt: gatehouse.Time(u.CreatedAt)}
 }
 
 func runUserCreate(ctx context.Context, e *env) error {
@@ -76,7 +79,11 @@ func runUserList(ctx context.Context, e *env) error {
 			return f.print(recs, "")
 		}
 		for _, r := range recs {
-			fmt.Fprintf(e.stdout, "%s  %-8s %s  %s\n", r.ID, r.Role, r.Email, r.Name)
+			invited := ""
+			if r.Invited {
+				invited = "  (invited: not signed in yet)"
+			}
+			fmt.Fprintf(e.stdout, "%s  %-8s %s  %s%s\n", r.ID, r.Role, r.Email, r.Name, invited)
 		}
 		return nil
 	})

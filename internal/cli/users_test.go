@@ -11,6 +11,7 @@ import (
 
 type userRecord struct {
 	ID, Email, Name, Role, CreatedAt string
+	Invited                          bool
 }
 
 // TestUserCommands: the CLI acts as the system, which may do everything:
@@ -27,8 +28,8 @@ func TestUserCommands(t *testing.T) {
 
 	var first, second userRecord
 	g.json(&first, "user", "create", "--org", acme.ID, "--email", "Ops@Acme.test", "--name", "Ops", "--role", "viewer")
-	if first.Role != "admin" || first.Email != "ops@acme.test" || first.ID == "" || first.CreatedAt == "" {
-		t.Errorf("the first user: %+v, want an admin", first)
+	if first.Role != "admin" || first.Email != "ops@acme.test" || first.ID == "" || first.CreatedAt == "" || !first.Invited {
+		t.Errorf("the first user: %+v, want an admin, invited until they sign in", first)
 	}
 	g.json(&second, "user", "create", "--org", acme.ID, "--email", "door@acme.test", "--role", "operator")
 	if second.Role != "operator" {

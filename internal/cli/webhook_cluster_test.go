@@ -76,7 +76,7 @@ func TestWebhooksAcrossInstances(t *testing.T) {
 		t.Helper()
 		var lines []string
 		for i := range n {
-			lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"2026-01-01T00:%02d:%02dZ","accessPointId":%q}`, (from+i)/60, (from+i)%60, ap.ID))
+			lines = append(lines, fmt.Sprintf(`{"type":"ACCESS_GRANTED","occurredAt":"`+eventDay+`T00:%02d:%02dZ","accessPointId":%q}`, (from+i)/60, (from+i)%60, ap.ID))
 		}
 		if out, stderr, err := g.run(strings.NewReader(strings.Join(lines, "\n")), "event", "import", "--org", o.ID, "-"); err != nil {
 			t.Fatalf("import: %v %s %s", err, out, stderr)
@@ -149,5 +149,12 @@ func TestBenchWebhooks(t *testing.T) {
 	g.json(&st, "bench", "webhooks", "--url", in.base, "--rate", "200", "--duration", "1s")
 	if st.Sent != 200 || st.Delivered != st.Sent || st.Unverified != 0 {
 		t.Errorf("bench webhooks = %+v, want 200 sent, all delivered and verified", st)
+	}
+	// Beside an attack: its endpoints are made, sent tests, and hang.
+	var at struct{ Sent, Delivered, Unverified, AttackTests, AttackRequests int }
+	g.json(&at, "bench", "webhooks", "--url", in.base, "--rate", "50", "--duration", "1s", "--wait", "20s",
+		"--attack", "hang", "--attack-endpoints", "2", "--attack-test-every", "200ms")
+	if at.Sent != 50 || at.Delivered != at.Sent || at.Unverified != 0 || at.AttackTests < 2 || at.AttackRequests < 1 {
+		t.Errorf("bench webhooks --attack hang = %+v, want 50 sent, all delivered and verified, tests sent and hanging", at)
 	}
 }

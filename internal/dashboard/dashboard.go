@@ -88,7 +88,7 @@ func New(cfg Config) http.Handler {
 		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
 		"seconds": seconds, "inc": func(i int) int { return i + 1 }}
-	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit",
+	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit", "invitations",
 		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
 		"webhooks", "webhook", "delete-webhook", "privacy", "erase-player"} {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
@@ -148,6 +148,8 @@ func New(cfg Config) http.Handler {
 	mux.Handle("GET "+Prefix+"/users/remove", d.page(d.confirmRemoveUser))
 	mux.Handle("POST "+Prefix+"/users/remove", d.page(d.removeUser))
 	mux.Handle("GET "+Prefix+"/audit", d.page(d.auditLog))
+	mux.Handle("GET "+Prefix+"/invitations", d.page(d.invitationsPage))
+	mux.Handle("POST "+Prefix+"/invitations/accept", d.page(d.acceptInvitation))
 	mux.Handle("GET "+Prefix+"/events/chart.svg", d.page(d.eventChart))
 	mux.Handle("GET "+Prefix+"/events/export.csv", d.signedIn(d.exportEvents("csv")))
 	mux.Handle("GET "+Prefix+"/events/export.ndjson", d.signedIn(d.exportEvents("ndjson")))

@@ -183,12 +183,23 @@ func TestAPersonInSeveralOrganizationsPicksOne(t *testing.T) {
 	}
 	choose = b.signIn(both, testPassword)
 	r := b.do("POST", "/dashboard/login/choose", url.Values{"csrf": {csrfOf(t, choose.body)}, "user": {pick[1]}})
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard/events" {
-		t.Fatalf("choose Beta: %d %.300s", r.status, r.body)
+	// Choosing proves the membership of Beta alone: Acme's user stays an
+	// invitation, which the person, signed in, is shown and accepts.
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard/invitations" {
+		t.Fatalf("choose Beta: %d to %q %.300s", r.status, r.header.Get("Location"), r.body)
 	}
 	log := b.do("GET", "/dashboard/events", nil)
 	if !strings.Contains(log.body, beta.denied.ID.String()) || strings.Contains(log.body, acme.denied.ID.String()) {
 		t.Errorf("after choosing Beta, the Event Log is not Beta's")
+	}
+	invited := b.do("GET", "/dashboard/invitations", nil)
+	join := regexp.MustCompile(`name="user" value="([0-9a-f-]{36})">Join Acme<`).FindStringSubmatch(invited.body)
+	if join == nil {
+		t.Fatalf("the invitations page: %.600s", invited.body)
+	}
+	if r := b.do("POST", "/dashboard/invitations/accept", url.Values{"csrf": {csrfOf(t, invited.body)}, "user": {join[1]}}); r.status != http.StatusSeeOther ||
+		r.header.Get("Location") != "/dashboard/events" {
+		t.Fatalf("accept Acme's invitation: %d to %q", r.status, r.header.Get("Location"))
 	}
 
 	// Another password in Beta: only Acme's user matches, signed in at once.

@@ -43,7 +43,7 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.renderLogin(w, r, http.StatusForbidden, p)
 		return
 	}
-	session, token, user, err := d.Service.SignIn(anonymous(r), email, r.PostFormValue("password"), ratelimit.ClientNetwork(r))
+	session, token, user, err := d.Service.SignIn(anonymous(r), email, r.PostFormValue("password"), ratelimit.SignInNetwork(r))
 	var (
 		retry  *gatehouse.RetryError
 		choice *gatehouse.ChoiceError
@@ -72,7 +72,9 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 	d.signIn(w, r, session, token, user, p.Next)
 }
 
-// signIn gives the browser its session and sends it on to next.
+// signIn gives the browser its session and sends it on to next, by
+// default to the Event Log, or to the invitations waiting for the user's
+// email when there are any.
 func (d *dashboard) signIn(w http.ResponseWriter, r *http.Request, session gatehouse.Session, token string, user gatehouse.User, next string) {
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: Prefix + "/login", MaxAge: -1})
 	http.SetCookie(w, &http.Cookie{Name: choiceCookie, Path: Prefix + "/login", MaxAge: -1})
@@ -82,6 +84,10 @@ func (d *dashboard) signIn(w http.ResponseWriter, r *http.Request, session gateh
 		slog.String("orgId", user.OrgID.String()))
 	if next == "" {
 		next = Prefix + "/events"
+		as := gatehouse.WithActor(r.Context(), gatehouse.Actor{Type: gatehouse.ActorUser, ID: user.ID, Label: user.Email, OrgID: user.OrgID, Role: user.Role})
+		if invitations, err := d.Service.Invitations(as); err == nil && len(invitations) > 0 {
+			next = Prefix + "/invitations"
+		}
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }

@@ -74,6 +74,8 @@ var table = []struct {
 	// not an outage, so a 429 with Retry-After like the key's rate limit.
 	{gatehouse.ErrBusy, http.StatusTooManyRequests, "rate_limited", "too many requests of this organization are being served at once; retry shortly"},
 	{gatehouse.ErrTooMany, http.StatusTooManyRequests, "rate_limited", "too many attempts; retry later"},
+	{gatehouse.ErrUnreadable, http.StatusInternalServerError, "record_unreadable",
+		"a stored record this request needs cannot be read; replacing it repairs it (a policy: PUT /access-points/{id}/policy)"},
 	{gatehouse.ErrUnavailable, http.StatusServiceUnavailable, "unavailable", "the service cannot reach its database; retry shortly"},
 	{context.DeadlineExceeded, http.StatusServiceUnavailable, "unavailable", "the request took too long; retry shortly"},
 	// The client went away mid-request; nobody reads this answer, and it is
@@ -87,7 +89,10 @@ func For(err error) Answer {
 	var se *StatusError
 	var ve *gatehouse.ValidationError
 	var ce *gatehouse.ConflictError
+	var sc *gatehouse.ScopeError
 	switch {
+	case errors.As(err, &sc):
+		return Answer{Status: http.StatusForbidden, Code: "insufficient_scope", Message: sc.Error()}
 	case errors.As(err, &ce):
 		return Answer{Status: http.StatusConflict, Code: "conflict", Message: ce.Error(),
 			Issues: map[string][]string{ce.Field: {ce.Message}}}

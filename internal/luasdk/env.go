@@ -160,6 +160,10 @@ func (e *Env) Now() time.Duration { return e.now }
 // Wall is the wall-clock instant the game server believes it is.
 func (e *Env) Wall() time.Time { return e.opts.Start.Add(e.now) }
 
+// SetWall sets the game server's wall clock to t, as a clock that was
+// wrong and is corrected jumps: virtual time and the timers do not move.
+func (e *Env) SetWall(t time.Time) { e.opts.Start = t.Add(-e.now) }
+
 // spawn starts fn in a new thread at once, as task.spawn does; it
 // returns the thread.
 func (e *Env) spawn(from *lua.LState, fn *lua.LFunction, args []lua.LValue) *lua.LState {

@@ -50,3 +50,31 @@ func TestBadEventDoesNotSinkItsBatch(t *testing.T) {
 		t.Fatalf("warnings %q", g.env.Warnings)
 	}
 }
+
+// Events older than the organization's retention (recorded while the
+// game server's clock was a year and more behind) are refused by name:
+// the SDK leaves them out, counts them as rejected, says why in one
+// warning, and sends the rest again at once, never those again.
+func TestEventsPastRetentionAreRejectedOnce(t *testing.T) {
+	g := newGame(t, gameOptions{})
+	g.start(``)
+	right := g.env.Wall()
+	g.env.SetWall(right.AddDate(0, 0, -401))
+	g.record(3, 7, "")
+	g.env.SetWall(right)
+	g.record(5, 7, "NOT_ON_ALLOWLIST")
+	g.env.Advance(10 * time.Second)
+	if got := g.stored(); len(got) != 5 {
+		t.Fatalf("stored %d events, want the 5 within the retention", len(got))
+	}
+	if r, s, q := g.statInt("rejected"), g.statInt("sent"), g.statInt("queued"); r != 3 || s != 5 || q != 0 {
+		t.Fatalf("rejected %d sent %d queued %d, want 3, 5 and 0", r, s, q)
+	}
+	if g.warnings("older than the retention of 400 days") != 1 {
+		t.Fatalf("warnings %q", g.env.Warnings)
+	}
+	g.env.Advance(2 * time.Minute)
+	if n := g.env.Paths["POST /api/consumer/v1/events"]; n != 2 {
+		t.Fatalf("%d POST /events, want 2 (the batch, then the rest of it)", n)
+	}
+}

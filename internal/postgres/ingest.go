@@ -48,6 +48,9 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	if err := db.storeTerms(ctx, conn, org, events, places); err != nil {
 		return gatehouse.IngestResult{}, err
 	}
+	if err := db.storeSpans(ctx, conn, org, events); err != nil {
+		return gatehouse.IngestResult{}, err
+	}
 	// receivedAt is read in each attempt: an attempt aborted as a deadlock's
 	// victim waited a second, and the feed's completeThrough may have
 	// passed the instant read before it.
@@ -98,6 +101,36 @@ func (db *DB) storeTerms(ctx context.Context, conn querier, org int64, events []
 	})
 	if err == nil {
 		db.terms.Add(org, stored)
+	}
+	return err
+}
+
+// storeSpans widens, in a statement of its own, the stored spans of the
+// batch's server jobs that this instance does not know to hold the
+// batch's events: like a term, a span holds an event before the event is
+// stored (a batch that then fails leaves it wider, harmless), and two
+// batches of one job wait for each other's one row, not their batches.
+func (db *DB) storeSpans(ctx context.Context, conn querier, org int64, events []gatehouse.NewEvent) error {
+	wider := db.spans.Wider(org, sqlstore.JobSpans(events))
+	if len(wider) == 0 {
+		return nil
+	}
+	jobs, from, to := make([]string, len(wider)), make([]time.Time, len(wider)), make([]time.Time, len(wider))
+	for i, s := range wider {
+		jobs[i], from[i], to[i] = s.Job, s.From, s.To
+	}
+	// In job order (JobSpans), the same in every transaction: two
+	// widening the same spans never deadlock.
+	err := retrying(ctx, func() error {
+		_, err := conn.Exec(ctx, `INSERT INTO job_spans (org, job, from_at, to_at)
+			SELECT $1, job, from_at, to_at FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY AS s (job, from_at, to_at, n)
+			ORDER BY n
+			ON CONFLICT (org, job) DO UPDATE SET from_at = least(job_spans.from_at, excluded.from_at), to_at = greatest(job_spans.to_at, excluded.to_at)`,
+			org, jobs, from, to)
+		return err
+	})
+	if err == nil {
+		db.spans.Add(org, wider)
 	}
 	return err
 }

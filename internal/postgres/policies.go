@@ -66,6 +66,9 @@ func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, acce
 			return err
 		}
 		name, cur, err := findPolicy(ctx, tx, org, accessPointID)
+		if errors.Is(err, gatehouse.ErrUnreadable) {
+			err = nil // cur holds its version: p replaces it
+		}
 		if err != nil {
 			return err
 		}
@@ -94,7 +97,10 @@ func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (*
 		return nil, err
 	}
 	_, p, err := findPolicy(ctx, db.pool, org, accessPointID)
-	return p, wrap(err)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return p, nil
 }
 
 // PolicySet implements gatehouse.Store. uuids order by their bytes, the
@@ -119,7 +125,7 @@ func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string)
 		}
 		var err error
 		ap.Policy, err = decodePolicy(version, body, created)
-		return ap, err
+		return ap, sqlstore.SkipUnreadable(&ap, err)
 	})
 	if err != nil {
 		return nil, wrap(err)

@@ -33,6 +33,7 @@ type DB struct {
 
 	orgs   sqlstore.OrgCache  // organization id → seq
 	terms  sqlstore.TermCache // search terms known to be stored
+	spans  sqlstore.SpanCache // server job spans known to be stored
 	search gatehouse.SearchBudgets
 
 	// beforeIngestCommit, set by tests, runs in every ingest transaction

@@ -61,7 +61,8 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 }
 
 // PruneTerms deletes platform user terms no event has any more, 1,000
-// at a time, each batch a statement of its own.
+// at a time, each batch a statement of its own, then the spans and terms
+// of server jobs no event has (pruneSpans).
 func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
@@ -79,7 +80,39 @@ func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error) {
 			db.terms.Forget(org, sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: v})
 		}
 		pruned += len(values)
-		if err != nil || len(values) < 1000 {
+		if err != nil {
+			return pruned, wrap(err)
+		}
+		if len(values) < 1000 {
+			break
+		}
+	}
+	jobs, err := db.pruneSpans(ctx, org)
+	return pruned + jobs, err
+}
+
+// pruneSpans deletes the spans, and search terms, of server jobs no event
+// has any more: those whose span ends by the organization's oldest event
+// (every event of a job is within its span), 1,000 at a time. Spans whose
+// jobs still have events before their ends stay as wide as they were:
+// harmless.
+func (db *DB) pruneSpans(ctx context.Context, org int64) (int, error) {
+	pruned := 0
+	for {
+		rows, _ := db.pool.Query(ctx, `WITH gone AS (
+				DELETE FROM job_spans WHERE org = $1 AND job IN (SELECT job FROM job_spans
+					WHERE org = $1 AND to_at <= (SELECT coalesce(min(occurred_at), 'infinity') FROM events WHERE org = $1) LIMIT 1000)
+				RETURNING job),
+			terms AS (DELETE FROM search_terms t USING gone
+				WHERE t.org = $1 AND t.field = $2 AND t.ref = '00000000-0000-0000-0000-000000000000' AND t.value = gone.job)
+			SELECT job FROM gone`, org, sqlstore.TermServerJob)
+		jobs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		for _, job := range jobs {
+			db.spans.Forget(org, job)
+			db.terms.Forget(org, sqlstore.Term{Field: sqlstore.TermServerJob, Value: job})
+		}
+		pruned += len(jobs)
+		if err != nil || len(jobs) < 1000 {
 			return pruned, wrap(err)
 		}
 	}
@@ -197,16 +230,43 @@ func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte)
 	return orgID, secret, wrap(err)
 }
 
-// ErasedNotification reports whether a notification was erased already.
-func (db *DB) ErasedNotification(ctx context.Context, orgID uuid.UUID, notificationID string) (bool, error) {
+// ClaimErasure claims a notification for the delivery that erases it:
+// one upsert, whose row lock makes deliveries at once wait for each
+// other, and then see the winner's claim.
+func (db *DB) ClaimErasure(ctx context.Context, orgID uuid.UUID, notificationID string, now time.Time, lease time.Duration) (claimed, done bool, err error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	var done bool
-	err = db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM erasure_requests
-		WHERE org = $1 AND notification_id = $2 AND outcome = 'erased')`, org, notificationID).Scan(&done)
-	return done, wrap(err)
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		// Erased before claims were kept: its record says so.
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM erasure_requests
+			WHERE org = $1 AND notification_id = $2 AND outcome = 'erased')`, org, notificationID).Scan(&done); err != nil || done {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO erasure_claims (org, notification_id, until) VALUES ($1, $2, $3)
+			ON CONFLICT (org, notification_id) DO UPDATE SET until = excluded.until
+			WHERE erasure_claims.done = false AND erasure_claims.until <= $4`,
+			org, notificationID, now.Add(lease), now)
+		if err != nil {
+			return err
+		}
+		if claimed = tag.RowsAffected() > 0; claimed {
+			return nil
+		}
+		return tx.QueryRow(ctx, "SELECT done FROM erasure_claims WHERE org = $1 AND notification_id = $2", org, notificationID).Scan(&done)
+	})
+	return claimed, done, err
+}
+
+// ReleaseErasure ends the claim of an erasure that failed.
+func (db *DB) ReleaseErasure(ctx context.Context, orgID uuid.UUID, notificationID string) error {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return err
+	}
+	_, err = db.pool.Exec(ctx, "DELETE FROM erasure_claims WHERE org = $1 AND notification_id = $2 AND done = false", org, notificationID)
+	return wrap(err)
 }
 
 // RecordErasureRequest appends one request's record.
@@ -215,20 +275,35 @@ func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gateh
 	if err != nil {
 		return err
 	}
-	_, err = db.pool.Exec(ctx, `INSERT INTO erasure_requests (org, id, notification_id, received_at, outcome, detail,
+	if r.Outcome == gatehouse.ErasureErased {
+		return db.withTx(ctx, func(tx pgx.Tx) error {
+			if err := insertErasureRequest(ctx, tx, org, r); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "UPDATE erasure_claims SET done = true WHERE org = $1 AND notification_id = $2", org, r.NotificationID)
+			return err
+		})
+	}
+	if err := insertErasureRequest(ctx, db.pool, org, r); err != nil {
+		return err
+	}
+	// Erasures are kept; of the rest, the latest KeptErasureRequests.
+	_, err = db.pool.Exec(ctx, `DELETE FROM erasure_requests WHERE org = $1 AND outcome <> 'erased' AND seq <=
+		(SELECT seq FROM erasure_requests WHERE org = $1 AND outcome <> 'erased' ORDER BY seq DESC OFFSET $2 LIMIT 1)`,
+		org, sqlstore.KeptErasureRequests)
+	return wrap(err)
+}
+
+func insertErasureRequest(ctx context.Context, q interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, org int64, r gatehouse.ErasureRequest) error {
+	_, err := q.Exec(ctx, `INSERT INTO erasure_requests (org, id, notification_id, received_at, outcome, detail,
 		user_hash, events, commands) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		org, r.ID, r.NotificationID, time.Time(r.ReceivedAt), string(r.Outcome), r.Detail, r.UserHash, r.Events, r.Commands)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return fmt.Errorf("notification %s: %w", r.NotificationID, gatehouse.ErrConflict)
 	}
-	if err != nil || r.Outcome == gatehouse.ErasureErased {
-		return wrap(err)
-	}
-	// Erasures are kept; of the rest, the latest KeptErasureRequests.
-	_, err = db.pool.Exec(ctx, `DELETE FROM erasure_requests WHERE org = $1 AND outcome <> 'erased' AND seq <=
-		(SELECT seq FROM erasure_requests WHERE org = $1 AND outcome <> 'erased' ORDER BY seq DESC OFFSET $2 LIMIT 1)`,
-		org, sqlstore.KeptErasureRequests)
 	return wrap(err)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
@@ -87,7 +88,7 @@ func (s eventSearch) Terms(ctx context.Context, max int) ([]sqlstore.Term, error
 // Keys reads a page of events per term, and of ids starting with q,
 // through the index of each field (one lateral subquery per field, run for
 // each of its terms), and merges them into the first page.
-func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehouse.EventPage, error) {
+func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[string]sqlstore.Span) (gatehouse.EventPage, error) {
 	args := []any{s.org}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -106,15 +107,31 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehouse
 	for _, field := range termFields {
 		var refs []uuid.UUID
 		var values []string
+		var starts, ends []time.Time
 		for _, t := range terms {
-			if t.Field == field.field {
-				refs, values = append(refs, t.Ref), append(values, t.Value)
+			if t.Field != field.field {
+				continue
 			}
+			if field.field == sqlstore.TermServerJob {
+				span, ok := spans[t.Value]
+				if !ok {
+					continue // on no event
+				}
+				starts, ends = append(starts, span.From), append(ends, span.To)
+			}
+			refs, values = append(refs, t.Ref), append(values, t.Value)
 		}
 		if len(values) == 0 {
 			continue
 		}
 		var from string
+		if field.field == sqlstore.TermServerJob {
+			// No index: the job's span, through events_by_time.
+			from = "unnest(" + arg(values) + "::text[], " + arg(starts) + "::timestamptz[], " + arg(ends) + "::timestamptz[]) k (v, lo, hi)"
+			branches = append(branches, `(SELECT h.* FROM `+from+` CROSS JOIN LATERAL (`+
+				page(field.match("k.ref", "k.v")+" AND e.occurred_at >= k.lo AND e.occurred_at < k.hi")+`) h)`)
+			continue
+		}
 		if field.ref == "" {
 			from = "unnest(" + arg(values) + "::text[]) k (v)"
 		} else {
@@ -125,6 +142,9 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehouse
 	if prefix := idPrefixCondition(s.f.Q, arg); prefix != "" {
 		branches = append(branches, "("+page(prefix)+")")
 	}
+	if len(branches) == 0 { // job ids without a span: on no event
+		return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
+	}
 	query := `SELECT ` + eventColumns + ` FROM (SELECT * FROM (` + strings.Join(branches, " UNION ") + `) u
 		ORDER BY occurred_at DESC, id DESC LIMIT ` + limit + `) h
 		JOIN events e ON e.seq = h.seq
@@ -132,6 +152,42 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehouse
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
 		ORDER BY e.occurred_at DESC, e.id DESC`
 	return s.db.collectEvents(ctx, s.db.replica, s.f, query, args)
+}
+
+// Spans returns the stored spans of jobs.
+func (s eventSearch) Spans(ctx context.Context, jobs []string) (map[string]sqlstore.Span, error) {
+	rows, _ := s.db.replica.Query(ctx, "SELECT job, from_at, to_at FROM job_spans WHERE org = $1 AND job = ANY($2)", s.org, jobs)
+	spans := make(map[string]sqlstore.Span, len(jobs))
+	var (
+		job  string
+		span sqlstore.Span
+	)
+	_, err := pgx.ForEachRow(rows, []any{&job, &span.From, &span.To}, func() error {
+		spans[job] = sqlstore.Span{From: span.From.UTC(), To: span.To.UTC()}
+		return nil
+	})
+	return spans, wrap(err)
+}
+
+// Within counts the candidates in span, up to max+1, on an index alone
+// when the filter allows.
+func (s eventSearch) Within(ctx context.Context, span sqlstore.Span, max int) (int, error) {
+	args, candidates := []any{s.org}, s.f
+	candidates.Q = ""
+	conds, _ := filterConditions(candidates, func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	})
+	args = append(args, span.From, span.To, max+1)
+	n := len(args)
+	query := `SELECT count(*) FROM (SELECT 1 FROM events e WHERE e.org = $1`
+	for _, c := range conds {
+		query += " AND " + c
+	}
+	query += " AND e.occurred_at >= $" + strconv.Itoa(n-2) + " AND e.occurred_at < $" + strconv.Itoa(n-1) + " LIMIT $" + strconv.Itoa(n) + ") c"
+	var count int
+	err := s.db.replica.QueryRow(ctx, query, args...).Scan(&count)
+	return count, wrap(err)
 }
 
 // termField is how the events of a field's terms are found: the event

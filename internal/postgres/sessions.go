@@ -11,12 +11,15 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// CreateSession stores a dashboard session.
+// CreateSession stores a dashboard session and marks its user proven.
 func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gatehouse.Session) error {
 	return db.withTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5)`, s.TokenHash[:], s.UserID, s.CSRF, s.CreatedAt, s.ExpiresAt)
 		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE users SET proven = true WHERE id = $1 AND NOT proven", s.UserID); err != nil {
 			return err
 		}
 		var (
@@ -39,10 +42,10 @@ func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time
 		u gatehouse.User
 	)
 	err := db.pool.QueryRow(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
-			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at
+			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven
 		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
 		WHERE s.token_hash = $1 AND s.expires_at > $2`, tokenHash[:], now).
-		Scan(&s.UserID, &s.CSRF, &s.CreatedAt, &s.ExpiresAt, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt)
+		Scan(&s.UserID, &s.CSRF, &s.CreatedAt, &s.ExpiresAt, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/storetest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/google/uuid"
 )
 
 func open(t *testing.T, dsn string) *postgres.DB {
@@ -31,6 +32,25 @@ func TestStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		return db, &db.Now
+	})
+}
+
+// TestUnreadablePolicy: a policy body the store cannot decode, written
+// behind its back, hurts only its own access point.
+func TestUnreadablePolicy(t *testing.T) {
+	open := func(t *testing.T) (gatehouse.Store, *func() time.Time) {
+		db := open(t, testenv.PostgresDSN(t))
+		if err := db.Migrate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return db, &db.Now
+	}
+	storetest.RunUnreadablePolicy(t, open, func(t *testing.T, s gatehouse.Store, ap uuid.UUID, body string) {
+		err := s.(*postgres.DB).ExecForTest(context.Background(), `UPDATE policies SET body = $1
+			WHERE access_point_id = $2 AND version = (SELECT policy_version FROM access_points WHERE id = $2)`, body, ap)
+		if err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 

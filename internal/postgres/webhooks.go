@@ -203,8 +203,12 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.U
 	return ds, wrap(err)
 }
 
-// ClaimWebhook leases the endpoint due soonest. SKIP LOCKED: instances
-// claiming at once each take another endpoint, and none waits.
+// ClaimWebhook leases a due endpoint of the organization with the fewest
+// leased, then of the one whose last lease ended longest ago (the largest
+// lease_until of its endpoints: a lease ends at its round's release),
+// then the one due soonest. SKIP LOCKED: instances claiming at once each
+// take another endpoint, and none waits (they may count the same
+// organization's leases before either commits: one lease more, once).
 func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.WebhookClaim, error) {
 	var (
 		c     gatehouse.WebhookClaim
@@ -215,8 +219,11 @@ func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, tt
 	now = gatehouse.Truncate(now)
 	err := db.pool.QueryRow(ctx, `UPDATE webhooks w SET lease_holder = $1, lease_until = $2
 		FROM organizations o
-		WHERE o.seq = w.org AND w.seq = (SELECT seq FROM webhooks WHERE enabled AND next_at <= $3
-			AND (lease_until <= $3 OR lease_holder = $1) ORDER BY next_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+		WHERE o.seq = w.org AND w.seq = (SELECT d.seq FROM webhooks d
+			JOIN (SELECT org, count(*) FILTER (WHERE lease_until > $3) AS leased, max(lease_until) AS served FROM webhooks
+				WHERE org IN (SELECT org FROM webhooks WHERE enabled AND next_at <= $3) GROUP BY org) s ON s.org = d.org
+			WHERE d.enabled AND d.next_at <= $3 AND (d.lease_until <= $3 OR d.lease_holder = $1)
+			ORDER BY s.leased, s.served, d.next_at LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
 		RETURNING w.seq, o.id, w.id, w.sealed, w.filters`, holder, now.Add(ttl), now).Scan(&hook, &orgID, &id, &c.Sealed, &c.Filters)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, gatehouse.ErrNotFound

@@ -122,3 +122,21 @@ func ClientNetwork(r *http.Request) string {
 	}
 	return netip.PrefixFrom(addr, 64).Masked().String()
 }
+
+// SignInNetwork is what the dashboard's sign-in limits key on: the
+// client's /24 for IPv4 and its /48 for IPv6, the blocks a network is
+// handed out in (an IPv6 site routinely holds a /48, and cloud hosts rent
+// neighbouring IPv4 addresses), so that one guesser does not multiply its
+// budget by the addresses of its block. Anything that is not an address
+// stands for itself.
+func SignInNetwork(r *http.Request) string {
+	addr, err := netip.ParseAddr(ClientAddress(r))
+	if err != nil {
+		return ClientAddress(r)
+	}
+	bits := 24
+	if addr = addr.Unmap().WithZone(""); addr.Is6() {
+		bits = 48
+	}
+	return netip.PrefixFrom(addr, bits).Masked().String()
+}

@@ -91,3 +91,20 @@ func TestClientNetworkGroupsIPv6ByItsSlash64(t *testing.T) {
 		}
 	}
 }
+
+func TestSignInNetworkIsTheSlash24OrTheSlash48(t *testing.T) {
+	for _, c := range []struct{ peer, want string }{
+		{"198.51.100.7:5000", "198.51.100.0/24"},
+		{"198.51.100.254:5000", "198.51.100.0/24"},
+		{"[::ffff:198.51.101.7]:5000", "198.51.101.0/24"},
+		{"[2001:db8:1:2:aaaa::1]:5000", "2001:db8:1::/48"},
+		{"[2001:db8:1:ffff::1]:5000", "2001:db8:1::/48"},
+		{"[2001:db8:2::1]:5000", "2001:db8:2::/48"},
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = c.peer
+		if got := ratelimit.SignInNetwork(r); got != c.want {
+			t.Errorf("SignInNetwork(%s) = %q, want %q", c.peer, got, c.want)
+		}
+	}
+}

@@ -108,3 +108,43 @@ func TestReserveIsAllOrNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestReserveEachSpendsEachBucketByItsOwnLimit: buckets of different
+// shapes in one reservation; the one refused is named, and a refund
+// gives each bucket back by its own shape.
+func TestReserveEachSpendsEachBucketByItsOwnLimit(t *testing.T) {
+	clock := &fakeTime{t: time.Unix(1e9, 0)}
+	testReserveEach(t, ratelimit.NewLocal(clock.now), "")
+}
+
+func TestReserveEachRedis(t *testing.T) {
+	var logs bytes.Buffer
+	testReserveEach(t, newRedis(t, testenv.RedisURL(t), &logs), gatehouse.NewID().String()+":")
+	if logs.Len() > 0 {
+		t.Errorf("logged with Redis up: %s", logs.String())
+	}
+}
+
+func testReserveEach(t *testing.T, l ratelimit.Limiter, prefix string) {
+	t.Helper()
+	ctx := context.Background()
+	strict := ratelimit.Limit{Rate: gatehouse.Rate{Count: 1, Per: time.Minute}, Burst: 1}
+	wide := ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.Minute}, Burst: 10}
+	r, refused, _, ok := ratelimit.ReserveEach(ctx, l, ratelimit.Bucket{Key: prefix + "strict", Limit: strict}, ratelimit.Bucket{Key: prefix + "wide", Limit: wide})
+	if !ok || refused != -1 {
+		t.Fatalf("fresh buckets: ok %v, refused %d", ok, refused)
+	}
+	_, refused, wait, ok := ratelimit.ReserveEach(ctx, l, ratelimit.Bucket{Key: prefix + "wide", Limit: wide}, ratelimit.Bucket{Key: prefix + "strict", Limit: strict})
+	if ok || refused != 1 || wait < 59*time.Second || wait > time.Minute { // Redis keeps its own clock
+		t.Fatalf("an empty strict bucket: ok %v, refused %d, wait %v; want the second refused for a minute", ok, refused, wait)
+	}
+	if res, _ := l.Allow(ctx, prefix+"wide", wide, 0); res.Remaining != 9 {
+		t.Errorf("the refused reservation kept %d of the wide bucket", 9-res.Remaining)
+	}
+	r.Refund(ctx)
+	for key, limit := range map[string]ratelimit.Limit{"strict": strict, "wide": wide} {
+		if res, _ := l.Allow(ctx, prefix+key, limit, 0); res.Remaining != limit.Burst {
+			t.Errorf("bucket %s after the refund: %d remaining, want %d", key, res.Remaining, limit.Burst)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,4 +116,43 @@ func otherLast(raw string) string {
 		return raw[:40] + "y"
 	}
 	return raw[:40] + "x"
+}
+
+// TestWebhooksWriteAloneReadsNoEvents: a key with webhooks:write but not
+// events:read could read every event through an endpoint of its own,
+// replayed from the feed's start. Making, changing into, or replaying an
+// endpoint that receives events needs events:read as well; one that
+// receives only command changes does not.
+func TestWebhooksWriteAloneReadsNoEvents(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	hooksOnly := e.newKey(o.ID, gatehouse.ScopeWebhooksWrite)
+	both := e.newKey(o.ID, gatehouse.ScopeWebhooksWrite, gatehouse.ScopeEventsRead)
+	refused := func(what string, r response) {
+		t.Helper()
+		want := `Bearer realm="gatehouse", error="insufficient_scope", scope="events:read"`
+		if r.status != http.StatusForbidden || r.header.Get("WWW-Authenticate") != want || r.apiError(t).Code != "insufficient_scope" {
+			t.Errorf("%s with webhooks:write alone: %d %s %q, want 403 insufficient_scope naming events:read",
+				what, r.status, r.body, r.header.Get("WWW-Authenticate"))
+		}
+	}
+	refused("POST /webhooks (events by default)", e.post("/api/consumer/v1/webhooks", hooksOnly, `{"url": "https://hooks.example.com/x"}`))
+	refused("POST /webhooks event.created", e.post("/api/consumer/v1/webhooks", hooksOnly,
+		`{"url": "https://hooks.example.com/x", "types": ["command.updated", "event.created"]}`))
+
+	cmds := e.createWebhook(hooksOnly, `{"url": "https://hooks.example.com/c", "types": ["command.updated"]}`)
+	refused("PATCH types to event.created", e.do(http.MethodPatch, "/api/consumer/v1/webhooks/"+cmds.ID.String(), hooksOnly,
+		strings.NewReader(`{"types": ["event.created"]}`), "Content-Type", "application/json"))
+	refused("POST /replay", e.post("/api/consumer/v1/webhooks/"+cmds.ID.String()+"/replay", hooksOnly, `{"after": null}`))
+
+	events := e.createWebhook(both, `{"url": "https://hooks.example.com/e"}`)
+	refused("PATCH the URL of an events endpoint", e.do(http.MethodPatch, "/api/consumer/v1/webhooks/"+events.ID.String(), hooksOnly,
+		strings.NewReader(`{"url": "https://attacker.example.com/e"}`), "Content-Type", "application/json"))
+	refused("POST /replay of an events endpoint", e.post("/api/consumer/v1/webhooks/"+events.ID.String()+"/replay", hooksOnly, `{"after": null}`))
+	if r := e.post("/api/consumer/v1/webhooks/"+events.ID.String()+"/replay", both, `{"after": null}`); r.status != http.StatusOK {
+		t.Errorf("replay with both scopes: %d %s", r.status, r.body)
+	}
+	if r := e.get("/api/consumer/v1/webhooks/"+events.ID.String(), hooksOnly); r.status != http.StatusOK || strings.Contains(string(r.body), "attacker") {
+		t.Errorf("GET after the refused change: %d %s", r.status, r.body)
+	}
 }

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/httperror"
 )
 
@@ -25,6 +28,9 @@ const statusClientClosed = httperror.StatusClientClosed
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	a := httperror.For(err)
 	id := requestID(r.Context())
+	if sc := (*gatehouse.ScopeError)(nil); errors.As(err, &sc) {
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="gatehouse", error="insufficient_scope", scope=%q`, sc.Scope))
+	}
 	if a.Status >= 500 && a.Status != statusClientClosed {
 		s.Logger.LogAttrs(r.Context(), slog.LevelError, "request failed",
 			slog.String("requestId", id), slog.String("error", err.Error()))

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/go-cmp/cmp"
@@ -81,6 +82,52 @@ func TestIngestIsAllOrNothing(t *testing.T) {
 	}
 	if l := e.events(o.readKey, ""); len(l.Data) != 0 {
 		t.Errorf("a rejected batch stored %d events", len(l.Data))
+	}
+}
+
+// TestIngestRefusesEventsPastRetention: an event that occurred before
+// the organization's retention would be deleted minutes after a 200 said
+// it was accepted, so the batch is refused with an issue per such event,
+// all or nothing; the retention is the organization's own, and an event
+// on its edge is kept.
+func TestIngestRefusesEventsPastRetention(t *testing.T) {
+	e := newEnv(t)
+	o := e.newOrg("Acme")
+	now := e.clock.Now()
+	at := func(days int, extra time.Duration) string {
+		return now.AddDate(0, 0, -days).Add(extra).Format(time.RFC3339Nano)
+	}
+	events := []string{
+		attempt(o.accessPoints[0], "", at(0, -time.Hour)),
+		attempt(o.accessPoints[0], "", at(400, -time.Millisecond)), // 400 days and a millisecond ago
+		attempt(o.accessPoints[0], "", at(400, 0)),                 // on the edge: kept
+		attempt(o.accessPoints[0], "", "2001-02-03T04:05:06Z"),
+	}
+	r := e.post("/api/consumer/v1/events", o.allKey, ingestBody(events...))
+	if r.status != http.StatusBadRequest {
+		t.Fatalf("status %d %s", r.status, r.body)
+	}
+	issues := r.apiError(t).Issues
+	if diff := cmp.Diff([]string{"events[1].occurredAt", "events[3].occurredAt"}, sortedKeys(issues)); diff != "" {
+		t.Fatalf("issues (-want +got)\n%s", diff)
+	}
+	if msg := issues["events[1].occurredAt"][0]; !strings.Contains(msg, "older than the retention of 400 days") {
+		t.Errorf("message %q", msg)
+	}
+	if l := e.events(o.readKey, ""); len(l.Data) != 0 {
+		t.Errorf("a refused batch stored %d events", len(l.Data))
+	}
+	// The rest of the batch, sent again, is stored.
+	if r := e.post("/api/consumer/v1/events", o.allKey, ingestBody(events[0], events[2])); r.status != http.StatusOK {
+		t.Fatalf("the events within the retention: %d %s", r.status, r.body)
+	}
+	// A longer retention takes what the default refused.
+	settings := e.do(http.MethodPatch, "/api/consumer/v1/organization/settings", o.allKey, strings.NewReader(`{"retentionDays": 730}`), "Content-Type", "application/json")
+	if settings.status != http.StatusOK {
+		t.Fatalf("PATCH settings: %d %s", settings.status, settings.body)
+	}
+	if r := e.post("/api/consumer/v1/events", o.allKey, ingestBody(events[1])); r.status != http.StatusOK {
+		t.Errorf("within a retention of 730 days: %d %s", r.status, r.body)
 	}
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -179,6 +180,11 @@ func (s *server) showPolicySet() http.Handler {
 		if err != nil {
 			s.writeError(w, r, err)
 			return
+		}
+		for _, u := range set.Unreadable {
+			s.Logger.LogAttrs(r.Context(), slog.LevelError, "policy set skips an unreadable policy; replace it with PUT",
+				slog.String("universeId", universeID), slog.String("accessPointId", u.AccessPoint.ID.String()),
+				slog.Int64("policyVersion", u.PolicyVersion))
 		}
 		w.Header().Set("Cache-Control", "no-cache")
 		if notModified(w, cond, set.Version) {

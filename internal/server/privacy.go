@@ -100,7 +100,7 @@ func (s *server) erasureRequests(r *http.Request) ([]gatehouse.ErasureRequest, e
 	if err != nil {
 		return nil, err
 	}
-	limit, err := gatehouse.ParseLimitQuery(v)
+	limit, err := gatehouse.ParseLimitQuery(v, gatehouse.MaxLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/google/uuid"
 )
 
 // playerEvents ingests n denials of player at o's first door.
@@ -397,4 +398,66 @@ func TestErasedEventsLeaveWebhooks(t *testing.T) {
 			t.Errorf("the redelivery of an erased event: %+v", d)
 		}
 	}
+}
+
+// TestConcurrentErasureDeliveries: the platform sends a notification
+// again when an answer is slow, so several deliveries of it may arrive
+// at once. One erases; every other answers duplicate; the audit log
+// holds one entry and the erasure requests one erasure.
+func TestConcurrentErasureDeliveries(t *testing.T) {
+	e := newEnv(t)
+	acme := e.newOrg("Acme")
+	in, err := e.svc.SetUpErasureWebhook(context.Background(), acme.ID)
+	must(t, err)
+	e.playerEvents(acme, "261", 40)
+	// The first erasure to start is slow, so that every other delivery
+	// arrives while it runs, as the platform's retries of a slow answer
+	// do.
+	svc := gatehouse.NewService(gatehouse.ServiceConfig{Store: &slowErasure{Store: e.store}, Now: e.clock.Now})
+	body := erasureBody("n-at-once", "RightToErasureRequest", 261)
+	const n = 8
+	outcomes := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			rec, err := svc.ReceiveErasure(context.Background(), in.Token, signPlatform(in.Secret, e.clock.Now(), body), []byte(body))
+			if err != nil {
+				t.Errorf("delivery %d: %v", i, err)
+			}
+			outcomes[i] = string(rec.Outcome)
+		})
+	}
+	wg.Wait()
+	slices.Sort(outcomes)
+	if want := append([]string{"duplicate", "duplicate", "duplicate", "duplicate", "duplicate", "duplicate", "duplicate"}, "erased"); !slices.Equal(outcomes, want) {
+		t.Errorf("%d deliveries at once answered %v, want one erased and the rest duplicate", n, outcomes)
+	}
+	if log := e.auditLog(t, acme.allKey, "action=platform_user.erased"); len(log.Data) != 1 {
+		t.Errorf("%d platform_user.erased entries, want 1", len(log.Data))
+	}
+	var list struct{ Data []gatehouse.ErasureRequest }
+	e.getOK("/api/consumer/v1/privacy/erasure-requests", e.newKey(acme.ID, gatehouse.ScopePrivacyWrite), &list)
+	erased := 0
+	for _, rq := range list.Data {
+		if rq.Outcome == gatehouse.ErasureErased {
+			erased++
+			if rq.Events != 40 {
+				t.Errorf("the erasure counts %d events, want 40", rq.Events)
+			}
+		}
+	}
+	if erased != 1 || len(list.Data) != n {
+		t.Errorf("%d requests recorded, %d erasures; want %d and 1", len(list.Data), erased, n)
+	}
+}
+
+// slowErasure is a store whose first erasure batch starts late.
+type slowErasure struct {
+	gatehouse.Store
+	once sync.Once
+}
+
+func (s *slowErasure) DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, player string, limit int) (int, error) {
+	s.once.Do(func() { time.Sleep(200 * time.Millisecond) })
+	return s.Store.DeletePlayerEvents(ctx, orgID, player, limit)
 }

@@ -3,11 +3,13 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,5 +118,126 @@ func TestWebhookFailureAfterAnErasure(t *testing.T) {
 	want := []string{a.ID.String(), b[0].ID.String(), b[1].ID.String()}
 	if !slices.Equal(success, want) {
 		t.Errorf("delivered %v, want %v: the failed event retried, in order", success, want)
+	}
+}
+
+// TestWebhookSlowReceiversDoNotStallOthers: an organization whose
+// receivers hang, each with a test queued, does not hold up another's
+// delivery: with one worker, the first hanging round gives its worker
+// back, and the claim then takes the other organization's endpoint
+// rather than another hanging one. Nothing here depends on speed: the
+// receivers hang until the sender gives up (10 s), and the victim's
+// event must arrive before any of them has.
+func TestWebhookSlowReceiversDoNotStallOthers(t *testing.T) {
+	e := newEnv(t, webhookSettings, func(s *app.Settings) {
+		next := s.Webhooks
+		s.Webhooks = func(w *gatehouse.WebhookSettings) {
+			next(w)
+			w.Workers, w.Slow, w.Waiting = 1, 50*time.Millisecond, 2
+		}
+	})
+	var (
+		hang     = make(chan struct{})
+		arrived  atomic.Int32
+		gaveUp   atomic.Int32
+		attacker = e.newOrg("Attacker")
+		victim   = e.newOrg("Victim")
+	)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		io.Copy(io.Discard, r.Body) // and the server sees the sender hang up
+		select {
+		case <-hang: // the test is over
+		case <-r.Context().Done():
+			gaveUp.Add(1)
+		}
+	}))
+	t.Cleanup(slow.Close)
+	for range 4 {
+		h := e.createWebhook(attacker.allKey, `{"url": "`+slow.URL+`"}`)
+		if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/test", attacker.allKey, ""); r.status != http.StatusAccepted {
+			t.Fatalf("POST /test = %d %s", r.status, r.body)
+		}
+	}
+	// The victim's endpoint is due after every one of the attacker's.
+	e.clock.Advance(time.Second)
+	recv := newReceiver(t)
+	e.createWebhook(victim.allKey, `{"url": "`+recv.srv.URL+`"}`)
+	e.ingest(victim, e.ev(victim.accessPoints[0], gatehouse.EventAccessGranted, 0))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.svc.RunWebhooks(ctx, "test", func(err error) { t.Errorf("delivering: %v", err) })
+	}()
+	defer func() {
+		close(hang)
+		cancel()
+		<-done
+	}()
+	for deadline := time.Now().Add(30 * time.Second); len(recv.delivered()) == 0; {
+		if gaveUp.Load() > 0 || time.Now().After(deadline) {
+			t.Fatalf("the victim's event was not delivered while the attacker's receivers hung (%d sends to them, %d given up)",
+				arrived.Load(), gaveUp.Load())
+		}
+		// Less than the lease in all: no hanging round loses its lease.
+		e.clock.Advance(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("delivered after %d sends to the hanging receivers", arrived.Load())
+}
+
+// TestWebhookManualSendsCountAgainstTheRound: queued tests are sent by a
+// round only while it may send: one whose receiver is slow ends the
+// round, and none starts after the round's share of its lease; the rest
+// wait, pending, for the next round.
+func TestWebhookManualSendsCountAgainstTheRound(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func(e *env)
+	}{
+		{"slow receiver", func(*env) { time.Sleep(30 * time.Millisecond) }},
+		{"past the round's time", func(e *env) { e.clock.Advance(20 * time.Second) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, webhookSettings, func(s *app.Settings) {
+				next := s.Webhooks
+				s.Webhooks = func(w *gatehouse.WebhookSettings) {
+					next(w)
+					w.Slow = 20 * time.Millisecond
+					if tc.name != "slow receiver" {
+						w.Slow = time.Minute
+					}
+				}
+			})
+			o := e.newOrg("Acme")
+			var sent atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				sent.Add(1)
+				tc.answer(e)
+			}))
+			t.Cleanup(srv.Close)
+			h := e.createWebhook(o.allKey, `{"url": "`+srv.URL+`"}`)
+			for range 3 {
+				if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/test", o.allKey, ""); r.status != http.StatusAccepted {
+					t.Fatalf("POST /test = %d %s", r.status, r.body)
+				}
+			}
+			if claimed, err := e.svc.DeliverWebhooks(context.Background(), "test"); !claimed || err != nil {
+				t.Fatalf("DeliverWebhooks = %v, %v", claimed, err)
+			}
+			ds, err := e.svc.ListWebhookDeliveries(context.Background(), o.ID, h.ID, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			statuses := map[string]int{}
+			for _, d := range ds {
+				statuses[d.Status]++
+			}
+			if sent.Load() != 1 || statuses[gatehouse.DeliverySucceeded] != 1 || statuses[gatehouse.DeliveryPending] != 2 {
+				t.Errorf("one round sent %d of 3 tests (log %v); want 1 sent, 2 pending", sent.Load(), statuses)
+			}
+		})
 	}
 }

@@ -94,7 +94,7 @@ func (s *server) listDeliveries() http.Handler {
 		if err != nil {
 			return nil, 0, err
 		}
-		limit, err := gatehouse.ParseLimitQuery(v)
+		limit, err := gatehouse.ParseLimitQuery(v, gatehouse.MaxDeliveriesListed)
 		if err != nil {
 			return nil, 0, err
 		}

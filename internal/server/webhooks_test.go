@@ -161,7 +161,7 @@ func (e *env) createWebhook(key, body string) createdHook {
 func TestWebhookEndpointsAPI(t *testing.T) {
 	e := newEnv(t)
 	acme, rival := e.newOrg("Acme"), e.newOrg("Rival")
-	key := e.newKey(acme.ID, gatehouse.ScopeWebhooksWrite)
+	key := e.newKey(acme.ID, gatehouse.ScopeWebhooksWrite, gatehouse.ScopeEventsRead)
 	if r := e.get("/api/consumer/v1/webhooks", acme.readKey); r.status != http.StatusForbidden {
 		t.Errorf("an events:read key lists webhooks: %d", r.status)
 	}
@@ -380,5 +380,23 @@ func TestWebhookDisabledAfterFailing(t *testing.T) {
 	e.roundsUntil("delivered once re-enabled", func() bool { return len(recv.delivered()) >= 1 })
 	if got := recv.delivered(); !slices.Equal(got, []string{ev.ID.String()}) {
 		t.Errorf("re-enabled, delivered %v, want the event it stopped at", got)
+	}
+}
+
+// TestDeliveryLogLimit: the delivery log keeps 1,000 deliveries, and
+// GET /webhooks/{id}/deliveries gives up to all of them at once, as
+// docs/api.md and the service say; past that is a 400 naming the bound.
+func TestDeliveryLogLimit(t *testing.T) {
+	e := newEnv(t)
+	acme := e.newOrg("Acme")
+	key := e.newKey(acme.ID, gatehouse.ScopeWebhooksWrite, gatehouse.ScopeEventsRead)
+	h := e.createWebhook(key, `{"url": "https://hooks.example.com/x"}`)
+	path := "/api/consumer/v1/webhooks/" + h.ID.String() + "/deliveries?limit="
+	if r := e.get(path+"1000", key); r.status != http.StatusOK {
+		t.Errorf("limit=1000: %d %s, want 200", r.status, r.body)
+	}
+	r := e.get(path+"1001", key)
+	if r.status != http.StatusBadRequest || !strings.Contains(strings.Join(r.apiError(t).Issues["limit"], ""), "1 to 1000") {
+		t.Errorf("limit=1001: %d %s, want 400 naming 1 to 1000", r.status, r.body)
 	}
 }

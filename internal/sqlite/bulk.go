@@ -23,7 +23,7 @@ func (db *DB) BeginBulkIngest(ctx context.Context, orgID uuid.UUID) (gatehouse.B
 	if err != nil {
 		return nil, wrap(err)
 	}
-	b := &bulkIngest{db: db, tx: newHotTx(tx, stmts), since: since, written: map[sqlstore.Term]bool{}}
+	b := &bulkIngest{db: db, tx: newHotTx(tx, stmts), since: since, written: map[sqlstore.Term]bool{}, widened: map[string]sqlstore.Span{}}
 	if b.org, err = db.orgSeq(ctx, b.tx, orgID); err != nil {
 		db.endWrite(tx, since)
 		return nil, wrap(err)
@@ -41,6 +41,8 @@ type bulkIngest struct {
 	// TermCache) once it commits.
 	written map[sqlstore.Term]bool
 	terms   []sqlstore.Term
+	// widened are the server job spans the transaction wrote, as written.
+	widened map[string]sqlstore.Span
 	failed  error // a batch failed after writing: only Rollback is left
 	done    bool
 }
@@ -57,7 +59,7 @@ func (b *bulkIngest) IngestEvents(ctx context.Context, events []gatehouse.NewEve
 	if err != nil {
 		return gatehouse.IngestResult{}, wrap(err)
 	}
-	res, newTerms, err := b.db.storeEvents(ctx, b.tx, b.org, events, places, b.missing)
+	res, newTerms, newSpans, err := b.db.storeEvents(ctx, b.tx, b.org, events, places, b)
 	if err != nil {
 		b.failed = fmt.Errorf("an earlier batch of this transaction failed: %w", wrap(err))
 		return gatehouse.IngestResult{}, wrap(err)
@@ -66,12 +68,26 @@ func (b *bulkIngest) IngestEvents(ctx context.Context, events []gatehouse.NewEve
 		b.written[t] = true
 	}
 	b.terms = append(b.terms, newTerms...)
+	for _, s := range newSpans {
+		if w, ok := b.widened[s.Job]; ok {
+			s.Span = s.Union(w)
+		}
+		b.widened[s.Job] = s.Span
+	}
 	return res, nil
 }
 
 // missing is TermCache.Missing less the terms this transaction wrote.
 func (b *bulkIngest) missing(org int64, terms []sqlstore.Term) []sqlstore.Term {
 	return slices.DeleteFunc(b.db.terms.Missing(org, terms), func(t sqlstore.Term) bool { return b.written[t] })
+}
+
+// wider is SpanCache.Wider less the spans this transaction wrote.
+func (b *bulkIngest) wider(org int64, spans []sqlstore.JobSpan) []sqlstore.JobSpan {
+	return slices.DeleteFunc(b.db.spans.Wider(org, spans), func(s sqlstore.JobSpan) bool {
+		w, ok := b.widened[s.Job]
+		return ok && w.Covers(s.Span)
+	})
 }
 
 func (b *bulkIngest) Commit() error {
@@ -90,6 +106,11 @@ func (b *bulkIngest) Commit() error {
 	}
 	b.db.commits.Add(1)
 	b.db.terms.Add(b.org, b.terms)
+	spans := make([]sqlstore.JobSpan, 0, len(b.widened))
+	for job, s := range b.widened {
+		spans = append(spans, sqlstore.JobSpan{Job: job, Span: s})
+	}
+	b.db.spans.Add(b.org, spans)
 	return nil
 }
 

@@ -16,6 +16,7 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		res      gatehouse.IngestResult
 		org      int64
 		newTerms []sqlstore.Term
+		newSpans []sqlstore.JobSpan
 	)
 	// The statements are prepared once on the write connection (hotTx):
 	// parsing them again in every transaction cost the small batches of
@@ -28,7 +29,7 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		if err != nil {
 			return err
 		}
-		if res, newTerms, err = db.storeEvents(ctx, tx, org, events, places, db.terms.Missing); err != nil {
+		if res, newTerms, newSpans, err = db.storeEvents(ctx, tx, org, events, places, instanceKnown{db}); err != nil {
 			return err
 		}
 		if db.beforeIngestCommit != nil {
@@ -40,15 +41,34 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		return gatehouse.IngestResult{}, err
 	}
 	db.terms.Add(org, newTerms)
+	db.spans.Add(org, newSpans)
 	return res, nil
 }
 
+// known says which of a batch's search terms and server job spans a
+// transaction must write: those not known to be stored.
+type known interface {
+	missing(org int64, terms []sqlstore.Term) []sqlstore.Term
+	wider(org int64, spans []sqlstore.JobSpan) []sqlstore.JobSpan
+}
+
+// instanceKnown is what the instance knows: its caches.
+type instanceKnown struct{ db *DB }
+
+func (k instanceKnown) missing(org int64, terms []sqlstore.Term) []sqlstore.Term {
+	return k.db.terms.Missing(org, terms)
+}
+
+func (k instanceKnown) wider(org int64, spans []sqlstore.JobSpan) []sqlstore.JobSpan {
+	return k.db.spans.Wider(org, spans)
+}
+
 // storeEvents stores events at places (resolvePlaces) in tx and returns,
-// besides what it stored, the search terms it wrote: those of missing,
-// which says which of the batch's terms are not known to be stored. The
-// caller makes them known once tx commits.
+// besides what it stored, the search terms and job spans it wrote: those
+// that k does not know to be stored. The caller makes them known once tx
+// commits.
 func (db *DB) storeEvents(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place,
-	missing func(org int64, terms []sqlstore.Term) []sqlstore.Term) (gatehouse.IngestResult, []sqlstore.Term, error) {
+	k known) (gatehouse.IngestResult, []sqlstore.Term, []sqlstore.JobSpan, error) {
 	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
 	received := millis(db.Now())
 	ins := eventInserter{tx}
@@ -56,16 +76,21 @@ func (db *DB) storeEvents(ctx context.Context, tx querier, org int64, events []g
 	for _, ev := range events {
 		terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
 	}
-	// A term is written in the transaction of its first event.
-	newTerms := missing(org, terms)
+	// A term, and a job's span, are written in the transaction of the
+	// first event they hold.
+	newTerms := k.missing(org, terms)
 	if err := ins.insertTerms(ctx, org, newTerms); err != nil {
-		return res, nil, err
+		return res, nil, nil, err
+	}
+	newSpans := k.wider(org, sqlstore.JobSpans(events))
+	if err := ins.upsertSpans(ctx, org, newSpans); err != nil {
+		return res, nil, nil, err
 	}
 	for i, ev := range events {
 		res.IDs[i] = ev.ID
 		inserted, err := ins.insert(ctx, org, ev, places[ev.AccessPointID], received)
 		if err != nil {
-			return res, nil, fmt.Errorf("event %d: %w", i, err)
+			return res, nil, nil, fmt.Errorf("event %d: %w", i, err)
 		}
 		if inserted {
 			res.Accepted++
@@ -73,7 +98,7 @@ func (db *DB) storeEvents(ctx context.Context, tx querier, org int64, events []g
 			res.Duplicates++
 		}
 	}
-	return res, newTerms, nil
+	return res, newTerms, newSpans, nil
 }
 
 // resolvePlaces looks up the access points and requesters of a batch in
@@ -113,6 +138,10 @@ const (
 		ON CONFLICT (org, id) DO NOTHING`
 	insertTerm = `INSERT INTO search_terms (org, field, ref, value, folded)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+	// A job's span only widens: other instances and transactions widen
+	// it too.
+	upsertSpan = `INSERT INTO job_spans (org, job, from_at, to_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (org, job) DO UPDATE SET from_at = min(from_at, excluded.from_at), to_at = max(to_at, excluded.to_at)`
 	// A command's status follows the event with the latest occurredAt, so a
 	// replayed old event never moves it backwards. A command Gatehouse
 	// issued (issued = 1) moves only by its own rules (acks, the sweep, a
@@ -159,6 +188,16 @@ func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.Ne
 func (ins *eventInserter) insertTerms(ctx context.Context, org int64, terms []sqlstore.Term) error {
 	for _, t := range terms {
 		if _, err := ins.tx.ExecContext(ctx, insertTerm, org, int(t.Field), t.Ref[:], t.Value, t.Folded()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// upsertSpans widens the stored spans of server jobs to hold spans.
+func (ins *eventInserter) upsertSpans(ctx context.Context, org int64, spans []sqlstore.JobSpan) error {
+	for _, s := range spans {
+		if _, err := ins.tx.ExecContext(ctx, upsertSpan, org, s.Job, millis(s.From), millis(s.To)); err != nil {
 			return err
 		}
 	}

@@ -56,6 +56,9 @@ func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, acce
 			return err
 		}
 		name, cur, err := findPolicy(ctx, tx, org, accessPointID)
+		if errors.Is(err, gatehouse.ErrUnreadable) {
+			err = nil // cur holds its version: p replaces it
+		}
 		if err != nil {
 			return err
 		}
@@ -84,7 +87,10 @@ func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (*
 		return nil, err
 	}
 	_, p, err := findPolicy(ctx, db.read, org, accessPointID)
-	return p, wrap(err)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return p, nil
 }
 
 // PolicySet implements gatehouse.Store. Access point ids are blobs of the
@@ -103,7 +109,7 @@ func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string)
 			return err
 		}
 		ap.Policy, err = decodePolicy(version, body, created)
-		return err
+		return sqlstore.SkipUnreadable(ap, err)
 	}, `SELECT a.id, a.name, l.id, l.name, p.version, p.body, p.created_at
 		FROM locations l JOIN access_points a ON a.location_id = l.id AND a.org = l.org `+policyOf+`
 		WHERE l.org = ? AND l.universe_id = ? ORDER BY a.id`, org, universeID)

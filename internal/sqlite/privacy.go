@@ -89,7 +89,8 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 	return n, err
 }
 
-// PruneTerms deletes platform user terms no event has any more. It
+// PruneTerms deletes platform user terms no event has any more, and the
+// spans and terms of server jobs no event has (pruneSpans). It
 // looks for them on a reader, a page of terms at a time, and deletes
 // those it found in a short write transaction each, checking again:
 // the one writer is never held for the scan.
@@ -143,10 +144,54 @@ func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error) {
 			}
 		}
 		if len(page) < 1000 {
-			return pruned, nil
+			break
 		}
 		after = last
 	}
+	jobs, err := db.pruneSpans(ctx, org)
+	return pruned + jobs, err
+}
+
+// pruneSpans deletes the spans, and search terms, of server jobs no event
+// has any more: those whose span ends by the organization's oldest event
+// (every event of a job is within its span). Spans whose jobs still have
+// events before their ends stay as wide as they were: harmless.
+func (db *DB) pruneSpans(ctx context.Context, org int64) (int, error) {
+	const oldest = "(SELECT coalesce(min(occurred_at), 9223372036854775807) FROM events WHERE org = ?)"
+	jobs, err := queryAll(ctx, db.read, func(r *sql.Rows, job *string) error { return r.Scan(job) },
+		"SELECT job FROM job_spans WHERE org = ? AND to_at <= "+oldest, org, org)
+	if err != nil {
+		return 0, wrap(err)
+	}
+	pruned := 0
+	for len(jobs) > 0 {
+		n := min(len(jobs), 1000)
+		err := db.withTx(ctx, func(tx *sql.Tx) error {
+			for _, job := range jobs[:n] {
+				res, err := tx.ExecContext(ctx, "DELETE FROM job_spans WHERE org = ? AND job = ? AND to_at <= "+oldest, org, job, org)
+				if err != nil {
+					return err
+				}
+				if n, _ := res.RowsAffected(); n == 0 {
+					continue
+				}
+				term := sqlstore.Term{Field: sqlstore.TermServerJob, Value: job}
+				if _, err := tx.ExecContext(ctx, "DELETE FROM search_terms WHERE org = ? AND field = ? AND ref = ? AND value = ?",
+					org, term.Field, term.Ref[:], term.Value); err != nil {
+					return err
+				}
+				pruned++
+				db.spans.Forget(org, job)
+				db.terms.Forget(org, term)
+			}
+			return nil
+		})
+		if err != nil {
+			return pruned, err
+		}
+		jobs = jobs[n:]
+	}
+	return pruned, nil
 }
 
 // OldestEvent returns when the organization's oldest event occurred.
@@ -278,16 +323,46 @@ func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte)
 	return orgID, secret, wrap(err)
 }
 
-// ErasedNotification reports whether a notification was erased already.
-func (db *DB) ErasedNotification(ctx context.Context, orgID uuid.UUID, notificationID string) (bool, error) {
-	org, err := db.orgSeq(ctx, db.read, orgID)
-	if err != nil {
-		return false, err
-	}
-	var n int
-	err = db.read.QueryRowContext(ctx, "SELECT count(*) FROM erasure_requests WHERE org = ? AND notification_id = ? AND outcome = 'erased'",
-		org, notificationID).Scan(&n)
-	return n > 0, wrap(err)
+// ClaimErasure claims a notification for the delivery that erases it.
+func (db *DB) ClaimErasure(ctx context.Context, orgID uuid.UUID, notificationID string, now time.Time, lease time.Duration) (claimed, done bool, err error) {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		// Erased before claims were kept: its record says so.
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM erasure_requests WHERE org = ? AND notification_id = ? AND outcome = 'erased'",
+			org, notificationID).Scan(&n); err != nil || n > 0 {
+			done = n > 0
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO erasure_claims (org, notification_id, until) VALUES (?, ?, ?)
+			ON CONFLICT (org, notification_id) DO UPDATE SET until = excluded.until
+			WHERE erasure_claims.done = 0 AND erasure_claims.until <= ?`,
+			org, notificationID, millis(now.Add(lease)), millis(now))
+		if err != nil {
+			return err
+		}
+		if m, _ := res.RowsAffected(); m > 0 {
+			claimed = true
+			return nil
+		}
+		return tx.QueryRowContext(ctx, "SELECT done FROM erasure_claims WHERE org = ? AND notification_id = ?", org, notificationID).Scan(&done)
+	})
+	return claimed, done, err
+}
+
+// ReleaseErasure ends the claim of an erasure that failed.
+func (db *DB) ReleaseErasure(ctx context.Context, orgID uuid.UUID, notificationID string) error {
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, "DELETE FROM erasure_claims WHERE org = ? AND notification_id = ? AND done = 0", org, notificationID)
+		return err
+	})
 }
 
 // RecordErasureRequest appends one request's record.
@@ -303,7 +378,11 @@ func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gateh
 		if isUniqueViolation(err) {
 			return fmt.Errorf("notification %s: %w", r.NotificationID, gatehouse.ErrConflict)
 		}
-		if err != nil || r.Outcome == gatehouse.ErasureErased {
+		if err != nil {
+			return err
+		}
+		if r.Outcome == gatehouse.ErasureErased {
+			_, err := tx.ExecContext(ctx, "UPDATE erasure_claims SET done = 1 WHERE org = ? AND notification_id = ?", org, r.NotificationID)
 			return err
 		}
 		// Erasures are kept; of the rest, the latest KeptErasureRequests.

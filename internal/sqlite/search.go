@@ -103,7 +103,7 @@ func (s *eventSearch) Terms(ctx context.Context, max int) ([]sqlstore.Term, erro
 // through the index of each field (a compound of limited subqueries), and
 // merges them into the first page: the keys are ordered and cut to a page
 // before any event is read whole.
-func (s *eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehouse.EventPage, error) {
+func (s *eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[string]sqlstore.Span) (gatehouse.EventPage, error) {
 	others := s.f
 	others.Q = ""
 	conds, condArgs := filterConditions(s.org, others)
@@ -118,7 +118,12 @@ func (s *eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehous
 	}
 	for _, t := range terms {
 		tf := termFields[t.Field]
-		if tf.ref == "" {
+		if t.Field == sqlstore.TermServerJob {
+			// No index: the job's span, through events_by_time.
+			if span, ok := spans[t.Value]; ok {
+				page(tf.value+" = ? AND e.occurred_at >= ? AND e.occurred_at < ?", t.Value, millis(span.From), millis(span.To))
+			}
+		} else if tf.ref == "" {
 			page(tf.value+" = ?", t.Value)
 		} else {
 			page(tf.ref+" = ? AND "+tf.value+" = ?", t.Ref[:], t.Value)
@@ -127,6 +132,9 @@ func (s *eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehous
 	if prefix, prefixArgs := idPrefixCondition(s.f.Q); prefix != "" {
 		page(prefix, prefixArgs...)
 	}
+	if len(branches) == 0 { // job ids without a span: on no event
+		return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
+	}
 	query := `SELECT ` + eventColumns + ` FROM (SELECT seq FROM (` + strings.Join(branches, " UNION ") + `)
 			ORDER BY occurred_at DESC, id DESC LIMIT ?) k
 		JOIN events e ON e.seq = k.seq
@@ -134,6 +142,36 @@ func (s *eventSearch) Keys(ctx context.Context, terms []sqlstore.Term) (gatehous
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
 		ORDER BY e.occurred_at DESC, e.id DESC`
 	return s.db.queryEvents(ctx, s.f, builtQuery{query, append(args, s.f.Limit+1)})
+}
+
+// Spans returns the stored spans of jobs.
+func (s *eventSearch) Spans(ctx context.Context, jobs []string) (map[string]sqlstore.Span, error) {
+	spans := make(map[string]sqlstore.Span, len(jobs))
+	for _, job := range jobs {
+		var from, to int64
+		err := s.db.read.QueryRowContext(ctx, "SELECT from_at, to_at FROM job_spans WHERE org = ? AND job = ?", s.org, job).Scan(&from, &to)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, wrap(err)
+		}
+		spans[job] = sqlstore.Span{From: fromMillis(from), To: fromMillis(to)}
+	}
+	return spans, nil
+}
+
+// Within counts the candidates in span, up to max+1, on an index alone
+// when the filter allows.
+func (s *eventSearch) Within(ctx context.Context, span sqlstore.Span, max int) (int, error) {
+	candidates := s.f
+	candidates.Q = ""
+	conds, args := filterConditions(s.org, candidates)
+	var n int
+	err := s.db.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events e WHERE e.org = ?`+conds+
+		` AND e.occurred_at >= ? AND e.occurred_at < ? LIMIT ?)`,
+		append(append([]any{s.org}, args...), millis(span.From), millis(span.To), max+1)...).Scan(&n)
+	return n, wrap(err)
 }
 
 // termField is how the events of a field's terms are found: the event

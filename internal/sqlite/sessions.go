@@ -11,12 +11,15 @@ import (
 	"github.com/google/uuid"
 )
 
-// CreateSession stores a dashboard session.
+// CreateSession stores a dashboard session and marks its user proven.
 func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gatehouse.Session) error {
 	return db.withTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
 			VALUES (?, ?, ?, ?, ?)`, s.TokenHash[:], s.UserID[:], s.CSRF, millis(s.CreatedAt), millis(s.ExpiresAt))
 		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE users SET proven = 1 WHERE id = ? AND proven = 0", s.UserID[:]); err != nil {
 			return err
 		}
 		var org int64
@@ -38,10 +41,10 @@ func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time
 		created, expires, uCreated int64
 	)
 	err := db.read.QueryRowContext(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
-			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at
+			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven
 		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
 		WHERE s.token_hash = ? AND s.expires_at > ?`, tokenHash[:], millis(now)).
-		Scan(&s.UserID, &s.CSRF, &created, &expires, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &uCreated)
+		Scan(&s.UserID, &s.CSRF, &created, &expires, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &uCreated, &u.Proven)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
 	}

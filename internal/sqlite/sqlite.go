@@ -38,6 +38,7 @@ type DB struct {
 
 	orgs   sqlstore.OrgCache  // organization id → seq
 	terms  sqlstore.TermCache // search terms known to be stored
+	spans  sqlstore.SpanCache // server job spans known to be stored
 	search gatehouse.SearchBudgets
 	hot    hotStmts // hotQueries prepared on the write connection
 

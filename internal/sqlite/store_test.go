@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/gatehouse/gatehouse/internal/storetest"
+	"github.com/google/uuid"
 )
 
 func TestStore(t *testing.T) {
@@ -24,6 +25,30 @@ func TestStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		return db, &db.Now
+	})
+}
+
+// TestUnreadablePolicy: a policy body the store cannot decode, written
+// behind its back, hurts only its own access point.
+func TestUnreadablePolicy(t *testing.T) {
+	open := func(t *testing.T) (gatehouse.Store, *func() time.Time) {
+		ctx := context.Background()
+		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return db, &db.Now
+	}
+	storetest.RunUnreadablePolicy(t, open, func(t *testing.T, s gatehouse.Store, ap uuid.UUID, body string) {
+		err := s.(*sqlite.DB).ExecForTest(context.Background(), `UPDATE policies SET body = ?
+			WHERE access_point_id = ? AND version = (SELECT policy_version FROM access_points WHERE id = ?)`, body, ap[:], ap[:])
+		if err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 

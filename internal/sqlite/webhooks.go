@@ -204,8 +204,12 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.U
 	return ds, wrap(err)
 }
 
-// ClaimWebhook leases the endpoint due soonest. The one writer makes the
-// choice and the lease one step: two claims never get the same endpoint.
+// ClaimWebhook leases a due endpoint of the organization with the fewest
+// leased, then of the one whose last lease ended longest ago (the largest
+// lease_until of its endpoints: a lease ends at its round's release),
+// then the one due soonest. The one writer makes the choice and the lease
+// one step: two claims never get the same endpoint, and the counts they
+// compare are exact.
 func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.WebhookClaim, error) {
 	var c gatehouse.WebhookClaim
 	// Most polls find nothing due: they ask a reader, and leave the one
@@ -226,10 +230,13 @@ func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, tt
 			id    uuid.UUID
 		)
 		err := tx.QueryRowContext(ctx, `UPDATE webhooks SET lease_holder = ?, lease_until = ?
-			WHERE seq = (SELECT seq FROM webhooks WHERE enabled = 1 AND next_at <= ?
-				AND (lease_until <= ? OR lease_holder = ?) ORDER BY next_at LIMIT 1)
+			WHERE seq = (SELECT w.seq FROM webhooks w
+				JOIN (SELECT org, sum(lease_until > ?) AS leased, max(lease_until) AS served FROM webhooks
+					WHERE org IN (SELECT org FROM webhooks WHERE enabled = 1 AND next_at <= ?) GROUP BY org) o ON o.org = w.org
+				WHERE w.enabled = 1 AND w.next_at <= ? AND (w.lease_until <= ? OR w.lease_holder = ?)
+				ORDER BY o.leased, o.served, w.next_at LIMIT 1)
 			RETURNING seq, (SELECT id FROM organizations WHERE seq = webhooks.org), id, sealed, filters`,
-			holder, millis(now.Add(ttl)), millis(now), millis(now), holder).Scan(&hook, &orgID, &id, &c.Sealed, &c.Filters)
+			holder, millis(now.Add(ttl)), millis(now), millis(now), millis(now), millis(now), holder).Scan(&hook, &orgID, &id, &c.Sealed, &c.Filters)
 		if errors.Is(err, sql.ErrNoRows) {
 			return gatehouse.ErrNotFound
 		}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -55,17 +56,32 @@ func versionText(v int64) string {
 }
 
 // DecodePolicy returns a stored policy version with its number and time,
-// or nil when the access point's join found none (ok false).
+// or nil when the access point's join found none (ok false). A body that
+// cannot be decoded is an error wrapping gatehouse.ErrUnreadable, returned
+// with a policy that holds only the version and time: enough for a set to
+// name it and for PutPolicy to replace it, never to decide by.
 func DecodePolicy(ok bool, version int64, body []byte, createdAt time.Time) (*gatehouse.Policy, error) {
 	if !ok {
 		return nil, nil
 	}
+	at := gatehouse.Time(createdAt.UTC())
 	var p gatehouse.Policy
 	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, fmt.Errorf("policy version %d: %w", version, err)
+		return &gatehouse.Policy{Version: version, UpdatedAt: &at},
+			fmt.Errorf("policy version %d: %v: %w", version, err, gatehouse.ErrUnreadable)
 	}
 	p.Version = version
-	at := gatehouse.Time(createdAt.UTC())
 	p.UpdatedAt = &at
 	return &p, nil
+}
+
+// SkipUnreadable keeps in ap a policy that could not be decoded (err
+// wrapping gatehouse.ErrUnreadable) as Unreadable, so that the set it
+// belongs to is served without it; any other error is returned.
+func SkipUnreadable(ap *gatehouse.AccessPointPolicy, err error) error {
+	if errors.Is(err, gatehouse.ErrUnreadable) {
+		ap.Unreadable = err
+		return nil
+	}
+	return err
 }

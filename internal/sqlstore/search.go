@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"slices"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -13,11 +12,19 @@ type EventSearch interface {
 	// Terms returns the organization's search terms whose value contains
 	// q (both folded by gatehouse.FoldCase), at most max+1 of them.
 	Terms(ctx context.Context, max int) ([]Term, error)
+	// Spans returns the span of each of jobs (server job ids among the
+	// terms) that the store keeps; a job without one is on no event.
+	Spans(ctx context.Context, jobs []string) (map[string]Span, error)
+	// Within counts the candidates (the events matching every other
+	// filter) that occurred in span, up to max+1.
+	Within(ctx context.Context, span Span, max int) (int, error)
 	// Keys returns the first page of the events matching every other
 	// filter that show one of terms or whose id starts with q
 	// (gatehouse.IDPrefix). It reads at most a page of events per term,
-	// through the index of the term's field.
-	Keys(ctx context.Context, terms []Term) (gatehouse.EventPage, error)
+	// through the index of the term's field; a server job id, which has
+	// no index, reads the events of its span in spans through the time
+	// index until it has a page.
+	Keys(ctx context.Context, terms []Term, spans map[string]Span) (gatehouse.EventPage, error)
 	// Scan matches q on the first budget candidates (the events matching
 	// every other filter) in keyset order and returns the first page of
 	// matches. exhausted reports that the candidates were fewer than
@@ -39,10 +46,14 @@ type EventSearch interface {
 // first scanned for, over as many candidates in keyset order as reading
 // every term's page would (b.First at most): a q in several terms is
 // often a common one (a word of many names), which fills its page there
-// reading far fewer events, and a rare one pays at most twice. More terms than
-// b.Terms (a q of a character or two, or one in most values), or a term
-// of a field without an index (server job ids): the scan reads on to
-// b.Max candidates and stops there, so that such a term costs what a
+// reading far fewer events, and a rare one pays at most twice. Server job
+// ids have no index of their own (one cost a third of the events table's
+// insert rate), but a server lives hours: a job id's events are read
+// within its span (Span) through the time index, as long as the spans of
+// the q's job ids hold at most b.Max candidates in all. More terms than
+// b.Terms (a q of a character or two, or one in most values), or job ids
+// whose spans hold more (a server that ran for months): the scan reads on
+// to b.Max candidates and stops there, so that such a term costs what a
 // common one does instead of a scan of the whole log; a page still not
 // full ends at the last candidate read, Partial.
 //
@@ -52,20 +63,23 @@ func SearchEvents(ctx context.Context, f gatehouse.EventFilter, b gatehouse.Sear
 	if err != nil {
 		return gatehouse.EventPage{}, err
 	}
-	// Server job ids have no index of their own (one cost a third of the
-	// events table's insert rate): a q found in one is scanned for.
-	byKey := !slices.ContainsFunc(terms, func(t Term) bool { return t.Field == TermServerJob })
-	if len(terms) <= b.Terms && byKey {
-		if _, _, prefix := gatehouse.IDPrefix(f.Q); len(terms) == 0 && !prefix {
-			return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
+	if len(terms) <= b.Terms {
+		spans, narrow, err := jobSpans(ctx, terms, b.Max, s)
+		if err != nil {
+			return gatehouse.EventPage{}, err
 		}
-		if len(terms) > 1 {
-			page, exhausted, err := s.Scan(ctx, min(b.First, (len(terms)+1)*(f.Limit+1)))
-			if err != nil || exhausted || page.Next != nil {
-				return page, err
+		if narrow {
+			if _, _, prefix := gatehouse.IDPrefix(f.Q); len(terms) == 0 && !prefix {
+				return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
 			}
+			if len(terms) > 1 {
+				page, exhausted, err := s.Scan(ctx, min(b.First, (len(terms)+1)*(f.Limit+1)))
+				if err != nil || exhausted || page.Next != nil {
+					return page, err
+				}
+			}
+			return s.Keys(ctx, terms, spans)
 		}
-		return s.Keys(ctx, terms)
 	}
 	page, exhausted, err := s.Scan(ctx, b.First)
 	if err != nil || exhausted || page.Next != nil {
@@ -84,6 +98,40 @@ func SearchEvents(ctx context.Context, f gatehouse.EventFilter, b gatehouse.Sear
 	}
 	page.Next, page.Partial = bound, true
 	return page, nil
+}
+
+// jobSpans returns the spans of the server job ids among terms, and
+// whether they hold at most budget candidates in all, so that reading
+// them is bounded as a scan is.
+func jobSpans(ctx context.Context, terms []Term, budget int, s EventSearch) (map[string]Span, bool, error) {
+	var jobs []string
+	for _, t := range terms {
+		if t.Field == TermServerJob {
+			jobs = append(jobs, t.Value)
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, true, nil
+	}
+	spans, err := s.Spans(ctx, jobs)
+	if err != nil {
+		return nil, false, err
+	}
+	n := 0
+	for _, job := range jobs {
+		span, ok := spans[job]
+		if !ok {
+			continue
+		}
+		c, err := s.Within(ctx, span, budget-n)
+		if err != nil {
+			return nil, false, err
+		}
+		if n += c; n > budget {
+			return nil, false, nil
+		}
+	}
+	return spans, true, nil
 }
 
 // TypeCondition is the condition that an event (alias e) has type t, ph

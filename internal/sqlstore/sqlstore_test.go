@@ -109,6 +109,7 @@ func TestCheckReferencesNamesEveryBadEvent(t *testing.T) {
 type steps struct {
 	terms   int
 	job     bool        // the first term is a server job id's
+	within  int         // candidates in its span; -1: it has none
 	matches map[int]int // budget → matches found in it
 	limit   int
 	bound   *gatehouse.EventKey
@@ -124,8 +125,25 @@ func (s *steps) Terms(_ context.Context, max int) ([]sqlstore.Term, error) {
 	return terms, nil
 }
 
-func (s *steps) Keys(_ context.Context, terms []sqlstore.Term) (gatehouse.EventPage, error) {
-	s.log = append(s.log, fmt.Sprint("keys ", len(terms)))
+func (s *steps) Spans(_ context.Context, jobs []string) (map[string]sqlstore.Span, error) {
+	s.log = append(s.log, fmt.Sprint("spans ", len(jobs)))
+	if s.within < 0 {
+		return nil, nil
+	}
+	return map[string]sqlstore.Span{jobs[0]: {}}, nil
+}
+
+func (s *steps) Within(_ context.Context, _ sqlstore.Span, max int) (int, error) {
+	s.log = append(s.log, fmt.Sprint("within ", max))
+	return min(s.within, max+1), nil
+}
+
+func (s *steps) Keys(_ context.Context, terms []sqlstore.Term, spans map[string]sqlstore.Span) (gatehouse.EventPage, error) {
+	if s.job {
+		s.log = append(s.log, fmt.Sprint("keys ", len(terms), " spans ", len(spans)))
+	} else {
+		s.log = append(s.log, fmt.Sprint("keys ", len(terms)))
+	}
 	return gatehouse.EventPage{}, nil
 }
 
@@ -151,23 +169,28 @@ func TestSearchEventsSteps(t *testing.T) {
 		q       string
 		terms   int
 		job     bool
+		within  int
 		matches map[int]int
 		want    string
 		partial bool
 	}{
-		{"in no term: nothing, at once", "acme", 0, false, nil, "terms", false},
-		{"an id prefix in no term", "0193", 0, false, nil, "terms, keys 0", false},
-		{"one term: its events", "acme", 1, false, nil, "terms, keys 1", false},
-		{"a few terms: a scan as long as their pages, then their events", "acme", 3, false, nil, "terms, scan 44, keys 3", false},
-		{"a few terms, common: the scan fills the page", "acme", 3, false, map[int]int{44: 11}, "terms, scan 44", false},
-		{"more terms than the scan: the scan first", "acme", 9, false, map[int]int{100: 11}, "terms, scan 100", false},
-		{"the scan short: the terms' events", "acme", 9, false, map[int]int{100: 2}, "terms, scan 100, keys 9", false},
-		{"too many terms: read to Max, then stop", "ac", 80, false, map[int]int{100: 1}, "terms, scan 100, scan 1000, bound 1000", true},
-		{"too many terms, full within Max", "ac", 80, false, map[int]int{1000: 11}, "terms, scan 100, scan 1000", false},
-		{"a server job id: no index, read to Max", "9b2f", 1, true, map[int]int{100: 1}, "terms, scan 100, scan 1000, bound 1000", true},
+		{"in no term: nothing, at once", "acme", 0, false, 0, nil, "terms", false},
+		{"an id prefix in no term", "0193", 0, false, 0, nil, "terms, keys 0", false},
+		{"one term: its events", "acme", 1, false, 0, nil, "terms, keys 1", false},
+		{"a few terms: a scan as long as their pages, then their events", "acme", 3, false, 0, nil, "terms, scan 44, keys 3", false},
+		{"a few terms, common: the scan fills the page", "acme", 3, false, 0, map[int]int{44: 11}, "terms, scan 44", false},
+		{"more terms than the scan: the scan first", "acme", 9, false, 0, map[int]int{100: 11}, "terms, scan 100", false},
+		{"the scan short: the terms' events", "acme", 9, false, 0, map[int]int{100: 2}, "terms, scan 100, keys 9", false},
+		{"too many terms: read to Max, then stop", "ac", 80, false, 0, map[int]int{100: 1}, "terms, scan 100, scan 1000, bound 1000", true},
+		{"too many terms, full within Max", "ac", 80, false, 0, map[int]int{1000: 11}, "terms, scan 100, scan 1000", false},
+		{"a server job id: its span's events", "9b2f", 1, true, 30, nil, "terms, spans 1, within 1000, keys 1 spans 1", false},
+		{"a server job id and another term", "9b2f", 2, true, 30, nil, "terms, spans 1, within 1000, scan 33, keys 2 spans 1", false},
+		{"a server job id without a span: on no event", "9b2f", 1, true, -1, nil, "terms, spans 1, keys 1 spans 0", false},
+		{"a server job id whose span holds more than Max: read to Max", "9b2f", 1, true, 5000, map[int]int{100: 1},
+			"terms, spans 1, within 1000, scan 100, scan 1000, bound 1000", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &steps{terms: tc.terms, job: tc.job, matches: tc.matches, limit: 10, bound: bound}
+			s := &steps{terms: tc.terms, job: tc.job, within: tc.within, matches: tc.matches, limit: 10, bound: bound}
 			page, err := sqlstore.SearchEvents(context.Background(), gatehouse.EventFilter{Q: tc.q, Limit: 10}, budgets, s)
 			if got := strings.Join(s.log, ", "); err != nil || got != tc.want {
 				t.Errorf("steps %q, %v; want %q", got, err, tc.want)
@@ -215,6 +238,40 @@ func TestTermCacheAges(t *testing.T) {
 	now = now.Add(2 * time.Minute)
 	if m := c.Missing(1, []sqlstore.Term{a}); len(m) != 1 {
 		t.Errorf("after 6 minutes, Missing = %v, want the term again", m)
+	}
+}
+
+func TestSpanCache(t *testing.T) {
+	var c sqlstore.SpanCache
+	at := time.Date(2026, 11, 26, 12, 30, 0, 0, time.UTC)
+	ev := func(job string, at time.Time) gatehouse.NewEvent {
+		return gatehouse.NewEvent{ServerJobID: &job, OccurredAt: at}
+	}
+	spans := sqlstore.JobSpans([]gatehouse.NewEvent{ev("b", at), ev("a", at.Add(2*time.Hour)), ev("a", at), {OccurredAt: at}})
+	hour := func(h int) time.Time { return time.Date(2026, 11, 26, h, 0, 0, 0, time.UTC) }
+	want := []sqlstore.JobSpan{{Job: "a", Span: sqlstore.Span{From: hour(12), To: hour(15)}}, {Job: "b", Span: sqlstore.Span{From: hour(12), To: hour(13)}}}
+	if !slices.Equal(spans, want) {
+		t.Errorf("JobSpans = %v, want whole hours by job %v", spans, want)
+	}
+	if w := c.Wider(1, spans); !slices.Equal(w, spans) {
+		t.Errorf("an empty cache: Wider = %v", w)
+	}
+	c.Add(1, spans)
+	// Events within the known spans write nothing; one an hour later widens.
+	later := sqlstore.JobSpans([]gatehouse.NewEvent{ev("a", at.Add(time.Hour)), ev("b", at.Add(time.Hour))})
+	if w := c.Wider(1, later); len(w) != 1 || w[0].Job != "b" {
+		t.Errorf("Wider = %v, want b's hour alone", w)
+	}
+	if w := c.Wider(2, later); len(w) != 2 {
+		t.Errorf("another organization's spans are not known: Wider = %v", w)
+	}
+	c.Add(1, c.Wider(1, later))
+	if w := c.Wider(1, sqlstore.JobSpans([]gatehouse.NewEvent{ev("b", at)})); len(w) != 0 {
+		t.Errorf("b's first hour is forgotten once its span widened: %v", w)
+	}
+	c.Forget(1, "a")
+	if w := c.Wider(1, later); len(w) != 1 || w[0].Job != "a" {
+		t.Errorf("after Forget(a), Wider = %v, want a", w)
 	}
 }
 

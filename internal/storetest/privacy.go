@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -277,10 +278,10 @@ func testErasureIntegration(t *testing.T, f *fixture) {
 	r := gatehouse.ErasureRequest{ID: gatehouse.NewID(), NotificationID: "n-1", ReceivedAt: gatehouse.Time(f.now),
 		Outcome: gatehouse.ErasureErased, Detail: "erased", UserHash: "h", Events: 3}
 	must(t, f.s.RecordErasureRequest(ctx, a.ID, r))
-	if done, err := f.s.ErasedNotification(ctx, a.ID, "n-1"); err != nil || !done {
-		t.Errorf("ErasedNotification = %t, %v", done, err)
+	if claimed, done, err := f.s.ClaimErasure(ctx, a.ID, "n-1", f.now, time.Minute); err != nil || claimed || !done {
+		t.Errorf("ClaimErasure of an erased notification = %t, %t, %v; want done", claimed, done, err)
 	}
-	if done, _ := f.s.ErasedNotification(ctx, b.ID, "n-1"); done {
+	if claimed, done, _ := f.s.ClaimErasure(ctx, b.ID, "n-1", f.now, time.Minute); !claimed || done {
 		t.Error("another organization's notification counts as erased")
 	}
 	r.ID = gatehouse.NewID()
@@ -290,5 +291,66 @@ func testErasureIntegration(t *testing.T, f *fixture) {
 	rs, err := f.s.ListErasureRequests(ctx, a.ID, 10)
 	if err != nil || len(rs) != 2 || rs[0].Outcome != gatehouse.ErasureDuplicate || rs[1].Events != 3 {
 		t.Errorf("ListErasureRequests = %+v, %v", rs, err)
+	}
+}
+
+// testErasureClaims: deliveries of one notification that claim it at
+// once get one claim; the others see it live until it is released, it
+// expires, or its erasure is recorded (then done, for good); claims are
+// the organization's.
+func testErasureClaims(t *testing.T, f *fixture) {
+	a, b := f.org("Acme"), f.org("Beta")
+	const lease = time.Minute
+	claim := func(org uuid.UUID, id string, at time.Time) (bool, bool) {
+		t.Helper()
+		claimed, done, err := f.s.ClaimErasure(ctx, org, id, at, lease)
+		must(t, err)
+		return claimed, done
+	}
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		winners int
+	)
+	for range 8 {
+		wg.Go(func() {
+			claimed, done, err := f.s.ClaimErasure(ctx, a.ID, "n-1", f.now, lease)
+			if err != nil || done {
+				t.Errorf("a claim at once: %t, %v", done, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if claimed {
+				winners++
+			}
+		})
+	}
+	wg.Wait()
+	if winners != 1 {
+		t.Fatalf("8 claims at once: %d claimed, want 1", winners)
+	}
+	if claimed, done := claim(a.ID, "n-1", f.now.Add(lease-time.Millisecond)); claimed || done {
+		t.Errorf("a live claim claimed again: %t %t", claimed, done)
+	}
+	if claimed, _ := claim(b.ID, "n-1", f.now); !claimed {
+		t.Error("another organization's claim blocks this one")
+	}
+	if claimed, _ := claim(a.ID, "n-1", f.now.Add(lease)); !claimed {
+		t.Error("an expired claim is not taken over")
+	}
+	must(t, f.s.ReleaseErasure(ctx, a.ID, "n-1"))
+	if claimed, _ := claim(a.ID, "n-1", f.now.Add(lease)); !claimed {
+		t.Error("a released claim is not taken again")
+	}
+	must(t, f.s.RecordErasureRequest(ctx, a.ID, gatehouse.ErasureRequest{ID: gatehouse.NewID(), NotificationID: "n-1",
+		ReceivedAt: gatehouse.Time(f.now), Outcome: gatehouse.ErasureErased, Detail: "erased", UserHash: "h"}))
+	must(t, f.s.ReleaseErasure(ctx, a.ID, "n-1")) // a done claim stays done
+	for _, at := range []time.Time{f.now, f.now.Add(24 * time.Hour)} {
+		if claimed, done := claim(a.ID, "n-1", at); claimed || !done {
+			t.Errorf("an erased notification at %s: claimed %t, done %t", at, claimed, done)
+		}
+	}
+	if _, done := claim(b.ID, "n-1", f.now.Add(lease)); done {
+		t.Error("another organization's erasure counts here")
 	}
 }

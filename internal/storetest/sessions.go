@@ -15,13 +15,20 @@ func testSessions(t *testing.T, f *fixture) {
 	o := f.org("Acme")
 	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "Ops@Acme.test", Name: "Ops", PasswordHash: "x"})
 	must(t, err)
+	if found, _ := f.s.FindUsersByEmail(ctx, u.Email); u.Proven || len(found) != 1 || found[0].Proven {
+		t.Errorf("a new user is proven: %+v %+v", u, found)
+	}
 	s, token := sessions.New(u.ID, f.now)
 	must(t, f.s.CreateSession(ctx, gatehouse.SystemEntry(gatehouse.AuditSignedIn), s))
 
 	got, user, err := f.s.FindSession(ctx, sessions.Hash(token), f.now.Add(time.Hour))
 	must(t, err)
-	if got.CSRF != s.CSRF || !got.ExpiresAt.Equal(s.ExpiresAt) || user.ID != u.ID || user.OrgID != o.ID || user.Email != "ops@acme.test" {
+	if got.CSRF != s.CSRF || !got.ExpiresAt.Equal(s.ExpiresAt) || user.ID != u.ID || user.OrgID != o.ID || user.Email != "ops@acme.test" || !user.Proven {
 		t.Fatalf("found %+v %+v", got, user)
+	}
+	// A session proves its user's membership (see User.Proven).
+	if found, _ := f.s.FindUsersByEmail(ctx, u.Email); len(found) != 1 || !found[0].Proven {
+		t.Errorf("a signed-in user is not proven: %+v", found)
 	}
 	if _, _, err := f.s.FindSession(ctx, sessions.Hash(token+"x"), f.now); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("another token: %v", err)

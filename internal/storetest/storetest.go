@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchQ", testSearchQ},
 		{"SearchFoldsCase", testSearchFoldsCase},
 		{"SearchManyTermsBudget", testSearchManyTermsBudget},
+		{"SearchServerJobs", testSearchServerJobs},
 		{"FindEventsExactID", testFindEventsExactID},
 		{"Keyset", testKeyset},
 		{"Isolation", testIsolation},
@@ -90,12 +91,14 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentPolicyPuts", testConcurrentPolicyPuts},
 		{"Webhooks", testWebhooks},
 		{"WebhookClaims", testWebhookClaims},
+		{"WebhookClaimsShared", testWebhookClaimsShared},
 		{"CommandChanges", testCommandChanges},
 		{"ErasureOracle", testErasureOracle},
 		{"ErasureCommands", testErasureCommands},
 		{"DeletionKeepsPositions", testDeletionKeepsPositions},
 		{"Retention", testRetention},
 		{"ErasureIntegration", testErasureIntegration},
+		{"ErasureClaims", testErasureClaims},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

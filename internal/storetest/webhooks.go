@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,4 +242,79 @@ func testCommandChanges(t *testing.T, f *fixture) {
 	if changes, _, err := f.s.ReadCommandChanges(ctx, gatehouse.NewID(), gatehouse.FeedPosition{}, 10); err != nil || len(changes) != 0 {
 		t.Errorf("an unknown organization's changes = %+v, %v", changes, err)
 	}
+}
+
+// testWebhookClaimsShared: claims share the endpoints due between
+// organizations, whichever holder (worker, instance) asks. A claim takes
+// an endpoint of the organization with the fewest endpoints leased, then
+// of the one whose last lease ended longest ago, then the one due
+// soonest: an organization with many endpoints due holds at most one
+// lease more than another that has one waiting, and organizations are
+// served in turn.
+func testWebhookClaimsShared(t *testing.T, f *fixture) {
+	a, b := f.org("Many"), f.org("Few")
+	start := f.now
+	for i := range 5 {
+		f.webhook(a.ID, fmt.Sprintf("https://many.example/%d", i), "")
+	}
+	// b's are due a second later than all of a's: due-soonest-first
+	// would give a's five first.
+	f.now = f.now.Add(time.Second)
+	for i := range 2 {
+		f.webhook(b.ID, fmt.Sprintf("https://few.example/%d", i), "")
+	}
+	const ttl = time.Minute
+	var claims []gatehouse.WebhookClaim
+	claim := func() uuid.UUID {
+		t.Helper()
+		c, err := f.s.ClaimWebhook(ctx, fmt.Sprintf("holder-%d", len(claims)), f.now, ttl)
+		must(t, err)
+		claims = append(claims, c)
+		return c.Webhook.OrgID
+	}
+	var got []string
+	name := map[uuid.UUID]string{a.ID: "many", b.ID: "few"}
+	for range 7 {
+		got = append(got, name[claim()])
+	}
+	if want := "many few many few many many many"; strings.Join(got, " ") != want {
+		t.Errorf("claims went to %v, want %s: the organization with the fewest leases first", got, want)
+	}
+	_, err := f.s.ClaimWebhook(ctx, "holder-8", f.now, ttl)
+	wantErr(t, "claim with every endpoint leased", err, gatehouse.ErrNotFound)
+
+	// Every round ends; b's ended before a's. All are due again, a's
+	// sooner: b, served longest ago, comes first, then a (which has
+	// none leased while b has one), then b (each has one, a's taken
+	// since).
+	f.now = start.Add(10 * time.Second)
+	for i, c := range claims {
+		if c.Webhook.OrgID == b.ID {
+			saveReleased(t, f, fmt.Sprintf("holder-%d", i), c, start.Add(2*time.Second))
+		}
+	}
+	f.now = f.now.Add(time.Second)
+	for i, c := range claims {
+		if c.Webhook.OrgID == a.ID {
+			saveReleased(t, f, fmt.Sprintf("holder-%d", i), c, start)
+		}
+	}
+	f.now = f.now.Add(time.Second)
+	claims = nil
+	got = nil
+	for range 3 {
+		got = append(got, name[claim()])
+		f.now = f.now.Add(time.Second)
+	}
+	if want := "few many few"; strings.Join(got, " ") != want {
+		t.Errorf("claims after every round ended went to %v, want %s: the organization served longest ago first", got, want)
+	}
+}
+
+// saveReleased ends holder's round on c's endpoint, due again at next.
+func saveReleased(t *testing.T, f *fixture, holder string, c gatehouse.WebhookClaim, next time.Time) {
+	t.Helper()
+	w := c.Webhook
+	must(t, f.s.SaveWebhookProgress(ctx, gatehouse.WebhookProgress{OrgID: w.OrgID, ID: w.ID, Holder: holder,
+		Generation: w.Generation, Now: f.now, EventsAfter: w.EventsAfter, CommandsAfter: w.CommandsAfter, NextAt: next, Release: true}))
 }

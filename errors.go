@@ -49,6 +49,10 @@ var (
 	// ErrUniverseTooLarge: the change would put more than
 	// MaxUniversePolicyBytes of policies in one universe.
 	ErrUniverseTooLarge = errors.New("the universe's policies would be over their bound")
+	// ErrTooManyServers: a server's first sync when its organization
+	// holds as many servers, or players on them, as its caps allow
+	// (OrgServerCaps). It is an ErrConflict.
+	ErrTooManyServers = fmt.Errorf("the organization holds as many game servers or players as it may: %w", ErrConflict)
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")

@@ -210,7 +210,7 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r SyncRequest) (Syn
 		players = []string{}
 	}
 	if err := s.store.Heartbeat(ctx, orgID, GameServer{JobID: r.ServerJobID, UniverseID: r.UniverseID,
-		PlaceID: r.PlaceID, Players: players, SeenAt: now, StartedAt: now}); err != nil {
+		PlaceID: r.PlaceID, Players: players, SeenAt: now, StartedAt: now}, OrgServerCaps); err != nil {
 		return SyncResult{}, err
 	}
 	res := SyncResult{Commands: []Command{}, RejectedAcks: []uuid.UUID{}}

@@ -187,8 +187,15 @@ type Store interface {
 
 	// Heartbeat records a sync of the organization's server s: it is live
 	// from s.SeenAt, in s.UniverseID, hosting s.Players (replacing the
-	// list it sent before). StartedAt is kept from its first sync.
-	Heartbeat(ctx context.Context, orgID uuid.UUID, s GameServer) error
+	// list it sent before). StartedAt is kept from its first sync. A
+	// server the organization does not hold yet is ErrTooManyServers,
+	// and nothing is stored, when the organization holds caps.Servers
+	// servers, or when its players with the organization's would be more
+	// than caps.Players. A server it holds is always recorded; when its
+	// list would take the organization past caps.Players, only its first
+	// players that fit are stored, and the rest are tried again at each
+	// sync.
+	Heartbeat(ctx context.Context, orgID uuid.UUID, s GameServer, caps ServerCaps) error
 	// LiveServers returns the organization's servers of the universe seen
 	// at or after since, most recently seen first; with player set, only
 	// those hosting that player.

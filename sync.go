@@ -32,7 +32,26 @@ const (
 	MaxSyncCursor = 1 << 53
 	// ServerForgetAfter: a server unseen this long is forgotten.
 	ServerForgetAfter = 10 * time.Minute
+	// MaxOrgServers bounds the servers an organization holds (those
+	// seen within ServerForgetAfter), and MaxOrgPlayers the players
+	// their lists hold in all (OrgServerCaps).
+	MaxOrgServers = 10_000
+	MaxOrgPlayers = 250_000
 )
+
+// ServerCaps bound what an organization's game servers hold
+// (Store.Heartbeat): how many servers, and how many players on them in
+// all.
+type ServerCaps struct {
+	Servers, Players int
+}
+
+// OrgServerCaps are the caps of every organization: far above a
+// studio's largest game, they bound what a key inventing job ids can
+// store. A new server past either is refused (ErrTooManyServers); a
+// server already held keeps syncing, and a list that grows past the
+// players' cap keeps the players that fit.
+var OrgServerCaps = ServerCaps{Servers: MaxOrgServers, Players: MaxOrgPlayers}
 
 // TakeRequest is one server's request of Store.TakeCommandsBatch: its
 // job id and the cursor it sent back (0 for none).

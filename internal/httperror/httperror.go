@@ -68,6 +68,11 @@ var table = []struct {
 		"the universe would hold more than 1000 access points; remove some, or use another universe"},
 	{gatehouse.ErrUniverseTooLarge, http.StatusRequestEntityTooLarge, "universe_policies_too_large",
 		"the universe's policies would be over 4 MiB together; make them smaller, or spread the access points over universes"},
+	// Before ErrConflict, which it wraps: a cap of the organization,
+	// which servers forgotten free.
+	{gatehouse.ErrTooManyServers, http.StatusConflict, "too_many_servers", fmt.Sprintf(
+		"your organization holds %d game servers, or %d players on them: a new server is refused until servers unseen for %d minutes are forgotten; servers already syncing go on",
+		gatehouse.MaxOrgServers, gatehouse.MaxOrgPlayers, int(gatehouse.ServerForgetAfter.Minutes()))},
 	{gatehouse.ErrConflict, http.StatusConflict, "conflict", "the record conflicts with an existing one"},
 	// Before ErrUnavailable, which it wraps: the organization's own load,
 	// not an outage, so a 429 with Retry-After like the key's rate limit.

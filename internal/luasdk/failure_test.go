@@ -119,3 +119,20 @@ func TestSyncOfAnUnknownUniverseWarnsOnce(t *testing.T) {
 		t.Fatalf("stored %d of 5 events", n)
 	}
 }
+
+// A sync refused because the organization holds as many servers as it
+// may (409 too_many_servers) is told once and tried again a minute later.
+func TestSyncPastTheServersCapWarnsOnce(t *testing.T) {
+	saved := gatehouse.OrgServerCaps
+	gatehouse.OrgServerCaps = gatehouse.ServerCaps{}
+	t.Cleanup(func() { gatehouse.OrgServerCaps = saved })
+	g := newGame(t, gameOptions{})
+	g.start(``)
+	g.env.Advance(5 * time.Minute)
+	if n := g.warnings("sync refused (409 too_many_servers)"); n != 1 {
+		t.Fatalf("%d warnings about the cap, want 1: %q", n, g.env.Warnings)
+	}
+	if n := g.env.Paths["POST /api/consumer/v1/servers/"+jobID+"/sync"]; n > 6 {
+		t.Fatalf("%d syncs in 5 minutes: a refused sync is retried hot", n)
+	}
+}

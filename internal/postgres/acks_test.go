@@ -18,7 +18,7 @@ func TestAcksDoNotWaitOnTheCommandRow(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	for _, job := range []string{"s1", "s2"} {
-		must(t, d.db.Heartbeat(ctx, d.org.ID, gatehouse.GameServer{JobID: job, UniverseID: "42", Players: []string{}, SeenAt: now, StartedAt: now}))
+		must(t, d.db.Heartbeat(ctx, d.org.ID, gatehouse.GameServer{JobID: job, UniverseID: "42", Players: []string{}, SeenAt: now, StartedAt: now}, gatehouse.OrgServerCaps))
 	}
 	c := d.issue(t, now, "s1", "s2")
 	for _, job := range []string{"s1", "s2"} {
@@ -61,7 +61,7 @@ func TestSweepSettlesALostSettle(t *testing.T) {
 	d := newDoor(t)
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	must(t, d.db.Heartbeat(ctx, d.org.ID, gatehouse.GameServer{JobID: "s1", UniverseID: "42", Players: []string{}, SeenAt: now, StartedAt: now}))
+	must(t, d.db.Heartbeat(ctx, d.org.ID, gatehouse.GameServer{JobID: "s1", UniverseID: "42", Players: []string{}, SeenAt: now, StartedAt: now}, gatehouse.OrgServerCaps))
 	executed, failed := d.issue(t, now, "s1"), d.issue(t, now, "s1")
 	_, _, err := d.db.TakeCommands(ctx, d.org.ID, "s1", "42", 0, now)
 	must(t, err)

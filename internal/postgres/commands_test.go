@@ -121,7 +121,7 @@ func TestConcurrentTakesAndAcks(t *testing.T) {
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	for _, job := range jobs {
-		must(t, d.db.Heartbeat(ctx, d.org.ID, gatehouse.GameServer{JobID: job, UniverseID: "42", Players: []string{}, SeenAt: now, StartedAt: now}))
+		must(t, d.db.Heartbeat(ctx, d.org.ID, gatehouse.GameServer{JobID: job, UniverseID: "42", Players: []string{}, SeenAt: now, StartedAt: now}, gatehouse.OrgServerCaps))
 	}
 	ids := make([]uuid.UUID, commands)
 	for i := range ids {

@@ -17,7 +17,7 @@ import (
 // rewritten in server_players only when its list or universe changed
 // since its last sync (players_digest): a server syncs every few seconds,
 // its players change far less often.
-func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameServer) error {
+func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameServer, caps gatehouse.ServerCaps) error {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return err
@@ -26,8 +26,8 @@ func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameSe
 	if players == nil {
 		players = []string{}
 	}
-	list, _ := json.Marshal(players)
-	digest := sha256.Sum256(list)
+	full, _ := json.Marshal(players)
+	digest := sha256.Sum256(full)
 	seen, started := gatehouse.Truncate(s.SeenAt), gatehouse.Truncate(s.StartedAt)
 	// Mostly a server syncs again with the same universe and players: one
 	// round trip, and no wait for the WAL to reach the disk. seen_at is
@@ -36,11 +36,13 @@ func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameSe
 	// say again within MaxSyncWait, and a thousand syncs no longer queue
 	// to flush the WAL one after the other. The update re-reads a row
 	// another sync changed meanwhile, so it applies only to the list and
-	// universe it compared.
+	// universe it compared, stored whole (a list cut at the players' cap
+	// is tried again).
 	batch := &pgx.Batch{}
 	batch.Queue("SELECT set_config('synchronous_commit', 'off', true)")
 	seenAgain := batch.Queue(`UPDATE game_servers SET place_id = $3, seen_at = $4
-		WHERE org = $1 AND job_id = $2 AND players_digest = $5 AND universe_id = $6`, org, s.JobID, s.PlaceID, seen, digest[:], s.UniverseID)
+		WHERE org = $1 AND job_id = $2 AND players_digest = $5 AND universe_id = $6 AND player_count = $7`,
+		org, s.JobID, s.PlaceID, seen, digest[:], s.UniverseID, len(players))
 	var again bool
 	seenAgain.Exec(func(tag pgconn.CommandTag) error {
 		again = tag.RowsAffected() == 1
@@ -55,28 +57,73 @@ func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameSe
 		var (
 			oldDigest   []byte
 			oldUniverse string
+			oldCount    int
 		)
-		err := tx.QueryRow(ctx, "SELECT players_digest, universe_id FROM game_servers WHERE org = $1 AND job_id = $2 FOR UPDATE",
-			org, s.JobID).Scan(&oldDigest, &oldUniverse)
+		err := tx.QueryRow(ctx, "SELECT players_digest, universe_id, player_count FROM game_servers WHERE org = $1 AND job_id = $2 FOR UPDATE",
+			org, s.JobID).Scan(&oldDigest, &oldUniverse, &oldCount)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		changed := errors.Is(err, pgx.ErrNoRows) || string(oldDigest) != string(digest[:]) || oldUniverse != s.UniverseID
-		_, err = tx.Exec(ctx, `INSERT INTO game_servers (org, job_id, universe_id, place_id, players, players_digest, started_at, seen_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		held := err == nil
+		changed := !held || string(oldDigest) != string(digest[:]) || oldUniverse != s.UniverseID || oldCount < len(players)
+		if !changed {
+			// Another sync of the server wrote this list meanwhile.
+			_, err := tx.Exec(ctx, "UPDATE game_servers SET place_id = $3, seen_at = $4 WHERE org = $1 AND job_id = $2",
+				org, s.JobID, s.PlaceID, seen)
+			return err
+		}
+		stored, err := db.admitPlayers(ctx, tx, org, held, oldCount, players, caps)
+		if err != nil {
+			return err
+		}
+		list := full
+		if len(stored) < len(players) {
+			list, _ = json.Marshal(stored)
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO game_servers (org, job_id, universe_id, place_id, players, players_digest, started_at, seen_at, player_count)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (org, job_id) DO UPDATE SET universe_id = excluded.universe_id, place_id = excluded.place_id,
-				players = excluded.players, players_digest = excluded.players_digest, seen_at = excluded.seen_at`,
-			org, s.JobID, s.UniverseID, s.PlaceID, string(list), digest[:], started, seen)
-		if err != nil || !changed {
+				players = excluded.players, players_digest = excluded.players_digest, seen_at = excluded.seen_at,
+				player_count = excluded.player_count`,
+			org, s.JobID, s.UniverseID, s.PlaceID, string(list), digest[:], started, seen, len(stored))
+		if err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM server_players WHERE org = $1 AND job_id = $2", org, s.JobID); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO server_players (org, universe_id, platform_user_id, job_id)
-			SELECT $1, $2, p, $3 FROM unnest($4::text[]) AS p ON CONFLICT DO NOTHING`, org, s.UniverseID, s.JobID, players)
+			SELECT $1, $2, p, $3 FROM unnest($4::text[]) AS p ON CONFLICT DO NOTHING`, org, s.UniverseID, s.JobID, stored)
 		return err
 	})
+}
+
+// admitPlayers applies the organization's caps (gatehouse.Store.Heartbeat)
+// to a server's new list: ErrTooManyServers for a server it does not
+// hold yet past either cap, else the players that fit. The sums run only
+// for a new server and a list that grows; a new server first locks its
+// organization's row, so that two first syncs at once cannot both take
+// the last place.
+func (db *DB) admitPlayers(ctx context.Context, tx pgx.Tx, org int64, held bool, oldCount int, players []string, caps gatehouse.ServerCaps) ([]string, error) {
+	if held && len(players) <= oldCount {
+		return players, nil
+	}
+	if !held {
+		if _, err := tx.Exec(ctx, "SELECT 1 FROM organizations WHERE seq = $1 FOR NO KEY UPDATE", org); err != nil {
+			return nil, err
+		}
+	}
+	var servers, total int
+	if err := tx.QueryRow(ctx, "SELECT count(*), coalesce(sum(player_count), 0) FROM game_servers WHERE org = $1", org).Scan(&servers, &total); err != nil {
+		return nil, err
+	}
+	if !held && (servers >= caps.Servers || total+len(players) > caps.Players) {
+		return nil, gatehouse.ErrTooManyServers
+	}
+	if room := caps.Players - (total - oldCount); len(players) > room {
+		return players[:max(room, 0)], nil
+	}
+	return players, nil
 }
 
 // NamesUniverse reports whether a location of the organization names the

@@ -418,3 +418,35 @@ func TestUnlockScopesOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestNewServersPastTheCapAre409: a new server's first sync while the
+// organization holds as many servers as its caps allow is a 409
+// too_many_servers that names the caps, and records nothing; a server
+// already held syncs on, and another organization is not held back.
+func TestNewServersPastTheCapAre409(t *testing.T) {
+	saved := gatehouse.OrgServerCaps
+	gatehouse.OrgServerCaps = gatehouse.ServerCaps{Servers: 2, Players: 100}
+	t.Cleanup(func() { gatehouse.OrgServerCaps = saved })
+	e := newEnv(t)
+	o, rival := e.newUnlockOrg("Acme"), e.newUnlockOrg("Rival")
+	for _, job := range []string{"job-1", "job-2"} {
+		if r := e.syncNow(o.serverKey, job, ""); r.status != 200 {
+			t.Fatalf("sync of %s: %d %s", job, r.status, r.body)
+		}
+	}
+	r := e.syncNow(o.serverKey, "job-3", "")
+	if r.status != http.StatusConflict || !strings.Contains(string(r.body), `"code":"too_many_servers"`) ||
+		!strings.Contains(string(r.body), "10000 game servers, or 250000 players") {
+		t.Errorf("a third server: %d %s", r.status, r.body)
+	}
+	if r := e.syncNow(o.serverKey, "job-1", ""); r.status != 200 {
+		t.Errorf("a held server at the cap: %d %s", r.status, r.body)
+	}
+	if r := e.syncNow(rival.serverKey, "job-3", ""); r.status != 200 {
+		t.Errorf("another organization's server: %d %s", r.status, r.body)
+	}
+	c, _ := e.issue(o.cmdKey, fmt.Sprintf(`{"accessPointId": %q, "scope": "SERVER", "serverJobId": "job-3"}`, o.accessPoints[0].ID))
+	if c.Status != gatehouse.CommandFailed {
+		t.Errorf("a refused server is live: its unlock is %s", c.Status)
+	}
+}

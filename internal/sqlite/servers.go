@@ -15,49 +15,87 @@ import (
 
 // Heartbeat records a sync of an organization's game server. The player
 // list is rewritten only when it changed (its digest differs): a server
-// syncs every few seconds and its players change far less often.
-func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameServer) error {
+// syncs every few seconds and its players change far less often. The
+// organization's servers and players are summed (one index entry per
+// server) only for a server it does not hold yet and for a list that
+// grows: the caps of gatehouse.Store.Heartbeat.
+func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameServer, caps gatehouse.ServerCaps) error {
 	players := s.Players
 	if players == nil {
 		players = []string{}
 	}
-	list, err := json.Marshal(players)
+	full, err := json.Marshal(players)
 	if err != nil {
 		return err
 	}
-	digest := sha256.Sum256(append([]byte(s.UniverseID+"\n"), list...))
+	digest := sha256.Sum256(append([]byte(s.UniverseID+"\n"), full...))
 	return db.withHotTx(ctx, func(tx querier) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
 		}
-		var old []byte
-		err = tx.QueryRowContext(ctx, heartbeatDigest, org, s.JobID).Scan(&old)
+		var (
+			old      []byte
+			oldCount int
+		)
+		err = tx.QueryRowContext(ctx, heartbeatDigest, org, s.JobID).Scan(&old, &oldCount)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, heartbeatServer,
-			org, s.JobID, s.UniverseID, optString(s.PlaceID), string(list), digest[:], millis(s.StartedAt), millis(s.SeenAt)); err != nil {
+		held, same := err == nil, bytes.Equal(old, digest[:]) && oldCount == len(players)
+		if held && same {
+			// The list and universe it sent before, stored whole (a list
+			// cut at the players' cap is tried again).
+			_, err := tx.ExecContext(ctx, heartbeatSeen, optString(s.PlaceID), millis(s.SeenAt), org, s.JobID)
 			return err
 		}
-		if bytes.Equal(old, digest[:]) {
-			return nil
+		stored := players
+		if !held || !same && len(players) > oldCount {
+			var servers, total int
+			if err := tx.QueryRowContext(ctx, heartbeatTotals, org).Scan(&servers, &total); err != nil {
+				return err
+			}
+			if !held && (servers >= caps.Servers || total+len(players) > caps.Players) {
+				return gatehouse.ErrTooManyServers
+			}
+			if room := caps.Players - (total - oldCount); len(players) > room {
+				stored = players[:max(room, 0)]
+			}
 		}
-		return setPlayers(ctx, tx, org, s.JobID, s.UniverseID, players)
+		list := full
+		if len(stored) < len(players) {
+			if list, err = json.Marshal(stored); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, heartbeatServer,
+			org, s.JobID, s.UniverseID, optString(s.PlaceID), string(list), digest[:], millis(s.StartedAt), millis(s.SeenAt), len(stored)); err != nil {
+			return err
+		}
+		return setPlayers(ctx, tx, org, s.JobID, s.UniverseID, stored)
 	})
 }
 
-// heartbeatDigest reads the digest of the players a server last sent: ?
-// org, job.
-const heartbeatDigest = "SELECT players_digest FROM game_servers WHERE org = ? AND job_id = ?"
+// heartbeatDigest reads the digest of the players a server last sent,
+// and how many of them its row lists: ? org, job.
+const heartbeatDigest = "SELECT players_digest, player_count FROM game_servers WHERE org = ? AND job_id = ?"
+
+// heartbeatTotals counts an organization's servers and sums their
+// players, over game_servers_players: ? org.
+const heartbeatTotals = "SELECT count(*), coalesce(sum(player_count), 0) FROM game_servers WHERE org = ?"
+
+// heartbeatSeen records a sync of a server whose list and universe did
+// not change: ? place, seen, org, job.
+const heartbeatSeen = "UPDATE game_servers SET place_id = ?, seen_at = ? WHERE org = ? AND job_id = ?"
 
 // heartbeatServer creates or updates a server's row; started_at is kept
 // from its first sync.
 const heartbeatServer = `INSERT INTO game_servers
-	(org, job_id, universe_id, place_id, players, players_digest, started_at, seen_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	(org, job_id, universe_id, place_id, players, players_digest, started_at, seen_at, player_count)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (org, job_id) DO UPDATE SET universe_id = excluded.universe_id, place_id = excluded.place_id,
-		players = excluded.players, players_digest = excluded.players_digest, seen_at = excluded.seen_at`
+		players = excluded.players, players_digest = excluded.players_digest, seen_at = excluded.seen_at,
+		player_count = excluded.player_count`
 
 const (
 	clearPlayers = "DELETE FROM server_players WHERE org = ? AND job_id = ?"

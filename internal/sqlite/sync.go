@@ -328,6 +328,6 @@ func deliver(ctx context.Context, q querier, org int64, orgID, id uuid.UUID, job
 // them prepared on the write connection.
 var hotQueries = []string{
 	commandByID, serverGen, dueOwn, dueJoined, dueRelock, nextGen, deliveryState, startCommand, markDelivered,
-	answerDelivery, countAnswer, settleCommand, heartbeatDigest, heartbeatServer, clearPlayers, addPlayer,
+	answerDelivery, countAnswer, settleCommand, heartbeatDigest, heartbeatTotals, heartbeatSeen, heartbeatServer, clearPlayers, addPlayer,
 	placeOf, userOf, insertEvent, insertTerm, upsertSpan, upsertCommand,
 }

@@ -16,7 +16,7 @@ func (f *fixture) heartbeat(org uuid.UUID, job string, players ...string) {
 	if players == nil {
 		players = []string{}
 	}
-	must(f.t, f.s.Heartbeat(ctx, org, gatehouse.GameServer{JobID: job, UniverseID: universe, Players: players, SeenAt: f.now, StartedAt: f.now}))
+	must(f.t, f.s.Heartbeat(ctx, org, gatehouse.GameServer{JobID: job, UniverseID: universe, Players: players, SeenAt: f.now, StartedAt: f.now}, gatehouse.OrgServerCaps))
 }
 
 // take takes what is due to the organization's server job of universe 42.
@@ -67,10 +67,10 @@ func testHeartbeat(t *testing.T, f *fixture) {
 	p, q := f.unlockPlace("acme"), f.unlockPlace("beta")
 	first := f.now
 	must(t, f.s.Heartbeat(ctx, p.org.ID, gatehouse.GameServer{JobID: "job-1", UniverseID: universe, PlaceID: ptr("99"),
-		Players: []string{"1", "2"}, SeenAt: f.now, StartedAt: f.now}))
+		Players: []string{"1", "2"}, SeenAt: f.now, StartedAt: f.now}, gatehouse.OrgServerCaps))
 	f.now = f.now.Add(10 * time.Second)
 	must(t, f.s.Heartbeat(ctx, p.org.ID, gatehouse.GameServer{JobID: "job-1", UniverseID: universe, PlaceID: ptr("99"),
-		Players: []string{"3"}, SeenAt: f.now, StartedAt: f.now}))
+		Players: []string{"3"}, SeenAt: f.now, StartedAt: f.now}, gatehouse.OrgServerCaps))
 	live, err := f.s.LiveServers(ctx, p.org.ID, universe, first, nil)
 	must(t, err)
 	if len(live) != 1 {
@@ -94,7 +94,7 @@ func testHeartbeat(t *testing.T, f *fixture) {
 		t.Errorf("another organization sees %+v", live)
 	}
 	must(t, f.s.Heartbeat(ctx, q.org.ID, gatehouse.GameServer{JobID: "job-1", UniverseID: universe,
-		Players: []string{"3"}, SeenAt: f.now, StartedAt: f.now}))
+		Players: []string{"3"}, SeenAt: f.now, StartedAt: f.now}, gatehouse.OrgServerCaps))
 	live, err = f.s.LiveServers(ctx, q.org.ID, universe, first, ptr("3"))
 	must(t, err)
 	if len(live) != 1 || live[0].PlaceID != nil || !live[0].StartedAt.Equal(f.now) {
@@ -118,7 +118,7 @@ func testLiveServers(t *testing.T, f *fixture) {
 	f.now = f.now.Add(500 * time.Millisecond)
 	f.heartbeat(p.org.ID, "a", "8")
 	must(t, f.s.Heartbeat(ctx, p.org.ID, gatehouse.GameServer{JobID: "elsewhere", UniverseID: "43",
-		Players: []string{"7"}, SeenAt: f.now, StartedAt: f.now}))
+		Players: []string{"7"}, SeenAt: f.now, StartedAt: f.now}, gatehouse.OrgServerCaps))
 	f.now = f.now.Add(500 * time.Millisecond)
 	f.heartbeat(p.org.ID, "c")
 	for _, tc := range []struct {

@@ -68,6 +68,7 @@ func Run(t *testing.T, open Opener) {
 		{"CancelCommand", testCancelCommand},
 		{"StatusMovesForward", testStatusMovesForward},
 		{"Heartbeat", testHeartbeat},
+		{"ServerCaps", testServerCaps},
 		{"LiveServers", testLiveServers},
 		{"AckCommands", testAckCommands},
 		{"TakeCommands", testTakeCommands},

@@ -2,9 +2,7 @@ package gatehouse
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -28,33 +26,22 @@ func (p FeedPosition) Less(q FeedPosition) bool {
 	return p.Txn < q.Txn || p.Txn == q.Txn && p.Seq < q.Seq
 }
 
-// feedCursorVersion prefixes every feed cursor, so that its form may change
-// while the cursors consumers stored keep working.
-const feedCursorVersion = "f1"
+// legacyFeedCursorVersion prefixes the feed cursors of the first form,
+// the base64 of "f1.<txn>.<seq>", handed out before cursors were sealed
+// (FeedCursors): consumers keep cursors forever, so they are still read.
+const legacyFeedCursorVersion = "f1"
 
-// FeedCursor is the cursor of position p: opaque to consumers, who store
-// it and come back with it. It is not signed: it names no organization
-// (the key does) and binds no filter, and any position is as good as
-// another to read from.
-func FeedCursor(p FeedPosition) string {
-	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%s.%d.%d", feedCursorVersion, p.Txn, p.Seq))
-}
-
-// ParseFeedCursor opens a cursor FeedCursor made.
-func ParseFeedCursor(s string) (FeedPosition, error) {
-	bad := errors.New("is not a feed cursor: pass nextCursor of a feed page as it was given")
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(s) > 64 {
-		return FeedPosition{}, bad
-	}
+// parseLegacyFeedCursor reads the decoded bytes of a cursor of the first
+// form.
+func parseLegacyFeedCursor(b []byte) (FeedPosition, error) {
 	parts := strings.Split(string(b), ".")
-	if len(parts) != 3 || parts[0] != feedCursorVersion {
-		return FeedPosition{}, bad
+	if len(parts) != 3 || parts[0] != legacyFeedCursorVersion {
+		return FeedPosition{}, errFeedCursor
 	}
 	txn, err1 := strconv.ParseUint(parts[1], 10, 64)
 	seq, err2 := strconv.ParseInt(parts[2], 10, 64)
 	if err1 != nil || err2 != nil || seq < 0 {
-		return FeedPosition{}, bad
+		return FeedPosition{}, errFeedCursor
 	}
 	return FeedPosition{Txn: txn, Seq: seq}, nil
 }
@@ -63,6 +50,9 @@ func ParseFeedCursor(s string) (FeedPosition, error) {
 // GET /events without q and dates, where to continue, and how many.
 type FeedQuery struct {
 	Filter EventFilter // Limit set; Q, From, To, ID and After unset
+	// Cursor is the after parameter as given; the service opens it
+	// (ReadFeedQuery) into After.
+	Cursor string
 	After  FeedPosition
 }
 
@@ -74,7 +64,8 @@ var FeedQueryParams = []string{
 const paramAfter = "after"
 
 // ParseFeedQuery reads the query parameters of GET /events/feed, reporting
-// every problem at once in a *ValidationError. Unlike GET /events it
+// every problem at once in a *ValidationError; the cursor is kept as
+// given, for the service to open (ReadFeedQuery). Unlike GET /events it
 // refuses an unknown type: a feed that dropped a mistyped filter would
 // hand its consumer every event.
 func ParseFeedQuery(v url.Values) (FeedQuery, error) {
@@ -90,13 +81,77 @@ func ParseFeedQuery(v url.Values) (FeedQuery, error) {
 		errs.Add("type", "unknown event type %q (known: %s)", q.IgnoredTypes[0], joinTypes())
 	}
 	if after, ok := (listQuery{v: v, errs: &errs}).one(paramAfter); ok {
-		p, err := ParseFeedCursor(after)
-		if err != nil {
-			errs.Add(paramAfter, "%s", err.Error())
-		}
-		fq.After = p
+		fq.Cursor = after
 	}
 	return fq, errs.Err()
+}
+
+// ReadFeedQuery parses the query of GET /events/feed and opens its
+// cursor for orgID into After, reporting every problem of both at once
+// as a *ValidationError (the cursor's keyed "after"). A cursor of the
+// first form may read the store (legacyFeedPosition): ErrUnavailable.
+func (s *Service) ReadFeedQuery(ctx context.Context, orgID uuid.UUID, v url.Values) (FeedQuery, error) {
+	q, err := ParseFeedQuery(v)
+	var errs ValidationError
+	if ve := (*ValidationError)(nil); errors.As(err, &ve) {
+		errs.Merge("", ve)
+	} else if err != nil {
+		return FeedQuery{}, err
+	}
+	if q.Cursor != "" && errs.Issues[paramAfter] == nil {
+		p, legacy, err := s.feedCursors.Open(orgID, q.Cursor)
+		switch {
+		case err != nil:
+			errs.Add(paramAfter, "%s", err.Error())
+		case legacy:
+			if p, err = s.legacyFeedPosition(ctx, p); err != nil {
+				return FeedQuery{}, err
+			}
+		}
+		q.After = p
+	}
+	return q, errs.Err()
+}
+
+// FeedCursor is the cursor of position p of orgID's feed (FeedCursors):
+// opaque to consumers, who store it and come back with it.
+func (s *Service) FeedCursor(orgID uuid.UUID, p FeedPosition) string {
+	return s.feedCursors.Seal(orgID, p)
+}
+
+// openFeedCursor opens a cursor of orgID's feed into the position to
+// read after, a cursor of the first form no later than the ceiling.
+func (s *Service) openFeedCursor(ctx context.Context, orgID uuid.UUID, cursor string) (FeedPosition, error) {
+	p, legacy, err := s.feedCursors.Open(orgID, cursor)
+	if err != nil {
+		return FeedPosition{}, err
+	}
+	if legacy {
+		return s.legacyFeedPosition(ctx, p)
+	}
+	return p, nil
+}
+
+// legacyFeedPosition is p, from a cursor of the first form, as the feed
+// reads it: no later than the store's FeedCursorCeiling, where the feed
+// stood when cursors began to be sealed. Every such cursor handed out
+// is at or before it; one written since, by hand, would otherwise let
+// its writer compare the positions of its events, which count every
+// organization's, with numbers of its choosing.
+func (s *Service) legacyFeedPosition(ctx context.Context, p FeedPosition) (FeedPosition, error) {
+	ceiling := s.feedCeiling.Load()
+	if ceiling == nil {
+		c, err := s.store.FeedCursorCeiling(ctx)
+		if err != nil {
+			return FeedPosition{}, err
+		}
+		ceiling = &c
+		s.feedCeiling.Store(ceiling)
+	}
+	if ceiling.Less(p) {
+		return *ceiling, nil
+	}
+	return p, nil
 }
 
 // FeedMargin is how far a store's CompleteThrough stays behind the start

@@ -3,6 +3,7 @@ package gatehouse
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,10 +29,14 @@ type Service struct {
 	store    Store
 	cursors  *Cursors
 	sessions *Sessions
-	hasher   PasswordHasher
-	signIns  SignInLimiter
-	now      func() time.Time
-	dummy    func() (string, error)
+	// feedCursors seal feed positions; feedCeiling caches the store's
+	// FeedCursorCeiling once read.
+	feedCursors *FeedCursors
+	feedCeiling atomic.Pointer[FeedPosition]
+	hasher      PasswordHasher
+	signIns     SignInLimiter
+	now         func() time.Time
+	dummy       func() (string, error)
 	// wakes wakes this instance's waiting syncs; ending closes when
 	// the instance stops (EndPolls).
 	wakes  *Wakes
@@ -97,7 +102,7 @@ type SignInLimiter func(ctx context.Context, email, clientNetwork string) (refun
 
 // NewService returns the service on cfg.Store.
 func NewService(cfg ServiceConfig) *Service {
-	s := &Service{store: cfg.Store, cursors: NewCursors(cfg.Secret), sessions: NewSessions(cfg.Secret),
+	s := &Service{store: cfg.Store, cursors: NewCursors(cfg.Secret), sessions: NewSessions(cfg.Secret), feedCursors: NewFeedCursors(cfg.Secret),
 		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now,
 		wakes: NewWakes(), ending: make(chan struct{}), publish: cfg.Publisher,
 		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}, webhooks: cfg.Webhooks, retention: cfg.Retention}

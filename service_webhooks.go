@@ -41,7 +41,14 @@ func (s *Service) CreateWebhook(ctx context.Context, orgID uuid.UUID, in Webhook
 	secret := NewWebhookSecret()
 	sealed := sealer.Seal(orgID, webhookSealLabel(w.ID), []byte(secret))
 	w, err = s.store.CreateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookCreated, TargetWebhook), w, *c.Filters, sealed)
-	return w, secret, err
+	return s.withCursor(w), secret, err
+}
+
+// withCursor sets the endpoint's Cursor: its feed position, sealed for
+// its organization as the feed's cursors are.
+func (s *Service) withCursor(w Webhook) Webhook {
+	w.Cursor = s.FeedCursor(w.OrgID, w.EventsAfter)
+	return w
 }
 
 // ListWebhooks returns the organization's endpoints, oldest first.
@@ -49,7 +56,11 @@ func (s *Service) ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]Webhook,
 	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return nil, err
 	}
-	return s.store.ListWebhooks(ctx, orgID)
+	hooks, err := s.store.ListWebhooks(ctx, orgID)
+	for i := range hooks {
+		hooks[i] = s.withCursor(hooks[i])
+	}
+	return hooks, err
 }
 
 // FindWebhook returns one of the organization's endpoints, or ErrNotFound.
@@ -57,7 +68,8 @@ func (s *Service) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (Webhook
 	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return Webhook{}, err
 	}
-	return s.store.FindWebhook(ctx, orgID, id)
+	w, err := s.store.FindWebhook(ctx, orgID, id)
+	return s.withCursor(w), err
 }
 
 // UpdateWebhook changes the fields in gives of one of the organization's
@@ -86,7 +98,8 @@ func (s *Service) UpdateWebhook(ctx context.Context, orgID, id uuid.UUID, in Web
 			return Webhook{}, err
 		}
 	}
-	return s.store.UpdateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookChanged, TargetWebhook), orgID, id, c, s.Now())
+	w, err := s.store.UpdateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookChanged, TargetWebhook), orgID, id, c, s.Now())
+	return s.withCursor(w), err
 }
 
 // ReplayWebhook moves an endpoint's position in the feed to cursor (a
@@ -104,8 +117,10 @@ func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor
 	var p FeedPosition
 	if cursor != "" {
 		var err error
-		if p, err = ParseFeedCursor(cursor); err != nil {
+		if p, err = s.openFeedCursor(ctx, orgID, cursor); errors.Is(err, errFeedCursor) {
 			return Webhook{}, Invalid("after", "%s", err.Error())
+		} else if err != nil {
+			return Webhook{}, err
 		}
 		// A position this database cannot have made (another backend's)
 		// is refused now, not at every round.
@@ -113,8 +128,9 @@ func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor
 			return Webhook{}, err
 		}
 	}
-	return s.store.UpdateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookChanged, TargetWebhook), orgID, id,
-		WebhookChange{EventsAfter: &p}, s.Now())
+	w, err := s.store.UpdateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookChanged, TargetWebhook), orgID, id,
+		WebhookChange{EventsAfter: &p, SealCursor: func(p FeedPosition) string { return s.FeedCursor(orgID, p) }}, s.Now())
+	return s.withCursor(w), err
 }
 
 // DeleteWebhook deletes one of the organization's endpoints and its

@@ -318,6 +318,12 @@ type Store interface {
 	// one from before a restore from a dump) is an ErrInvalid keyed
 	// "after".
 	ReadFeed(ctx context.Context, orgID uuid.UUID, f EventFilter, after FeedPosition) (FeedPage, error)
+	// FeedCursorCeiling returns where the feed stood (past every event
+	// then stored) when this database began to hand out sealed feed
+	// cursors (FeedCursors): every cursor of the first, unsealed form was
+	// handed out at or before it. The feed's start on a database created
+	// since.
+	FeedCursorCeiling(ctx context.Context) (FeedPosition, error)
 	// ListEvents returns a page of an organization's events matching f, in
 	// the event order. f.Limit must be set. A q found in too many distinct
 	// values reads a bounded number of events, so the page may be Partial

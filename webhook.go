@@ -104,8 +104,10 @@ type WebhookChange struct {
 	Types       []WebhookType
 	Filters     *string // encoded query
 	Enabled     *bool
-	// EventsAfter, set by a replay, moves the endpoint's feed position.
+	// EventsAfter, set by a replay, moves the endpoint's feed position;
+	// the audit entry records the move as cursors sealed by SealCursor.
 	EventsAfter *FeedPosition
+	SealCursor  func(FeedPosition) string
 }
 
 // checkWebhook validates in; creating requires the URL. allowPrivate

@@ -71,7 +71,7 @@ func runEventTail(ctx context.Context, e *env) error {
 				v.Set("after", c)
 			}
 		}
-		q, err := gatehouse.ParseFeedQuery(v)
+		q, err := svc.ReadFeedQuery(ctx, orgID, v)
 		if ve := flagIssues(err); ve != nil {
 			return ve
 		}
@@ -94,7 +94,7 @@ func runEventTail(ctx context.Context, e *env) error {
 				return err
 			}
 			if len(page.Events) > 0 && *cursorFile != "" {
-				if err := writeCursor(*cursorFile, gatehouse.FeedCursor(page.Next)); err != nil {
+				if err := writeCursor(*cursorFile, svc.FeedCursor(orgID, page.Next)); err != nil {
 					return err
 				}
 			}

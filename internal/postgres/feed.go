@@ -87,3 +87,13 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 	}
 	return page, nil
 }
+
+// FeedCursorCeiling implements gatehouse.Store (migration 0019).
+func (db *DB) FeedCursorCeiling(ctx context.Context) (gatehouse.FeedPosition, error) {
+	var xid string
+	if err := db.pool.QueryRow(ctx, `SELECT xid::text FROM feed_cursor_ceiling`).Scan(&xid); err != nil {
+		return gatehouse.FeedPosition{}, wrap(err)
+	}
+	txn, err := strconv.ParseUint(xid, 10, 64)
+	return gatehouse.FeedPosition{Txn: txn}, err
+}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"net/url"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -69,11 +68,26 @@ type feedPage struct {
 
 // readFeed serves GET /api/consumer/v1/events/feed.
 func (s *server) readFeed() http.Handler {
-	return listPage(s, func(_ uuid.UUID, v url.Values) (gatehouse.FeedQuery, error) { return gatehouse.ParseFeedQuery(v) },
-		s.Service.ReadFeed,
-		func(_ uuid.UUID, _ gatehouse.FeedQuery, page gatehouse.FeedPage) any {
-			return feedPage{Data: page.Events, NextCursor: gatehouse.FeedCursor(page.Next), CompleteThrough: gatehouse.Time(page.CompleteThrough)}
-		})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		orgID := apiKey(r.Context()).OrgID
+		v, err := parseQuery(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		q, err := s.Service.ReadFeedQuery(r.Context(), orgID, v)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		page, err := s.Service.ReadFeed(r.Context(), orgID, q)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, feedPage{Data: page.Events, NextCursor: s.Service.FeedCursor(orgID, page.Next),
+			CompleteThrough: gatehouse.Time(page.CompleteThrough)})
+	})
 }
 
 // eventQuery parses the query string and opens the cursor, reporting every

@@ -1,9 +1,12 @@
 package server_test
 
 import (
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +118,53 @@ func TestFeedRefusesWhatItCannotHonour(t *testing.T) {
 	}
 	if r := e.get("/api/consumer/v1/events/feed", e.newKey(o.ID, gatehouse.ScopeEventsWrite)); r.status != http.StatusForbidden {
 		t.Errorf("a key without events:read: %d, want 403", r.status)
+	}
+}
+
+// A feed cursor shows nothing of the position it holds, which counts
+// every organization's events: A's cursor before and after B stores 505
+// events and A one is ciphertext of one length, not the first form's
+// text, and it opens for A alone (B's key gets a 400 naming after). A
+// cursor of the first form, handed out before cursors were sealed, is
+// still read; written by hand past where the feed stood when cursors
+// began to be sealed (here, a new database: its start), it reads from
+// there, so comparing it with A's events says nothing of the events
+// stored since.
+func TestFeedCursorsRevealNoOtherOrganization(t *testing.T) {
+	e := newEnv(t)
+	a, b := e.newOrg("Acme"), e.newOrg("Rival")
+	before := *e.feed(a.readKey, "").NextCursor
+	var theirs []gatehouse.NewEvent
+	for range 505 {
+		theirs = append(theirs, e.ev(b.accessPoints[0], gatehouse.EventAccessDenied, 1))
+	}
+	e.ingest(b, theirs...)
+	mine := e.ev(a.accessPoints[0], gatehouse.EventAccessGranted, 1)
+	e.ingest(a, mine)
+	e.settled(a.readKey, 1)
+	page := e.feed(a.readKey, "after="+url.QueryEscape(before))
+	after := *page.NextCursor
+	if len(page.Data) != 1 || page.Data[0].ID != mine.ID.String() {
+		t.Fatalf("A's feed after its first cursor: %+v", page.Data)
+	}
+	for _, c := range []string{before, after} {
+		raw, err := base64.RawURLEncoding.DecodeString(c)
+		if err != nil || len(c) != len(before) || strings.HasPrefix(string(raw), "f1.") {
+			t.Errorf("cursor %q: %q, want ciphertext of a fixed length", c, raw)
+		}
+	}
+	r := e.get("/api/consumer/v1/events/feed?after="+url.QueryEscape(after), b.readKey)
+	if r.status != http.StatusBadRequest || r.apiError(t).Issues["after"] == nil {
+		t.Errorf("A's cursor with B's key: %d %s, want a 400 naming after", r.status, r.body)
+	}
+
+	legacy := func(p gatehouse.FeedPosition) string {
+		return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "f1.%d.%d", p.Txn, p.Seq))
+	}
+	for _, p := range []gatehouse.FeedPosition{{}, {Seq: 1 << 40}, {Txn: 1 << 62, Seq: 1}} {
+		page := e.feed(a.readKey, "after="+legacy(p))
+		if len(page.Data) != 1 || page.Data[0].ID != mine.ID.String() {
+			t.Errorf("a cursor of the first form at %+v: %d events, want A's one from the feed's start", p, len(page.Data))
+		}
 	}
 }

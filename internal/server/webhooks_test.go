@@ -329,7 +329,7 @@ func TestWebhookDeliveryUnderFaults(t *testing.T) {
 		t.Errorf("after a replay from the start: %v, want %v", got[7:], want)
 	}
 	// Not a cursor; a cursor this database cannot have made.
-	for _, after := range []string{"nope", gatehouse.FeedCursor(gatehouse.FeedPosition{Txn: 1 << 62, Seq: 1})} {
+	for _, after := range []string{"nope", e.svc.FeedCursor(acme.ID, gatehouse.FeedPosition{Txn: 1 << 62, Seq: 1})} {
 		r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/replay", acme.allKey, `{"after": "`+after+`"}`)
 		if r.status != http.StatusBadRequest || len(r.apiError(t).Issues["after"]) == 0 {
 			t.Errorf("replay from %q = %d %s, want a 400 keyed after", after, r.status, r.body)

@@ -86,3 +86,10 @@ func (db *DB) feedSeq(ctx context.Context, conds string, args []any) (string, er
 	}
 	return "e.seq", nil
 }
+
+// FeedCursorCeiling implements gatehouse.Store (migration 0019).
+func (db *DB) FeedCursorCeiling(ctx context.Context) (gatehouse.FeedPosition, error) {
+	var p gatehouse.FeedPosition
+	err := db.read.QueryRowContext(ctx, `SELECT seq FROM feed_cursor_ceiling`).Scan(&p.Seq)
+	return p, wrap(err)
+}

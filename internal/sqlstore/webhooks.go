@@ -56,7 +56,6 @@ func FillWebhook(w *gatehouse.Webhook, types, filters string, attempts int, sinc
 		}
 	}
 	w.Filters = gatehouse.FiltersOf(filters)
-	w.Cursor = gatehouse.FeedCursor(w.EventsAfter)
 	if since != nil {
 		w.Failing = &gatehouse.WebhookFailing{Since: gatehouse.Time(*since), Attempts: attempts,
 			NextAttemptAt: gatehouse.Time(nextAt), LastError: lastError}
@@ -108,7 +107,7 @@ func WebhookChanges(old gatehouse.Webhook, c gatehouse.WebhookChange, e gatehous
 	if c.EventsAfter != nil {
 		// Recorded even to the same position: a replay restarts a
 		// failing head. The caller sets the position.
-		e = e.Change("cursor", old.Cursor, gatehouse.FeedCursor(*c.EventsAfter))
+		e = e.Change("cursor", c.SealCursor(old.EventsAfter), c.SealCursor(*c.EventsAfter))
 	}
 	return set, e
 }

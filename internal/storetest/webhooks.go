@@ -47,9 +47,6 @@ func testWebhooks(t *testing.T, f *fixture) {
 	if page, _ := f.s.ReadFeed(ctx, a.ID, gatehouse.EventFilter{Limit: 10}, w.EventsAfter); len(page.Events) != 1 {
 		t.Errorf("the feed after the position has %d events after one more, want 1", len(page.Events))
 	}
-	if p, err := gatehouse.ParseFeedCursor(w.Cursor); err != nil || p != w.EventsAfter {
-		t.Errorf("Cursor %q opens to %+v, %v; want %+v", w.Cursor, p, err, w.EventsAfter)
-	}
 
 	theirs := f.webhook(b.ID, "https://hooks.example/b", "")
 	hooks, err := f.s.ListWebhooks(ctx, a.ID)
@@ -164,7 +161,7 @@ func testWebhookClaims(t *testing.T, f *fixture) {
 	}
 
 	// A replay under way: the holder's save keeps the replayed position.
-	replayed, err := f.s.UpdateWebhook(ctx, webhookEntry(), a.ID, w.ID, gatehouse.WebhookChange{EventsAfter: &gatehouse.FeedPosition{}}, f.now)
+	replayed, err := f.s.UpdateWebhook(ctx, webhookEntry(), a.ID, w.ID, gatehouse.WebhookChange{EventsAfter: &gatehouse.FeedPosition{}, SealCursor: sealCursor}, f.now)
 	must(t, err)
 	if replayed.Failing != nil || replayed.EventsAfter != (gatehouse.FeedPosition{}) || replayed.Generation == c2.Webhook.Generation {
 		t.Errorf("replayed = %+v", replayed)
@@ -318,3 +315,7 @@ func saveReleased(t *testing.T, f *fixture, holder string, c gatehouse.WebhookCl
 	must(t, f.s.SaveWebhookProgress(ctx, gatehouse.WebhookProgress{OrgID: w.OrgID, ID: w.ID, Holder: holder,
 		Generation: w.Generation, Now: f.now, EventsAfter: w.EventsAfter, CommandsAfter: w.CommandsAfter, NextAt: next, Release: true}))
 }
+
+// sealCursor stands for the service's sealing of a feed position in an
+// audit entry's change.
+func sealCursor(p gatehouse.FeedPosition) string { return fmt.Sprintf("sealed %d.%d", p.Txn, p.Seq) }

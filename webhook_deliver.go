@@ -118,7 +118,7 @@ func (s *Service) DeliverWebhooks(ctx context.Context, holder string) (bool, err
 	defer cancel()
 	secret, err := s.openWebhookSecret(ctx, c.Webhook.OrgID, c.Webhook.ID, c.Sealed)
 	if err == nil {
-		r.secret = secret
+		r.secret = signingSecrets(secret, c.Webhook, start)
 		r.filter, err = webhookFilter(c.Filters)
 	}
 	if err != nil {

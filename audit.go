@@ -40,6 +40,9 @@ const (
 	AuditWebhookChanged      AuditAction = "webhook.changed"
 	AuditWebhookDisabled     AuditAction = "webhook.disabled"
 	AuditWebhookDeleted      AuditAction = "webhook.deleted"
+	// AuditWebhookSecretRotated: an endpoint's secret was replaced; the
+	// entry says until when the previous one signs too (never a secret).
+	AuditWebhookSecretRotated AuditAction = "webhook.secret_rotated"
 	// AuditPlatformUserErased names the player by a keyed hash of the
 	// id, never the id.
 	AuditPlatformUserErased AuditAction = "platform_user.erased"
@@ -56,7 +59,7 @@ var AuditActions = []AuditAction{
 	AuditOrganizationCreated, AuditOrganizationRenamed,
 	AuditLocationUniverseSet, AuditCommandIssued, AuditCommandCancelled,
 	AuditMessagingSet, AuditMessagingRemoved, AuditPolicyChanged,
-	AuditWebhookCreated, AuditWebhookChanged, AuditWebhookDisabled, AuditWebhookDeleted,
+	AuditWebhookCreated, AuditWebhookChanged, AuditWebhookDisabled, AuditWebhookDeleted, AuditWebhookSecretRotated,
 	AuditPlatformUserErased, AuditRetentionChanged, AuditErasureWebhookSet,
 }
 

@@ -65,8 +65,10 @@ func (s *Service) RunRetention(ctx context.Context, holder string, report func(e
 
 // RetainEvents does one pass, when holder has (or takes) the lease: for
 // every organization it deletes the events that occurred more than its
-// retention ago, a batch at a time, then the platform user search terms
-// no event has any more. It returns how many events it deleted; 0
+// retention ago, a batch at a time, then the commands issued before then
+// (with their deliveries and idempotency keys) and its webhook delivery
+// log of before then, then the platform user search terms no event has
+// any more. It returns how many events it deleted; 0
 // without the lease.
 func (s *Service) RetainEvents(ctx context.Context, holder string) (int, error) {
 	hold := func() (bool, error) {
@@ -109,6 +111,21 @@ func (s *Service) RetainEvents(ctx context.Context, holder string) (int, error) 
 			}
 		}
 		total += deleted
+		// Commands name players too (a PLAYER unlock's player, its
+		// note, its requester): they go with their events, and the
+		// delivery log rows of that time with them.
+		for {
+			n, err := s.store.DeleteCommandsBefore(ctx, o.ID, cutoff, retentionBatch)
+			if err != nil {
+				return total, err
+			}
+			if n < retentionBatch {
+				break
+			}
+			if ok, err := hold(); err != nil || !ok {
+				return total, err
+			}
+		}
 		if deleted > 0 {
 			if _, err := s.store.PruneTerms(ctx, o.ID); err != nil {
 				return total, err

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -131,6 +133,68 @@ func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor
 	w, err := s.store.UpdateWebhook(ctx, s.entry(ctx, orgID, AuditWebhookChanged, TargetWebhook), orgID, id,
 		WebhookChange{EventsAfter: &p, SealCursor: func(p FeedPosition) string { return s.FeedCursor(orgID, p) }}, s.Now())
 	return s.withCursor(w), err
+}
+
+// Bounds of a secret rotation's overlap: how long the previous secret
+// still signs beside the new one.
+const (
+	DefaultWebhookSecretOverlap = 24 * time.Hour
+	MaxWebhookSecretOverlap     = 7 * 24 * time.Hour
+)
+
+// RotateWebhookSecret gives one of the organization's endpoints a new
+// secret and returns it: the only time it is shown. For overlap (0 to
+// MaxWebhookSecretOverlap; nil: DefaultWebhookSecretOverlap) the
+// previous secret signs every delivery too, so that receivers can move
+// to the new one without refusing any; then only the new one signs.
+// Rotating again during an overlap drops the oldest secret at once.
+// Recorded as webhook.secret_rotated. ErrNotFound; a *ValidationError
+// keyed "overlapSeconds"; ErrConflict when another rotation won.
+func (s *Service) RotateWebhookSecret(ctx context.Context, orgID, id uuid.UUID, overlap *time.Duration) (Webhook, string, error) {
+	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+		return Webhook{}, "", err
+	}
+	keep := DefaultWebhookSecretOverlap
+	if overlap != nil {
+		keep = *overlap
+	}
+	if keep < 0 || keep > MaxWebhookSecretOverlap || keep%time.Second != 0 {
+		return Webhook{}, "", Invalid("overlapSeconds", "must be whole seconds from 0 to %d (7 days)", int(MaxWebhookSecretOverlap/time.Second))
+	}
+	old, err := s.store.WebhookSecret(ctx, orgID, id)
+	if err != nil {
+		return Webhook{}, "", err
+	}
+	opened, err := s.openWebhookSecret(ctx, orgID, id, old)
+	if err != nil {
+		return Webhook{}, "", err
+	}
+	sealer, err := s.sealing(ctx)
+	if err != nil {
+		return Webhook{}, "", err
+	}
+	secret := NewWebhookSecret()
+	secrets, now := secret, Truncate(s.Now())
+	var until *time.Time
+	if keep > 0 {
+		current, _, _ := strings.Cut(opened, " ")
+		secrets += " " + current
+		end := now.Add(keep)
+		until = &end
+	}
+	e := s.entry(ctx, orgID, AuditWebhookSecretRotated, TargetWebhook).Change("previousSecretExpiresAt", "", formatOptTime(until))
+	w, err := s.store.RotateWebhookSecret(ctx, e, orgID, id, old, sealer.Seal(orgID, webhookSealLabel(id), []byte(secrets)), until)
+	if err != nil {
+		return Webhook{}, "", err
+	}
+	return w, secret, nil
+}
+
+func formatOptTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return FormatTime(*t)
 }
 
 // DeleteWebhook deletes one of the organization's endpoints and its

@@ -30,6 +30,14 @@ type WebhookStore interface {
 	// of deliveries already under way saves nothing and stops.
 	// ErrNotFound.
 	UpdateWebhook(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, c WebhookChange, now time.Time) (Webhook, error)
+	// WebhookSecret returns an organization's endpoint's sealed secrets.
+	// ErrNotFound.
+	WebhookSecret(ctx context.Context, orgID, id uuid.UUID) ([]byte, error)
+	// RotateWebhookSecret replaces an organization's endpoint's sealed
+	// secrets old by sealed, sets when the previous secret stops signing
+	// (nil: it is gone already), and records it. ErrNotFound; ErrConflict
+	// when the sealed secrets are no longer old (another rotation).
+	RotateWebhookSecret(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, old, sealed []byte, previousUntil *time.Time) (Webhook, error)
 	// DeleteWebhook deletes an organization's endpoint and its delivery
 	// log, and records it. ErrNotFound.
 	DeleteWebhook(ctx context.Context, e AuditEntry, orgID, id uuid.UUID) error

@@ -58,6 +58,9 @@ type Webhook struct {
 	// Failing is set while the delivery at the head of the endpoint's
 	// queue fails: since when, how many attempts, and when the next is.
 	Failing *WebhookFailing `json:"failing"`
+	// PreviousSecretExpiresAt is, after a rotation of its secret, when
+	// the previous secret stops signing deliveries beside the new one.
+	PreviousSecretExpiresAt *Time `json:"previousSecretExpiresAt"`
 
 	// What the store keeps for the deliveries; not in JSON.
 	OrgID         uuid.UUID    `json:"-"`

@@ -221,7 +221,7 @@ func (s *Service) claimWebhook(ctx context.Context, holder string) (*webhookRoun
 	if err != nil {
 		return nil, err
 	}
-	return &webhookRound{s: s, c: c, holder: holder, stopAt: start.Add(s.webhooks.Lease / 2)}, nil
+	return &webhookRound{s: s, c: c, holder: holder, start: start, stopAt: start.Add(s.webhooks.Lease / 2)}, nil
 }
 
 // deliver runs the round.
@@ -233,7 +233,7 @@ func (r *webhookRound) deliver(ctx context.Context) error {
 	c := r.c
 	secret, err := r.s.openWebhookSecret(ctx, c.Webhook.OrgID, c.Webhook.ID, c.Sealed)
 	if err == nil {
-		r.secret = secret
+		r.secret = signingSecrets(secret, c.Webhook, r.start)
 		r.filter, err = webhookFilter(c.Filters)
 	}
 	if err != nil {
@@ -254,8 +254,10 @@ type webhookRound struct {
 	holder string
 	secret string
 	filter EventFilter
-	stopAt time.Time
-	p      WebhookProgress
+	// start is when the claim was made; stopAt, half a lease later, is
+	// when the round starts no more sends.
+	start, stopAt time.Time
+	p             WebhookProgress
 	// slow is set once a send took Slow or longer: the round ends.
 	slow bool
 	// pool, when the round runs in one (RunWebhooks); waiting and

@@ -46,18 +46,39 @@ func webhookKey(secret string) ([]byte, error) {
 // every attempt of one delivery, so that receivers can drop repeats),
 // webhook-timestamp (at, in Unix seconds) and webhook-signature ("v1,"
 // and the base64 HMAC-SHA256, keyed by the secret, of
-// "msgID.timestamp.body").
+// "msgID.timestamp.body"). secret may be several secrets separated by
+// spaces, as during a rotation: each gives one signature, space-separated
+// as the specification allows, so a receiver verifying with either
+// accepts.
 func SignWebhook(secret, msgID string, at time.Time, body []byte) (http.Header, error) {
-	key, err := webhookKey(secret)
-	if err != nil {
-		return nil, err
-	}
 	ts := strconv.FormatInt(at.Unix(), 10)
+	var sigs []string
+	for s := range strings.FieldsSeq(secret) {
+		key, err := webhookKey(s)
+		if err != nil {
+			return nil, err
+		}
+		sigs = append(sigs, "v1,"+base64.StdEncoding.EncodeToString(webhookMAC(key, msgID, ts, body)))
+	}
+	if len(sigs) == 0 {
+		return nil, ErrWebhookSecret
+	}
 	h := http.Header{}
 	h.Set("webhook-id", msgID)
 	h.Set("webhook-timestamp", ts)
-	h.Set("webhook-signature", "v1,"+base64.StdEncoding.EncodeToString(webhookMAC(key, msgID, ts, body)))
+	h.Set("webhook-signature", strings.Join(sigs, " "))
 	return h, nil
+}
+
+// signingSecrets are the secrets that sign an endpoint's deliveries at
+// now, from its opened sealed secrets: the current one, and the previous
+// one until its overlap ends.
+func signingSecrets(opened string, w Webhook, now time.Time) string {
+	current, previous, _ := strings.Cut(opened, " ")
+	if previous != "" && w.PreviousSecretExpiresAt != nil && now.Before(time.Time(*w.PreviousSecretExpiresAt)) {
+		return current + " " + previous
+	}
+	return current
 }
 
 func webhookMAC(key []byte, msgID, ts string, body []byte) []byte {

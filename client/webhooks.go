@@ -24,7 +24,11 @@ type Webhook struct {
 	Cursor string `json:"cursor"`
 	// Failing is set while the delivery at the head of the queue fails.
 	Failing *WebhookFailing `json:"failing"`
-	// Secret is set only in the answer to CreateWebhook: store it then.
+	// PreviousSecretExpiresAt is, after a rotation, when the previous
+	// secret stops signing beside the new one.
+	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt"`
+	// Secret is set only in the answers to CreateWebhook and
+	// RotateWebhookSecret: store it then.
 	Secret string `json:"secret,omitempty"`
 }
 
@@ -124,6 +128,19 @@ func (c *Client) RedeliverWebhook(ctx context.Context, id, deliveryID string) (*
 func (c *Client) TestWebhook(ctx context.Context, id string) (*WebhookDelivery, error) {
 	var d WebhookDelivery
 	return &d, c.do(ctx, "POST", webhookPath(id, "test"), nil, nil, &d)
+}
+
+// RotateWebhookSecret gives the endpoint a new secret, in the answer's
+// Secret (the only time it is shown). For overlap (nil: the server's
+// default, 24 h; at most 7 days) the previous secret signs deliveries
+// too; PreviousSecretExpiresAt says until when.
+func (c *Client) RotateWebhookSecret(ctx context.Context, id string, overlap *time.Duration) (*Webhook, error) {
+	body := map[string]int64{}
+	if overlap != nil {
+		body["overlapSeconds"] = int64(*overlap / time.Second)
+	}
+	var w Webhook
+	return &w, c.do(ctx, "POST", webhookPath(id, "rotate-secret"), nil, body, &w)
 }
 
 // ReplayWebhook moves the endpoint's feed position to after (a feed

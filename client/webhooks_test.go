@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/client"
 	"github.com/gatehouse/gatehouse/internal/apitest"
@@ -27,6 +28,12 @@ func TestWebhookMethods(t *testing.T) {
 	must(t, err)
 	if len(list) != 1 || list[0].ID != w.ID || list[0].Secret != "" {
 		t.Errorf("ListWebhooks = %+v", list)
+	}
+	overlap := time.Hour
+	rotated, err := c.RotateWebhookSecret(ctx, w.ID, &overlap)
+	must(t, err)
+	if !strings.HasPrefix(rotated.Secret, "whsec_") || rotated.Secret == w.Secret || rotated.PreviousSecretExpiresAt == nil {
+		t.Errorf("rotated %+v", rotated)
 	}
 	got, err := c.UpdateWebhook(ctx, w.ID, client.WebhookInput{Enabled: &off})
 	must(t, err)

@@ -92,6 +92,7 @@ func commands() []command {
 		{"webhook create", "create a webhook endpoint and print its secret, once: --org ID --url URL [--description D] [--types event.created,command.updated] [--filter NAME=VALUE …] [--webhooks-allow-private]", runWebhookCreate},
 		{"webhook list", "list an organization's webhook endpoints and whether they fail: --org ID", runWebhookList},
 		{"webhook delete", "delete a webhook endpoint and its delivery log: --org ID WEBHOOK_ID", runWebhookDelete},
+		{"webhook rotate-secret", "give a webhook endpoint a new secret and print it, once; the previous one signs too until --overlap ends: --org ID [--overlap 24h] WEBHOOK_ID", runWebhookRotateSecret},
 		{"event import", "import NDJSON events: --org ID [FILE|-]", runEventImport},
 		{"event tail", "follow the event feed as NDJSON: --org ID [--access-point ID --type T … --cursor-file FILE --follow=false]", runEventTail},
 		{"user create", "create a dashboard user: --org ID --email EMAIL [--name NAME] [--role admin|operator|viewer]", runUserCreate},

@@ -100,6 +100,39 @@ func runWebhookDelete(ctx context.Context, e *env) error {
 	})
 }
 
+// runWebhookRotateSecret gives an endpoint a new secret and prints it,
+// once; the previous one signs too until --overlap has passed.
+func runWebhookRotateSecret(ctx context.Context, e *env) error {
+	f := newFlags(e, "webhook rotate-secret")
+	org := f.String("org", "", "organization id")
+	overlap := f.duration("overlap", gatehouse.DefaultWebhookSecretOverlap, "how long the previous secret still signs (0 to 7d)")
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+		orgID, err := parseID("org", *org)
+		if err != nil {
+			return err
+		}
+		if len(args) != 1 {
+			return usagef("webhook rotate-secret needs the WEBHOOK_ID")
+		}
+		id, err := parseID("WEBHOOK_ID", args[0])
+		if err != nil {
+			return err
+		}
+		w, secret, err := svc.RotateWebhookSecret(ctx, orgID, id, overlap)
+		if err != nil {
+			return err
+		}
+		until := "now"
+		if w.PreviousSecretExpiresAt != nil {
+			until = gatehouse.FormatTime(time.Time(*w.PreviousSecretExpiresAt))
+		}
+		return f.print(struct {
+			gatehouse.Webhook
+			Secret string `json:"secret"`
+		}{w, secret}, "rotated the secret of webhook %s\nsecret: %s\n(shown this once; the previous secret signs too until %s)", w.ID, secret, until)
+	})
+}
+
 // withWebhookService is withService with the webhook setting of the
 // servers the operator runs, so that an endpoint the CLI admits is one
 // they deliver to.

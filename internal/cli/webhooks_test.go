@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -38,6 +39,17 @@ func TestWebhookCommands(t *testing.T) {
 	}
 	if _, _, err := g.run(nil, "webhook", "create", "--org", org.ID, "--url", "https://x.example", "--filter", "nonsense"); !isUsage(err) {
 		t.Errorf("a filter without =: %v", err)
+	}
+	var rotated struct {
+		Secret                  string
+		PreviousSecretExpiresAt *time.Time
+	}
+	g.json(&rotated, "webhook", "rotate-secret", "--org", org.ID, "--overlap", "2h", created.ID)
+	if !strings.HasPrefix(rotated.Secret, "whsec_") || rotated.Secret == created.Secret || rotated.PreviousSecretExpiresAt == nil {
+		t.Errorf("rotate-secret = %+v", rotated)
+	}
+	if _, _, err := g.run(nil, "webhook", "rotate-secret", "--org", org.ID, "--overlap", "8d", created.ID); !errors.Is(err, gatehouse.ErrInvalid) {
+		t.Errorf("an overlap past 7 days: %v", err)
 	}
 	out, _, err = g.run(nil, "webhook", "delete", "--org", org.ID, created.ID)
 	if err != nil || !strings.Contains(out, "deleted webhook "+created.ID) {

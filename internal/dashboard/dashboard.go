@@ -136,6 +136,7 @@ func New(cfg Config) http.Handler {
 	mux.Handle("GET "+Prefix+"/webhooks/{id}", d.page(d.webhookDetail))
 	mux.Handle("POST "+Prefix+"/webhooks/{id}/enabled", d.page(d.setWebhookEnabled))
 	mux.Handle("POST "+Prefix+"/webhooks/{id}/test", d.page(d.testWebhook))
+	mux.Handle("POST "+Prefix+"/webhooks/{id}/rotate-secret", d.page(d.rotateWebhookSecret))
 	mux.Handle("POST "+Prefix+"/webhooks/{id}/deliveries/{delivery}/redeliver", d.page(d.redeliverWebhook))
 	mux.Handle("POST "+Prefix+"/webhooks/{id}/replay", d.page(d.replayWebhook))
 	mux.Handle("GET "+Prefix+"/webhooks/{id}/delete", d.page(d.confirmDeleteWebhook))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -22,6 +23,8 @@ type webhookPage struct {
 	Issues     map[string][]string
 	After      string // the replay form's cursor as typed, after a problem
 	Limit      int    // how many deliveries the page lists at most
+	// Secret is the new secret of a rotation, shown on this one answer.
+	Secret string
 }
 
 // webhookNotices are what ?done= on an endpoint's page says: a fixed
@@ -133,6 +136,25 @@ func (d *dashboard) redeliverWebhook(w http.ResponseWriter, r *http.Request) {
 func (d *dashboard) replayWebhook(w http.ResponseWriter, r *http.Request) {
 	_, err := d.Service.ReplayWebhook(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("after"))
 	d.webhookDone(w, r, err, "replayed")
+}
+
+// rotateWebhookSecret gives the endpoint a new secret and shows it on
+// the answer itself (never in a redirect's URL): the previous one signs
+// too for the form's overlap, in hours.
+func (d *dashboard) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
+	hours, err := strconv.Atoi(r.PostFormValue("overlapHours"))
+	if err != nil {
+		d.errorPage(w, r, http.StatusBadRequest, "The overlap must be a whole number of hours, from 0 to 168.")
+		return
+	}
+	overlap := time.Duration(hours) * time.Hour
+	_, secret, err := d.Service.RotateWebhookSecret(r.Context(), viewerOf(r).user.OrgID, pathID(r), &overlap)
+	if err != nil {
+		d.webhookDone(w, r, err, "")
+		return
+	}
+	d.renderWebhook(w, r, http.StatusOK, webhookPage{Secret: secret,
+		Notice: "The secret is rotated. Copy the new one now: it is never shown again."})
 }
 
 // confirmDeleteWebhook asks before deleting: the form on this page does it.

@@ -173,6 +173,25 @@ func TestWebhookCreateShowsTheSecretOnce(t *testing.T) {
 	if err != nil || rc.header.Get("webhook-signature") == "" || signed.Get("webhook-signature") != rc.header.Get("webhook-signature") {
 		t.Errorf("the delivery is not signed with the secret shown (%v)", err)
 	}
+
+	// A rotation shows the new secret on its answer, once; the next
+	// delivery carries both signatures.
+	r := b.do("POST", "/dashboard/webhooks/"+hooks[0].ID.String()+"/rotate-secret", url.Values{"csrf": {csrf}, "overlapHours": {"24"}})
+	shownNow := html.UnescapeString(r.body)
+	i := strings.Index(shownNow, "whsec_")
+	if r.status != http.StatusOK || i < 0 || strings.Contains(shownNow, secret) {
+		t.Fatalf("rotate-secret: %d, a new secret shown: %t", r.status, i >= 0)
+	}
+	fresh := shownNow[i : i+len(secret)]
+	if r := b.do("POST", "/dashboard/webhooks/"+hooks[0].ID.String()+"/test", url.Values{"csrf": {csrf}}); r.status != http.StatusSeeOther {
+		t.Fatalf("test: %d", r.status)
+	}
+	s.deliver()
+	ts, _ = strconv.ParseInt(rc.header.Get("webhook-timestamp"), 10, 64)
+	both, err := gatehouse.SignWebhook(fresh+" "+secret, rc.header.Get("webhook-id"), time.Unix(ts, 0), rc.body)
+	if err != nil || both.Get("webhook-signature") != rc.header.Get("webhook-signature") {
+		t.Errorf("after a rotation the delivery is not signed by the new and the previous secret: %q", rc.header.Get("webhook-signature"))
+	}
 }
 
 // TestWebhookPageDeliveriesAndActions: an endpoint's page shows its

@@ -146,18 +146,20 @@ func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID u
 		if err != nil {
 			return err
 		}
-		for _, q := range []string{
-			"DELETE FROM command_deliveries WHERE org = $1 AND command_id = ANY($2)",
-			"DELETE FROM command_delivery_counts WHERE org = $1 AND command_id = ANY($2)",
-			"DELETE FROM idempotency_keys WHERE org = $1 AND command_id = ANY($2)",
-			"DELETE FROM commands WHERE org = $1 AND id = ANY($2)",
-		} {
-			if _, err := tx.Exec(ctx, q, org, ids); err != nil {
-				return err
-			}
+		if err := deleteCommands(ctx, tx, org, ids); err != nil {
+			return err
 		}
 		n = len(ids)
 		if _, err := tx.Exec(ctx, "DELETE FROM server_players WHERE org = $1 AND platform_user_id = $2", org, platformUserID); err != nil {
+			return err
+		}
+		// The servers' own lists of who is on them name the player too;
+		// the digest is cleared, so that the next sync writes its list
+		// whole, and the count of their rows (the organization's cap)
+		// follows the rows deleted above.
+		if _, err := tx.Exec(ctx, `UPDATE game_servers SET players = players - $2::text, players_digest = ''::bytea,
+			player_count = (SELECT count(*) FROM server_players p WHERE p.org = game_servers.org AND p.job_id = game_servers.job_id)
+			WHERE org = $1 AND players ? $2::text`, org, platformUserID); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM search_terms WHERE org = $1 AND field = $2 AND value = $3", org, term.Field, term.Value); err != nil {
@@ -178,6 +180,52 @@ func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID u
 		db.terms.Forget(org, term)
 	}
 	return n, err
+}
+
+// deleteCommands deletes an organization's commands ids with their
+// deliveries, delivery counts and idempotency keys.
+func deleteCommands(ctx context.Context, tx pgx.Tx, org int64, ids []uuid.UUID) error {
+	for _, q := range []string{
+		"DELETE FROM command_deliveries WHERE org = $1 AND command_id = ANY($2)",
+		"DELETE FROM command_delivery_counts WHERE org = $1 AND command_id = ANY($2)",
+		"DELETE FROM idempotency_keys WHERE org = $1 AND command_id = ANY($2)",
+		"DELETE FROM commands WHERE org = $1 AND id = ANY($2)",
+	} {
+		if _, err := tx.Exec(ctx, q, org, ids); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteCommandsBefore deletes a batch of an organization's commands
+// issued before a time whose events are gone, and its delivery log rows
+// of before then.
+func (db *DB) DeleteCommandsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, `SELECT c.id FROM commands c WHERE c.org = $1 AND c.issued_at < $2
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = c.org AND e.command_id = c.id)
+			LIMIT $3 FOR UPDATE SKIP LOCKED`, org, before, limit)
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		if err != nil {
+			return err
+		}
+		n = len(ids)
+		if err := deleteCommands(ctx, tx, org, ids); err != nil {
+			return err
+		}
+		if n < limit {
+			_, err = tx.Exec(ctx, `DELETE FROM webhook_deliveries WHERE webhook IN (SELECT seq FROM webhooks WHERE org = $1)
+				AND at < $2`, org, before)
+		}
+		return err
+	})
+	return n, wrap(err)
 }
 
 // SetErasureIntegration stores the organization's erasure webhook.

@@ -16,7 +16,7 @@ import (
 
 const webhookColumns = `w.id, o.id, w.url, w.description, w.types, w.filters, w.enabled, w.disabled_reason, w.created_at,
 	w.events_txn, w.events_seq, w.commands_txn, w.commands_seq, w.generation, w.attempts, w.failing_since,
-	w.last_error, w.next_at`
+	w.last_error, w.next_at, w.previous_secret_until`
 
 // CreateWebhook stores an organization's endpoint at the heads of its
 // feeds: below the oldest transaction still running, every row is read
@@ -122,6 +122,41 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 			return err
 		}
 		return db.appendAudit(ctx, tx, org, entry.Of(orgID, sqlstore.WebhookTarget(id, w.URL)))
+	})
+	return w, err
+}
+
+// WebhookSecret returns an organization's endpoint's sealed secrets.
+func (db *DB) WebhookSecret(ctx context.Context, orgID, id uuid.UUID) ([]byte, error) {
+	var sealed []byte
+	err := db.pool.QueryRow(ctx, `SELECT w.sealed FROM webhooks w JOIN organizations o ON o.seq = w.org
+		WHERE o.id = $1 AND w.id = $2`, orgID, id).Scan(&sealed)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return sealed, wrap(err)
+}
+
+// RotateWebhookSecret replaces an endpoint's sealed secrets.
+func (db *DB) RotateWebhookSecret(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, old, sealed []byte, previousUntil *time.Time) (gatehouse.Webhook, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return gatehouse.Webhook{}, err
+	}
+	var w gatehouse.Webhook
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "UPDATE webhooks SET sealed = $1, previous_secret_until = $2 WHERE org = $3 AND id = $4 AND sealed = $5",
+			sealed, previousUntil, org, id, old)
+		if err != nil {
+			return err
+		}
+		if w, err = findWebhook(ctx, tx, orgID, id, ""); err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return &gatehouse.ConflictError{Field: "secret", Message: "was rotated meanwhile: rotate again"}
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, sqlstore.WebhookTarget(id, w.URL)))
 	})
 	return w, err
 }
@@ -348,14 +383,17 @@ func scanWebhook(r pgx.CollectableRow) (gatehouse.Webhook, error) {
 		types, filters    string
 		created, nextAt   time.Time
 		eventsTxn, cmdTxn int64
-		since             *time.Time
+		since, previous   *time.Time
 		lastError         string
 		attempts          int
 	)
 	if err := r.Scan(&w.ID, &w.OrgID, &w.URL, &w.Description, &types, &filters, &w.Enabled, &w.DisabledReason, &created,
 		&eventsTxn, &w.EventsAfter.Seq, &cmdTxn, &w.CommandsAfter.Seq, &w.Generation, &attempts, &since,
-		&lastError, &nextAt); err != nil {
+		&lastError, &nextAt, &previous); err != nil {
 		return w, err
+	}
+	if previous != nil {
+		w.PreviousSecretExpiresAt = (*gatehouse.Time)(optUTC(previous))
 	}
 	w.EventsAfter.Txn, w.CommandsAfter.Txn = uint64(eventsTxn), uint64(cmdTxn)
 	w.CreatedAt = gatehouse.Time(created.UTC())

@@ -45,7 +45,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"DELETE /api/consumer/v1/webhooks/{id}", "GET /api/consumer/v1/webhooks", "GET /api/consumer/v1/webhooks/{id}",
 		"GET /api/consumer/v1/webhooks/{id}/deliveries", "PATCH /api/consumer/v1/webhooks/{id}", "POST /api/consumer/v1/webhooks",
 		"POST /api/consumer/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", "POST /api/consumer/v1/webhooks/{id}/replay",
-		"POST /api/consumer/v1/webhooks/{id}/test",
+		"POST /api/consumer/v1/webhooks/{id}/test", "POST /api/consumer/v1/webhooks/{id}/rotate-secret",
 		"DELETE /api/consumer/v1/platform-users/{platformUserId}", "GET /api/consumer/v1/organization/settings",
 		"PATCH /api/consumer/v1/organization/settings", "GET /api/consumer/v1/privacy/erasure-requests",
 		"POST /api/consumer/v1/integrations/roblox/erasure/{token}",

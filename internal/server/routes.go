@@ -45,6 +45,7 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /api/consumer/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver", s.requireScope(gatehouse.ScopeWebhooksWrite, s.redeliver()))
 	mux.Handle("POST /api/consumer/v1/webhooks/{id}/replay", s.requireScope(gatehouse.ScopeWebhooksWrite, s.replayWebhook()))
 	mux.Handle("POST /api/consumer/v1/webhooks/{id}/test", s.requireScope(gatehouse.ScopeWebhooksWrite, s.testWebhook()))
+	mux.Handle("POST /api/consumer/v1/webhooks/{id}/rotate-secret", s.requireScope(gatehouse.ScopeWebhooksWrite, s.rotateWebhookSecret()))
 	mux.Handle("DELETE /api/consumer/v1/platform-users/{platformUserId}", s.requireScope(gatehouse.ScopePrivacyWrite, s.erasePlatformUser()))
 	mux.Handle("GET /api/consumer/v1/organization/settings", s.requireScope(gatehouse.ScopePrivacyWrite, s.showSettings()))
 	mux.Handle("PATCH /api/consumer/v1/organization/settings", s.requireScope(gatehouse.ScopePrivacyWrite, s.updateSettings()))

@@ -1,7 +1,10 @@
 package server
 
 import (
+	"bytes"
+	"io"
 	"net/http"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -154,6 +157,42 @@ func (s *server) replayWebhook() http.Handler {
 		webhookHandler(s, func(r *http.Request, id uuid.UUID) (any, int, error) {
 			hook, err := s.Service.ReplayWebhook(r.Context(), apiKey(r.Context()).OrgID, id, after)
 			return hook, http.StatusOK, err
+		}).ServeHTTP(w, r)
+	})
+}
+
+// rotateWebhookSecret serves POST /api/consumer/v1/webhooks/{id}/rotate-secret
+// with an optional {"overlapSeconds": N}: 200 with the endpoint and,
+// this once, its new secret.
+func (s *server) rotateWebhookSecret() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			OverlapSeconds *int64 `json:"overlapSeconds"`
+		}
+		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxWebhookBody))
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		if err != nil || len(bytes.TrimSpace(raw)) > 0 { // no body: the default overlap
+			data, err := readJSON(w, r, maxWebhookBody)
+			if err == nil {
+				_, err = gatehouse.DecodeFields(data, &body, []string{"overlapSeconds"})
+			}
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+		}
+		var overlap *time.Duration
+		if body.OverlapSeconds != nil {
+			if *body.OverlapSeconds < 0 || *body.OverlapSeconds > int64(gatehouse.MaxWebhookSecretOverlap/time.Second) {
+				s.writeError(w, r, gatehouse.Invalid("overlapSeconds", "must be from 0 to %d (7 days)", int64(gatehouse.MaxWebhookSecretOverlap/time.Second)))
+				return
+			}
+			d := time.Duration(*body.OverlapSeconds) * time.Second
+			overlap = &d
+		}
+		webhookHandler(s, func(r *http.Request, id uuid.UUID) (any, int, error) {
+			hook, secret, err := s.Service.RotateWebhookSecret(r.Context(), apiKey(r.Context()).OrgID, id, overlap)
+			return createdWebhook{Webhook: hook, Secret: secret}, http.StatusOK, err
 		}).ServeHTTP(w, r)
 	})
 }

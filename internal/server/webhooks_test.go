@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -398,5 +399,83 @@ func TestDeliveryLogLimit(t *testing.T) {
 	r := e.get(path+"1001", key)
 	if r.status != http.StatusBadRequest || !strings.Contains(strings.Join(r.apiError(t).Issues["limit"], ""), "1 to 1000") {
 		t.Errorf("limit=1001: %d %s, want 400 naming 1 to 1000", r.status, r.body)
+	}
+}
+
+// TestWebhookSecretRotation: after a rotation with an overlap, every
+// delivery is signed by both secrets, so a receiver verifying with
+// either accepts it; once the overlap ends, only the new secret
+// verifies. The new secret is shown once; the rotation is audited
+// without it.
+func TestWebhookSecretRotation(t *testing.T) {
+	e := newEnv(t, webhookSettings)
+	acme := e.newOrg("Acme")
+	key := e.newKey(acme.ID, gatehouse.ScopeWebhooksWrite)
+	recv := newReceiver(t)
+	h := e.createWebhook(key, `{"url": "`+recv.srv.URL+`", "types": ["command.updated"]}`)
+	path := "/api/consumer/v1/webhooks/" + h.ID.String()
+
+	r := e.post(path+"/rotate-secret", key, `{"overlapSeconds": 3600}`)
+	var rotated createdHook
+	r.decode(t, &rotated)
+	if r.status != http.StatusOK || !strings.HasPrefix(rotated.Secret, "whsec_") || rotated.Secret == h.Secret ||
+		rotated.PreviousSecretExpiresAt == nil || !time.Time(*rotated.PreviousSecretExpiresAt).Equal(e.clock.Now().Add(time.Hour)) {
+		t.Fatalf("rotate-secret = %d %s", r.status, r.body)
+	}
+	if r := e.get(path, key); strings.Contains(string(r.body), rotated.Secret) || strings.Contains(string(r.body), h.Secret) {
+		t.Errorf("GET shows a secret: %s", r.body)
+	}
+	verifies := func(m message, secret string) bool {
+		// The receiver checks the signature against its own clock.
+		at, _ := strconv.ParseInt(m.header.Get("webhook-timestamp"), 10, 64)
+		return client.VerifyWebhook(secret, m.header, m.body, time.Unix(at, 0)) == nil
+	}
+	send := func() message {
+		t.Helper()
+		n := len(recv.messages())
+		if r := e.post(path+"/test", key, ""); r.status != http.StatusAccepted {
+			t.Fatalf("test = %d %s", r.status, r.body)
+		}
+		e.roundsUntil("the test sent", func() bool { return len(recv.messages()) > n })
+		return recv.messages()[n]
+	}
+	during := send()
+	if !verifies(during, h.Secret) || !verifies(during, rotated.Secret) {
+		t.Errorf("during the overlap: old %t, new %t; want both (webhook-signature %q)",
+			verifies(during, h.Secret), verifies(during, rotated.Secret), during.header.Get("webhook-signature"))
+	}
+	e.clock.Advance(time.Hour)
+	after := send()
+	if verifies(after, h.Secret) || !verifies(after, rotated.Secret) {
+		t.Errorf("after the overlap: old %t, new %t; want only the new (webhook-signature %q)",
+			verifies(after, h.Secret), verifies(after, rotated.Secret), after.header.Get("webhook-signature"))
+	}
+
+	// No overlap: the old secret stops at once.
+	r = e.post(path+"/rotate-secret", key, `{"overlapSeconds": 0}`)
+	var again createdHook
+	r.decode(t, &again)
+	if r.status != http.StatusOK || again.PreviousSecretExpiresAt != nil {
+		t.Fatalf("rotate-secret without overlap = %d %s", r.status, r.body)
+	}
+	if m := send(); verifies(m, rotated.Secret) || !verifies(m, again.Secret) {
+		t.Errorf("no overlap: the previous secret still verifies")
+	}
+	for _, body := range []string{`{"overlapSeconds": -1}`, `{"overlapSeconds": 604801}`, `{"overlap": 5}`} {
+		if r := e.post(path+"/rotate-secret", key, body); r.status != http.StatusBadRequest {
+			t.Errorf("rotate-secret %s = %d %s, want 400", body, r.status, r.body)
+		}
+	}
+	if r := e.post(path+"/rotate-secret", key, ""); r.status != http.StatusOK {
+		t.Errorf("rotate-secret without a body (the default overlap) = %d %s", r.status, r.body)
+	}
+	log := e.auditLog(t, acme.allKey, "action=webhook.secret_rotated")
+	if len(log.Data) != 3 {
+		t.Errorf("%d webhook.secret_rotated entries, want 3", len(log.Data))
+	}
+	for _, s := range []string{h.Secret, rotated.Secret, again.Secret} {
+		if raw, _ := json.Marshal(log.Data); strings.Contains(string(raw), strings.TrimPrefix(s, "whsec_")) {
+			t.Error("the audit log holds a secret")
+		}
 	}
 }

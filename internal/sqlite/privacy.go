@@ -218,40 +218,22 @@ func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID u
 		if err != nil {
 			return err
 		}
-		var top int64
-		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(change_seq), 0) FROM commands WHERE issued = 1").Scan(&top); err != nil {
+		if err := deleteCommands(ctx, tx, org, ids); err != nil {
 			return err
-		}
-		for _, id := range ids {
-			for _, q := range []string{
-				"DELETE FROM command_deliveries WHERE org = ? AND command_id = ?",
-				"DELETE FROM idempotency_keys WHERE org = ? AND command_id = ?",
-			} {
-				if _, err := tx.ExecContext(ctx, q, org, id); err != nil {
-					return err
-				}
-			}
-			// As for events: the command holding the largest change
-			// position moves to organization 0, cleared, once the one
-			// kept before is gone.
-			if _, err := tx.ExecContext(ctx, "DELETE FROM commands WHERE org = 0 AND change_seq < ?", top); err != nil {
-				return err
-			}
-			moved, err := tx.ExecContext(ctx, `UPDATE commands SET org = 0, platform_user_id = NULL, server_job_id = NULL,
-				note = NULL, requested_by = NULL, issued_by_key = NULL
-				WHERE org = ? AND id = ? AND issued = 1 AND change_seq = ? AND change_seq > 0`, org, id, top)
-			if err != nil {
-				return err
-			}
-			if m, _ := moved.RowsAffected(); m > 0 {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, "DELETE FROM commands WHERE org = ? AND id = ?", org, id); err != nil {
-				return err
-			}
 		}
 		n = len(ids)
 		if _, err := tx.ExecContext(ctx, "DELETE FROM server_players WHERE org = ? AND platform_user_id = ?", org, platformUserID); err != nil {
+			return err
+		}
+		// The servers' own lists of who is on them name the player too;
+		// the digest is cleared, so that the next sync writes its list
+		// whole, and the count of their rows (the organization's cap)
+		// follows the rows deleted above.
+		if _, err := tx.ExecContext(ctx, `UPDATE game_servers SET players_digest = x'',
+			players = (SELECT json_group_array(p.value) FROM json_each(game_servers.players) p WHERE p.value <> ?),
+			player_count = (SELECT count(*) FROM server_players p WHERE p.org = game_servers.org AND p.job_id = game_servers.job_id)
+			WHERE org = ? AND EXISTS (SELECT 1 FROM json_each(game_servers.players) p WHERE p.value = ?)`,
+			platformUserID, org, platformUserID); err != nil {
 			return err
 		}
 		term := sqlstore.Term{Field: sqlstore.TermPlatformUser, Value: platformUserID}
@@ -269,6 +251,74 @@ func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID u
 			return err
 		}
 		return db.appendAudit(ctx, tx, org, e.Change("commands", "", strconv.Itoa(n)))
+	})
+	return n, err
+}
+
+// deleteCommands deletes an organization's commands ids with their
+// deliveries and idempotency keys.
+func deleteCommands(ctx context.Context, tx *sql.Tx, org int64, ids [][]byte) error {
+	var top int64
+	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(change_seq), 0) FROM commands WHERE issued = 1").Scan(&top); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		for _, q := range []string{
+			"DELETE FROM command_deliveries WHERE org = ? AND command_id = ?",
+			"DELETE FROM idempotency_keys WHERE org = ? AND command_id = ?",
+		} {
+			if _, err := tx.ExecContext(ctx, q, org, id); err != nil {
+				return err
+			}
+		}
+		// As for events: the command holding the largest change
+		// position moves to organization 0, cleared, once the one
+		// kept before is gone.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM commands WHERE org = 0 AND change_seq < ?", top); err != nil {
+			return err
+		}
+		moved, err := tx.ExecContext(ctx, `UPDATE commands SET org = 0, platform_user_id = NULL, server_job_id = NULL,
+			note = NULL, requested_by = NULL, issued_by_key = NULL
+			WHERE org = ? AND id = ? AND issued = 1 AND change_seq = ? AND change_seq > 0`, org, id, top)
+		if err != nil {
+			return err
+		}
+		if m, _ := moved.RowsAffected(); m > 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM commands WHERE org = ? AND id = ?", org, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteCommandsBefore deletes a batch of an organization's commands
+// issued before a time whose events are gone, and its delivery log rows
+// of before then.
+func (db *DB) DeleteCommandsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+	var n int
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		ids, err := queryAll(ctx, tx, func(r *sql.Rows, id *[]byte) error { return r.Scan(id) },
+			`SELECT c.id FROM commands c WHERE c.org = ? AND c.issued_at < ?
+				AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = c.org AND e.command_id = c.id) LIMIT ?`,
+			org, millis(before), limit)
+		if err != nil {
+			return err
+		}
+		n = len(ids)
+		if err := deleteCommands(ctx, tx, org, ids); err != nil {
+			return err
+		}
+		if n < limit {
+			_, err = tx.ExecContext(ctx, "DELETE FROM webhook_deliveries WHERE webhook IN (SELECT seq FROM webhooks WHERE org = ?) AND at < ?",
+				org, millis(before))
+		}
+		return err
 	})
 	return n, err
 }

@@ -14,7 +14,8 @@ import (
 )
 
 const webhookColumns = `w.id, o.id, w.url, w.description, w.types, w.filters, w.enabled, w.disabled_reason, w.created_at,
-	w.events_after, w.commands_after, w.generation, w.attempts, w.failing_since, w.last_error, w.next_at`
+	w.events_after, w.commands_after, w.generation, w.attempts, w.failing_since, w.last_error, w.next_at,
+	w.previous_secret_until`
 
 // CreateWebhook stores an organization's endpoint at the heads of its feeds.
 func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gatehouse.Webhook, filters string, sealed []byte) (gatehouse.Webhook, error) {
@@ -119,6 +120,41 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 			return err
 		}
 		return db.appendAudit(ctx, tx, org, entry.Of(orgID, sqlstore.WebhookTarget(id, w.URL)))
+	})
+	return w, err
+}
+
+// WebhookSecret returns an organization's endpoint's sealed secrets.
+func (db *DB) WebhookSecret(ctx context.Context, orgID, id uuid.UUID) ([]byte, error) {
+	var sealed []byte
+	err := db.read.QueryRowContext(ctx, `SELECT w.sealed FROM webhooks w JOIN organizations o ON o.seq = w.org
+		WHERE o.id = ? AND w.id = ?`, orgID[:], id[:]).Scan(&sealed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return sealed, wrap(err)
+}
+
+// RotateWebhookSecret replaces an endpoint's sealed secrets.
+func (db *DB) RotateWebhookSecret(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, old, sealed []byte, previousUntil *time.Time) (gatehouse.Webhook, error) {
+	var w gatehouse.Webhook
+	err := db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, "UPDATE webhooks SET sealed = ?, previous_secret_until = ? WHERE org = ? AND id = ? AND sealed = ?",
+			sealed, optMillis(previousUntil), org, id[:], old)
+		if err != nil {
+			return err
+		}
+		if w, err = db.findWebhook(ctx, tx, orgID, id); err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return &gatehouse.ConflictError{Field: "secret", Message: "was rotated meanwhile: rotate again"}
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, sqlstore.WebhookTarget(id, w.URL)))
 	})
 	return w, err
 }
@@ -350,13 +386,16 @@ func scanWebhook(r *sql.Rows, w *gatehouse.Webhook) error {
 	var (
 		types, filters  string
 		created, nextAt int64
-		since           sql.NullInt64
+		since, previous sql.NullInt64
 		lastError       string
 		attempts        int
 	)
 	if err := r.Scan(&w.ID, &w.OrgID, &w.URL, &w.Description, &types, &filters, &w.Enabled, &w.DisabledReason, &created,
-		&w.EventsAfter.Seq, &w.CommandsAfter.Seq, &w.Generation, &attempts, &since, &lastError, &nextAt); err != nil {
+		&w.EventsAfter.Seq, &w.CommandsAfter.Seq, &w.Generation, &attempts, &since, &lastError, &nextAt, &previous); err != nil {
 		return err
+	}
+	if previous.Valid {
+		w.PreviousSecretExpiresAt = (*gatehouse.Time)(fromOptMillis(previous))
 	}
 	w.CreatedAt = gatehouse.Time(fromMillis(created))
 	sqlstore.FillWebhook(w, types, filters, attempts, fromOptMillis(since), lastError, fromMillis(nextAt))

@@ -354,3 +354,81 @@ func testErasureClaims(t *testing.T, f *fixture) {
 		t.Error("another organization's erasure counts here")
 	}
 }
+
+// testRetentionCommands: once the events of their time are gone, the
+// commands issued before the cutoff go too, with what names their
+// player (deliveries, the idempotency key) and the delivery log of that
+// time; newer commands and other organizations' stay.
+func testRetentionCommands(t *testing.T, f *fixture) {
+	p := f.unlockPlace("acme")
+	q := f.unlockPlace("beta")
+	now := f.now
+	f.now = now.AddDate(0, 0, -500)
+	f.heartbeat(p.org.ID, "job-1", "42")
+	old := f.command(p, gatehouse.ScopePlayer, "job-1")
+	old.PlatformUserID, old.Note = ptr("42"), ptr("for 42")
+	old.Idempotency = &gatehouse.IdempotencyKey{Key: "old", At: f.now}
+	oldCmd := f.create(old)
+	theirs := f.create(f.command(q, gatehouse.ScopeUniverse))
+	f.now = now
+	recent := f.create(f.command(p, gatehouse.ScopeUniverse))
+	cutoff := now.AddDate(0, 0, -400)
+
+	// While its event is kept, a command is kept.
+	if n, err := f.s.DeleteCommandsBefore(ctx, p.org.ID, cutoff, 10); err != nil || n != 0 {
+		t.Errorf("DeleteCommandsBefore with the events still there = %d, %v; want 0", n, err)
+	}
+	for {
+		n, err := f.s.DeleteEventsBefore(ctx, p.org.ID, cutoff, 10)
+		must(t, err)
+		if n < 10 {
+			break
+		}
+	}
+	if n, err := f.s.DeleteCommandsBefore(ctx, p.org.ID, cutoff, 10); err != nil || n != 1 {
+		t.Errorf("DeleteCommandsBefore = %d, %v; want the old command", n, err)
+	}
+	_, err := f.s.FindCommand(ctx, p.org.ID, oldCmd.ID)
+	wantErr(t, "an expired command", err, gatehouse.ErrNotFound)
+	_, _, err = f.s.FindIdempotencyKey(ctx, p.org.ID, "old", time.Time{})
+	wantErr(t, "an expired command's idempotency key", err, gatehouse.ErrNotFound)
+	f.find(p.org.ID, recent.ID)
+	f.find(q.org.ID, theirs.ID)
+	if n, err := f.s.DeleteCommandsBefore(ctx, p.org.ID, cutoff, 10); err != nil || n != 0 {
+		t.Errorf("DeleteCommandsBefore again = %d, %v", n, err)
+	}
+}
+
+// testErasureServers: erasing a player takes it off the lists of who is
+// on the organization's servers; a server that still reports it after
+// stores it again.
+func testErasureServers(t *testing.T, f *fixture) {
+	p := f.unlockPlace("acme")
+	q := f.unlockPlace("beta")
+	f.heartbeat(p.org.ID, "job-1", "42", "7")
+	f.heartbeat(q.org.ID, "job-1", "42")
+	players := func(org uuid.UUID, player *string) [][]string {
+		t.Helper()
+		live, err := f.s.LiveServers(ctx, org, universe, f.now.Add(-time.Minute), player)
+		must(t, err)
+		var got [][]string
+		for _, s := range live {
+			got = append(got, s.Players)
+		}
+		return got
+	}
+	f.erasePlayer(p.org.ID, "42", 100)
+	if got := players(p.org.ID, nil); len(got) != 1 || !slices.Equal(got[0], []string{"7"}) {
+		t.Errorf("after the erasure, the server's players are %v; want [7]", got)
+	}
+	if got := players(p.org.ID, ptr("42")); len(got) != 0 {
+		t.Errorf("the erased player is still found on %v", got)
+	}
+	if got := players(q.org.ID, nil); len(got) != 1 || !slices.Equal(got[0], []string{"42"}) {
+		t.Errorf("another organization's server lost the player: %v", got)
+	}
+	f.heartbeat(p.org.ID, "job-1", "42", "7")
+	if got := players(p.org.ID, ptr("42")); len(got) != 1 || !slices.Contains(got[0], "42") {
+		t.Errorf("a server reporting the player again: %v", got)
+	}
+}

@@ -100,6 +100,8 @@ func Run(t *testing.T, open Opener) {
 		{"Retention", testRetention},
 		{"ErasureIntegration", testErasureIntegration},
 		{"ErasureClaims", testErasureClaims},
+		{"RetentionCommands", testRetentionCommands},
+		{"ErasureServers", testErasureServers},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

@@ -14,36 +14,27 @@ import (
 )
 
 func TestStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) (gatehouse.Store, *func() time.Time) {
-		ctx := context.Background()
-		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return db, &db.Now
-	})
+	storetest.Run(t, openStore)
+}
+
+// openStore opens a fresh, migrated database file for the store suite.
+func openStore(t *testing.T) (gatehouse.Store, *func() time.Time) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db, &db.Now
 }
 
 // TestUnreadablePolicy: a policy body the store cannot decode, written
 // behind its back, hurts only its own access point.
 func TestUnreadablePolicy(t *testing.T) {
-	open := func(t *testing.T) (gatehouse.Store, *func() time.Time) {
-		ctx := context.Background()
-		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "test.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return db, &db.Now
-	}
-	storetest.RunUnreadablePolicy(t, open, func(t *testing.T, s gatehouse.Store, ap uuid.UUID, body string) {
+	storetest.RunUnreadablePolicy(t, openStore, func(t *testing.T, s gatehouse.Store, ap uuid.UUID, body string) {
 		err := s.(*sqlite.DB).ExecForTest(context.Background(), `UPDATE policies SET body = ?
 			WHERE access_point_id = ? AND version = (SELECT policy_version FROM access_points WHERE id = ?)`, body, ap[:], ap[:])
 		if err != nil {

@@ -77,8 +77,14 @@ func testServerCaps(t *testing.T, f *fixture) {
 	// The other organization is at no cap.
 	must(t, beat(q.org.ID, "one-more", "999"))
 
+	// An erasure frees the rows it deletes: the player's server counts
+	// its rows again, so that a new server with one player fits.
+	wantErr(t, "a new server at the players' cap", beat(p.org.ID, "after-erasure", "777"), gatehouse.ErrTooManyServers)
+	f.erasePlayer(p.org.ID, "101", 100)
+	must(t, beat(p.org.ID, "after-erasure", "777"))
+
 	// Servers: the cap counts them, with or without players.
-	for i := range caps.Servers - 4 {
+	for i := range caps.Servers - 5 {
 		must(t, beat(p.org.ID, "idle-"+strconv.Itoa(i)))
 	}
 	wantErr(t, "a new server past the servers' cap", beat(p.org.ID, "one-more"), gatehouse.ErrTooManyServers)

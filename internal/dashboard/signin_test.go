@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -39,7 +40,10 @@ func TestFailedSignInsAreLimited(t *testing.T) {
 // TestConcurrentSignInsAreLimitedBeforeHashing: 40 wrong passwords sent
 // at once cost at most the limit's burst of 64 MiB hashes; the rest are
 // 429 with Retry-After. A check made before the hash and paid for after it
-// let every one of them through to the hash.
+// let every one of them through to the hash. On a loaded machine one of
+// the burst may wait longer than hashWait for a hashing slot and be
+// refused as busy: it passed the limit all the same, so it counts with
+// the checked ones.
 func TestConcurrentSignInsAreLimitedBeforeHashing(t *testing.T) {
 	s := newSite(t)
 	acme := s.tenant("Acme")
@@ -63,12 +67,17 @@ func TestConcurrentSignInsAreLimitedBeforeHashing(t *testing.T) {
 				t.Error(err)
 				return
 			}
+			body, _ := io.ReadAll(res.Body)
 			res.Body.Close()
 			if res.StatusCode == http.StatusTooManyRequests && res.Header.Get("Retry-After") == "" {
 				t.Error("429 without Retry-After")
 			}
+			status := res.StatusCode
+			if status == http.StatusTooManyRequests && strings.Contains(string(body), "Too many sign-ins at once") {
+				status = http.StatusUnauthorized // checked by the limit, then no hashing slot in time
+			}
 			mu.Lock()
-			statuses[res.StatusCode]++
+			statuses[status]++
 			mu.Unlock()
 		})
 	}

@@ -1,7 +1,6 @@
 package gatehouse
 
 import (
-	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/hmac"
@@ -44,19 +43,12 @@ type FeedCursors struct {
 
 // NewFeedCursors derives the keys from the service secret.
 func NewFeedCursors(secret []byte) *FeedCursors {
-	key, err := hkdf.Key(sha256.New, secret, nil, feedCursorPurpose+" seal", 32)
+	// Errors come only from lengths HKDF and AES cannot take; 32 they can.
+	aead, err := derivedAEAD(secret, feedCursorPurpose+" seal")
 	if err != nil {
-		panic(err) // only for a length HKDF cannot make; 32 it can
+		panic(err)
 	}
 	nonceKey, err := hkdf.Key(sha256.New, secret, nil, feedCursorPurpose+" nonce", 32)
-	if err != nil {
-		panic(err)
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		panic(err)
-	}
-	aead, err := cipher.NewGCM(block)
 	if err != nil {
 		panic(err)
 	}

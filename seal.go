@@ -40,7 +40,18 @@ func NewSealer(secret []byte) (*Sealer, error) {
 	if len(secret) == 0 {
 		return nil, errors.New("sealing needs the service secret")
 	}
-	key, err := hkdf.Key(sha256.New, secret, nil, sealPurpose, 32)
+	aead, err := derivedAEAD(secret, sealPurpose)
+	if err != nil {
+		return nil, err
+	}
+	return &Sealer{aead: aead}, nil
+}
+
+// derivedAEAD is AES-256-GCM under the key HKDF-SHA256 derives from the
+// service secret for purpose: each use of the secret has its own label,
+// so nothing sealed for one opens for another.
+func derivedAEAD(secret []byte, purpose string) (cipher.AEAD, error) {
+	key, err := hkdf.Key(sha256.New, secret, nil, purpose, 32)
 	if err != nil {
 		return nil, err
 	}
@@ -48,11 +59,7 @@ func NewSealer(secret []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, err
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	return &Sealer{aead: aead}, nil
+	return cipher.NewGCM(block)
 }
 
 // Seal returns plain sealed for the organization's universe: the

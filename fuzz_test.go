@@ -86,9 +86,12 @@ func FuzzParseKey(f *testing.F) {
 		if _, err := ParseKey(s); err == nil && !wholeKey.MatchString(s) {
 			t.Fatalf("%q was accepted but does not look like a key", s)
 		}
+		// Every key's secret part goes: the text may hold the same
+		// characters elsewhere, outside a key, and those stay.
 		if r := Redact(s); len(s) >= KeyLen && strings.Contains(s, "gk_") {
 			for i := 0; i+KeyLen <= len(s); i++ {
-				if _, err := ParseKey(s[i : i+KeyLen]); err == nil && strings.Contains(r, s[i+11:i+KeyLen]) {
+				secret := s[i+11 : i+KeyLen]
+				if _, err := ParseKey(s[i : i+KeyLen]); err == nil && strings.Count(r, secret) >= strings.Count(s, secret) {
 					t.Fatalf("Redact(%q) = %q keeps a key's secret part", s, r)
 				}
 			}

@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"hash/crc32"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -111,18 +110,47 @@ func ParseKey(raw string) (KeyHash, error) {
 	return sha256.Sum256([]byte(raw)), nil
 }
 
-var keyLike = regexp.MustCompile(`gk_[0-9A-Za-z]{8,}`)
-
 // Redact replaces anything in s that looks like an API key, valid or not,
 // with its non-secret display prefix and an ellipsis, so that text echoed
 // from a request (a path, a parameter name) can be logged or returned.
+//
+// Something looks like a key when [KeyPrefix] is followed by at least
+// keyDisplayChars base62 characters. Keys may overlap: in "gk_000000gk_…"
+// the second key begins inside the first, so every occurrence of the
+// prefix is examined, not only those after the previous match.
 func Redact(s string) string {
 	if !strings.Contains(s, KeyPrefix) {
 		return s
 	}
-	return keyLike.ReplaceAllStringFunc(s, func(k string) string {
-		return k[:len(KeyPrefix)+keyDisplayChars] + "…"
-	})
+	var b strings.Builder
+	written := 0 // s[:written] is in b or deliberately left out
+	for i := 0; ; {
+		j := strings.Index(s[i:], KeyPrefix)
+		if j < 0 {
+			break
+		}
+		start := i + j
+		shown := start + len(KeyPrefix) + keyDisplayChars
+		end := start + len(KeyPrefix)
+		for end < len(s) && isBase62(s[end]) {
+			end++
+		}
+		i = start + 1
+		if end < shown {
+			continue
+		}
+		if start > written {
+			b.WriteString(s[written:start])
+		}
+		b.WriteString(s[start:shown])
+		b.WriteString("…")
+		written = end
+	}
+	if written == 0 {
+		return s
+	}
+	b.WriteString(s[written:])
+	return b.String()
 }
 
 // appendChecksum appends body (if any) to dst, then the base62 CRC32 of

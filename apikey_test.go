@@ -125,6 +125,11 @@ func TestRedactKeepsOnlyTheDisplayPrefix(t *testing.T) {
 			t.Errorf("Redact(%q) = %q", s, got)
 		}
 	}
+	// A key may begin inside the characters of something key-like before
+	// it ("gk_000000gk_…"): its secret part goes too.
+	if got := gatehouse.Redact("gk_000000" + raw); strings.Contains(got, raw[20:]) || got != "gk_000000gk…"+prefix+"…" {
+		t.Errorf("Redact of overlapping keys = %q", got)
+	}
 	if got := gatehouse.Redact("/api/consumer/v1/events"); got != "/api/consumer/v1/events" {
 		t.Errorf("Redact changed a plain path: %q", got)
 	}

@@ -169,3 +169,16 @@ func appendChecksum(dst []byte, body ...byte) []byte {
 func isBase62(c byte) bool {
 	return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z'
 }
+
+// NewAPIKey is what a door asks for when it creates a key.
+type NewAPIKey struct {
+	OrgID     uuid.UUID
+	Name      string
+	Scopes    []Scope
+	ExpiresAt *time.Time // nil: never, unless Lifetime is set
+	// Lifetime, when positive, sets ExpiresAt to the key's creation time
+	// plus it: a door that offers "expires in 30 days" asks for exactly 30
+	// days, measured from the instant the service creates the key.
+	Lifetime  time.Duration
+	RateLimit *Rate // nil: the server's
+}

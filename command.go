@@ -121,7 +121,7 @@ func (r CommandRequest) Check() (CommandRequest, error) {
 		errs.Add("platformUserId", "must be a platform user id (digits)")
 	}
 	if r.Note != nil {
-		checkText(&errs, "note", *r.Note, MaxCommandNote)
+		CheckText(&errs, "note", *r.Note, MaxCommandNote)
 	}
 	return r, errs.Err()
 }
@@ -145,7 +145,7 @@ func blankToNil(s *string) *string {
 const MaxJobID = 100
 
 func checkJobID(errs *ValidationError, field, s string) {
-	if s == "" || len(s) > MaxJobID || hasUnsafeRune(s) || !utf8.ValidString(s) {
+	if s == "" || len(s) > MaxJobID || HasUnsafeRune(s) || !utf8.ValidString(s) {
 		errs.Add(field, "must be 1 to %d printable characters", MaxJobID)
 	}
 }
@@ -355,4 +355,15 @@ type CommandPage struct {
 // command. The service calls it after the command is stored.
 type CommandPublisher interface {
 	Publish(ctx context.Context, orgID uuid.UUID, c Command)
+}
+
+func JoinStatuses() string {
+	s := ""
+	for i, st := range CommandStatuses {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(st)
+	}
+	return s
 }

@@ -31,7 +31,7 @@ func ReadCommandQuery(v url.Values, cursors *Cursors, orgID uuid.UUID) (CommandF
 		if st := CommandStatus(s); slices.Contains(CommandStatuses, st) {
 			f.Status = &st
 		} else {
-			errs.Add("status", "must be one of %s", joinStatuses())
+			errs.Add("status", "must be one of %s", JoinStatuses())
 		}
 	}
 	if s, ok := q.one("scope"); ok {
@@ -84,16 +84,4 @@ func EncodeCommandKey(k CommandKey) []byte {
 func DecodeCommandKey(b []byte) (CommandKey, error) {
 	k, err := DecodeEventKey(b)
 	return CommandKey{IssuedAt: k.OccurredAt, ID: k.ID}, err
-}
-
-// ReadCommandQuery parses the query of a command list and opens its
-// cursor for orgID (see the package function ReadCommandQuery).
-func (s *Service) ReadCommandQuery(orgID uuid.UUID, v url.Values) (CommandFilter, error) {
-	return ReadCommandQuery(v, s.cursors, orgID)
-}
-
-// CommandCursor signs the position next of the list of orgID's commands
-// matching f: the nextCursor of a page.
-func (s *Service) CommandCursor(orgID uuid.UUID, f CommandFilter, next CommandKey) string {
-	return s.cursors.Sign(CursorCommands, f.Digest(orgID), EncodeCommandKey(next))
 }

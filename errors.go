@@ -83,9 +83,9 @@ func (e *ScopeError) Error() string {
 }
 func (e *ScopeError) Is(target error) bool { return target == ErrForbidden }
 
-// requireKeyScope refuses, with a *ScopeError, an API key acting without
+// RequireKeyScope refuses, with a *ScopeError, an API key acting without
 // scope; users and the system are judged by their roles instead.
-func requireKeyScope(a Actor, scope Scope, reason string) error {
+func RequireKeyScope(a Actor, scope Scope, reason string) error {
 	if a.Type == ActorKey && !slices.Contains(a.Scopes, scope) {
 		return &ScopeError{Scope: scope, Reason: reason}
 	}
@@ -254,4 +254,10 @@ func Invalid(field, format string, args ...any) error {
 	var e ValidationError
 	e.Add(field, format, args...)
 	return &e
+}
+
+// AsValidation returns err's *ValidationError, or nil.
+func AsValidation(err error) *ValidationError {
+	ve, _ := err.(*ValidationError)
+	return ve
 }

@@ -1,14 +1,11 @@
 package gatehouse
 
 import (
-	"context"
 	"errors"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // FeedPosition is a place in an organization's feed: the order in which
@@ -36,12 +33,12 @@ const legacyFeedCursorVersion = "f1"
 func parseLegacyFeedCursor(b []byte) (FeedPosition, error) {
 	parts := strings.Split(string(b), ".")
 	if len(parts) != 3 || parts[0] != legacyFeedCursorVersion {
-		return FeedPosition{}, errFeedCursor
+		return FeedPosition{}, ErrFeedCursor
 	}
 	txn, err1 := strconv.ParseUint(parts[1], 10, 64)
 	seq, err2 := strconv.ParseInt(parts[2], 10, 64)
 	if err1 != nil || err2 != nil || seq < 0 {
-		return FeedPosition{}, errFeedCursor
+		return FeedPosition{}, ErrFeedCursor
 	}
 	return FeedPosition{Txn: txn, Seq: seq}, nil
 }
@@ -58,10 +55,11 @@ type FeedQuery struct {
 
 // FeedQueryParams lists the query parameters ParseFeedQuery reads.
 var FeedQueryParams = []string{
-	"accessPointId", "locationId", "type", "allowed", "platformUserId", "reason", "scope", paramLimit, paramAfter,
+	"accessPointId", "locationId", "type", "allowed", "platformUserId", "reason", "scope", paramLimit, ParamAfter,
 }
 
-const paramAfter = "after"
+// ParamAfter is the query parameter of a feed page's cursor.
+const ParamAfter = "after"
 
 // ParseFeedQuery reads the query parameters of GET /events/feed, reporting
 // every problem at once in a *ValidationError; the cursor is kept as
@@ -80,78 +78,10 @@ func ParseFeedQuery(v url.Values) (FeedQuery, error) {
 	if len(q.IgnoredTypes) > 0 {
 		errs.Add("type", "unknown event type %q (known: %s)", q.IgnoredTypes[0], joinTypes())
 	}
-	if after, ok := (listQuery{v: v, errs: &errs}).one(paramAfter); ok {
+	if after, ok := (listQuery{v: v, errs: &errs}).one(ParamAfter); ok {
 		fq.Cursor = after
 	}
 	return fq, errs.Err()
-}
-
-// ReadFeedQuery parses the query of GET /events/feed and opens its
-// cursor for orgID into After, reporting every problem of both at once
-// as a *ValidationError (the cursor's keyed "after"). A cursor of the
-// first form may read the store (legacyFeedPosition): ErrUnavailable.
-func (s *Service) ReadFeedQuery(ctx context.Context, orgID uuid.UUID, v url.Values) (FeedQuery, error) {
-	q, err := ParseFeedQuery(v)
-	var errs ValidationError
-	if ve := (*ValidationError)(nil); errors.As(err, &ve) {
-		errs.Merge("", ve)
-	} else if err != nil {
-		return FeedQuery{}, err
-	}
-	if q.Cursor != "" && errs.Issues[paramAfter] == nil {
-		p, legacy, err := s.feedCursors.Open(orgID, q.Cursor)
-		switch {
-		case err != nil:
-			errs.Add(paramAfter, "%s", err.Error())
-		case legacy:
-			if p, err = s.legacyFeedPosition(ctx, p); err != nil {
-				return FeedQuery{}, err
-			}
-		}
-		q.After = p
-	}
-	return q, errs.Err()
-}
-
-// FeedCursor is the cursor of position p of orgID's feed (FeedCursors):
-// opaque to consumers, who store it and come back with it.
-func (s *Service) FeedCursor(orgID uuid.UUID, p FeedPosition) string {
-	return s.feedCursors.Seal(orgID, p)
-}
-
-// openFeedCursor opens a cursor of orgID's feed into the position to
-// read after, a cursor of the first form no later than the ceiling.
-func (s *Service) openFeedCursor(ctx context.Context, orgID uuid.UUID, cursor string) (FeedPosition, error) {
-	p, legacy, err := s.feedCursors.Open(orgID, cursor)
-	if err != nil {
-		return FeedPosition{}, err
-	}
-	if legacy {
-		return s.legacyFeedPosition(ctx, p)
-	}
-	return p, nil
-}
-
-// legacyFeedPosition is p, from a cursor of the first form, as the feed
-// reads it: no later than the store's FeedCursorCeiling, where the feed
-// stood when cursors began to be sealed. Every such cursor handed out
-// is at or before it; one written since, by hand, would otherwise let
-// its writer compare the positions of its events, which count every
-// organization's, with numbers of its choosing.
-func (s *Service) legacyFeedPosition(ctx context.Context, p FeedPosition) (FeedPosition, error) {
-	ceiling := s.feedCeiling.Load()
-	if ceiling == nil {
-		c, err := s.store.FeedCursorCeiling(ctx)
-		if err != nil {
-			return FeedPosition{}, err
-		}
-		ceiling = &c
-		s.feedCeiling.Store(ceiling)
-	}
-	if ceiling.Less(p) {
-		return *ceiling, nil
-	}
-	return p, nil
 }
 
 // FeedMargin is how far a store's CompleteThrough stays behind the start
@@ -172,17 +102,6 @@ type FeedPage struct {
 	Positions       []FeedPosition
 	Next            FeedPosition
 	CompleteThrough time.Time
-}
-
-// ReadFeed returns the page of the organization's feed after q.After.
-// Following Next yields every event of the filter exactly once, however
-// late it arrived and in whatever order concurrent writers committed.
-// An unknown organization has an empty feed.
-func (s *Service) ReadFeed(ctx context.Context, orgID uuid.UUID, q FeedQuery) (FeedPage, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
-		return FeedPage{}, err
-	}
-	return s.store.ReadFeed(ctx, orgID, q.Filter, q.After)
 }
 
 func joinTypes() string {

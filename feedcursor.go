@@ -21,9 +21,9 @@ const feedCursorPurpose = "gatehouse feed cursor v2"
 // is 'f': the two never meet.
 const feedCursorSealed byte = 2
 
-// errFeedCursor is what a cursor that does not open says, whatever the
+// ErrFeedCursor is what a cursor that does not open says, whatever the
 // reason (altered, another organization's, another secret's).
-var errFeedCursor = errors.New("is not a feed cursor of this organization: pass nextCursor of a feed page as it was given")
+var ErrFeedCursor = errors.New("is not a feed cursor of this organization: pass nextCursor of a feed page as it was given")
 
 // FeedCursors seals feed positions into the cursors consumers keep, and
 // opens them. A position counts the events and transactions of every
@@ -82,7 +82,7 @@ func (c *FeedCursors) Seal(orgID uuid.UUID, p FeedPosition) string {
 func (c *FeedCursors) Open(orgID uuid.UUID, s string) (p FeedPosition, legacy bool, err error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(s) > 128 {
-		return FeedPosition{}, false, errFeedCursor
+		return FeedPosition{}, false, ErrFeedCursor
 	}
 	if len(b) > 0 && b[0] != feedCursorSealed {
 		p, err := parseLegacyFeedCursor(b)
@@ -90,15 +90,15 @@ func (c *FeedCursors) Open(orgID uuid.UUID, s string) (p FeedPosition, legacy bo
 	}
 	n := c.aead.NonceSize()
 	if len(b) != 1+n+16+c.aead.Overhead() {
-		return FeedPosition{}, false, errFeedCursor
+		return FeedPosition{}, false, ErrFeedCursor
 	}
 	plain, err := c.aead.Open(nil, b[1:1+n], b[1+n:], feedCursorAD(orgID))
 	if err != nil {
-		return FeedPosition{}, false, errFeedCursor
+		return FeedPosition{}, false, ErrFeedCursor
 	}
 	p = FeedPosition{Txn: binary.BigEndian.Uint64(plain[:8]), Seq: int64(binary.BigEndian.Uint64(plain[8:]))}
 	if p.Seq < 0 {
-		return FeedPosition{}, false, errFeedCursor
+		return FeedPosition{}, false, ErrFeedCursor
 	}
 	return p, false, nil
 }

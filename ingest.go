@@ -266,7 +266,7 @@ func (r fieldReader) time(name string, required bool) *time.Time {
 
 func (r fieldReader) externalID(name string) *string {
 	s := r.optStr(name)
-	if s == nil || !checkText(r.errs, name, *s, MaxExternalID) {
+	if s == nil || !CheckText(r.errs, name, *s, MaxExternalID) {
 		return nil
 	}
 	if *s == "" {
@@ -327,12 +327,12 @@ func DeriveEventID(orgID uuid.UUID, ev NewEvent) uuid.UUID {
 	return id
 }
 
-// DecodeImportEvent reads one line of an import on the service's clock,
-// as DecodeIngestEvent does, except that a line without an id gets the
-// id DeriveEventID makes, so that importing a file again stores nothing
+// DecodeImportEvent reads one line of an import at now, as
+// [DecodeIngestEvent] does, except that a line without an id gets the id
+// [DeriveEventID] makes, so that importing a file again stores nothing
 // twice.
-func (s *Service) DecodeImportEvent(orgID uuid.UUID, line []byte) (NewEvent, error) {
-	ev, idGiven, err := decodeIngestEvent(line, s.now())
+func DecodeImportEvent(orgID uuid.UUID, line []byte, now time.Time) (NewEvent, error) {
+	ev, idGiven, err := decodeIngestEvent(line, now)
 	if err == nil && !idGiven {
 		ev.ID = DeriveEventID(orgID, ev)
 	}

@@ -10,3 +10,11 @@ type MessagingKey struct {
 	Hint      string `json:"hint"`
 	CreatedAt Time   `json:"createdAt"`
 }
+
+// Bounds of an Open Cloud API key as Gatehouse accepts it: the
+// platform's keys are long printable strings; the minimum keeps the hint
+// (its last 4 characters) a small part of it.
+const (
+	MinMessagingKey = 16
+	MaxMessagingKey = 4096
+)

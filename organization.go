@@ -77,7 +77,7 @@ func CheckName(field, name string) (string, error) {
 		return "", Invalid(field, "must be valid UTF-8")
 	case utf8.RuneCountInString(name) > MaxNameLen:
 		return "", Invalid(field, "must be at most %d characters", MaxNameLen)
-	case hasUnsafeRune(name):
+	case HasUnsafeRune(name):
 		return "", Invalid(field, unsafeInText)
 	}
 	return name, nil
@@ -89,7 +89,7 @@ func CheckName(field, name string) (string, error) {
 func CheckUser(u User) (User, error) {
 	var errs ValidationError
 	u.Email = strings.ToLower(strings.TrimSpace(u.Email))
-	if at := strings.IndexByte(u.Email, '@'); at < 1 || at == len(u.Email)-1 || len(u.Email) > 254 || hasUnsafeRune(u.Email) {
+	if at := strings.IndexByte(u.Email, '@'); at < 1 || at == len(u.Email)-1 || len(u.Email) > 254 || HasUnsafeRune(u.Email) {
 		errs.Add("email", "must be an email address")
 	}
 	switch u.Name = strings.TrimSpace(u.Name); {
@@ -97,7 +97,7 @@ func CheckUser(u User) (User, error) {
 		errs.Add("name", "must be valid UTF-8")
 	case utf8.RuneCountInString(u.Name) > MaxNameLen:
 		errs.Add("name", "must be at most %d characters", MaxNameLen)
-	case hasUnsafeRune(u.Name):
+	case HasUnsafeRune(u.Name):
 		errs.Add("name", unsafeInText)
 	}
 	if u.PasswordHash == "" {
@@ -108,7 +108,7 @@ func CheckUser(u User) (User, error) {
 	if u.Role == "" {
 		u.Role = RoleViewer
 	} else if _, err := ParseRole(string(u.Role)); err != nil {
-		errs.Merge("", asValidation(err))
+		errs.Merge("", AsValidation(err))
 	}
 	return u, errs.Err()
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -112,8 +113,9 @@ func appendField(b []byte, s string) []byte {
 
 // NewPolicySet returns the set of a universe's access points (in the
 // store's order, by access point id) with the zones of their schedules
-// as of now (see zoneWindow) and its Version (PolicySetVersion).
-func NewPolicySet(universeID string, aps []AccessPointPolicy, now time.Time) PolicySet {
+// as of now (see zoneWindow), read from zones (nil: [ZoneOffsets]), and
+// its Version ([PolicySetVersion]).
+func NewPolicySet(universeID string, aps []AccessPointPolicy, now time.Time, zones ZoneSource) PolicySet {
 	readable := make([]AccessPointPolicy, 0, len(aps))
 	unreadable := []UnreadablePolicy{}
 	members := make([]PolicySetMember, len(aps))
@@ -130,7 +132,7 @@ func NewPolicySet(universeID string, aps []AccessPointPolicy, now time.Time) Pol
 	}
 	aps = readable
 	return PolicySet{UniverseID: universeID, Version: PolicySetVersion(universeID, members, now), AccessPoints: aps,
-		Zones: policyZones(aps, now), Unreadable: unreadable}
+		Zones: policyZones(aps, now, zones), Unreadable: unreadable}
 }
 
 // PolicyBody is the rules of p without its version and time, as stores
@@ -223,4 +225,26 @@ type DecisionResult struct {
 	AccessPoint NamedRef   `json:"accessPoint"`
 	Location    NamedRef   `json:"location"`
 	At          Time       `json:"at"`
+}
+
+// Check returns nil or a *ValidationError naming every bad field of r,
+// its [DecisionInput] included.
+func (r DecisionRequest) Check() error {
+	var errs ValidationError
+	if r.AccessPointID == uuid.Nil {
+		errs.Add("accessPointId", "is required")
+	}
+	var in *ValidationError
+	if err := r.DecisionInput.Check(); errors.As(err, &in) {
+		errs.Merge("", in)
+	}
+	if r.Record && r.At != nil {
+		errs.Add("at", "must be absent when record is true: a recorded decision is made now")
+	}
+	if r.At != nil && !errs.Reported("at") {
+		if _, err := InRange(time.Time(*r.At)); err != nil {
+			errs.Add("at", InstantRule, "2026-11-20T23:30:00Z")
+		}
+	}
+	return errs.Err()
 }

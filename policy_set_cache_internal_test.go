@@ -25,7 +25,7 @@ func TestEncodedSetsShareOneEncoding(t *testing.T) {
 	load := func() (*EncodedPolicySet, error) {
 		loads.Add(1)
 		<-release
-		return encodePolicySet(NewPolicySet("42", nil, now))
+		return encodePolicySet(NewPolicySet("42", nil, now, nil))
 	}
 	var wg sync.WaitGroup
 	got := make([]*EncodedPolicySet, 16)

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,9 +19,9 @@ const (
 	MaxRetentionDays     = 36_500
 )
 
-// eraseBatch is how many events one erasure or retention transaction
+// EraseBatch is how many events one erasure or retention transaction
 // deletes: short transactions, so that no write waits long behind one.
-const eraseBatch = 1000
+const EraseBatch = 1000
 
 // Erasure is what erasing a player removed.
 type Erasure struct {
@@ -70,12 +71,12 @@ type ErasureIntegration struct {
 // ids are made with.
 const userHashPurpose = "gatehouse erased platform user v1"
 
-// platformUserHash is the keyed hash the audit log and the erasure
+// PlatformUserHash is the keyed hash the audit log and the erasure
 // records name an erased player by: HMAC-SHA256 under a key derived from
 // the service secret, over the organization and the id. Without the
 // secret it cannot be reversed by trying ids; with it, an operator can
 // tell whether a given player was erased.
-func platformUserHash(secret []byte, orgID uuid.UUID, platformUserID string) string {
+func PlatformUserHash(secret []byte, orgID uuid.UUID, platformUserID string) string {
 	key, _ := hkdf.Key(sha256.New, secret, nil, userHashPurpose, 32) // fails only for a length SHA-256 cannot give
 	m := hmac.New(sha256.New, key)
 	m.Write(orgID[:])
@@ -83,8 +84,16 @@ func platformUserHash(secret []byte, orgID uuid.UUID, platformUserID string) str
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)[:16])
 }
 
-// retentionCutoff is the occurredAt before which an organization keeping
+// RetentionCutoff is the occurredAt before which an organization keeping
 // days of events deletes them, at now.
-func retentionCutoff(now time.Time, days int) time.Time {
+func RetentionCutoff(now time.Time, days int) time.Time {
 	return now.AddDate(0, 0, -days)
 }
+
+// ErasureMaxAge is how old a right-to-erasure request's signed timestamp
+// may be (CONTRACT): an older one is a replay, refused.
+const ErasureMaxAge = 10 * time.Minute
+
+// ErrErasureUnverified is a right-to-erasure request whose signature or
+// timestamp does not verify: nothing is done.
+var ErrErasureUnverified = errors.New("the request's roblox-signature does not verify")

@@ -85,7 +85,7 @@ func parseEventQuery(v url.Values, known []string) (EventQuery, error) {
 		}
 	}
 	if s, ok := one("platformUserId"); ok {
-		if checkText(&errs, "platformUserId", s, MaxExternalID) {
+		if CheckText(&errs, "platformUserId", s, MaxExternalID) {
 			f.PlatformUserID = &s
 		}
 	}
@@ -104,7 +104,7 @@ func parseEventQuery(v url.Values, known []string) (EventQuery, error) {
 		}
 	}
 	if s, ok := one("q"); ok {
-		if checkText(&errs, "q", s, MaxQLen) {
+		if CheckText(&errs, "q", s, MaxQLen) {
 			f.Q = s
 		}
 	}
@@ -221,13 +221,13 @@ func parseDate(errs *ValidationError, field, s string) *time.Time {
 	return &t
 }
 
-func checkText(errs *ValidationError, field, s string, max int) bool {
+func CheckText(errs *ValidationError, field, s string, max int) bool {
 	switch {
 	case !utf8.ValidString(s):
 		errs.Add(field, "must be valid UTF-8")
 	case utf8.RuneCountInString(s) > max:
 		errs.Add(field, "must be at most %d characters", max)
-	case hasUnsafeRune(s):
+	case HasUnsafeRune(s):
 		errs.Add(field, unsafeInText)
 	default:
 		return true

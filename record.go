@@ -31,15 +31,6 @@ type recordQueue struct {
 	drains  int
 }
 
-// ParallelWriter is implemented by a store whose transactions may commit
-// in parallel (PostgreSQL): Writers is how many the recorder of
-// decisions keeps in flight for one organization, so that a batch forms
-// and is written while another waits for its commit to reach the disk. A
-// store without it (SQLite, one writer) gets one.
-type ParallelWriter interface {
-	Writers() int
-}
-
 // storeWriters is how many transactions of recorded decisions store
 // takes at once.
 func storeWriters(store Store) int {

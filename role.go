@@ -88,13 +88,13 @@ func (r Role) Can(p Permission) bool {
 	return r == RoleAdmin || slices.Contains(permissions[r], p)
 }
 
-// authorize returns nil when the actor of ctx may do p in the
+// Authorize returns nil when the actor of ctx may do p in the
 // organization orgID. Only dashboard users are checked here: the CLI acts
 // as the system, which may do everything, and an API key's scopes are
 // checked by the API before the service is called. A user of another
 // organization is refused as if the record did not exist (ErrNotFound),
 // a role that does not grant p with ErrForbidden.
-func authorize(ctx context.Context, orgID uuid.UUID, p Permission) error {
+func Authorize(ctx context.Context, orgID uuid.UUID, p Permission) error {
 	a := ActorFrom(ctx)
 	switch {
 	case a.Type != ActorUser:

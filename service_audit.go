@@ -38,7 +38,7 @@ func (s *Service) ReadAuditQuery(orgID uuid.UUID, v url.Values) (AuditFilter, er
 // dashboard users (ErrForbidden) and the audit:read scope for keys,
 // which the API checks.
 func (s *Service) ListAuditLog(ctx context.Context, orgID uuid.UUID, f AuditFilter) (AuditPage, error) {
-	if err := authorize(ctx, orgID, PermReadAudit); err != nil {
+	if err := Authorize(ctx, orgID, PermReadAudit); err != nil {
 		return AuditPage{}, err
 	}
 	if f.Limit < 1 || f.Limit > MaxLimit {

@@ -22,14 +22,14 @@ import (
 // within IdempotencyWindow answers the command first issued, replayed
 // true; the same key with another request is ErrConflict.
 func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r CommandRequest, idem string) (c Command, replayed bool, err error) {
-	if err := authorize(ctx, orgID, PermIssueCommands); err != nil {
+	if err := Authorize(ctx, orgID, PermIssueCommands); err != nil {
 		return Command{}, false, err
 	}
 	a := ActorFrom(ctx)
 	if (a.Type != ActorUser && a.Type != ActorKey) || a.ID == uuid.Nil {
 		return Command{}, false, Invalid("requestedBy", "a command is issued by a dashboard user or an API key")
 	}
-	if len(idem) > MaxIdempotencyKey || hasUnsafeRune(idem) {
+	if len(idem) > MaxIdempotencyKey || HasUnsafeRune(idem) {
 		return Command{}, false, Invalid("Idempotency-Key", "must be at most %d printable characters", MaxIdempotencyKey)
 	}
 	if r, err = r.Check(); err != nil {
@@ -123,13 +123,13 @@ func (s *Service) newCommand(ctx context.Context, orgID uuid.UUID, r CommandRequ
 		if slices.ContainsFunc(live, func(g GameServer) bool { return g.JobID == *r.ServerJobID }) {
 			c.TargetJobIDs = []string{*r.ServerJobID}
 		} else {
-			c.Status, c.FailureReason = CommandFailed, ptr(FailServerNotLive)
+			c.Status, c.FailureReason = CommandFailed, new(FailServerNotLive)
 		}
 	case ScopePlayer:
 		if len(live) > 0 {
 			c.TargetJobIDs = []string{live[0].JobID}
 		} else {
-			c.Status, c.FailureReason = CommandFailed, ptr(FailPlayerNotOnine)
+			c.Status, c.FailureReason = CommandFailed, new(FailPlayerNotOnine)
 		}
 	}
 	return c, nil
@@ -138,7 +138,7 @@ func (s *Service) newCommand(ctx context.Context, orgID uuid.UUID, r CommandRequ
 // FindCommand returns one of the organization's commands with its
 // deliveries, or ErrNotFound.
 func (s *Service) FindCommand(ctx context.Context, orgID, id uuid.UUID) (Command, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return Command{}, err
 	}
 	return s.store.FindCommand(ctx, orgID, id)
@@ -147,14 +147,14 @@ func (s *Service) FindCommand(ctx context.Context, orgID, id uuid.UUID) (Command
 // ListCommands returns a page of the organization's commands matching
 // f, newest first. f.Limit must be between 1 and MaxLimit.
 func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f CommandFilter) (CommandPage, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return CommandPage{}, err
 	}
 	if f.Limit < 1 || f.Limit > MaxLimit {
 		return CommandPage{}, Invalid("limit", "must be between 1 and %d", MaxLimit)
 	}
 	if f.Status != nil && !slices.Contains(CommandStatuses, *f.Status) {
-		return CommandPage{}, Invalid("status", "must be one of %s", joinStatuses())
+		return CommandPage{}, Invalid("status", "must be one of %s", JoinStatuses())
 	}
 	if f.Scope != nil && !slices.Contains(CommandScopes, *f.Scope) {
 		return CommandPage{}, Invalid("scope", "must be one of UNIVERSE, SERVER, PLAYER")
@@ -166,7 +166,7 @@ func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f CommandFi
 // settled yet; the servers that received it are told at their next sync.
 // ErrNotFound; a *ConflictError when it is settled already.
 func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (Command, error) {
-	if err := authorize(ctx, orgID, PermIssueCommands); err != nil {
+	if err := Authorize(ctx, orgID, PermIssueCommands); err != nil {
 		return Command{}, err
 	}
 	e := s.entry(ctx, orgID, AuditCommandCancelled, TargetCommand)
@@ -348,23 +348,12 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func joinStatuses() string {
-	s := ""
-	for i, st := range CommandStatuses {
-		if i > 0 {
-			s += ", "
-		}
-		s += string(st)
-	}
-	return s
-}
-
 // SetLocationUniverse sets the platform universe of one of the
 // organization's locations ("" clears it): its access points' commands go
 // to that universe's servers. A *ValidationError keyed "universeId";
 // ErrNotFound. ErrForbidden unless the acting user is an admin.
 func (s *Service) SetLocationUniverse(ctx context.Context, orgID, id uuid.UUID, universeID string) (Location, error) {
-	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+	if err := Authorize(ctx, orgID, PermManageLocations); err != nil {
 		return Location{}, err
 	}
 	if universeID != "" && !IsUniverseID(universeID) {

@@ -2,7 +2,6 @@ package gatehouse
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -27,11 +26,11 @@ func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r DecisionRequest
 		if r.Record {
 			return DecisionResult{}, ErrForbidden
 		}
-		if err := authorize(ctx, orgID, PermTestDecisions); err != nil {
+		if err := Authorize(ctx, orgID, PermTestDecisions); err != nil {
 			return DecisionResult{}, err
 		}
 	}
-	if err := r.check(); err != nil {
+	if err := r.Check(); err != nil {
 		return DecisionResult{}, err
 	}
 	now := s.Now()
@@ -155,27 +154,6 @@ func (c *decisionContexts) forget(orgID uuid.UUID) {
 	defer c.mu.Unlock()
 	c.n -= len(c.m[orgID])
 	delete(c.m, orgID)
-}
-
-// check returns nil or a *ValidationError naming every bad field of r.
-func (r DecisionRequest) check() error {
-	var errs ValidationError
-	if r.AccessPointID == uuid.Nil {
-		errs.Add("accessPointId", "is required")
-	}
-	var in *ValidationError
-	if err := r.DecisionInput.Check(); errors.As(err, &in) {
-		errs.Merge("", in)
-	}
-	if r.Record && r.At != nil {
-		errs.Add("at", "must be absent when record is true: a recorded decision is made now")
-	}
-	if r.At != nil && !errs.Reported("at") {
-		if _, err := inRange(time.Time(*r.At)); err != nil {
-			errs.Add("at", instantRule, "2026-11-20T23:30:00Z")
-		}
-	}
-	return errs.Err()
 }
 
 // decisionEvent is the event that records decision d of r at now.

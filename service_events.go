@@ -21,7 +21,7 @@ func (s *Service) ReadEventQuery(orgID uuid.UUID, v url.Values) (EventQuery, err
 // with the exact-id rule of q (FindEvents). f.Limit must be set. Errors:
 // ErrUnavailable (ErrBusy among them) when the database cannot answer now.
 func (s *Service) ListEvents(ctx context.Context, orgID uuid.UUID, f EventFilter) (EventPage, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return EventPage{}, err
 	}
 	return FindEvents(ctx, s.store, orgID, f)
@@ -36,7 +36,7 @@ func (s *Service) EventCursor(orgID uuid.UUID, f EventFilter, next EventKey) str
 // FindEvent returns one of the organization's events, or ErrNotFound
 // (another organization's event included).
 func (s *Service) FindEvent(ctx context.Context, orgID, id uuid.UUID) (Event, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return Event{}, err
 	}
 	return s.findEvent(ctx, orgID, id)
@@ -82,7 +82,7 @@ func (s *Service) CountEventsUpTo(ctx context.Context, orgID uuid.UUID, f EventF
 // step from f.From to f.To, which must be set, by outcome. ErrInvalid
 // when they are not.
 func (s *Service) CountEvents(ctx context.Context, orgID uuid.UUID, f EventFilter, step time.Duration) ([]EventCount, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return nil, err
 	}
 	if f.From == nil || f.To == nil || step <= 0 {
@@ -132,7 +132,7 @@ func (s *Service) IngestEvents(ctx context.Context, orgID uuid.UUID, events []Ne
 // are all newer than that (every live game's) costs no read.
 func (s *Service) refuseExpired(ctx context.Context, orgID uuid.UUID, events []NewEvent) error {
 	now := s.now()
-	floor := retentionCutoff(now, MinRetentionDays)
+	floor := RetentionCutoff(now, MinRetentionDays)
 	if !slices.ContainsFunc(events, func(e NewEvent) bool { return e.OccurredAt.Before(floor) }) {
 		return nil
 	}
@@ -140,7 +140,7 @@ func (s *Service) refuseExpired(ctx context.Context, orgID uuid.UUID, events []N
 	if err != nil {
 		return err
 	}
-	cutoff := retentionCutoff(now, org.RetentionDays)
+	cutoff := RetentionCutoff(now, org.RetentionDays)
 	var errs IngestError
 	for i, e := range events {
 		if e.OccurredAt.Before(cutoff) {

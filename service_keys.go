@@ -3,23 +3,9 @@ package gatehouse
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/google/uuid"
 )
-
-// NewAPIKey is what a door asks for when it creates a key.
-type NewAPIKey struct {
-	OrgID     uuid.UUID
-	Name      string
-	Scopes    []Scope
-	ExpiresAt *time.Time // nil: never, unless Lifetime is set
-	// Lifetime, when positive, sets ExpiresAt to the key's creation time
-	// plus it: a door that offers "expires in 30 days" asks for exactly 30
-	// days, measured from the instant the service creates the key.
-	Lifetime  time.Duration
-	RateLimit *Rate // nil: the server's
-}
 
 // CreateAPIKey creates a key of the organization and returns it with the
 // raw key, which exists nowhere else: the caller shows it once. The
@@ -28,7 +14,7 @@ type NewAPIKey struct {
 // problem at once); ErrNotFound for an unknown organization.
 // ErrForbidden unless the acting user is an admin.
 func (s *Service) CreateAPIKey(ctx context.Context, nk NewAPIKey) (APIKey, string, error) {
-	if err := authorize(ctx, nk.OrgID, PermManageKeys); err != nil {
+	if err := Authorize(ctx, nk.OrgID, PermManageKeys); err != nil {
 		return APIKey{}, "", err
 	}
 	name, scopes, err := s.checkAPIKey(nk)
@@ -68,7 +54,7 @@ func (s *Service) checkAPIKey(nk NewAPIKey) (string, []Scope, error) {
 	now := s.Now()
 	var errs ValidationError
 	name, err := CheckName("name", nk.Name)
-	errs.Merge("", asValidation(err))
+	errs.Merge("", AsValidation(err))
 	scopes := []Scope{}
 	for _, sc := range nk.Scopes {
 		switch {
@@ -93,7 +79,7 @@ func (s *Service) checkAPIKey(nk NewAPIKey) (string, []Scope, error) {
 // ListAPIKeys returns the organization's keys, newest first, never a raw
 // key. An unknown organization has none.
 func (s *Service) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]APIKey, error) {
-	if err := authorize(ctx, orgID, PermManageKeys); err != nil {
+	if err := Authorize(ctx, orgID, PermManageKeys); err != nil {
 		return nil, err
 	}
 	return s.store.ListAPIKeys(ctx, orgID)
@@ -102,7 +88,7 @@ func (s *Service) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]APIKey, e
 // FindAPIKey returns one of the organization's keys, whatever its status,
 // or ErrNotFound (another organization's key included).
 func (s *Service) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey, error) {
-	if err := authorize(ctx, orgID, PermManageKeys); err != nil {
+	if err := Authorize(ctx, orgID, PermManageKeys); err != nil {
 		return APIKey{}, err
 	}
 	return s.store.FindAPIKey(ctx, orgID, id)
@@ -113,7 +99,7 @@ func (s *Service) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey, 
 // second. ErrNotFound for an unknown key or one of another organization.
 // ErrForbidden unless the acting user is an admin.
 func (s *Service) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey, error) {
-	if err := authorize(ctx, orgID, PermManageKeys); err != nil {
+	if err := Authorize(ctx, orgID, PermManageKeys); err != nil {
 		return APIKey{}, err
 	}
 	now := s.Now()
@@ -125,10 +111,4 @@ func (s *Service) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey
 // Only the operator's CLI, which spans organizations, asks it.
 func (s *Service) OrgOfAPIKey(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
 	return s.store.OrgOfAPIKey(ctx, id)
-}
-
-// asValidation returns err's *ValidationError, or nil.
-func asValidation(err error) *ValidationError {
-	ve, _ := err.(*ValidationError)
-	return ve
 }

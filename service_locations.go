@@ -12,7 +12,7 @@ import (
 // unknown organization.
 // ErrForbidden unless the acting user is an admin.
 func (s *Service) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (Location, error) {
-	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+	if err := Authorize(ctx, orgID, PermManageLocations); err != nil {
 		return Location{}, err
 	}
 	name, err := CheckName("name", name)
@@ -27,7 +27,7 @@ func (s *Service) CreateLocation(ctx context.Context, orgID uuid.UUID, name stri
 // ErrNotFound for an unknown location or one of another organization.
 // ErrForbidden unless the acting user is an admin.
 func (s *Service) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name string) (Location, error) {
-	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+	if err := Authorize(ctx, orgID, PermManageLocations); err != nil {
 		return Location{}, err
 	}
 	name, err := CheckName("name", name)
@@ -40,7 +40,7 @@ func (s *Service) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name 
 // FindLocation returns one of the organization's locations with its
 // access points, or ErrNotFound.
 func (s *Service) FindLocation(ctx context.Context, orgID, id uuid.UUID) (Location, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return Location{}, err
 	}
 	return s.store.FindLocation(ctx, orgID, id)
@@ -50,7 +50,7 @@ func (s *Service) FindLocation(ctx context.Context, orgID, id uuid.UUID) (Locati
 // name then id, each with its access points; next is set when more follow.
 // limit must be between 1 and MaxLimit.
 func (s *Service) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *LocationKey) (page []Location, next *LocationKey, err error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return nil, nil, err
 	}
 	if limit < 1 || limit > MaxLimit {
@@ -62,7 +62,7 @@ func (s *Service) ListLocations(ctx context.Context, orgID uuid.UUID, limit int,
 // AllLocations returns every location of the organization, page by page:
 // the dashboard's forms and the CLI's lists.
 func (s *Service) AllLocations(ctx context.Context, orgID uuid.UUID) ([]Location, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return nil, err
 	}
 	all := []Location{}
@@ -106,7 +106,7 @@ func locationsDigest(orgID uuid.UUID) [8]byte {
 // for an unknown location or one of another organization.
 // ErrForbidden unless the acting user is an admin.
 func (s *Service) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (AccessPoint, error) {
-	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+	if err := Authorize(ctx, orgID, PermManageLocations); err != nil {
 		return AccessPoint{}, err
 	}
 	name, err := CheckName("name", name)
@@ -124,7 +124,7 @@ func (s *Service) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.
 // unknown access point or one of another organization.
 // ErrForbidden unless the acting user is an admin.
 func (s *Service) RenameAccessPoint(ctx context.Context, orgID, id uuid.UUID, name string) (AccessPoint, error) {
-	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+	if err := Authorize(ctx, orgID, PermManageLocations); err != nil {
 		return AccessPoint{}, err
 	}
 	name, err := CheckName("name", name)
@@ -140,7 +140,7 @@ func (s *Service) RenameAccessPoint(ctx context.Context, orgID, id uuid.UUID, na
 // for an unknown access point or location, or one of another organization.
 // ErrForbidden unless the acting user is an admin.
 func (s *Service) MoveAccessPoint(ctx context.Context, orgID, id, locationID uuid.UUID) (AccessPoint, error) {
-	if err := authorize(ctx, orgID, PermManageLocations); err != nil {
+	if err := Authorize(ctx, orgID, PermManageLocations); err != nil {
 		return AccessPoint{}, err
 	}
 	return s.store.MoveAccessPoint(ctx, s.entry(ctx, orgID, AuditAccessPointMoved, TargetAccessPoint), orgID, id, locationID)
@@ -149,7 +149,7 @@ func (s *Service) MoveAccessPoint(ctx context.Context, orgID, id, locationID uui
 // ListAccessPoints returns the access points of one of the organization's
 // locations, ordered by name then id; ErrNotFound for an unknown location.
 func (s *Service) ListAccessPoints(ctx context.Context, orgID, locationID uuid.UUID) ([]AccessPoint, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return nil, err
 	}
 	l, err := s.store.FindLocation(ctx, orgID, locationID)

@@ -8,14 +8,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// Bounds of an Open Cloud API key as Gatehouse accepts it: the
-// platform's keys are long printable strings; the minimum keeps the hint
-// (its last 4 characters) a small part of it.
-const (
-	MinMessagingKey = 16
-	MaxMessagingKey = 4096
-	messagingHint   = 4
-)
+// messagingHint is how many last characters of a key its hint shows.
+const messagingHint = 4
 
 // SetMessaging stores the Open Cloud API key (Messaging publish
 // permission) of one of the organization's universes, replacing the one
@@ -25,7 +19,7 @@ const (
 // answer has the hint. A *ValidationError keyed "universeId" or "apiKey";
 // ErrForbidden unless the acting user is an admin (PermManageMessaging).
 func (s *Service) SetMessaging(ctx context.Context, orgID uuid.UUID, universeID, apiKey string) (MessagingKey, error) {
-	if err := authorize(ctx, orgID, PermManageMessaging); err != nil {
+	if err := Authorize(ctx, orgID, PermManageMessaging); err != nil {
 		return MessagingKey{}, err
 	}
 	apiKey = strings.TrimSpace(apiKey)
@@ -53,7 +47,7 @@ func (s *Service) SetMessaging(ctx context.Context, orgID uuid.UUID, universeID,
 // ErrNotFound when it has none; ErrForbidden unless the acting user is
 // an admin.
 func (s *Service) RemoveMessaging(ctx context.Context, orgID uuid.UUID, universeID string) error {
-	if err := authorize(ctx, orgID, PermManageMessaging); err != nil {
+	if err := Authorize(ctx, orgID, PermManageMessaging); err != nil {
 		return err
 	}
 	if !IsUniverseID(universeID) {
@@ -66,7 +60,7 @@ func (s *Service) RemoveMessaging(ctx context.Context, orgID uuid.UUID, universe
 // Cloud key, with the keys' hints. ErrForbidden unless the acting user is
 // an admin.
 func (s *Service) ListMessaging(ctx context.Context, orgID uuid.UUID) ([]MessagingKey, error) {
-	if err := authorize(ctx, orgID, PermManageMessaging); err != nil {
+	if err := Authorize(ctx, orgID, PermManageMessaging); err != nil {
 		return nil, err
 	}
 	return s.store.ListMessagingKeys(ctx, orgID)

@@ -12,7 +12,7 @@ import (
 // points, or nil when it has none. ErrNotFound for an unknown access
 // point or one of another organization.
 func (s *Service) Policy(ctx context.Context, orgID, accessPointID uuid.UUID) (*Policy, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return nil, err
 	}
 	return s.store.FindPolicy(ctx, orgID, accessPointID)
@@ -27,7 +27,7 @@ func (s *Service) Policy(ctx context.Context, orgID, accessPointID uuid.UUID) (*
 // one of another organization. ErrForbidden unless the acting user is an
 // admin.
 func (s *Service) SetPolicy(ctx context.Context, orgID, accessPointID uuid.UUID, p Policy, ifVersion *int64) (Policy, error) {
-	if err := authorize(ctx, orgID, PermManagePolicies); err != nil {
+	if err := Authorize(ctx, orgID, PermManagePolicies); err != nil {
 		return Policy{}, err
 	}
 	p, err := p.Check()
@@ -51,7 +51,7 @@ func (s *Service) SetPolicy(ctx context.Context, orgID, accessPointID uuid.UUID,
 // "universeId" for a bad id; a universe no location names has an empty
 // set.
 func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (PolicySet, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return PolicySet{}, err
 	}
 	if !IsUniverseID(universeID) {
@@ -61,7 +61,7 @@ func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID str
 	if err != nil {
 		return PolicySet{}, err
 	}
-	set := NewPolicySet(universeID, aps, s.Now())
+	set := NewPolicySet(universeID, aps, s.Now(), cachedZoneOffsets)
 	if len(aps) > 0 {
 		// A set with access points is of a universe a location names: a
 		// sync may take its version. An empty one may be of any id at
@@ -78,7 +78,7 @@ func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID str
 // instance (encodedSets), so that a thousand game servers, or one key
 // asking in a loop, cost one encoding per change. Errors as PolicySet.
 func (s *Service) EncodedPolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (*EncodedPolicySet, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return nil, err
 	}
 	if !IsUniverseID(universeID) {
@@ -97,7 +97,7 @@ func (s *Service) EncodedPolicySet(ctx context.Context, orgID uuid.UUID, univers
 		if err != nil {
 			return nil, err
 		}
-		return encodePolicySet(NewPolicySet(universeID, aps, now))
+		return encodePolicySet(NewPolicySet(universeID, aps, now, cachedZoneOffsets))
 	})
 }
 

@@ -18,18 +18,18 @@ import (
 
 // ErasePlatformUser erases one player from the organization: every event
 // and command of that platform user id, and its search term, in
-// transactions of eraseBatch events, so that no write waits long. The
+// transactions of EraseBatch events, so that no write waits long. The
 // feed and webhooks never show them again. The audit log records the
 // erasure by a keyed hash of the id, never the id. Erasing a player
 // erased already finds nothing, and is recorded again. A
 // *ValidationError keyed "platformUserId"; ErrForbidden unless the acting
 // user is an admin.
 func (s *Service) ErasePlatformUser(ctx context.Context, orgID uuid.UUID, platformUserID string) (Erasure, error) {
-	if err := authorize(ctx, orgID, PermManagePrivacy); err != nil {
+	if err := Authorize(ctx, orgID, PermManagePrivacy); err != nil {
 		return Erasure{}, err
 	}
 	var errs ValidationError
-	if checkText(&errs, "platformUserId", platformUserID, MaxExternalID) && platformUserID == "" {
+	if CheckText(&errs, "platformUserId", platformUserID, MaxExternalID) && platformUserID == "" {
 		errs.Add("platformUserId", "is required")
 	}
 	if err := errs.Err(); err != nil {
@@ -48,16 +48,16 @@ func (s *Service) erase(ctx context.Context, orgID uuid.UUID, platformUserID str
 	}
 	var er Erasure
 	for {
-		n, err := s.store.DeletePlayerEvents(ctx, orgID, platformUserID, eraseBatch)
+		n, err := s.store.DeletePlayerEvents(ctx, orgID, platformUserID, EraseBatch)
 		if err != nil {
 			return er, "", err
 		}
 		er.Events += n
-		if n < eraseBatch {
+		if n < EraseBatch {
 			break
 		}
 	}
-	e.Target.Name = platformUserHash(secret, orgID, platformUserID)
+	e.Target.Name = PlatformUserHash(secret, orgID, platformUserID)
 	e = e.Change("events", "", strconv.Itoa(er.Events))
 	er.Commands, err = s.store.FinishErasure(ctx, e, orgID, platformUserID)
 	return er, e.Target.Name, err
@@ -68,7 +68,7 @@ func (s *Service) erase(ctx context.Context, orgID uuid.UUID, platformUserID str
 // older ones. A *ValidationError keyed "retentionDays"; ErrForbidden
 // unless the acting user is an admin.
 func (s *Service) SetRetention(ctx context.Context, orgID uuid.UUID, days int) (Organization, error) {
-	if err := authorize(ctx, orgID, PermManagePrivacy); err != nil {
+	if err := Authorize(ctx, orgID, PermManagePrivacy); err != nil {
 		return Organization{}, err
 	}
 	if days < MinRetentionDays || days > MaxRetentionDays {
@@ -79,7 +79,7 @@ func (s *Service) SetRetention(ctx context.Context, orgID uuid.UUID, days int) (
 
 // Organization returns the organization, with its settings.
 func (s *Service) Organization(ctx context.Context, orgID uuid.UUID) (Organization, error) {
-	if err := authorize(ctx, orgID, PermView); err != nil {
+	if err := Authorize(ctx, orgID, PermView); err != nil {
 		return Organization{}, err
 	}
 	return s.store.FindOrganization(ctx, orgID)
@@ -88,7 +88,7 @@ func (s *Service) Organization(ctx context.Context, orgID uuid.UUID) (Organizati
 // ListErasureRequests returns the latest limit requests the
 // organization's right-to-erasure webhook received, newest first.
 func (s *Service) ListErasureRequests(ctx context.Context, orgID uuid.UUID, limit int) ([]ErasureRequest, error) {
-	if err := authorize(ctx, orgID, PermManagePrivacy); err != nil {
+	if err := Authorize(ctx, orgID, PermManagePrivacy); err != nil {
 		return nil, err
 	}
 	return s.store.ListErasureRequests(ctx, orgID, limit)
@@ -99,7 +99,7 @@ func (s *Service) ListErasureRequests(ctx context.Context, orgID uuid.UUID, limi
 // secret to paste into the platform's webhook settings. The old token
 // stops working at once. ErrForbidden unless the acting user is an admin.
 func (s *Service) SetUpErasureWebhook(ctx context.Context, orgID uuid.UUID) (ErasureIntegration, error) {
-	if err := authorize(ctx, orgID, PermManagePrivacy); err != nil {
+	if err := Authorize(ctx, orgID, PermManagePrivacy); err != nil {
 		return ErasureIntegration{}, err
 	}
 	sealer, err := s.sealing(ctx)
@@ -116,7 +116,7 @@ func (s *Service) SetUpErasureWebhook(ctx context.Context, orgID uuid.UUID) (Era
 // ErasureWebhook returns the organization's right-to-erasure webhook, to
 // show an admin how to set it up. ErrNotFound when there is none.
 func (s *Service) ErasureWebhook(ctx context.Context, orgID uuid.UUID) (ErasureIntegration, error) {
-	if err := authorize(ctx, orgID, PermManagePrivacy); err != nil {
+	if err := Authorize(ctx, orgID, PermManagePrivacy); err != nil {
 		return ErasureIntegration{}, err
 	}
 	sealedToken, sealedSecret, at, err := s.store.FindErasureIntegration(ctx, orgID)
@@ -135,10 +135,6 @@ func (s *Service) ErasureWebhook(ctx context.Context, orgID uuid.UUID) (ErasureI
 	return ErasureIntegration{Token: string(token), Secret: string(secret), CreatedAt: Time(at)}, nil
 }
 
-// ErasureMaxAge is how old a right-to-erasure request's signed timestamp
-// may be (CONTRACT): an older one is a replay, refused.
-const ErasureMaxAge = 10 * time.Minute
-
 // ErasureClaimLease is how long the delivery that erases a notification
 // holds it: an instance that dies erasing delays a redelivery's erasure
 // so long. erasureClaimPoll is how often a delivery that found it
@@ -147,10 +143,6 @@ const (
 	ErasureClaimLease = 10 * time.Minute
 	erasureClaimPoll  = 50 * time.Millisecond
 )
-
-// ErrErasureUnverified is a right-to-erasure request whose signature or
-// timestamp does not verify: nothing is done.
-var ErrErasureUnverified = errors.New("the request's roblox-signature does not verify")
 
 // erasureNotification is the body the platform sends.
 type erasureNotification struct {

@@ -89,7 +89,7 @@ func (s *Service) RetainEvents(ctx context.Context, holder string) (int, error) 
 				return total, err
 			}
 		}
-		cutoff := retentionCutoff(s.Now(), o.RetentionDays)
+		cutoff := RetentionCutoff(s.Now(), o.RetentionDays)
 		deleted := 0
 		for {
 			started := time.Now()

@@ -5,18 +5,6 @@ import (
 	"time"
 )
 
-// StatisticsKeeper is a store whose query planner reads statistics of the
-// event tables that the store must refresh itself: on PostgreSQL,
-// autovacuum may be off or lag a bulk load by minutes, and until the
-// statistics are gathered a filter that takes milliseconds takes seconds
-// (the planner believes the table empty).
-type StatisticsKeeper interface {
-	// RefreshStatistics gathers the statistics of the event tables when
-	// enough events changed since they were last gathered, or always when
-	// force is set. It reports whether it did.
-	RefreshStatistics(ctx context.Context, force bool) (bool, error)
-}
-
 const (
 	statisticsEvery = 30 * time.Second
 	statisticsLease = 5 * time.Minute

@@ -5,25 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
-
-// MinPasswordLen is the shortest dashboard password, in characters.
-const MinPasswordLen = 12
-
-// NewUser is what a door asks for when it adds a dashboard user.
-type NewUser struct {
-	OrgID    uuid.UUID
-	Email    string
-	Name     string
-	Password string
-	// Role defaults to RoleViewer; the first user of an organization is
-	// RoleAdmin whatever is asked.
-	Role Role
-}
 
 // CreateUser adds a dashboard user to the organization, hashing the
 // password. A *ValidationError keyed "email", "name", "password" or
@@ -31,13 +15,13 @@ type NewUser struct {
 // ErrNotFound for an unknown organization; ErrForbidden when the acting
 // user is no admin.
 func (s *Service) CreateUser(ctx context.Context, nu NewUser) (User, error) {
-	if err := authorize(ctx, nu.OrgID, PermManageUsers); err != nil {
+	if err := Authorize(ctx, nu.OrgID, PermManageUsers); err != nil {
 		return User{}, err
 	}
 	var errs ValidationError
-	checkPassword(&errs, nu.Password)
+	CheckPassword(&errs, nu.Password)
 	u, err := CheckUser(User{OrgID: nu.OrgID, Email: nu.Email, Name: nu.Name, Role: nu.Role, PasswordHash: "unset"})
-	errs.Merge("", asValidation(err))
+	errs.Merge("", AsValidation(err))
 	if err := errs.Err(); err != nil {
 		return User{}, err
 	}
@@ -51,7 +35,7 @@ func (s *Service) CreateUser(ctx context.Context, nu NewUser) (User, error) {
 // ListUsers returns the organization's users ordered by email.
 // ErrForbidden when the acting user is no admin.
 func (s *Service) ListUsers(ctx context.Context, orgID uuid.UUID) ([]User, error) {
-	if err := authorize(ctx, orgID, PermManageUsers); err != nil {
+	if err := Authorize(ctx, orgID, PermManageUsers); err != nil {
 		return nil, err
 	}
 	return s.store.ListUsers(ctx, orgID)
@@ -63,7 +47,7 @@ func (s *Service) ListUsers(ctx context.Context, orgID uuid.UUID) ([]User, error
 // ErrConflict when the organization would be left without an admin;
 // ErrForbidden when the acting user is no admin.
 func (s *Service) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role Role) (User, error) {
-	if err := authorize(ctx, orgID, PermManageUsers); err != nil {
+	if err := Authorize(ctx, orgID, PermManageUsers); err != nil {
 		return User{}, err
 	}
 	if _, err := ParseRole(string(role)); err != nil {
@@ -77,7 +61,7 @@ func (s *Service) SetUserRole(ctx context.Context, orgID uuid.UUID, email string
 // the organization's last admin; ErrForbidden when the acting user is no
 // admin.
 func (s *Service) RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (User, error) {
-	if err := authorize(ctx, orgID, PermManageUsers); err != nil {
+	if err := Authorize(ctx, orgID, PermManageUsers); err != nil {
 		return User{}, err
 	}
 	return s.store.RemoveUser(ctx, s.entry(ctx, orgID, AuditUserRemoved, TargetUser), orgID, email)
@@ -97,11 +81,11 @@ func (s *Service) SetPassword(ctx context.Context, orgID uuid.UUID, email, passw
 		}
 		orgID = u.OrgID
 	}
-	if err := authorize(ctx, orgID, PermManageUsers); err != nil {
+	if err := Authorize(ctx, orgID, PermManageUsers); err != nil {
 		return User{}, err
 	}
 	var errs ValidationError
-	if checkPassword(&errs, password); errs.Err() != nil {
+	if CheckPassword(&errs, password); errs.Err() != nil {
 		return User{}, errs.Err()
 	}
 	hash, err := s.hasher.Hash(password)
@@ -134,26 +118,6 @@ func (s *Service) SetUpUser(ctx context.Context, nu NewUser) (User, error) {
 		return s.CreateUser(ctx, nu)
 	}
 	return u, err
-}
-
-func checkPassword(errs *ValidationError, password string) {
-	if utf8.RuneCountInString(password) < MinPasswordLen {
-		errs.Add("password", "must have at least %d characters", MinPasswordLen)
-	}
-}
-
-// CheckTimeZone validates a user's zone: "" (the browser's own), "UTC" or
-// an IANA name the Go time package knows. "Local", the server's zone, is
-// refused: it means nothing to the person reading. A *ValidationError
-// keyed "timeZone".
-func CheckTimeZone(zone string) error {
-	if zone == "" {
-		return nil
-	}
-	if _, err := time.LoadLocation(zone); err != nil || zone == "Local" || len(zone) > 64 {
-		return Invalid("timeZone", "%q is not a time zone; use an IANA name such as Europe/Berlin, or UTC", zone)
-	}
-	return nil
 }
 
 // SetTimeZone remembers the zone the organization's user reads times in

@@ -11,9 +11,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// MaxDeliveriesListed bounds a delivery log read: the log keeps 1,000.
-const MaxDeliveriesListed = 1000
-
 // CreateWebhook makes an endpoint that receives the organization's
 // events (and, if subscribed, command changes) stored from now on, and
 // returns it with its secret: the only time the secret is shown. It is
@@ -22,10 +19,10 @@ const MaxDeliveriesListed = 1000
 // user is an admin; a *ScopeError for a key without events:read when the
 // endpoint receives events.
 func (s *Service) CreateWebhook(ctx context.Context, orgID uuid.UUID, in WebhookInput) (Webhook, string, error) {
-	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+	if err := Authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return Webhook{}, "", err
 	}
-	c, err := checkWebhook(in, true, s.webhooks.AllowPrivate)
+	c, err := CheckWebhook(in, true, s.webhooks.AllowPrivate)
 	if err != nil {
 		return Webhook{}, "", err
 	}
@@ -55,7 +52,7 @@ func (s *Service) withCursor(w Webhook) Webhook {
 
 // ListWebhooks returns the organization's endpoints, oldest first.
 func (s *Service) ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]Webhook, error) {
-	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+	if err := Authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return nil, err
 	}
 	hooks, err := s.store.ListWebhooks(ctx, orgID)
@@ -67,7 +64,7 @@ func (s *Service) ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]Webhook,
 
 // FindWebhook returns one of the organization's endpoints, or ErrNotFound.
 func (s *Service) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (Webhook, error) {
-	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+	if err := Authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return Webhook{}, err
 	}
 	w, err := s.store.FindWebhook(ctx, orgID, id)
@@ -81,10 +78,10 @@ func (s *Service) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (Webhook
 // *ScopeError for a key without events:read when the endpoint receives
 // events once changed.
 func (s *Service) UpdateWebhook(ctx context.Context, orgID, id uuid.UUID, in WebhookInput) (Webhook, error) {
-	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+	if err := Authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return Webhook{}, err
 	}
-	c, err := checkWebhook(in, false, s.webhooks.AllowPrivate)
+	c, err := CheckWebhook(in, false, s.webhooks.AllowPrivate)
 	if err != nil {
 		return Webhook{}, err
 	}
@@ -110,16 +107,16 @@ func (s *Service) UpdateWebhook(ctx context.Context, orgID, id uuid.UUID, in Web
 // Command changes keep their position. A *ValidationError keyed "after";
 // a *ScopeError for a key without events:read.
 func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor string) (Webhook, error) {
-	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+	if err := Authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return Webhook{}, err
 	}
-	if err := requireKeyScope(ActorFrom(ctx), ScopeEventsRead, "a replay needs: it sends the organization's events"); err != nil {
+	if err := RequireKeyScope(ActorFrom(ctx), ScopeEventsRead, "a replay needs: it sends the organization's events"); err != nil {
 		return Webhook{}, err
 	}
 	var p FeedPosition
 	if cursor != "" {
 		var err error
-		if p, err = s.openFeedCursor(ctx, orgID, cursor); errors.Is(err, errFeedCursor) {
+		if p, err = s.openFeedCursor(ctx, orgID, cursor); errors.Is(err, ErrFeedCursor) {
 			return Webhook{}, Invalid("after", "%s", err.Error())
 		} else if err != nil {
 			return Webhook{}, err
@@ -135,13 +132,6 @@ func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor
 	return s.withCursor(w), err
 }
 
-// Bounds of a secret rotation's overlap: how long the previous secret
-// still signs beside the new one.
-const (
-	DefaultWebhookSecretOverlap = 24 * time.Hour
-	MaxWebhookSecretOverlap     = 7 * 24 * time.Hour
-)
-
 // RotateWebhookSecret gives one of the organization's endpoints a new
 // secret and returns it: the only time it is shown. For overlap (0 to
 // MaxWebhookSecretOverlap; nil: DefaultWebhookSecretOverlap) the
@@ -151,7 +141,7 @@ const (
 // Recorded as webhook.secret_rotated. ErrNotFound; a *ValidationError
 // keyed "overlapSeconds"; ErrConflict when another rotation won.
 func (s *Service) RotateWebhookSecret(ctx context.Context, orgID, id uuid.UUID, overlap *time.Duration) (Webhook, string, error) {
-	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+	if err := Authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return Webhook{}, "", err
 	}
 	keep := DefaultWebhookSecretOverlap
@@ -200,7 +190,7 @@ func formatOptTime(t *time.Time) string {
 // DeleteWebhook deletes one of the organization's endpoints and its
 // delivery log. ErrNotFound.
 func (s *Service) DeleteWebhook(ctx context.Context, orgID, id uuid.UUID) error {
-	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+	if err := Authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return err
 	}
 	return s.store.DeleteWebhook(ctx, s.entry(ctx, orgID, AuditWebhookDeleted, TargetWebhook), orgID, id)
@@ -210,7 +200,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, orgID, id uuid.UUID) error 
 // organization's endpoints, newest first: limit of them, 1 to
 // MaxDeliveriesListed. ErrNotFound.
 func (s *Service) ListWebhookDeliveries(ctx context.Context, orgID, id uuid.UUID, limit int) ([]WebhookDelivery, error) {
-	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+	if err := Authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return nil, err
 	}
 	if limit < 1 || limit > MaxDeliveriesListed {
@@ -225,7 +215,7 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, orgID, id uuid.UUID
 // message is made anew: an event erased since cannot be redelivered.
 // ErrNotFound; ErrConflict when the endpoint is disabled.
 func (s *Service) RedeliverWebhook(ctx context.Context, orgID, id, deliveryID uuid.UUID) (WebhookDelivery, error) {
-	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+	if err := Authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return WebhookDelivery{}, err
 	}
 	d, err := s.store.FindWebhookDelivery(ctx, orgID, id, deliveryID)
@@ -239,7 +229,7 @@ func (s *Service) RedeliverWebhook(ctx context.Context, orgID, id, deliveryID uu
 // endpoints, sent by its next round like a redelivery. ErrNotFound;
 // ErrConflict when the endpoint is disabled.
 func (s *Service) TestWebhook(ctx context.Context, orgID, id uuid.UUID) (WebhookDelivery, error) {
-	if err := authorize(ctx, orgID, PermManageWebhooks); err != nil {
+	if err := Authorize(ctx, orgID, PermManageWebhooks); err != nil {
 		return WebhookDelivery{}, err
 	}
 	d := s.manualDelivery("", WebhookTest, uuid.Nil)
@@ -260,7 +250,7 @@ func mayReceiveEvents(ctx context.Context, types []WebhookType) error {
 	if !slices.Contains(types, WebhookEventCreated) {
 		return nil
 	}
-	return requireKeyScope(ActorFrom(ctx), ScopeEventsRead, "an endpoint that receives events needs")
+	return RequireKeyScope(ActorFrom(ctx), ScopeEventsRead, "an endpoint that receives events needs")
 }
 
 // openWebhookSecret opens an endpoint's sealed secret.

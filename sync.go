@@ -128,7 +128,7 @@ func (r SyncRequest) Check() (SyncRequest, int64, time.Duration, error) {
 		if a.Result != AckExecuted && a.Result != AckFailed {
 			errs.Add(field+".result", "must be EXECUTED or FAILED")
 		}
-		if a.Detail != nil && (utf8.RuneCountInString(*a.Detail) > MaxAckDetail || hasUnsafeRune(*a.Detail)) {
+		if a.Detail != nil && (utf8.RuneCountInString(*a.Detail) > MaxAckDetail || HasUnsafeRune(*a.Detail)) {
 			errs.Add(field+".detail", "must be at most %d printable characters", MaxAckDetail)
 		}
 	}

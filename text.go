@@ -32,5 +32,5 @@ func unsafeRune(r rune) bool {
 	return false
 }
 
-// hasUnsafeRune reports whether s holds a rune unsafeRune refuses.
-func hasUnsafeRune(s string) bool { return strings.ContainsFunc(s, unsafeRune) }
+// HasUnsafeRune reports whether s holds a rune unsafeRune refuses.
+func HasUnsafeRune(s string) bool { return strings.ContainsFunc(s, unsafeRune) }

@@ -2,7 +2,6 @@ package gatehouse
 
 import (
 	"runtime/debug"
-	"sync"
 )
 
 // version, when set at build time, names the build instead of what the Go
@@ -17,12 +16,14 @@ var version string
 // toolchain derives from the commit, "+dirty" when the work tree had
 // changes), else the VCS revision and whether the tree was modified, else
 // "devel" (a test binary, or a build outside version control).
-func Version() string { return buildVersion() }
+func Version() string { return buildVersion }
 
-var buildVersion = sync.OnceValue(func() string {
+// buildVersion is read once, when the program starts: the build
+// information does not change while it runs.
+var buildVersion = func() string {
 	info, _ := debug.ReadBuildInfo()
 	return versionOf(version, info)
-})
+}()
 
 func versionOf(override string, info *debug.BuildInfo) string {
 	if override != "" {

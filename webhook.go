@@ -113,9 +113,9 @@ type WebhookChange struct {
 	SealCursor  func(FeedPosition) string
 }
 
-// checkWebhook validates in; creating requires the URL. allowPrivate
+// CheckWebhook validates in; creating requires the URL. allowPrivate
 // admits http and private addresses (--webhooks-allow-private).
-func checkWebhook(in WebhookInput, creating, allowPrivate bool) (WebhookChange, error) {
+func CheckWebhook(in WebhookInput, creating, allowPrivate bool) (WebhookChange, error) {
 	var (
 		errs ValidationError
 		c    = WebhookChange{URL: in.URL, Description: in.Description, Enabled: in.Enabled}
@@ -127,7 +127,7 @@ func checkWebhook(in WebhookInput, creating, allowPrivate bool) (WebhookChange, 
 		errs.Add("url", "is required: the https URL deliveries are sent to")
 	}
 	if in.Description != nil {
-		checkText(&errs, "description", *in.Description, MaxWebhookDescription)
+		CheckText(&errs, "description", *in.Description, MaxWebhookDescription)
 	}
 	if in.Types != nil || creating {
 		c.Types = []WebhookType{}
@@ -147,7 +147,7 @@ func checkWebhook(in WebhookInput, creating, allowPrivate bool) (WebhookChange, 
 	if in.Filters != nil {
 		v := url.Values{}
 		for k, val := range *in.Filters {
-			if k == paramLimit || k == paramAfter || !slices.Contains(FeedQueryParams, k) {
+			if k == paramLimit || k == ParamAfter || !slices.Contains(FeedQueryParams, k) {
 				errs.Add("filters."+k, "is not a filter (known: accessPointId, locationId, type, allowed, platformUserId, reason, scope)")
 				continue
 			}
@@ -200,8 +200,8 @@ func privateHost(host string) bool {
 	return host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
-// webhookFilter returns the event filter of an endpoint's filters.
-func webhookFilter(encoded string) (EventFilter, error) {
+// ParseWebhookFilter returns the event filter of an endpoint's filters.
+func ParseWebhookFilter(encoded string) (EventFilter, error) {
 	v, err := url.ParseQuery(encoded)
 	if err != nil {
 		return EventFilter{}, err
@@ -300,3 +300,13 @@ func ParseLimitQuery(v url.Values, most int) (limit int, err error) {
 	limit = parseLimitUpTo(&errs, newListQuery(v, []string{paramLimit}, &errs).v, most)
 	return limit, errs.Err()
 }
+
+// MaxDeliveriesListed bounds a delivery log read: the log keeps 1,000.
+const MaxDeliveriesListed = 1000
+
+// Bounds of a secret rotation's overlap: how long the previous secret
+// still signs beside the new one.
+const (
+	DefaultWebhookSecretOverlap = 24 * time.Hour
+	MaxWebhookSecretOverlap     = 7 * 24 * time.Hour
+)

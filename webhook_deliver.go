@@ -233,8 +233,8 @@ func (r *webhookRound) deliver(ctx context.Context) error {
 	c := r.c
 	secret, err := r.s.openWebhookSecret(ctx, c.Webhook.OrgID, c.Webhook.ID, c.Sealed)
 	if err == nil {
-		r.secret = signingSecrets(secret, c.Webhook, r.start)
-		r.filter, err = webhookFilter(c.Filters)
+		r.secret = SigningSecrets(secret, c.Webhook, r.start)
+		r.filter, err = ParseWebhookFilter(c.Filters)
 	}
 	if err != nil {
 		// Nothing can be sent: count it as a failed attempt, so that

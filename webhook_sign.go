@@ -70,10 +70,10 @@ func SignWebhook(secret, msgID string, at time.Time, body []byte) (http.Header, 
 	return h, nil
 }
 
-// signingSecrets are the secrets that sign an endpoint's deliveries at
+// SigningSecrets are the secrets that sign an endpoint's deliveries at
 // now, from its opened sealed secrets: the current one, and the previous
 // one until its overlap ends.
-func signingSecrets(opened string, w Webhook, now time.Time) string {
+func SigningSecrets(opened string, w Webhook, now time.Time) string {
 	current, previous, _ := strings.Cut(opened, " ")
 	if previous != "" && w.PreviousSecretExpiresAt != nil && now.Before(time.Time(*w.PreviousSecretExpiresAt)) {
 		return current + " " + previous

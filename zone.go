@@ -1,7 +1,6 @@
 package gatehouse
 
 import (
-	"sync"
 	"time"
 )
 
@@ -53,23 +52,19 @@ func zoneWindow(now time.Time) (from, to time.Time) {
 	return time.Date(y, time.January, 1, 0, 0, 0, 0, time.UTC), time.Date(y+2, time.January, 1, 0, 0, 0, 0, time.UTC)
 }
 
-// zoneCache keeps the periods of each zone by window start: a policy set
-// is made on every GET /policies and sync version check, and walking a
-// zone's transitions loads it from the embedded database each time.
-// There are a few hundred zones and a window moves once a year, so it
-// stays small.
-var zoneCache sync.Map // zoneKey → []ZoneOffset
-
-type zoneKey struct {
-	name string
-	from int64
-}
+// ZoneSource returns the periods of zone name from from to to, as
+// [ZoneOffsets] does; a service may remember them (a zone's transitions
+// load from the embedded database on each call).
+type ZoneSource func(name string, from, to time.Time) ([]ZoneOffset, error)
 
 // policyZones returns the periods of every zone the policies' schedules
 // name over zoneWindow(now). A zone that does not load is left out (every
 // stored policy's zone loaded when it was checked); the SDK then cannot
 // compile that policy and decides by its fail mode.
-func policyZones(aps []AccessPointPolicy, now time.Time) map[string][]ZoneOffset {
+func policyZones(aps []AccessPointPolicy, now time.Time, source ZoneSource) map[string][]ZoneOffset {
+	if source == nil {
+		source = ZoneOffsets
+	}
 	from, to := zoneWindow(now)
 	zones := map[string][]ZoneOffset{}
 	for _, ap := range aps {
@@ -80,16 +75,10 @@ func policyZones(aps []AccessPointPolicy, now time.Time) map[string][]ZoneOffset
 		if _, done := zones[name]; done {
 			continue
 		}
-		key := zoneKey{name, from.Unix()}
-		if v, ok := zoneCache.Load(key); ok {
-			zones[name] = v.([]ZoneOffset)
-			continue
-		}
-		offsets, err := ZoneOffsets(name, from, to)
+		offsets, err := source(name, from, to)
 		if err != nil {
 			continue
 		}
-		zoneCache.Store(key, offsets)
 		zones[name] = offsets
 	}
 	return zones

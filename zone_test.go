@@ -64,7 +64,7 @@ func TestPolicySetZones(t *testing.T) {
 	sydney := &Policy{Mode: ModeRules, Schedule: &Schedule{TimeZone: "Australia/Sydney"}}
 	aps := []AccessPointPolicy{{Policy: berlin}, {Policy: nil}, {Policy: &Policy{Mode: ModeOpen}}, {Policy: sydney}, {Policy: berlin}}
 	jan := utc(2026, 1, 1, 0)
-	set := NewPolicySet("42", aps, utc(2026, 11, 26, 4))
+	set := NewPolicySet("42", aps, utc(2026, 11, 26, 4), nil)
 	if len(set.Zones) != 2 || len(set.Zones["Europe/Berlin"]) != 5 || len(set.Zones["Australia/Sydney"]) != 5 {
 		t.Fatalf("zones: %s", offsetsJSON(set.Zones))
 	}
@@ -77,14 +77,14 @@ func TestPolicySetZones(t *testing.T) {
 		}
 	}
 	for _, at := range []time.Time{jan, utc(2026, 6, 1, 12), utc(2026, 12, 31, 23)} {
-		if again := NewPolicySet("42", aps, at); again.Version != set.Version {
+		if again := NewPolicySet("42", aps, at, nil); again.Version != set.Version {
 			t.Errorf("at %s the version is %s, at another instant of the year %s", at, again.Version, set.Version)
 		}
 	}
-	if next := NewPolicySet("42", aps, utc(2027, 1, 1, 0)); next.Version == set.Version {
+	if next := NewPolicySet("42", aps, utc(2027, 1, 1, 0), nil); next.Version == set.Version {
 		t.Error("the version did not move with the year of the zones")
 	}
-	if empty := NewPolicySet("42", nil, jan); empty.Zones == nil || len(empty.Zones) != 0 {
+	if empty := NewPolicySet("42", nil, jan, nil); empty.Zones == nil || len(empty.Zones) != 0 {
 		t.Errorf("a set without schedules: zones %v, want {}", empty.Zones)
 	}
 }

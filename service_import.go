@@ -6,27 +6,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// BulkIngester is implemented by a store that loads many events faster
-// when several batches share one transaction: SQLite writes a page that
-// several batches change, and copies it from its log into the database
-// file, once per commit instead of once per batch.
-type BulkIngester interface {
-	// BeginBulkIngest starts a transaction for the organization's events.
-	BeginBulkIngest(ctx context.Context, orgID uuid.UUID) (BulkIngest, error)
-}
-
-// BulkIngest is one transaction of a bulk load. Each IngestEvents is all
-// or nothing on its own, as Store.IngestEvents is: a batch it refuses
-// leaves what the transaction already holds as it was. Nothing is durable,
-// or visible to readers, until Commit.
-type BulkIngest interface {
-	IngestEvents(ctx context.Context, events []NewEvent) (IngestResult, error)
-	Commit() error
-	// Rollback ends the transaction without storing; after Commit it does
-	// nothing.
-	Rollback()
-}
-
 // importCommitEvents is how many events an Import stores in one
 // transaction, in batches of the caller's size: the caller holds one batch
 // at a time while the store's transaction grows.
@@ -98,4 +77,12 @@ func (im *Import) Rollback() {
 		im.bulk.Rollback()
 		im.bulk, im.pending = nil, 0
 	}
+}
+
+// DecodeImportEvent reads one line of an import on the service's clock,
+// as DecodeIngestEvent does, except that a line without an id gets the
+// id DeriveEventID makes, so that importing a file again stores nothing
+// twice.
+func (s *Service) DecodeImportEvent(orgID uuid.UUID, line []byte) (NewEvent, error) {
+	return DecodeImportEvent(orgID, line, s.now())
 }

@@ -11,12 +11,12 @@ import (
 // A line without an id gets the same id however it is written, and
 // another id when anything in it differs; one with an id keeps it.
 func TestDecodeImportEventDerivesStableIDs(t *testing.T) {
-	svc := gatehouse.NewService(gatehouse.ServiceConfig{Now: func() time.Time { return time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC) }})
+	now := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
 	org, other := uuid.MustParse("01a2179e-0000-7000-8000-000000000001"), uuid.MustParse("01a2179e-0000-7000-8000-000000000002")
 	ap := "01a2179e-0000-7000-8000-0000000000aa"
 	id := func(org uuid.UUID, line string) uuid.UUID {
 		t.Helper()
-		ev, err := svc.DecodeImportEvent(org, []byte(line))
+		ev, err := gatehouse.DecodeImportEvent(org, []byte(line), now)
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
@@ -51,7 +51,7 @@ func TestDecodeImportEventDerivesStableIDs(t *testing.T) {
 		t.Errorf("a line's own id became %s", got)
 	}
 	// The derived id sorts by occurredAt, as a UUIDv7 does.
-	ev, _ := svc.DecodeImportEvent(org, []byte(`{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":"`+ap+`"}`))
+	ev, _ := gatehouse.DecodeImportEvent(org, []byte(`{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":"`+ap+`"}`), now)
 	sec, _ := ev.ID.Time().UnixTime()
 	if sec != time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC).Unix() {
 		t.Errorf("the derived id's time is %d", sec)

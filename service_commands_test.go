@@ -201,7 +201,7 @@ func TestSyncFlow(t *testing.T) {
 	}
 	f.sync(t, "a", gatehouse.Ack{CommandID: c.ID, Result: gatehouse.AckExecuted})
 	f.sync(t, "b", gatehouse.Ack{CommandID: c.ID, Result: gatehouse.AckExecuted})
-	f.sync(t, "c", gatehouse.Ack{CommandID: c.ID, Result: gatehouse.AckFailed, Detail: str("jammed")})
+	f.sync(t, "c", gatehouse.Ack{CommandID: c.ID, Result: gatehouse.AckFailed, Detail: new("jammed")})
 	got, err := f.svc.FindCommand(context.Background(), f.org.ID, c.ID)
 	must(t, err)
 	want := gatehouse.CommandTargets{Live: 3, Delivered: 3, Executed: 2, Failed: 1}
@@ -213,17 +213,17 @@ func TestSyncFlow(t *testing.T) {
 		t.Errorf("an ack of a server that never received it: %v", res.RejectedAcks)
 	}
 
-	dead, _, err := f.svc.IssueCommand(f.key, f.org.ID, gatehouse.CommandRequest{AccessPointID: f.door.ID, Scope: gatehouse.ScopeServer, ServerJobID: str("gone")}, "")
+	dead, _, err := f.svc.IssueCommand(f.key, f.org.ID, gatehouse.CommandRequest{AccessPointID: f.door.ID, Scope: gatehouse.ScopeServer, ServerJobID: new("gone")}, "")
 	must(t, err)
 	if dead.Status != gatehouse.CommandFailed || deref(dead.FailureReason) != gatehouse.FailServerNotLive {
 		t.Errorf("SERVER to a dead job: %s %q", dead.Status, deref(dead.FailureReason))
 	}
-	player, _, err := f.svc.IssueCommand(f.key, f.org.ID, gatehouse.CommandRequest{AccessPointID: f.door.ID, Scope: gatehouse.ScopePlayer, PlatformUserID: str("7")}, "")
+	player, _, err := f.svc.IssueCommand(f.key, f.org.ID, gatehouse.CommandRequest{AccessPointID: f.door.ID, Scope: gatehouse.ScopePlayer, PlatformUserID: new("7")}, "")
 	must(t, err)
 	if len(player.Deliveries) != 1 || player.Deliveries[0].ServerJobID != "c" {
 		t.Errorf("PLAYER 7 is on c: %+v", player.Deliveries)
 	}
-	absent, _, err := f.svc.IssueCommand(f.key, f.org.ID, gatehouse.CommandRequest{AccessPointID: f.door.ID, Scope: gatehouse.ScopePlayer, PlatformUserID: str("8")}, "")
+	absent, _, err := f.svc.IssueCommand(f.key, f.org.ID, gatehouse.CommandRequest{AccessPointID: f.door.ID, Scope: gatehouse.ScopePlayer, PlatformUserID: new("8")}, "")
 	must(t, err)
 	if absent.Status != gatehouse.CommandFailed || deref(absent.FailureReason) != gatehouse.FailPlayerNotOnine {
 		t.Errorf("PLAYER not online: %s %q", absent.Status, deref(absent.FailureReason))

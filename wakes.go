@@ -31,7 +31,7 @@ func NewWakes() *Wakes { return &Wakes{ch: map[Wake]*waiters{}} }
 // organization's universe and at the next wake of the server jobID, and
 // leave, which the waiter calls once when it stops waiting on them.
 func (w *Wakes) Wait(orgID uuid.UUID, universeID, jobID string) (universe, server <-chan struct{}, leave func()) {
-	ku, ks := Wake{orgID, universeID, ""}, Wake{orgID, universeID, jobID}
+	ku, ks := Wake{OrgID: orgID, UniverseID: universeID}, Wake{OrgID: orgID, UniverseID: universeID, JobID: jobID}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	u, s := w.join(ku), w.join(ks)

@@ -138,7 +138,7 @@ func TestSyncOfAnUnknownUniverse(t *testing.T) {
 	}
 	f.sync(t, "job-1") // universe 42, which HQ names
 	c, _, err := f.svc.IssueCommand(f.key, f.org.ID, gatehouse.CommandRequest{AccessPointID: f.door.ID,
-		Scope: gatehouse.ScopeServer, ServerJobID: ptr("job-1"), DurationSeconds: 10}, "")
+		Scope: gatehouse.ScopeServer, ServerJobID: new("job-1"), DurationSeconds: 10}, "")
 	must(t, err)
 	if c.Status != gatehouse.CommandPending {
 		t.Errorf("a SERVER unlock of the server that synced universe 42 is %s", c.Status)

@@ -47,6 +47,8 @@ func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
 		}
+		// An unchanged name returns here, before the UPDATE and the audit;
+		// SQLite runs the UPDATE anyway (the same name), so both end alike.
 		if err != nil || old == name {
 			return err
 		}

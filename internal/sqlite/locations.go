@@ -54,6 +54,8 @@ func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 		if err != nil {
 			return err
 		}
+		// Unlike PostgreSQL, which returns early on an unchanged name, the
+		// UPDATE runs anyway: it writes the same name, and no audit follows.
 		if _, err := tx.ExecContext(ctx, "UPDATE locations SET name = ? WHERE id = ? AND org = ?", name, id[:], org); err != nil {
 			return err
 		}

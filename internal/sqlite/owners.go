@@ -33,3 +33,15 @@ func (db *DB) ownerOf(ctx context.Context, what, query string, id uuid.UUID) (uu
 	}
 	return org, wrap(err)
 }
+
+// OrgOfCommand returns the organization of an issued command. It asks
+// each organization's primary key range rather than scan the commands.
+func (db *DB) OrgOfCommand(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	var org uuid.UUID
+	err := db.read.QueryRowContext(ctx, `SELECT o.id FROM organizations o
+		WHERE EXISTS (SELECT 1 FROM commands c WHERE c.org = o.seq AND c.id = ? AND c.issued = 1)`, id[:]).Scan(&org)
+	if errors.Is(err, sql.ErrNoRows) {
+		return uuid.Nil, fmt.Errorf("command %s: %w", id, gatehouse.ErrNotFound)
+	}
+	return org, wrap(err)
+}

@@ -190,15 +190,3 @@ func scanCommands(rows *sql.Rows, orgID uuid.UUID) ([]gatehouse.Command, error) 
 	}
 	return cmds, rows.Err()
 }
-
-// OrgOfCommand returns the organization of an issued command. It asks
-// each organization's primary key range rather than scan the commands.
-func (db *DB) OrgOfCommand(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	var org uuid.UUID
-	err := db.read.QueryRowContext(ctx, `SELECT o.id FROM organizations o
-		WHERE EXISTS (SELECT 1 FROM commands c WHERE c.org = o.seq AND c.id = ? AND c.issued = 1)`, id[:]).Scan(&org)
-	if errors.Is(err, sql.ErrNoRows) {
-		return uuid.Nil, fmt.Errorf("command %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return org, wrap(err)
-}

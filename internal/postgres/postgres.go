@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/clock"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -203,7 +204,7 @@ func aborted(err error) bool {
 // transactions that collided do not collide again in step. It reports
 // false when ctx ends first.
 func backOff(ctx context.Context, attempt int) bool {
-	return gatehouse.Sleep(ctx, time.Duration(1+mrand.IntN(10*attempt))*time.Millisecond)
+	return clock.Sleep(ctx, time.Duration(1+mrand.IntN(10*attempt))*time.Millisecond)
 }
 
 // wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/clock"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -67,7 +68,7 @@ func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) erro
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !gatehouse.Sleep(ctx, retry) {
+		if !clock.Sleep(ctx, retry) {
 			return ctx.Err()
 		}
 		retry = min(2*retry, watchRetryMax)

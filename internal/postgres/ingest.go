@@ -22,7 +22,8 @@ import (
 // other's few rows of terms, not for each other's whole batch (which kept
 // concurrent imports to one writer's speed). A term whose events then fail
 // stays, harmless: it leads a search to no event.
-func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
+func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (_ gatehouse.IngestResult, err error) {
+	defer sqlstore.Label(&err, "Store.IngestEvents", orgID)
 	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
 	for i, ev := range events {
 		res.IDs[i] = ev.ID

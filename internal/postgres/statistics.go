@@ -1,6 +1,10 @@
 package postgres
 
-import "context"
+import (
+	"context"
+
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+)
 
 // Statistics are gathered again when this many events changed since the
 // last time, or this share of the table, whichever is more: the planner
@@ -16,7 +20,8 @@ const (
 // when enough events changed since they were last gathered, by the
 // server's own count of changes (pg_stat_user_tables), or when force is
 // set.
-func (db *DB) RefreshStatistics(ctx context.Context, force bool) (bool, error) {
+func (db *DB) RefreshStatistics(ctx context.Context, force bool) (_ bool, err error) {
+	defer sqlstore.Label(&err, "Store.RefreshStatistics")
 	if !force {
 		var changed, rows float64
 		err := db.pool.QueryRow(ctx, `SELECT coalesce(s.n_mod_since_analyze, 0), greatest(c.reltuples, 0)

@@ -7,14 +7,16 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
 // AckCommands applies a server's acknowledgements, each moving its
 // command by gatehouse.Settle, in one transaction.
-func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []gatehouse.Ack, at time.Time) ([]uuid.UUID, error) {
+func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []gatehouse.Ack, at time.Time) (_ []uuid.UUID, err error) {
+	defer sqlstore.Label(&err, "Store.AckCommands", orgID)
 	var rejected []uuid.UUID
-	err := db.withHotTx(ctx, func(q querier) error {
+	err = db.withHotTx(ctx, func(q querier) error {
 		rejected = []uuid.UUID{}
 		org, err := db.orgSeq(ctx, q, orgID)
 		if err != nil {

@@ -189,7 +189,8 @@ func openPool(path, mode, txlock string, conns int, pragmas ...string) (*sql.DB,
 }
 
 // Ping reports whether the database file answers a query.
-func (db *DB) Ping(ctx context.Context) error {
+func (db *DB) Ping(ctx context.Context) (err error) {
+	defer sqlstore.Label(&err, "Store.Ping")
 	var one int
 	if err := db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		return fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, err)
@@ -199,7 +200,8 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close runs PRAGMA optimize (so the planner has statistics next time) and
 // closes the database.
-func (db *DB) Close() error {
+func (db *DB) Close() (err error) {
+	defer sqlstore.Label(&err, "Store.Close")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if db.stopCheckpoints != nil {
@@ -211,9 +213,10 @@ func (db *DB) Close() error {
 }
 
 // Secret returns the service secret, generating it once.
-func (db *DB) Secret(ctx context.Context) ([]byte, error) {
+func (db *DB) Secret(ctx context.Context) (_ []byte, err error) {
+	defer sqlstore.Label(&err, "Store.Secret")
 	var secret []byte
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx,
 			"INSERT INTO settings (name, value) VALUES ('secret', randomblob(32)) ON CONFLICT DO NOTHING"); err != nil {
 			return err

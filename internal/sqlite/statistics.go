@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"time"
+
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
 // statisticsLull is how long this process's writer must have been idle
@@ -17,7 +19,8 @@ const statisticsLull = time.Second
 // forced, it does so only in a lull, when no write transaction of this
 // process began or ended in the last statisticsLull, and reports whether
 // it looked; forced (after an import), it analyzes every table.
-func (db *DB) RefreshStatistics(ctx context.Context, force bool) (bool, error) {
+func (db *DB) RefreshStatistics(ctx context.Context, force bool) (_ bool, err error) {
+	defer sqlstore.Label(&err, "Store.RefreshStatistics")
 	analyze := "ANALYZE"
 	if !force {
 		if db.writingSince.Load() != 0 || db.Now().UnixNano()-db.wroteAt.Load() < int64(statisticsLull) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
@@ -13,9 +14,10 @@ import (
 // every organization, and forgets stale keys, servers and wakes. SQLite
 // has one writer and the updates are conditional on the status read, so
 // two sweeps never move a command twice.
-func (db *DB) SweepCommands(ctx context.Context, now time.Time) (int, error) {
+func (db *DB) SweepCommands(ctx context.Context, now time.Time) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.SweepCommands")
 	expired := 0
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		expired = 0
 		ms := millis(now)
 		due, err := dueToExpire(ctx, tx, ms)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
@@ -72,7 +73,8 @@ type dueCommand struct {
 // never synced (no Heartbeat) has nothing due. Every sync and every wake
 // of a long poll asks, and mostly nothing is due: that is learnt on a
 // read connection, so that idle polls never queue for the one writer.
-func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]gatehouse.Command, int64, error) {
+func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) (_ []gatehouse.Command, _ int64, err error) {
+	defer sqlstore.Label(&err, "Store.TakeCommands", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return nil, 0, err
@@ -117,7 +119,8 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 // whose writes queue for the one writer, as they would from concurrent
 // syncs. One transaction for many servers would only hold the write lock
 // longer, and TakeCommands' statements are prepared already.
-func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) ([]gatehouse.Taken, error) {
+func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) (_ []gatehouse.Taken, err error) {
+	defer sqlstore.Label(&err, "Store.TakeCommandsBatch", orgID)
 	taken := make([]gatehouse.Taken, len(reqs))
 	byJob := map[string][]int{}
 	var jobs []string

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
 // wakePoll is how often WatchCommands reads command_wakes: well within
@@ -14,7 +15,8 @@ const wakePoll = 200 * time.Millisecond
 // WatchCommands relays the wakes other processes leave in command_wakes.
 // It starts by calling wake(uuid.Nil, "") once, since wakes left before
 // it started reading were not seen.
-func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) error {
+func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) (err error) {
+	defer sqlstore.Label(&err, "Store.WatchCommands")
 	var last int64
 	if err := db.read.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM command_wakes").Scan(&last); err != nil {
 		return wrap(err)

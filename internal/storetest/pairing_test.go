@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -138,4 +139,63 @@ func TestStoresPaired(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStoreMethodsLabelErrors fails when an exported method of DB that
+// returns an error does not begin by deferring sqlstore.Label with its own
+// name, so a new method cannot fail without saying where.
+func TestStoreMethodsLabelErrors(t *testing.T) {
+	for _, dir := range storeDirs {
+		names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		for _, path := range names {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Recv == nil || !fn.Name.IsExported() || !isDBPointer(fn.Recv) || !returnsError(fn.Type) {
+					continue
+				}
+				if !defersLabel(fn) {
+					t.Errorf("%s: DB.%s returns an error but does not begin with defer sqlstore.Label(&err, %q, orgID, …)",
+						fset.Position(fn.Pos()), fn.Name.Name, "Store."+fn.Name.Name)
+				}
+			}
+		}
+	}
+}
+
+func returnsError(ft *ast.FuncType) bool {
+	if ft.Results == nil || len(ft.Results.List) == 0 {
+		return false
+	}
+	id, ok := ft.Results.List[len(ft.Results.List)-1].Type.(*ast.Ident)
+	return ok && id.Name == "error"
+}
+
+func defersLabel(fn *ast.FuncDecl) bool {
+	if len(fn.Body.List) == 0 {
+		return false
+	}
+	d, ok := fn.Body.List[0].(*ast.DeferStmt)
+	if !ok || len(d.Call.Args) < 2 {
+		return false
+	}
+	sel, ok := d.Call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Label" {
+		return false
+	}
+	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "sqlstore" {
+		return false
+	}
+	op, ok := d.Call.Args[1].(*ast.BasicLit)
+	return ok && op.Value == strconv.Quote("Store."+fn.Name.Name)
 }

@@ -218,6 +218,8 @@ func (db *DB) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, o
 	if err != nil {
 		return gatehouse.Location{}, err
 	}
+	// Read after the commit, so a change committed meanwhile shows; SQLite
+	// reads the location inside its transaction, as it wrote it.
 	return db.FindLocation(ctx, orgID, id)
 }
 

@@ -62,6 +62,8 @@ func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 	if err != nil {
 		return gatehouse.Location{}, err
 	}
+	// Read after the commit, so a change committed meanwhile shows; SQLite
+	// reads the location inside its transaction, as it wrote it.
 	return db.FindLocation(ctx, orgID, id)
 }
 

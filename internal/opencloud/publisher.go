@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/clock"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -116,7 +117,7 @@ func New(cfg Config) *Publisher {
 		p.client = &http.Client{Timeout: requestTimeout}
 	}
 	if p.wait == nil {
-		p.wait = func(ctx context.Context, d time.Duration) { gatehouse.Sleep(ctx, d) }
+		p.wait = func(ctx context.Context, d time.Duration) { clock.Sleep(ctx, d) }
 	}
 	for _, o := range []string{Sent, Failed, Dropped, Skipped} {
 		p.total.WithLabelValues(o)

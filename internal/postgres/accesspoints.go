@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
 // RenameAccessPoint renames an access point of an organization.
-func (db *DB) RenameAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, name string) (gatehouse.AccessPoint, error) {
-	name, err := gatehouse.CheckName("name", name)
+func (db *DB) RenameAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, name string) (_ gatehouse.AccessPoint, err error) {
+	defer sqlstore.Label(&err, "Store.RenameAccessPoint", orgID, id)
+	name, err = gatehouse.CheckName("name", name)
 	if err != nil {
 		return gatehouse.AccessPoint{}, err
 	}
@@ -38,7 +40,8 @@ func (db *DB) RenameAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 
 // MoveAccessPoint re-homes an access point under another location of the
 // same organization.
-func (db *DB) MoveAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, id, locationID uuid.UUID) (gatehouse.AccessPoint, error) {
+func (db *DB) MoveAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, id, locationID uuid.UUID) (_ gatehouse.AccessPoint, err error) {
+	defer sqlstore.Label(&err, "Store.MoveAccessPoint", orgID, id, locationID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.AccessPoint{}, err

@@ -17,7 +17,8 @@ const apiKeyColumns = `k.id, o.id, k.name, k.prefix, k.hash, k.scopes, k.rate_co
 	k.created_at, k.expires_at, k.revoked_at, k.last_used_at`
 
 // CreateAPIKey stores k.
-func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gatehouse.APIKey) error {
+func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gatehouse.APIKey) (err error) {
+	defer sqlstore.Label(&err, "Store.CreateAPIKey", k.OrgID, k.ID)
 	if _, err := gatehouse.CheckName("name", k.Name); err != nil {
 		return err
 	}
@@ -40,7 +41,8 @@ func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gateho
 }
 
 // ListAPIKeys returns an organization's keys, newest first.
-func (db *DB) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]gatehouse.APIKey, error) {
+func (db *DB) ListAPIKeys(ctx context.Context, orgID uuid.UUID) (_ []gatehouse.APIKey, err error) {
+	defer sqlstore.Label(&err, "Store.ListAPIKeys", orgID)
 	rows, err := db.pool.Query(ctx, `SELECT `+apiKeyColumns+`
 		FROM api_keys k JOIN organizations o ON o.seq = k.org
 		WHERE o.id = $1 ORDER BY k.created_at DESC, k.id DESC`, orgID)
@@ -55,7 +57,8 @@ func (db *DB) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]gatehouse.API
 }
 
 // FindAPIKeyByHash returns the key with that hash, or ErrNotFound.
-func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gatehouse.APIKey, error) {
+func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (_ gatehouse.APIKey, err error) {
+	defer sqlstore.Label(&err, "Store.FindAPIKeyByHash")
 	rows, _ := db.pool.Query(ctx, `SELECT `+apiKeyColumns+`
 		FROM api_keys k JOIN organizations o ON o.seq = k.org WHERE k.hash = $1`, hash[:])
 	k, err := pgx.CollectExactlyOneRow(rows, scanAPIKey)
@@ -66,7 +69,8 @@ func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gat
 }
 
 // RevokeAPIKey marks an organization's key revoked, unless it already is.
-func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, at time.Time) (_ gatehouse.APIKey, err error) {
+	defer sqlstore.Label(&err, "Store.RevokeAPIKey", orgID, id)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.APIKey{}, err
@@ -95,7 +99,8 @@ func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, i
 }
 
 // FindAPIKey returns an organization's key, or ErrNotFound.
-func (db *DB) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.APIKey, error) {
+func (db *DB) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.APIKey, err error) {
+	defer sqlstore.Label(&err, "Store.FindAPIKey", orgID, id)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.APIKey{}, err
@@ -110,7 +115,8 @@ func (db *DB) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.AP
 }
 
 // MarkAPIKeysUsed records last-use times in one statement.
-func (db *DB) MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error {
+func (db *DB) MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) (err error) {
+	defer sqlstore.Label(&err, "Store.MarkAPIKeysUsed")
 	if len(used) == 0 {
 		return nil
 	}
@@ -119,7 +125,7 @@ func (db *DB) MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time)
 	for id, at := range used {
 		ids, ats = append(ids, id), append(ats, at)
 	}
-	_, err := db.pool.Exec(ctx, `UPDATE api_keys k SET last_used_at = u.at
+	_, err = db.pool.Exec(ctx, `UPDATE api_keys k SET last_used_at = u.at
 		FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at)
 		WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`, ids, ats)
 	return wrap(err)

@@ -48,12 +48,14 @@ func (db *DB) appendAuditIn(ctx context.Context, tx pgx.Tx, e gatehouse.AuditEnt
 }
 
 // AppendAudit appends an entry that records no change of its own.
-func (db *DB) AppendAudit(ctx context.Context, e gatehouse.AuditEntry) error {
+func (db *DB) AppendAudit(ctx context.Context, e gatehouse.AuditEntry) (err error) {
+	defer sqlstore.Label(&err, "Store.AppendAudit", e.OrgID)
 	return db.withTx(ctx, func(tx pgx.Tx) error { return db.appendAuditIn(ctx, tx, e) })
 }
 
 // ListAuditEntries returns a page of an organization's audit log.
-func (db *DB) ListAuditEntries(ctx context.Context, orgID uuid.UUID, f gatehouse.AuditFilter) (gatehouse.AuditPage, error) {
+func (db *DB) ListAuditEntries(ctx context.Context, orgID uuid.UUID, f gatehouse.AuditFilter) (_ gatehouse.AuditPage, err error) {
+	defer sqlstore.Label(&err, "Store.ListAuditEntries", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.AuditPage{}, err

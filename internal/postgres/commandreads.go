@@ -118,7 +118,8 @@ func optTime(t *time.Time) *gatehouse.Time {
 }
 
 // FindCommand returns an organization's issued command with its deliveries.
-func (db *DB) FindCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Command, error) {
+func (db *DB) FindCommand(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.Command, err error) {
+	defer sqlstore.Label(&err, "Store.FindCommand", orgID, id)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.Command{}, err
@@ -129,7 +130,8 @@ func (db *DB) FindCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.C
 
 // ListCommands returns a page of an organization's issued commands,
 // newest first.
-func (db *DB) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.CommandFilter) (gatehouse.CommandPage, error) {
+func (db *DB) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.CommandFilter) (_ gatehouse.CommandPage, err error) {
+	defer sqlstore.Label(&err, "Store.ListCommands", orgID)
 	page := gatehouse.CommandPage{Commands: []gatehouse.Command{}}
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {

@@ -17,7 +17,8 @@ import (
 // REMOTE_UNLOCK event, its idempotency key and its audit entry in one
 // transaction, whose commit also sends the wake (pg_notify is delivered
 // on commit, never for a command that was rolled back).
-func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gatehouse.IssuedCommand) (gatehouse.Command, error) {
+func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gatehouse.IssuedCommand) (_ gatehouse.Command, err error) {
+	defer sqlstore.Label(&err, "Store.CreateCommand", c.OrgID, c.ID)
 	org, err := db.orgSeq(ctx, db.pool, c.OrgID)
 	if err != nil {
 		return gatehouse.Command{}, err
@@ -112,7 +113,8 @@ func rememberKey(ctx context.Context, tx pgx.Tx, org int64, id uuid.UUID, k gate
 
 // FindIdempotencyKey returns the command and digest stored with an
 // organization's key at or after since.
-func (db *DB) FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key string, since time.Time) (uuid.UUID, [32]byte, error) {
+func (db *DB) FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key string, since time.Time) (_ uuid.UUID, _ [32]byte, err error) {
+	defer sqlstore.Label(&err, "Store.FindIdempotencyKey", orgID)
 	var (
 		id     uuid.UUID
 		digest [32]byte
@@ -135,7 +137,8 @@ func (db *DB) FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key strin
 }
 
 // CancelCommand moves an organization's unsettled command to CANCELLED.
-func (db *DB) CancelCommand(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, at time.Time) (gatehouse.Command, error) {
+func (db *DB) CancelCommand(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, at time.Time) (_ gatehouse.Command, err error) {
+	defer sqlstore.Label(&err, "Store.CancelCommand", orgID, id)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.Command{}, err
@@ -178,7 +181,8 @@ func (db *DB) CancelCommand(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 }
 
 // SetLocationUniverse sets or clears the universe of an organization's location.
-func (db *DB) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, universeID string) (gatehouse.Location, error) {
+func (db *DB) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, universeID string) (_ gatehouse.Location, err error) {
+	defer sqlstore.Label(&err, "Store.SetLocationUniverse", orgID, id)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.Location{}, err
@@ -214,11 +218,14 @@ func (db *DB) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, o
 	if err != nil {
 		return gatehouse.Location{}, err
 	}
+	// Read after the commit, so a change committed meanwhile shows; SQLite
+	// reads the location inside its transaction, as it wrote it.
 	return db.FindLocation(ctx, orgID, id)
 }
 
 // FindAccessPoint returns an organization's access point.
-func (db *DB) FindAccessPoint(ctx context.Context, orgID, id uuid.UUID) (gatehouse.AccessPoint, error) {
+func (db *DB) FindAccessPoint(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.AccessPoint, err error) {
+	defer sqlstore.Label(&err, "Store.FindAccessPoint", orgID, id)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.AccessPoint{}, err

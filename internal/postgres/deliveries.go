@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -30,7 +31,8 @@ import (
 // command being unsettled still: status only moves forward, and of two
 // answers that both settle it the first move stands. The sweep settles a
 // command whose move was lost with its instance (settleAnswered).
-func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []gatehouse.Ack, at time.Time) ([]uuid.UUID, error) {
+func (db *DB) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []gatehouse.Ack, at time.Time) (_ []uuid.UUID, err error) {
+	defer sqlstore.Label(&err, "Store.AckCommands", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,8 @@ const eventColumns = `e.id, e.type, e.occurred_at, e.received_at, e.allowed, e.r
 const qCountWorkMem = "64MB"
 
 // ListEvents returns a page of an organization's events matching f.
-func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (gatehouse.EventPage, error) {
+func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (_ gatehouse.EventPage, err error) {
+	defer sqlstore.Label(&err, "Store.ListEvents", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
@@ -190,7 +191,8 @@ func scanEventAnd(row pgx.CollectableRow, extra ...any) (gatehouse.Event, error)
 
 // CountEvents counts the organization's events matching f (whose From and
 // To must be set) in buckets of step from f.From, by outcome.
-func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, step time.Duration) ([]gatehouse.EventCount, error) {
+func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, step time.Duration) (_ []gatehouse.EventCount, err error) {
+	defer sqlstore.Label(&err, "Store.CountEvents", orgID)
 	counts := gatehouse.NewEventCounts(*f.From, *f.To, step)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {

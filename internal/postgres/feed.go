@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -15,7 +16,8 @@ import (
 // ReadFeed implements gatehouse.Store: events in (xid, seq) order, only
 // those of transactions older than every one still running
 // (migration 0012, docs/decisions.md "Feed positions").
-func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (gatehouse.FeedPage, error) {
+func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (_ gatehouse.FeedPage, err error) {
+	defer sqlstore.Label(&err, "Store.ReadFeed", orgID)
 	page := gatehouse.FeedPage{Events: []gatehouse.Event{}, Next: after}
 	// The oldest transaction first, the feed's snapshot second: a
 	// transaction running at the snapshot was running already (and bounds
@@ -89,7 +91,8 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 }
 
 // FeedCursorCeiling implements gatehouse.Store (migration 0019).
-func (db *DB) FeedCursorCeiling(ctx context.Context) (gatehouse.FeedPosition, error) {
+func (db *DB) FeedCursorCeiling(ctx context.Context) (_ gatehouse.FeedPosition, err error) {
+	defer sqlstore.Label(&err, "Store.FeedCursorCeiling")
 	var xid string
 	if err := db.pool.QueryRow(ctx, `SELECT xid::text FROM feed_cursor_ceiling`).Scan(&xid); err != nil {
 		return gatehouse.FeedPosition{}, wrap(err)

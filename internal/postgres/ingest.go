@@ -22,7 +22,8 @@ import (
 // other's few rows of terms, not for each other's whole batch (which kept
 // concurrent imports to one writer's speed). A term whose events then fail
 // stays, harmless: it leads a search to no event.
-func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
+func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (_ gatehouse.IngestResult, err error) {
+	defer sqlstore.Label(&err, "Store.IngestEvents", orgID)
 	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
 	for i, ev := range events {
 		res.IDs[i] = ev.ID
@@ -335,37 +336,4 @@ func upsertCommands(ctx context.Context, tx pgx.Tx, org int64, events []gatehous
 		WHERE excluded.status_at >= commands.status_at AND NOT commands.issued`,
 		org, ids, aps, scopes, statuses, jobs, users, issued, statusTimes)
 	return err
-}
-
-// Statistics are gathered again when this many events changed since the
-// last time, or this share of the table, whichever is more: the planner
-// needs the distribution of types, reasons and players, which a bulk
-// load changes and a day's trickle does not.
-const (
-	analyzeMin   = 100_000
-	analyzeShare = 0.2
-)
-
-// RefreshStatistics gathers the statistics of events and search_terms
-// (ANALYZE, which samples some 30,000 rows whatever the table's size)
-// when enough events changed since they were last gathered, by the
-// server's own count of changes (pg_stat_user_tables), or when force is
-// set.
-func (db *DB) RefreshStatistics(ctx context.Context, force bool) (bool, error) {
-	if !force {
-		var changed, rows float64
-		err := db.pool.QueryRow(ctx, `SELECT coalesce(s.n_mod_since_analyze, 0), greatest(c.reltuples, 0)
-			FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
-			WHERE c.oid = 'events'::regclass`).Scan(&changed, &rows)
-		if err != nil {
-			return false, wrap(err)
-		}
-		if changed < max(analyzeMin, analyzeShare*rows) {
-			return false, nil
-		}
-	}
-	if _, err := db.pool.Exec(ctx, "ANALYZE events, search_terms"); err != nil {
-		return false, wrap(err)
-	}
-	return true, nil
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // CreateLocation stores a location of an organization.
-func (db *DB) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, name string) (gatehouse.Location, error) {
+func (db *DB) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, name string) (_ gatehouse.Location, err error) {
+	defer sqlstore.Label(&err, "Store.CreateLocation", orgID)
 	l, err := sqlstore.NewLocation(orgID, name, db.Now())
 	if err != nil {
 		return l, err
@@ -32,8 +33,9 @@ func (db *DB) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID 
 }
 
 // RenameLocation renames a location of an organization.
-func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, name string) (gatehouse.Location, error) {
-	name, err := gatehouse.CheckName("name", name)
+func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, name string) (_ gatehouse.Location, err error) {
+	defer sqlstore.Label(&err, "Store.RenameLocation", orgID, id)
+	name, err = gatehouse.CheckName("name", name)
 	if err != nil {
 		return gatehouse.Location{}, err
 	}
@@ -47,6 +49,8 @@ func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
 		}
+		// An unchanged name returns here, before the UPDATE and the audit;
+		// SQLite runs the UPDATE anyway (the same name), so both end alike.
 		if err != nil || old == name {
 			return err
 		}
@@ -58,11 +62,14 @@ func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 	if err != nil {
 		return gatehouse.Location{}, err
 	}
+	// Read after the commit, so a change committed meanwhile shows; SQLite
+	// reads the location inside its transaction, as it wrote it.
 	return db.FindLocation(ctx, orgID, id)
 }
 
 // FindLocation returns a location of an organization with its access points.
-func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Location, error) {
+func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.Location, err error) {
+	defer sqlstore.Label(&err, "Store.FindLocation", orgID, id)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.Location{}, err
@@ -80,7 +87,8 @@ func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.
 }
 
 // CreateAccessPoint stores an access point under a location of the organization.
-func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
+func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, locationID uuid.UUID, name string) (_ gatehouse.AccessPoint, err error) {
+	defer sqlstore.Label(&err, "Store.CreateAccessPoint", orgID, locationID)
 	ap, err := sqlstore.NewAccessPoint(locationID, name, db.Now())
 	if err != nil {
 		return ap, err
@@ -115,7 +123,8 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 }
 
 // ListLocations returns a page of an organization's locations by name then id.
-func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey) ([]gatehouse.Location, *gatehouse.LocationKey, error) {
+func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey) (_ []gatehouse.Location, _ *gatehouse.LocationKey, err error) {
+	defer sqlstore.Label(&err, "Store.ListLocations", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return []gatehouse.Location{}, nil, nil

@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
 // SetMessagingKey stores the sealed key of an organization's universe,
 // replacing the one it had.
-func (db *DB) SetMessagingKey(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, universeID string, sealed []byte, hint string) (gatehouse.MessagingKey, error) {
+func (db *DB) SetMessagingKey(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, universeID string, sealed []byte, hint string) (_ gatehouse.MessagingKey, err error) {
+	defer sqlstore.Label(&err, "Store.SetMessagingKey", orgID)
 	k := gatehouse.MessagingKey{UniverseID: universeID, Hint: hint, CreatedAt: gatehouse.Time(db.Now().UTC().Truncate(time.Microsecond))}
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
@@ -37,7 +39,8 @@ func (db *DB) SetMessagingKey(ctx context.Context, e gatehouse.AuditEntry, orgID
 }
 
 // RemoveMessagingKey deletes the key of an organization's universe.
-func (db *DB) RemoveMessagingKey(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, universeID string) error {
+func (db *DB) RemoveMessagingKey(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, universeID string) (err error) {
+	defer sqlstore.Label(&err, "Store.RemoveMessagingKey", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return err
@@ -56,7 +59,8 @@ func (db *DB) RemoveMessagingKey(ctx context.Context, e gatehouse.AuditEntry, or
 }
 
 // ListMessagingKeys returns the universes of an organization that have a key.
-func (db *DB) ListMessagingKeys(ctx context.Context, orgID uuid.UUID) ([]gatehouse.MessagingKey, error) {
+func (db *DB) ListMessagingKeys(ctx context.Context, orgID uuid.UUID) (_ []gatehouse.MessagingKey, err error) {
+	defer sqlstore.Label(&err, "Store.ListMessagingKeys", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err
@@ -82,7 +86,8 @@ func (db *DB) ListMessagingKeys(ctx context.Context, orgID uuid.UUID) ([]gatehou
 }
 
 // FindMessagingKey returns the sealed key of an organization's universe.
-func (db *DB) FindMessagingKey(ctx context.Context, orgID uuid.UUID, universeID string) ([]byte, error) {
+func (db *DB) FindMessagingKey(ctx context.Context, orgID uuid.UUID, universeID string) (_ []byte, err error) {
+	defer sqlstore.Label(&err, "Store.FindMessagingKey", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err

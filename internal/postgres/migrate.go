@@ -23,7 +23,10 @@ const migrationLock = 0x6761746568 // "gateh"
 // Migrate applies the embedded migrations not yet applied, in order, each
 // in its own transaction under an advisory lock, so several instances may
 // start (and migrate) at once. Migrations are forward-only.
-func (db *DB) Migrate(ctx context.Context) error { return db.migrateThrough(ctx, math.MaxInt) }
+func (db *DB) Migrate(ctx context.Context) (err error) {
+	defer sqlstore.Label(&err, "Store.Migrate")
+	return db.migrateThrough(ctx, math.MaxInt)
+}
 
 // migrateThrough applies the migrations up to version last: a test of a
 // migration starts from the schema before it.

@@ -13,7 +13,8 @@ import (
 )
 
 // CreateOrganization stores a new organization.
-func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, name string) (gatehouse.Organization, error) {
+func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, name string) (_ gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.CreateOrganization")
 	o, err := sqlstore.NewOrganization(name, db.Now())
 	if err != nil {
 		return o, err
@@ -29,7 +30,8 @@ func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, na
 }
 
 // ListOrganizations returns every organization, oldest first.
-func (db *DB) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, error) {
+func (db *DB) ListOrganizations(ctx context.Context) (_ []gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.ListOrganizations")
 	rows, err := db.pool.Query(ctx, "SELECT id, name, created_at, retention_days FROM organizations ORDER BY seq")
 	if err != nil {
 		return nil, wrap(err)
@@ -42,7 +44,8 @@ func (db *DB) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, 
 }
 
 // FindOrganization returns one organization, or ErrNotFound.
-func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Organization, error) {
+func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (_ gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.FindOrganization", id)
 	rows, _ := db.pool.Query(ctx, "SELECT id, name, created_at, retention_days FROM organizations WHERE id = $1", id)
 	o, err := pgx.CollectExactlyOneRow(rows, scanOrganization)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -52,8 +55,9 @@ func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Org
 }
 
 // RenameOrganization renames an organization, or answers ErrNotFound.
-func (db *DB) RenameOrganization(ctx context.Context, e gatehouse.AuditEntry, id uuid.UUID, name string) (gatehouse.Organization, error) {
-	name, err := gatehouse.CheckName("name", name)
+func (db *DB) RenameOrganization(ctx context.Context, e gatehouse.AuditEntry, id uuid.UUID, name string) (_ gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.RenameOrganization", id)
+	name, err = gatehouse.CheckName("name", name)
 	if err != nil {
 		return gatehouse.Organization{}, err
 	}

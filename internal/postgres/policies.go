@@ -53,7 +53,8 @@ func findPolicy(ctx context.Context, q querier, org int64, id uuid.UUID) (string
 // snapshot under READ COMMITTED): concurrent changes of one access point
 // wait for each other and take versions one after another, without
 // error.
-func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, accessPointID uuid.UUID, p gatehouse.Policy, ifVersion *int64, at time.Time) (gatehouse.Policy, error) {
+func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, accessPointID uuid.UUID, p gatehouse.Policy, ifVersion *int64, at time.Time) (_ gatehouse.Policy, err error) {
+	defer sqlstore.Label(&err, "Store.PutPolicy", orgID, accessPointID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.Policy{}, err
@@ -102,7 +103,8 @@ func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, acce
 
 // FindPolicy implements gatehouse.Store. It reads the primary: a policy
 // just stored is the one read back.
-func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (*gatehouse.Policy, error) {
+func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (_ *gatehouse.Policy, err error) {
+	defer sqlstore.Label(&err, "Store.FindPolicy", orgID, accessPointID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err
@@ -116,7 +118,8 @@ func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (*
 
 // PolicySet implements gatehouse.Store. uuids order by their bytes, the
 // order SQLite gives the blobs it keeps them in.
-func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) ([]gatehouse.AccessPointPolicy, error) {
+func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (_ []gatehouse.AccessPointPolicy, err error) {
+	defer sqlstore.Label(&err, "Store.PolicySet", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err
@@ -149,7 +152,8 @@ func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string)
 
 // PolicySetMembers implements gatehouse.Store: the set's rows without a
 // policy body.
-func (db *DB) PolicySetMembers(ctx context.Context, orgID uuid.UUID, universeID string) ([]gatehouse.PolicySetMember, error) {
+func (db *DB) PolicySetMembers(ctx context.Context, orgID uuid.UUID, universeID string) (_ []gatehouse.PolicySetMember, err error) {
+	defer sqlstore.Label(&err, "Store.PolicySetMembers", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err
@@ -184,7 +188,8 @@ const decisionContext = `SELECT a.name, l.id, l.name, l.universe_id, p.version, 
 // round trip (pgx caches its prepared form per connection); the unlocks
 // are filtered by Command.ActiveUnlock, the one definition of what
 // counts.
-func (db *DB) FindDecisionContext(ctx context.Context, orgID, accessPointID uuid.UUID, now time.Time) (gatehouse.DecisionContext, error) {
+func (db *DB) FindDecisionContext(ctx context.Context, orgID, accessPointID uuid.UUID, now time.Time) (_ gatehouse.DecisionContext, err error) {
+	defer sqlstore.Label(&err, "Store.FindDecisionContext", orgID, accessPointID)
 	var dc gatehouse.DecisionContext
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/clock"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -111,7 +112,8 @@ func newPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 // API — to a read replica at dsn. Everything else, key lookups included,
 // stays on the primary, so a revocation never waits for replication. A
 // replica lags: an event just ingested may appear on the next poll.
-func (db *DB) UseReplica(ctx context.Context, dsn string) error {
+func (db *DB) UseReplica(ctx context.Context, dsn string) (err error) {
+	defer sqlstore.Label(&err, "Store.UseReplica")
 	pool, err := newPool(ctx, dsn)
 	if err != nil {
 		return err
@@ -125,7 +127,8 @@ func (db *DB) UseReplica(ctx context.Context, dsn string) error {
 }
 
 // Ping reports whether the database answers.
-func (db *DB) Ping(ctx context.Context) error {
+func (db *DB) Ping(ctx context.Context) (err error) {
+	defer sqlstore.Label(&err, "Store.Ping")
 	if err := db.pool.Ping(ctx); err != nil {
 		return fmt.Errorf("postgres: %w: %w", gatehouse.ErrUnavailable, err)
 	}
@@ -133,7 +136,8 @@ func (db *DB) Ping(ctx context.Context) error {
 }
 
 // Close closes the pools.
-func (db *DB) Close() error {
+func (db *DB) Close() (err error) {
+	defer sqlstore.Label(&err, "Store.Close")
 	if db.replica != db.pool {
 		db.replica.Close()
 	}
@@ -143,11 +147,12 @@ func (db *DB) Close() error {
 
 // Secret returns the service secret, generating it once for every
 // instance on the database.
-func (db *DB) Secret(ctx context.Context) ([]byte, error) {
+func (db *DB) Secret(ctx context.Context) (_ []byte, err error) {
+	defer sqlstore.Label(&err, "Store.Secret")
 	candidate := make([]byte, 32)
 	rand.Read(candidate)
 	var secret []byte
-	err := db.pool.QueryRow(ctx, `WITH ins AS (
+	err = db.pool.QueryRow(ctx, `WITH ins AS (
 		INSERT INTO settings (name, value) VALUES ('secret', $1) ON CONFLICT DO NOTHING RETURNING value)
 		SELECT value FROM ins UNION ALL SELECT value FROM settings WHERE name = 'secret' LIMIT 1`, candidate).Scan(&secret)
 	return secret, wrap(err)
@@ -203,7 +208,7 @@ func aborted(err error) bool {
 // transactions that collided do not collide again in step. It reports
 // false when ctx ends first.
 func backOff(ctx context.Context, attempt int) bool {
-	return gatehouse.Sleep(ctx, time.Duration(1+mrand.IntN(10*attempt))*time.Millisecond)
+	return clock.Sleep(ctx, time.Duration(1+mrand.IntN(10*attempt))*time.Millisecond)
 }
 
 // wrap marks errors that mean "try again later" as gatehouse.ErrUnavailable

@@ -15,9 +15,10 @@ import (
 )
 
 // SetRetention sets how long an organization's events are kept.
-func (db *DB) SetRetention(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, days int) (gatehouse.Organization, error) {
+func (db *DB) SetRetention(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, days int) (_ gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.SetRetention", orgID)
 	var o gatehouse.Organization
-	err := db.withTx(ctx, func(tx pgx.Tx) error {
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
 		var seq int64
 		rows, _ := tx.Query(ctx, "SELECT id, name, created_at, retention_days FROM organizations WHERE id = $1 FOR NO KEY UPDATE", orgID)
 		var err error
@@ -38,12 +39,14 @@ func (db *DB) SetRetention(ctx context.Context, e gatehouse.AuditEntry, orgID uu
 }
 
 // DeleteEventsBefore deletes a batch of an organization's expired events.
-func (db *DB) DeleteEventsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+func (db *DB) DeleteEventsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.DeleteEventsBefore", orgID)
 	return db.deleteEvents(ctx, orgID, "occurred_at < $2", before, limit)
 }
 
 // DeletePlayerEvents deletes a batch of a platform user's events.
-func (db *DB) DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformUserID string, limit int) (int, error) {
+func (db *DB) DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformUserID string, limit int) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.DeletePlayerEvents", orgID)
 	return db.deleteEvents(ctx, orgID, "platform_user_id = $2", platformUserID, limit)
 }
 
@@ -63,7 +66,8 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 // PruneTerms deletes platform user terms no event has any more, 1,000
 // at a time, each batch a statement of its own, then the spans and terms
 // of server jobs no event has (pruneSpans).
-func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error) {
+func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.PruneTerms", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return 0, err
@@ -119,7 +123,8 @@ func (db *DB) pruneSpans(ctx context.Context, org int64) (int, error) {
 }
 
 // OldestEvent returns when the organization's oldest event occurred.
-func (db *DB) OldestEvent(ctx context.Context, orgID uuid.UUID) (time.Time, bool, error) {
+func (db *DB) OldestEvent(ctx context.Context, orgID uuid.UUID) (_ time.Time, _ bool, err error) {
+	defer sqlstore.Label(&err, "Store.OldestEvent", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return time.Time{}, false, err
@@ -133,7 +138,8 @@ func (db *DB) OldestEvent(ctx context.Context, orgID uuid.UUID) (time.Time, bool
 }
 
 // FinishErasure deletes a platform user's commands and search term.
-func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, platformUserID string) (int, error) {
+func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, platformUserID string) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.FinishErasure", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return 0, err
@@ -201,7 +207,8 @@ func deleteCommands(ctx context.Context, tx pgx.Tx, org int64, ids []uuid.UUID) 
 // DeleteCommandsBefore deletes a batch of an organization's commands
 // issued before a time whose events are gone, and its delivery log rows
 // of before then.
-func (db *DB) DeleteCommandsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+func (db *DB) DeleteCommandsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.DeleteCommandsBefore", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return 0, err
@@ -229,7 +236,8 @@ func (db *DB) DeleteCommandsBefore(ctx context.Context, orgID uuid.UUID, before 
 }
 
 // SetErasureIntegration stores the organization's erasure webhook.
-func (db *DB) SetErasureIntegration(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, tokenHash [32]byte, sealedToken, sealedSecret []byte, at time.Time) error {
+func (db *DB) SetErasureIntegration(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, tokenHash [32]byte, sealedToken, sealedSecret []byte, at time.Time) (err error) {
+	defer sqlstore.Label(&err, "Store.SetErasureIntegration", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return err
@@ -247,7 +255,8 @@ func (db *DB) SetErasureIntegration(ctx context.Context, e gatehouse.AuditEntry,
 }
 
 // FindErasureIntegration returns the organization's sealed token and secret.
-func (db *DB) FindErasureIntegration(ctx context.Context, orgID uuid.UUID) ([]byte, []byte, time.Time, error) {
+func (db *DB) FindErasureIntegration(ctx context.Context, orgID uuid.UUID) (_ []byte, _ []byte, _ time.Time, err error) {
+	defer sqlstore.Label(&err, "Store.FindErasureIntegration", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, nil, time.Time{}, err
@@ -265,12 +274,13 @@ func (db *DB) FindErasureIntegration(ctx context.Context, orgID uuid.UUID) ([]by
 }
 
 // ErasureIntegrationByToken finds the organization of a token's hash.
-func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte) (uuid.UUID, []byte, error) {
+func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte) (_ uuid.UUID, _ []byte, err error) {
+	defer sqlstore.Label(&err, "Store.ErasureIntegrationByToken")
 	var (
 		orgID  uuid.UUID
 		secret []byte
 	)
-	err := db.pool.QueryRow(ctx, `SELECT o.id, i.sealed_secret FROM erasure_integrations i
+	err = db.pool.QueryRow(ctx, `SELECT o.id, i.sealed_secret FROM erasure_integrations i
 		JOIN organizations o ON o.seq = i.org WHERE i.token_hash = $1`, tokenHash[:]).Scan(&orgID, &secret)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return orgID, nil, fmt.Errorf("erasure webhook: %w", gatehouse.ErrNotFound)
@@ -282,6 +292,7 @@ func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte)
 // one upsert, whose row lock makes deliveries at once wait for each
 // other, and then see the winner's claim.
 func (db *DB) ClaimErasure(ctx context.Context, orgID uuid.UUID, notificationID string, now time.Time, lease time.Duration) (claimed, done bool, err error) {
+	defer sqlstore.Label(&err, "Store.ClaimErasure", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return false, false, err
@@ -308,7 +319,8 @@ func (db *DB) ClaimErasure(ctx context.Context, orgID uuid.UUID, notificationID 
 }
 
 // ReleaseErasure ends the claim of an erasure that failed.
-func (db *DB) ReleaseErasure(ctx context.Context, orgID uuid.UUID, notificationID string) error {
+func (db *DB) ReleaseErasure(ctx context.Context, orgID uuid.UUID, notificationID string) (err error) {
+	defer sqlstore.Label(&err, "Store.ReleaseErasure", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return err
@@ -318,7 +330,8 @@ func (db *DB) ReleaseErasure(ctx context.Context, orgID uuid.UUID, notificationI
 }
 
 // RecordErasureRequest appends one request's record.
-func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gatehouse.ErasureRequest) error {
+func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gatehouse.ErasureRequest) (err error) {
+	defer sqlstore.Label(&err, "Store.RecordErasureRequest", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return err
@@ -356,7 +369,8 @@ func insertErasureRequest(ctx context.Context, q interface {
 }
 
 // ListErasureRequests returns the organization's latest requests.
-func (db *DB) ListErasureRequests(ctx context.Context, orgID uuid.UUID, limit int) ([]gatehouse.ErasureRequest, error) {
+func (db *DB) ListErasureRequests(ctx context.Context, orgID uuid.UUID, limit int) (_ []gatehouse.ErasureRequest, err error) {
+	defer sqlstore.Label(&err, "Store.ListErasureRequests", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,7 +18,8 @@ import (
 // rewritten in server_players only when its list or universe changed
 // since its last sync (players_digest): a server syncs every few seconds,
 // its players change far less often.
-func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameServer, caps gatehouse.ServerCaps) error {
+func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameServer, caps gatehouse.ServerCaps) (err error) {
+	defer sqlstore.Label(&err, "Store.Heartbeat", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return err
@@ -128,7 +130,8 @@ func (db *DB) admitPlayers(ctx context.Context, tx pgx.Tx, org int64, held bool,
 
 // NamesUniverse reports whether a location of the organization names the
 // universe.
-func (db *DB) NamesUniverse(ctx context.Context, orgID uuid.UUID, universeID string) (bool, error) {
+func (db *DB) NamesUniverse(ctx context.Context, orgID uuid.UUID, universeID string) (_ bool, err error) {
+	defer sqlstore.Label(&err, "Store.NamesUniverse", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return false, nil
@@ -143,7 +146,8 @@ func (db *DB) NamesUniverse(ctx context.Context, orgID uuid.UUID, universeID str
 
 // LiveServers returns the organization's servers of a universe seen at or
 // after since, most recently seen first.
-func (db *DB) LiveServers(ctx context.Context, orgID uuid.UUID, universeID string, since time.Time, player *string) ([]gatehouse.GameServer, error) {
+func (db *DB) LiveServers(ctx context.Context, orgID uuid.UUID, universeID string, since time.Time, player *string) (_ []gatehouse.GameServer, err error) {
+	defer sqlstore.Label(&err, "Store.LiveServers", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return []gatehouse.GameServer{}, nil

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
 // CreateSession stores a dashboard session and marks its user proven.
-func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gatehouse.Session) error {
+func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gatehouse.Session) (err error) {
+	defer sqlstore.Label(&err, "Store.CreateSession", s.UserID)
 	return db.withTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5)`, s.TokenHash[:], s.UserID, s.CSRF, s.CreatedAt, s.ExpiresAt)
@@ -36,12 +38,13 @@ func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gateh
 }
 
 // FindSession returns the unexpired session with that token hash and its user.
-func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time) (gatehouse.Session, gatehouse.User, error) {
+func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time) (_ gatehouse.Session, _ gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.FindSession")
 	var (
 		s gatehouse.Session
 		u gatehouse.User
 	)
-	err := db.pool.QueryRow(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
+	err = db.pool.QueryRow(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
 			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven
 		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
 		WHERE s.token_hash = $1 AND s.expires_at > $2`, tokenHash[:], now).
@@ -58,7 +61,8 @@ func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time
 }
 
 // DeleteSession ends a session and sweeps the expired ones.
-func (db *DB) DeleteSession(ctx context.Context, tokenHash [32]byte, now time.Time) error {
-	_, err := db.pool.Exec(ctx, "DELETE FROM sessions WHERE token_hash = $1 OR expires_at <= $2", tokenHash[:], now)
+func (db *DB) DeleteSession(ctx context.Context, tokenHash [32]byte, now time.Time) (err error) {
+	defer sqlstore.Label(&err, "Store.DeleteSession")
+	_, err = db.pool.Exec(ctx, "DELETE FROM sessions WHERE token_hash = $1 OR expires_at <= $2", tokenHash[:], now)
 	return wrap(err)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -24,7 +25,8 @@ const sweepBatch = 500
 // a command another sweep holds is left to it, and the update is
 // conditional on the status still being unsettled, so a command is moved
 // once.
-func (db *DB) SweepCommands(ctx context.Context, now time.Time) (int, error) {
+func (db *DB) SweepCommands(ctx context.Context, now time.Time) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.SweepCommands")
 	now = gatehouse.Truncate(now)
 	if err := db.settleLost(ctx, now); err != nil {
 		return 0, err
@@ -45,7 +47,7 @@ func (db *DB) SweepCommands(ctx context.Context, now time.Time) (int, error) {
 	if _, err := db.pool.Exec(ctx, "DELETE FROM idempotency_keys WHERE created_at < $1", now.Add(-gatehouse.IdempotencyWindow)); err != nil {
 		return expired, wrap(err)
 	}
-	_, err := db.pool.Exec(ctx, `WITH gone AS (DELETE FROM game_servers WHERE seen_at < $1 RETURNING org, job_id)
+	_, err = db.pool.Exec(ctx, `WITH gone AS (DELETE FROM game_servers WHERE seen_at < $1 RETURNING org, job_id)
 		DELETE FROM server_players p USING gone WHERE p.org = gone.org AND p.job_id = gone.job_id`, now.Add(-gatehouse.ServerForgetAfter))
 	return expired, wrap(err)
 }

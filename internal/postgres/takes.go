@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -61,7 +62,8 @@ const batchServers = `unnest($2::text[], $4::bigint[]) WITH ORDINALITY AS j(job,
 // TakeCommands returns the commands due to the organization's server and
 // marks them delivered under its next generation, in one transaction: a
 // batch of one.
-func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]gatehouse.Command, int64, error) {
+func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) (_ []gatehouse.Command, _ int64, err error) {
+	defer sqlstore.Label(&err, "Store.TakeCommands", orgID)
 	taken, err := db.TakeCommandsBatch(ctx, orgID, universeID, []gatehouse.TakeRequest{{JobID: jobID, Cursor: cursor}}, now)
 	if err != nil {
 		return nil, 0, err
@@ -72,7 +74,8 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 // TakeCommandsBatch takes for many servers of a universe in a few
 // set-based statements (see Store.TakeCommandsBatch). A job id that comes
 // twice waits for a later round: one round takes for each server once.
-func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) ([]gatehouse.Taken, error) {
+func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) (_ []gatehouse.Taken, err error) {
+	defer sqlstore.Label(&err, "Store.TakeCommandsBatch", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err

@@ -15,8 +15,9 @@ import (
 const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven`
 
 // CreateUser stores a dashboard user; the email is kept lower-cased.
-func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User) (gatehouse.User, error) {
-	u, err := sqlstore.NewUser(u, db.Now())
+func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User) (_ gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.CreateUser", u.OrgID)
+	u, err = sqlstore.NewUser(u, db.Now())
 	if err != nil {
 		return u, err
 	}
@@ -59,13 +60,15 @@ func lockOrg(ctx context.Context, tx pgx.Tx, id uuid.UUID) (int64, error) {
 }
 
 // FindUsersByEmail returns every user with that email, oldest first.
-func (db *DB) FindUsersByEmail(ctx context.Context, email string) ([]gatehouse.User, error) {
+func (db *DB) FindUsersByEmail(ctx context.Context, email string) (_ []gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.FindUsersByEmail")
 	return users(ctx, db.pool, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
 		WHERE u.email = $1 ORDER BY u.created_at, u.id`, sqlstore.NormalEmail(email))
 }
 
 // ListUsers returns an organization's users ordered by email.
-func (db *DB) ListUsers(ctx context.Context, orgID uuid.UUID) ([]gatehouse.User, error) {
+func (db *DB) ListUsers(ctx context.Context, orgID uuid.UUID) (_ []gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.ListUsers", orgID)
 	return users(ctx, db.pool, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
 		WHERE o.id = $1 ORDER BY u.email`, orgID)
 }
@@ -106,9 +109,10 @@ func users(ctx context.Context, q querier, query string, args ...any) ([]gatehou
 }
 
 // SetUserPassword replaces a user's password hash and ends their sessions.
-func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email, passwordHash string) (gatehouse.User, error) {
+func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email, passwordHash string) (_ gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.SetUserPassword", orgID)
 	var u gatehouse.User
-	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
+	err = db.withTx(ctx, func(tx pgx.Tx) (err error) {
 		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
@@ -126,9 +130,10 @@ func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID
 
 // SetUserRole changes a user's role, refusing to demote the last admin,
 // and ends the user's sessions when the role is lowered.
-func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
+func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role) (_ gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.SetUserRole", orgID)
 	var u gatehouse.User
-	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
+	err = db.withTx(ctx, func(tx pgx.Tx) (err error) {
 		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
@@ -156,9 +161,10 @@ func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uui
 }
 
 // RemoveUser deletes a user and their sessions, unless it is the last admin.
-func (db *DB) RemoveUser(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string) (gatehouse.User, error) {
+func (db *DB) RemoveUser(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string) (_ gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.RemoveUser", orgID)
 	var u gatehouse.User
-	err := db.withTx(ctx, func(tx pgx.Tx) (err error) {
+	err = db.withTx(ctx, func(tx pgx.Tx) (err error) {
 		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
@@ -192,7 +198,8 @@ func keepAnAdmin(ctx context.Context, tx pgx.Tx, admin gatehouse.User) error {
 }
 
 // SetUserTimeZone stores the zone of the organization's user with that id.
-func (db *DB) SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error {
+func (db *DB) SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) (err error) {
+	defer sqlstore.Label(&err, "Store.SetUserTimeZone", orgID, userID)
 	tag, err := db.pool.Exec(ctx, `UPDATE users SET time_zone = $1
 		WHERE id = $2 AND org = (SELECT seq FROM organizations WHERE id = $3)`, zone, userID, orgID)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/clock"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -56,7 +58,8 @@ func parseWake(payload string) (gatehouse.Wake, bool) {
 // connects again, waiting longer after each failure, and after every
 // (re)connection calls wake(gatehouse.Wake{}) since a notification may have
 // been missed while it was down.
-func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) error {
+func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) (err error) {
+	defer sqlstore.Label(&err, "Store.WatchCommands")
 	retry := watchRetryFirst
 	for {
 		// listen returns when the connection failed, whatever the
@@ -67,7 +70,7 @@ func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) erro
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !gatehouse.Sleep(ctx, retry) {
+		if !clock.Sleep(ctx, retry) {
 			return ctx.Err()
 		}
 		retry = min(2*retry, watchRetryMax)

@@ -21,7 +21,8 @@ const webhookColumns = `w.id, o.id, w.url, w.description, w.types, w.filters, w.
 // CreateWebhook stores an organization's endpoint at the heads of its
 // feeds: below the oldest transaction still running, every row is read
 // already, or not (migration 0012).
-func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gatehouse.Webhook, filters string, sealed []byte) (gatehouse.Webhook, error) {
+func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gatehouse.Webhook, filters string, sealed []byte) (_ gatehouse.Webhook, err error) {
+	defer sqlstore.Label(&err, "Store.CreateWebhook", w.OrgID)
 	org, err := db.orgSeq(ctx, db.pool, w.OrgID)
 	if err != nil {
 		return gatehouse.Webhook{}, err
@@ -55,7 +56,8 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 }
 
 // ListWebhooks returns an organization's endpoints, oldest first.
-func (db *DB) ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]gatehouse.Webhook, error) {
+func (db *DB) ListWebhooks(ctx context.Context, orgID uuid.UUID) (_ []gatehouse.Webhook, err error) {
+	defer sqlstore.Label(&err, "Store.ListWebhooks", orgID)
 	rows, _ := db.pool.Query(ctx, `SELECT `+webhookColumns+`
 		FROM webhooks w JOIN organizations o ON o.seq = w.org WHERE o.id = $1 ORDER BY w.seq`, orgID)
 	hooks, err := pgx.CollectRows(rows, scanWebhook)
@@ -66,7 +68,8 @@ func (db *DB) ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]gatehouse.We
 }
 
 // FindWebhook returns an organization's endpoint.
-func (db *DB) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Webhook, error) {
+func (db *DB) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.Webhook, err error) {
+	defer sqlstore.Label(&err, "Store.FindWebhook", orgID, id)
 	return findWebhook(ctx, db.pool, orgID, id, "")
 }
 
@@ -81,9 +84,10 @@ func findWebhook(ctx context.Context, q querier, orgID, id uuid.UUID, lock strin
 }
 
 // UpdateWebhook applies c to an organization's endpoint.
-func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, c gatehouse.WebhookChange, now time.Time) (gatehouse.Webhook, error) {
+func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, c gatehouse.WebhookChange, now time.Time) (_ gatehouse.Webhook, err error) {
+	defer sqlstore.Label(&err, "Store.UpdateWebhook", orgID, id)
 	var w gatehouse.Webhook
-	err := db.withTx(ctx, func(tx pgx.Tx) error {
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
 		old, err := findWebhook(ctx, tx, orgID, id, " FOR UPDATE OF w")
 		if err != nil {
 			return err
@@ -127,9 +131,10 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 }
 
 // WebhookSecret returns an organization's endpoint's sealed secrets.
-func (db *DB) WebhookSecret(ctx context.Context, orgID, id uuid.UUID) ([]byte, error) {
+func (db *DB) WebhookSecret(ctx context.Context, orgID, id uuid.UUID) (_ []byte, err error) {
+	defer sqlstore.Label(&err, "Store.WebhookSecret", orgID, id)
 	var sealed []byte
-	err := db.pool.QueryRow(ctx, `SELECT w.sealed FROM webhooks w JOIN organizations o ON o.seq = w.org
+	err = db.pool.QueryRow(ctx, `SELECT w.sealed FROM webhooks w JOIN organizations o ON o.seq = w.org
 		WHERE o.id = $1 AND w.id = $2`, orgID, id).Scan(&sealed)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
@@ -138,7 +143,8 @@ func (db *DB) WebhookSecret(ctx context.Context, orgID, id uuid.UUID) ([]byte, e
 }
 
 // RotateWebhookSecret replaces an endpoint's sealed secrets.
-func (db *DB) RotateWebhookSecret(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, old, sealed []byte, previousUntil *time.Time) (gatehouse.Webhook, error) {
+func (db *DB) RotateWebhookSecret(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, old, sealed []byte, previousUntil *time.Time) (_ gatehouse.Webhook, err error) {
+	defer sqlstore.Label(&err, "Store.RotateWebhookSecret", orgID, id)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.Webhook{}, err
@@ -162,7 +168,8 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, e gatehouse.AuditEntry, o
 }
 
 // DeleteWebhook deletes an organization's endpoint and its delivery log.
-func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID) error {
+func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID) (err error) {
+	defer sqlstore.Label(&err, "Store.DeleteWebhook", orgID, id)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return err
@@ -182,7 +189,8 @@ func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 
 // AddWebhookDelivery stores a pending manual delivery and makes the
 // endpoint due.
-func (db *DB) AddWebhookDelivery(ctx context.Context, orgID, webhookID uuid.UUID, d gatehouse.WebhookDelivery) (gatehouse.WebhookDelivery, error) {
+func (db *DB) AddWebhookDelivery(ctx context.Context, orgID, webhookID uuid.UUID, d gatehouse.WebhookDelivery) (_ gatehouse.WebhookDelivery, err error) {
+	defer sqlstore.Label(&err, "Store.AddWebhookDelivery", orgID, webhookID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return d, err
@@ -212,7 +220,8 @@ const deliveryColumns = `d.id, d.message_id, d.type, d.object_id, d.status, d.ma
 	d.response_code, d.latency_ms, d.error, d.response`
 
 // FindWebhookDelivery returns one delivery of an organization's endpoint.
-func (db *DB) FindWebhookDelivery(ctx context.Context, orgID, webhookID, id uuid.UUID) (gatehouse.WebhookDelivery, error) {
+func (db *DB) FindWebhookDelivery(ctx context.Context, orgID, webhookID, id uuid.UUID) (_ gatehouse.WebhookDelivery, err error) {
+	defer sqlstore.Label(&err, "Store.FindWebhookDelivery", orgID, webhookID, id)
 	rows, _ := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d
 		JOIN webhooks w ON w.seq = d.webhook JOIN organizations o ON o.seq = w.org
 		WHERE o.id = $1 AND w.id = $2 AND d.id = $3`, orgID, webhookID, id)
@@ -224,7 +233,8 @@ func (db *DB) FindWebhookDelivery(ctx context.Context, orgID, webhookID, id uuid
 }
 
 // ListWebhookDeliveries returns an endpoint's most recent deliveries.
-func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit int) ([]gatehouse.WebhookDelivery, error) {
+func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit int) (_ []gatehouse.WebhookDelivery, err error) {
+	defer sqlstore.Label(&err, "Store.ListWebhookDeliveries", orgID, webhookID)
 	if _, err := db.FindWebhook(ctx, orgID, webhookID); err != nil {
 		return nil, err
 	}
@@ -244,7 +254,8 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.U
 // then the one due soonest. SKIP LOCKED: instances claiming at once each
 // take another endpoint, and none waits (they may count the same
 // organization's leases before either commits: one lease more, once).
-func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.WebhookClaim, error) {
+func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (_ gatehouse.WebhookClaim, err error) {
+	defer sqlstore.Label(&err, "Store.ClaimWebhook")
 	var (
 		c     gatehouse.WebhookClaim
 		hook  int64
@@ -252,7 +263,7 @@ func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, tt
 		id    uuid.UUID
 	)
 	now = gatehouse.Truncate(now)
-	err := db.pool.QueryRow(ctx, `UPDATE webhooks w SET lease_holder = $1, lease_until = $2
+	err = db.pool.QueryRow(ctx, `UPDATE webhooks w SET lease_holder = $1, lease_until = $2
 		FROM organizations o
 		WHERE o.seq = w.org AND w.seq = (SELECT d.seq FROM webhooks d
 			JOIN (SELECT org, count(*) FILTER (WHERE lease_until > $3) AS leased, max(lease_until) AS served FROM webhooks
@@ -276,7 +287,8 @@ func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, tt
 }
 
 // SaveWebhookProgress stores a round of deliveries.
-func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgress) error {
+func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgress) (err error) {
+	defer sqlstore.Label(&err, "Store.SaveWebhookProgress", p.OrgID, p.ID)
 	org, err := db.orgSeq(ctx, db.pool, p.OrgID)
 	if err != nil {
 		return err
@@ -334,7 +346,8 @@ func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgre
 
 // ReadCommandChanges returns the organization's command changes after a
 // position, in (xid, seq) order below the oldest running transaction.
-func (db *DB) ReadCommandChanges(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, limit int) ([]gatehouse.CommandChange, gatehouse.FeedPosition, error) {
+func (db *DB) ReadCommandChanges(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, limit int) (_ []gatehouse.CommandChange, _ gatehouse.FeedPosition, err error) {
+	defer sqlstore.Label(&err, "Store.ReadCommandChanges", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, after, nil

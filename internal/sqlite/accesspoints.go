@@ -7,12 +7,14 @@ import (
 	"fmt"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
 // RenameAccessPoint renames an access point of an organization.
-func (db *DB) RenameAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, name string) (gatehouse.AccessPoint, error) {
-	name, err := gatehouse.CheckName("name", name)
+func (db *DB) RenameAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, name string) (_ gatehouse.AccessPoint, err error) {
+	defer sqlstore.Label(&err, "Store.RenameAccessPoint", orgID, id)
+	name, err = gatehouse.CheckName("name", name)
 	if err != nil {
 		return gatehouse.AccessPoint{}, err
 	}
@@ -37,9 +39,10 @@ func (db *DB) RenameAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 
 // MoveAccessPoint re-homes an access point under another location of the
 // same organization.
-func (db *DB) MoveAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, id, locationID uuid.UUID) (gatehouse.AccessPoint, error) {
+func (db *DB) MoveAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, id, locationID uuid.UUID) (_ gatehouse.AccessPoint, err error) {
+	defer sqlstore.Label(&err, "Store.MoveAccessPoint", orgID, id, locationID)
 	var ap gatehouse.AccessPoint
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err

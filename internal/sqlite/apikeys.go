@@ -17,7 +17,8 @@ const apiKeyColumns = `k.id, o.id, k.name, k.prefix, k.hash, k.scopes, k.rate_co
 	k.created_at, k.expires_at, k.revoked_at, k.last_used_at`
 
 // CreateAPIKey stores k.
-func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gatehouse.APIKey) error {
+func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gatehouse.APIKey) (err error) {
+	defer sqlstore.Label(&err, "Store.CreateAPIKey", k.OrgID, k.ID)
 	if _, err := gatehouse.CheckName("name", k.Name); err != nil {
 		return err
 	}
@@ -40,7 +41,8 @@ func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gateho
 }
 
 // ListAPIKeys returns an organization's keys, newest first.
-func (db *DB) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]gatehouse.APIKey, error) {
+func (db *DB) ListAPIKeys(ctx context.Context, orgID uuid.UUID) (_ []gatehouse.APIKey, err error) {
+	defer sqlstore.Label(&err, "Store.ListAPIKeys", orgID)
 	rows, err := db.read.QueryContext(ctx, `SELECT `+apiKeyColumns+`
 		FROM api_keys k JOIN organizations o ON o.seq = k.org
 		WHERE o.id = ? ORDER BY k.created_at DESC, k.id DESC`, orgID[:])
@@ -60,7 +62,8 @@ func (db *DB) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]gatehouse.API
 }
 
 // FindAPIKeyByHash returns the key with that hash, or ErrNotFound.
-func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gatehouse.APIKey, error) {
+func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (_ gatehouse.APIKey, err error) {
+	defer sqlstore.Label(&err, "Store.FindAPIKeyByHash")
 	k, err := scanAPIKey(db.read.QueryRowContext(ctx, `SELECT `+apiKeyColumns+`
 		FROM api_keys k JOIN organizations o ON o.seq = k.org WHERE k.hash = ?`, hash[:]))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -70,9 +73,10 @@ func (db *DB) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gat
 }
 
 // RevokeAPIKey marks an organization's key revoked, unless it already is.
-func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, at time.Time) (gatehouse.APIKey, error) {
+func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, at time.Time) (_ gatehouse.APIKey, err error) {
+	defer sqlstore.Label(&err, "Store.RevokeAPIKey", orgID, id)
 	var k gatehouse.APIKey
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
@@ -94,7 +98,8 @@ func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, i
 }
 
 // FindAPIKey returns an organization's key, or ErrNotFound.
-func (db *DB) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.APIKey, error) {
+func (db *DB) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.APIKey, err error) {
+	defer sqlstore.Label(&err, "Store.FindAPIKey", orgID, id)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return gatehouse.APIKey{}, err
@@ -113,7 +118,8 @@ func findAPIKey(ctx context.Context, q querier, org int64, id uuid.UUID) (gateho
 }
 
 // MarkAPIKeysUsed records last-use times in one transaction.
-func (db *DB) MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error {
+func (db *DB) MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) (err error) {
+	defer sqlstore.Label(&err, "Store.MarkAPIKeysUsed")
 	if len(used) == 0 {
 		return nil
 	}

@@ -35,7 +35,8 @@ func (db *DB) appendAudit(ctx context.Context, q querier, org any, e gatehouse.A
 }
 
 // AppendAudit appends an entry that records no change of its own.
-func (db *DB) AppendAudit(ctx context.Context, e gatehouse.AuditEntry) error {
+func (db *DB) AppendAudit(ctx context.Context, e gatehouse.AuditEntry) (err error) {
+	defer sqlstore.Label(&err, "Store.AppendAudit", e.OrgID)
 	return db.withTx(ctx, func(tx *sql.Tx) error {
 		var org any
 		if e.OrgID != uuid.Nil {
@@ -50,7 +51,8 @@ func (db *DB) AppendAudit(ctx context.Context, e gatehouse.AuditEntry) error {
 }
 
 // ListAuditEntries returns a page of an organization's audit log.
-func (db *DB) ListAuditEntries(ctx context.Context, orgID uuid.UUID, f gatehouse.AuditFilter) (gatehouse.AuditPage, error) {
+func (db *DB) ListAuditEntries(ctx context.Context, orgID uuid.UUID, f gatehouse.AuditFilter) (_ gatehouse.AuditPage, err error) {
+	defer sqlstore.Label(&err, "Store.ListAuditEntries", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return gatehouse.AuditPage{}, err

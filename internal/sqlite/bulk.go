@@ -17,7 +17,8 @@ var _ gatehouse.BulkIngester = (*DB)(nil)
 // Commit or Rollback: other writes of this database wait for it (and a
 // write of another process for up to its busy timeout). ctx is the
 // transaction's: when it ends, the transaction is rolled back.
-func (db *DB) BeginBulkIngest(ctx context.Context, orgID uuid.UUID) (gatehouse.BulkIngest, error) {
+func (db *DB) BeginBulkIngest(ctx context.Context, orgID uuid.UUID) (_ gatehouse.BulkIngest, err error) {
+	defer sqlstore.Label(&err, "Store.BeginBulkIngest", orgID)
 	stmts := db.hotStatements(ctx)
 	tx, since, err := db.beginWrite(ctx)
 	if err != nil {

@@ -15,9 +15,10 @@ import (
 
 // SetLocationUniverse sets (or, with "", clears) the universe of an
 // organization's location.
-func (db *DB) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, universeID string) (gatehouse.Location, error) {
+func (db *DB) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, universeID string) (_ gatehouse.Location, err error) {
+	defer sqlstore.Label(&err, "Store.SetLocationUniverse", orgID, id)
 	var l gatehouse.Location
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
@@ -52,7 +53,8 @@ func (db *DB) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, o
 }
 
 // FindAccessPoint returns an organization's access point.
-func (db *DB) FindAccessPoint(ctx context.Context, orgID, id uuid.UUID) (gatehouse.AccessPoint, error) {
+func (db *DB) FindAccessPoint(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.AccessPoint, err error) {
+	defer sqlstore.Label(&err, "Store.FindAccessPoint", orgID, id)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return gatehouse.AccessPoint{}, err
@@ -64,9 +66,10 @@ func (db *DB) FindAccessPoint(ctx context.Context, orgID, id uuid.UUID) (gatehou
 // CreateCommand stores an issued command, its target rows, its
 // REMOTE_UNLOCK event, its idempotency key, its audit entry and a wake,
 // in one transaction.
-func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gatehouse.IssuedCommand) (gatehouse.Command, error) {
+func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gatehouse.IssuedCommand) (_ gatehouse.Command, err error) {
+	defer sqlstore.Label(&err, "Store.CreateCommand", c.OrgID, c.ID)
 	var out gatehouse.Command
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, c.OrgID)
 		if err != nil {
 			return err
@@ -177,7 +180,8 @@ func (db *DB) leaveWake(ctx context.Context, tx *sql.Tx, w gatehouse.Wake) error
 
 // FindIdempotencyKey returns the command and digest stored with an
 // organization's key at or after since.
-func (db *DB) FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key string, since time.Time) (uuid.UUID, [32]byte, error) {
+func (db *DB) FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key string, since time.Time) (_ uuid.UUID, _ [32]byte, err error) {
+	defer sqlstore.Label(&err, "Store.FindIdempotencyKey", orgID)
 	var (
 		id     uuid.UUID
 		digest [32]byte
@@ -200,9 +204,10 @@ func (db *DB) FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key strin
 }
 
 // CancelCommand moves an organization's unsettled command to CANCELLED.
-func (db *DB) CancelCommand(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, at time.Time) (gatehouse.Command, error) {
+func (db *DB) CancelCommand(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, at time.Time) (_ gatehouse.Command, err error) {
+	defer sqlstore.Label(&err, "Store.CancelCommand", orgID, id)
 	var c gatehouse.Command
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err

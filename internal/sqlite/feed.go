@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
@@ -14,7 +15,8 @@ import (
 // below one a reader sees is committed already. CompleteThrough follows
 // this process's open write transaction; one of another process on the
 // same file (an import while a server runs) is not seen (decisions.md).
-func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (gatehouse.FeedPage, error) {
+func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (_ gatehouse.FeedPage, err error) {
+	defer sqlstore.Label(&err, "Store.ReadFeed", orgID)
 	complete := db.Now()
 	if since := db.writingSince.Load(); since != 0 && since < complete.UnixNano() {
 		complete = time.Unix(0, since)
@@ -88,8 +90,9 @@ func (db *DB) feedSeq(ctx context.Context, conds string, args []any) (string, er
 }
 
 // FeedCursorCeiling implements gatehouse.Store (migration 0019).
-func (db *DB) FeedCursorCeiling(ctx context.Context) (gatehouse.FeedPosition, error) {
+func (db *DB) FeedCursorCeiling(ctx context.Context) (_ gatehouse.FeedPosition, err error) {
+	defer sqlstore.Label(&err, "Store.FeedCursorCeiling")
 	var p gatehouse.FeedPosition
-	err := db.read.QueryRowContext(ctx, `SELECT seq FROM feed_cursor_ceiling`).Scan(&p.Seq)
+	err = db.read.QueryRowContext(ctx, `SELECT seq FROM feed_cursor_ceiling`).Scan(&p.Seq)
 	return p, wrap(err)
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // IngestEvents stores a batch of events in one transaction, all or nothing.
-func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
+func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (_ gatehouse.IngestResult, err error) {
+	defer sqlstore.Label(&err, "Store.IngestEvents", orgID)
 	var (
 		res      gatehouse.IngestResult
 		org      int64
@@ -21,7 +22,7 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	// The statements are prepared once on the write connection (hotTx):
 	// parsing them again in every transaction cost the small batches of
 	// recorded decisions a fifth of their write.
-	err := db.withHotTx(ctx, func(tx querier) (err error) {
+	err = db.withHotTx(ctx, func(tx querier) (err error) {
 		if org, err = db.orgSeq(ctx, tx, orgID); err != nil {
 			return err
 		}

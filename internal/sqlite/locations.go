@@ -14,7 +14,8 @@ import (
 )
 
 // CreateLocation stores a location of an organization.
-func (db *DB) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, name string) (gatehouse.Location, error) {
+func (db *DB) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, name string) (_ gatehouse.Location, err error) {
+	defer sqlstore.Label(&err, "Store.CreateLocation", orgID)
 	l, err := sqlstore.NewLocation(orgID, name, db.Now())
 	if err != nil {
 		return l, err
@@ -35,8 +36,9 @@ func (db *DB) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID 
 }
 
 // RenameLocation renames a location of an organization.
-func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, name string) (gatehouse.Location, error) {
-	name, err := gatehouse.CheckName("name", name)
+func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, name string) (_ gatehouse.Location, err error) {
+	defer sqlstore.Label(&err, "Store.RenameLocation", orgID, id)
+	name, err = gatehouse.CheckName("name", name)
 	if err != nil {
 		return gatehouse.Location{}, err
 	}
@@ -54,6 +56,8 @@ func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 		if err != nil {
 			return err
 		}
+		// Unlike PostgreSQL, which returns early on an unchanged name, the
+		// UPDATE runs anyway: it writes the same name, and no audit follows.
 		if _, err := tx.ExecContext(ctx, "UPDATE locations SET name = ? WHERE id = ? AND org = ?", name, id[:], org); err != nil {
 			return err
 		}
@@ -66,7 +70,8 @@ func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 }
 
 // FindLocation returns a location of an organization with its access points.
-func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Location, error) {
+func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.Location, err error) {
+	defer sqlstore.Label(&err, "Store.FindLocation", orgID, id)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return gatehouse.Location{}, err
@@ -95,7 +100,8 @@ func findLocation(ctx context.Context, q querier, org int64, orgID, id uuid.UUID
 }
 
 // CreateAccessPoint stores an access point under a location of the organization.
-func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
+func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID, locationID uuid.UUID, name string) (_ gatehouse.AccessPoint, err error) {
+	defer sqlstore.Label(&err, "Store.CreateAccessPoint", orgID, locationID)
 	ap, err := sqlstore.NewAccessPoint(locationID, name, db.Now())
 	if err != nil {
 		return ap, err
@@ -130,7 +136,8 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 }
 
 // ListLocations returns a page of an organization's locations by name then id.
-func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey) ([]gatehouse.Location, *gatehouse.LocationKey, error) {
+func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey) (_ []gatehouse.Location, _ *gatehouse.LocationKey, err error) {
+	defer sqlstore.Label(&err, "Store.ListLocations", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return []gatehouse.Location{}, nil, nil

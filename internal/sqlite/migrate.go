@@ -21,7 +21,10 @@ const schemaTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
 // its own transaction. Migrations are forward-only; running Migrate on an
 // up-to-date database does nothing, and processes racing to migrate are
 // serialised by SQLite's write lock.
-func (db *DB) Migrate(ctx context.Context) error { return db.migrateThrough(ctx, math.MaxInt) }
+func (db *DB) Migrate(ctx context.Context) (err error) {
+	defer sqlstore.Label(&err, "Store.Migrate")
+	return db.migrateThrough(ctx, math.MaxInt)
+}
 
 // migrateThrough applies the migrations up to version last: a test of a
 // migration starts from the schema before it.

@@ -13,7 +13,8 @@ import (
 )
 
 // CreateOrganization stores a new organization.
-func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, name string) (gatehouse.Organization, error) {
+func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, name string) (_ gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.CreateOrganization")
 	o, err := sqlstore.NewOrganization(name, db.Now())
 	if err != nil {
 		return o, err
@@ -34,7 +35,8 @@ func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, na
 }
 
 // ListOrganizations returns every organization, oldest first.
-func (db *DB) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, error) {
+func (db *DB) ListOrganizations(ctx context.Context) (_ []gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.ListOrganizations")
 	rows, err := db.read.QueryContext(ctx, "SELECT id, name, created_at, retention_days FROM organizations WHERE seq <> 0 ORDER BY seq")
 	if err != nil {
 		return nil, wrap(err)
@@ -52,7 +54,8 @@ func (db *DB) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, 
 }
 
 // FindOrganization returns one organization, or ErrNotFound.
-func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Organization, error) {
+func (db *DB) FindOrganization(ctx context.Context, id uuid.UUID) (_ gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.FindOrganization", id)
 	o, err := scanOrganization(db.read.QueryRowContext(ctx, "SELECT id, name, created_at, retention_days FROM organizations WHERE id = ? AND seq <> 0", id[:]))
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, fmt.Errorf("organization %s: %w", id, gatehouse.ErrNotFound)
@@ -73,8 +76,9 @@ func scanOrganization(s scanner) (gatehouse.Organization, error) {
 }
 
 // RenameOrganization renames an organization, or answers ErrNotFound.
-func (db *DB) RenameOrganization(ctx context.Context, e gatehouse.AuditEntry, id uuid.UUID, name string) (gatehouse.Organization, error) {
-	name, err := gatehouse.CheckName("name", name)
+func (db *DB) RenameOrganization(ctx context.Context, e gatehouse.AuditEntry, id uuid.UUID, name string) (_ gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.RenameOrganization", id)
+	name, err = gatehouse.CheckName("name", name)
 	if err != nil {
 		return gatehouse.Organization{}, err
 	}

@@ -47,10 +47,11 @@ func findPolicy(ctx context.Context, q querier, org int64, id uuid.UUID) (string
 // PutPolicy implements gatehouse.Store. The write connection serializes
 // every change, so reading the current version and adding the next one in
 // one transaction cannot race.
-func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, accessPointID uuid.UUID, p gatehouse.Policy, ifVersion *int64, at time.Time) (gatehouse.Policy, error) {
+func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, accessPointID uuid.UUID, p gatehouse.Policy, ifVersion *int64, at time.Time) (_ gatehouse.Policy, err error) {
+	defer sqlstore.Label(&err, "Store.PutPolicy", orgID, accessPointID)
 	body := gatehouse.PolicyBody(p)
 	var out gatehouse.Policy
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
@@ -89,7 +90,8 @@ func (db *DB) PutPolicy(ctx context.Context, e gatehouse.AuditEntry, orgID, acce
 }
 
 // FindPolicy implements gatehouse.Store.
-func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (*gatehouse.Policy, error) {
+func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (_ *gatehouse.Policy, err error) {
+	defer sqlstore.Label(&err, "Store.FindPolicy", orgID, accessPointID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return nil, err
@@ -103,7 +105,8 @@ func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (*
 
 // PolicySet implements gatehouse.Store. Access point ids are blobs of the
 // uuid's bytes, so ORDER BY a.id is the order PostgreSQL gives uuids.
-func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) ([]gatehouse.AccessPointPolicy, error) {
+func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (_ []gatehouse.AccessPointPolicy, err error) {
+	defer sqlstore.Label(&err, "Store.PolicySet", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return nil, err
@@ -132,7 +135,8 @@ func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string)
 
 // PolicySetMembers implements gatehouse.Store: the set's rows without a
 // policy body.
-func (db *DB) PolicySetMembers(ctx context.Context, orgID uuid.UUID, universeID string) ([]gatehouse.PolicySetMember, error) {
+func (db *DB) PolicySetMembers(ctx context.Context, orgID uuid.UUID, universeID string) (_ []gatehouse.PolicySetMember, err error) {
+	defer sqlstore.Label(&err, "Store.PolicySetMembers", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return nil, err
@@ -163,7 +167,8 @@ const decisionContext = `SELECT a.name, l.id, l.name, l.universe_id, p.version, 
 // FindDecisionContext implements gatehouse.Store: one statement on a read
 // connection, prepared once per connection by the read pool; the unlocks
 // are filtered by Command.ActiveUnlock, the one definition of what counts.
-func (db *DB) FindDecisionContext(ctx context.Context, orgID, accessPointID uuid.UUID, now time.Time) (gatehouse.DecisionContext, error) {
+func (db *DB) FindDecisionContext(ctx context.Context, orgID, accessPointID uuid.UUID, now time.Time) (_ gatehouse.DecisionContext, err error) {
+	defer sqlstore.Label(&err, "Store.FindDecisionContext", orgID, accessPointID)
 	var dc gatehouse.DecisionContext
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {

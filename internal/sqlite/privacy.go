@@ -16,9 +16,10 @@ import (
 )
 
 // SetRetention sets how long an organization's events are kept.
-func (db *DB) SetRetention(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, days int) (gatehouse.Organization, error) {
+func (db *DB) SetRetention(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, days int) (_ gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.SetRetention", orgID)
 	var o gatehouse.Organization
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
@@ -38,12 +39,14 @@ func (db *DB) SetRetention(ctx context.Context, e gatehouse.AuditEntry, orgID uu
 }
 
 // DeleteEventsBefore deletes a batch of an organization's expired events.
-func (db *DB) DeleteEventsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+func (db *DB) DeleteEventsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.DeleteEventsBefore", orgID)
 	return db.deleteEvents(ctx, orgID, "occurred_at < ?", millis(before), limit)
 }
 
 // DeletePlayerEvents deletes a batch of a platform user's events.
-func (db *DB) DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformUserID string, limit int) (int, error) {
+func (db *DB) DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformUserID string, limit int) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.DeletePlayerEvents", orgID)
 	return db.deleteEvents(ctx, orgID, "platform_user_id = ?", platformUserID, limit)
 }
 
@@ -94,7 +97,8 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 // looks for them on a reader, a page of terms at a time, and deletes
 // those it found in a short write transaction each, checking again:
 // the one writer is never held for the scan.
-func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (int, error) {
+func (db *DB) PruneTerms(ctx context.Context, orgID uuid.UUID) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.PruneTerms", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return 0, err
@@ -195,7 +199,8 @@ func (db *DB) pruneSpans(ctx context.Context, org int64) (int, error) {
 }
 
 // OldestEvent returns when the organization's oldest event occurred.
-func (db *DB) OldestEvent(ctx context.Context, orgID uuid.UUID) (time.Time, bool, error) {
+func (db *DB) OldestEvent(ctx context.Context, orgID uuid.UUID) (_ time.Time, _ bool, err error) {
+	defer sqlstore.Label(&err, "Store.OldestEvent", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return time.Time{}, false, err
@@ -206,9 +211,10 @@ func (db *DB) OldestEvent(ctx context.Context, orgID uuid.UUID) (time.Time, bool
 }
 
 // FinishErasure deletes a platform user's commands and search term.
-func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, platformUserID string) (int, error) {
+func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, platformUserID string) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.FinishErasure", orgID)
 	var n int
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
@@ -296,9 +302,10 @@ func deleteCommands(ctx context.Context, tx *sql.Tx, org int64, ids [][]byte) er
 // DeleteCommandsBefore deletes a batch of an organization's commands
 // issued before a time whose events are gone, and its delivery log rows
 // of before then.
-func (db *DB) DeleteCommandsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+func (db *DB) DeleteCommandsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.DeleteCommandsBefore", orgID)
 	var n int
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
@@ -324,7 +331,8 @@ func (db *DB) DeleteCommandsBefore(ctx context.Context, orgID uuid.UUID, before 
 }
 
 // SetErasureIntegration stores the organization's erasure webhook.
-func (db *DB) SetErasureIntegration(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, tokenHash [32]byte, sealedToken, sealedSecret []byte, at time.Time) error {
+func (db *DB) SetErasureIntegration(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, tokenHash [32]byte, sealedToken, sealedSecret []byte, at time.Time) (err error) {
+	defer sqlstore.Label(&err, "Store.SetErasureIntegration", orgID)
 	return db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
@@ -342,7 +350,8 @@ func (db *DB) SetErasureIntegration(ctx context.Context, e gatehouse.AuditEntry,
 }
 
 // FindErasureIntegration returns the organization's sealed token and secret.
-func (db *DB) FindErasureIntegration(ctx context.Context, orgID uuid.UUID) ([]byte, []byte, time.Time, error) {
+func (db *DB) FindErasureIntegration(ctx context.Context, orgID uuid.UUID) (_ []byte, _ []byte, _ time.Time, err error) {
+	defer sqlstore.Label(&err, "Store.FindErasureIntegration", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return nil, nil, time.Time{}, err
@@ -360,12 +369,13 @@ func (db *DB) FindErasureIntegration(ctx context.Context, orgID uuid.UUID) ([]by
 }
 
 // ErasureIntegrationByToken finds the organization of a token's hash.
-func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte) (uuid.UUID, []byte, error) {
+func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte) (_ uuid.UUID, _ []byte, err error) {
+	defer sqlstore.Label(&err, "Store.ErasureIntegrationByToken")
 	var (
 		orgID  uuid.UUID
 		secret []byte
 	)
-	err := db.read.QueryRowContext(ctx, `SELECT o.id, i.sealed_secret FROM erasure_integrations i
+	err = db.read.QueryRowContext(ctx, `SELECT o.id, i.sealed_secret FROM erasure_integrations i
 		JOIN organizations o ON o.seq = i.org WHERE i.token_hash = ?`, tokenHash[:]).Scan(&orgID, &secret)
 	if errors.Is(err, sql.ErrNoRows) {
 		return orgID, nil, fmt.Errorf("erasure webhook: %w", gatehouse.ErrNotFound)
@@ -375,6 +385,7 @@ func (db *DB) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte)
 
 // ClaimErasure claims a notification for the delivery that erases it.
 func (db *DB) ClaimErasure(ctx context.Context, orgID uuid.UUID, notificationID string, now time.Time, lease time.Duration) (claimed, done bool, err error) {
+	defer sqlstore.Label(&err, "Store.ClaimErasure", orgID)
 	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
@@ -404,7 +415,8 @@ func (db *DB) ClaimErasure(ctx context.Context, orgID uuid.UUID, notificationID 
 }
 
 // ReleaseErasure ends the claim of an erasure that failed.
-func (db *DB) ReleaseErasure(ctx context.Context, orgID uuid.UUID, notificationID string) error {
+func (db *DB) ReleaseErasure(ctx context.Context, orgID uuid.UUID, notificationID string) (err error) {
+	defer sqlstore.Label(&err, "Store.ReleaseErasure", orgID)
 	return db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
@@ -416,7 +428,8 @@ func (db *DB) ReleaseErasure(ctx context.Context, orgID uuid.UUID, notificationI
 }
 
 // RecordErasureRequest appends one request's record.
-func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gatehouse.ErasureRequest) error {
+func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gatehouse.ErasureRequest) (err error) {
+	defer sqlstore.Label(&err, "Store.RecordErasureRequest", orgID)
 	return db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
@@ -444,7 +457,8 @@ func (db *DB) RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r gateh
 }
 
 // ListErasureRequests returns the organization's latest requests.
-func (db *DB) ListErasureRequests(ctx context.Context, orgID uuid.UUID, limit int) ([]gatehouse.ErasureRequest, error) {
+func (db *DB) ListErasureRequests(ctx context.Context, orgID uuid.UUID, limit int) (_ []gatehouse.ErasureRequest, err error) {
+	defer sqlstore.Label(&err, "Store.ListErasureRequests", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return nil, err

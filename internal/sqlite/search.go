@@ -274,3 +274,7 @@ func optArg(v driver.Value) *string {
 	}
 	return nil
 }
+
+// SetSearchBudgets changes when a search for q changes strategy; see
+// gatehouse.SearchBudgets. Call it before serving.
+func (db *DB) SetSearchBudgets(b gatehouse.SearchBudgets) { db.search = b }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
@@ -19,7 +20,8 @@ import (
 // organization's servers and players are summed (one index entry per
 // server) only for a server it does not hold yet and for a list that
 // grows: the caps of gatehouse.Store.Heartbeat.
-func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameServer, caps gatehouse.ServerCaps) error {
+func (db *DB) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameServer, caps gatehouse.ServerCaps) (err error) {
+	defer sqlstore.Label(&err, "Store.Heartbeat", orgID)
 	players := s.Players
 	if players == nil {
 		players = []string{}
@@ -118,7 +120,8 @@ func setPlayers(ctx context.Context, q querier, org int64, jobID, universeID str
 
 // NamesUniverse reports whether a location of the organization names the
 // universe.
-func (db *DB) NamesUniverse(ctx context.Context, orgID uuid.UUID, universeID string) (bool, error) {
+func (db *DB) NamesUniverse(ctx context.Context, orgID uuid.UUID, universeID string) (_ bool, err error) {
+	defer sqlstore.Label(&err, "Store.NamesUniverse", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return false, nil
@@ -133,7 +136,8 @@ func (db *DB) NamesUniverse(ctx context.Context, orgID uuid.UUID, universeID str
 
 // LiveServers returns an organization's servers of a universe seen at or
 // after since, most recently seen first.
-func (db *DB) LiveServers(ctx context.Context, orgID uuid.UUID, universeID string, since time.Time, player *string) ([]gatehouse.GameServer, error) {
+func (db *DB) LiveServers(ctx context.Context, orgID uuid.UUID, universeID string, since time.Time, player *string) (_ []gatehouse.GameServer, err error) {
+	defer sqlstore.Label(&err, "Store.LiveServers", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return []gatehouse.GameServer{}, nil

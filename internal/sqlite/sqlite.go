@@ -188,12 +188,9 @@ func openPool(path, mode, txlock string, conns int, pragmas ...string) (*sql.DB,
 	return pool, nil
 }
 
-// SetSearchBudgets changes when a search for q changes strategy; see
-// gatehouse.SearchBudgets. Call it before serving.
-func (db *DB) SetSearchBudgets(b gatehouse.SearchBudgets) { db.search = b }
-
 // Ping reports whether the database file answers a query.
-func (db *DB) Ping(ctx context.Context) error {
+func (db *DB) Ping(ctx context.Context) (err error) {
+	defer sqlstore.Label(&err, "Store.Ping")
 	var one int
 	if err := db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		return fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, err)
@@ -203,7 +200,8 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close runs PRAGMA optimize (so the planner has statistics next time) and
 // closes the database.
-func (db *DB) Close() error {
+func (db *DB) Close() (err error) {
+	defer sqlstore.Label(&err, "Store.Close")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if db.stopCheckpoints != nil {
@@ -215,9 +213,10 @@ func (db *DB) Close() error {
 }
 
 // Secret returns the service secret, generating it once.
-func (db *DB) Secret(ctx context.Context) ([]byte, error) {
+func (db *DB) Secret(ctx context.Context) (_ []byte, err error) {
+	defer sqlstore.Label(&err, "Store.Secret")
 	var secret []byte
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx,
 			"INSERT INTO settings (name, value) VALUES ('secret', randomblob(32)) ON CONFLICT DO NOTHING"); err != nil {
 			return err
@@ -363,33 +362,4 @@ func optUUID(u *uuid.UUID) any {
 		return nil
 	}
 	return u[:]
-}
-
-// statisticsLull is how long this process's writer must have been idle
-// before the statistics round analyzes: ANALYZE holds the one writer for
-// a time that grows with the table, whatever analysis_limit says (about
-// 20 ms at 90,000 events, 150–500 ms at 900,000), and every write waits.
-const statisticsLull = time.Second
-
-// RefreshStatistics gathers the statistics of the tables that changed
-// enough since they were last gathered (PRAGMA optimize: SQLite's own
-// measure), with a bounded sample per index (analysis_limit). Unless
-// forced, it does so only in a lull, when no write transaction of this
-// process began or ended in the last statisticsLull, and reports whether
-// it looked; forced (after an import), it analyzes every table.
-func (db *DB) RefreshStatistics(ctx context.Context, force bool) (bool, error) {
-	analyze := "ANALYZE"
-	if !force {
-		if db.writingSince.Load() != 0 || db.Now().UnixNano()-db.wroteAt.Load() < int64(statisticsLull) {
-			return false, nil
-		}
-		analyze = "PRAGMA optimize"
-	}
-	if _, err := db.write.ExecContext(ctx, "PRAGMA analysis_limit = 1000"); err != nil {
-		return false, wrap(err)
-	}
-	if _, err := db.write.ExecContext(ctx, analyze); err != nil {
-		return false, wrap(err)
-	}
-	return true, nil
 }

@@ -16,8 +16,9 @@ const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.tim
 // CreateUser stores a dashboard user; the email is kept lower-cased. The
 // transaction holds SQLite's write lock, so two first users cannot both
 // see an empty organization.
-func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User) (gatehouse.User, error) {
-	u, err := sqlstore.NewUser(u, db.Now())
+func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User) (_ gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.CreateUser", u.OrgID)
+	u, err = sqlstore.NewUser(u, db.Now())
 	if err != nil {
 		return u, err
 	}
@@ -45,13 +46,15 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 }
 
 // FindUsersByEmail returns every user with that email, oldest first.
-func (db *DB) FindUsersByEmail(ctx context.Context, email string) ([]gatehouse.User, error) {
+func (db *DB) FindUsersByEmail(ctx context.Context, email string) (_ []gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.FindUsersByEmail")
 	return db.users(ctx, db.read, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
 		WHERE u.email = ? ORDER BY u.created_at, u.id`, sqlstore.NormalEmail(email))
 }
 
 // ListUsers returns an organization's users ordered by email.
-func (db *DB) ListUsers(ctx context.Context, orgID uuid.UUID) ([]gatehouse.User, error) {
+func (db *DB) ListUsers(ctx context.Context, orgID uuid.UUID) (_ []gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.ListUsers", orgID)
 	return db.users(ctx, db.read, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
 		WHERE o.id = ? ORDER BY u.email`, orgID[:])
 }
@@ -95,9 +98,10 @@ func (db *DB) users(ctx context.Context, q queryer, query string, args ...any) (
 }
 
 // SetUserPassword replaces a user's password hash and ends their sessions.
-func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email, passwordHash string) (gatehouse.User, error) {
+func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email, passwordHash string) (_ gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.SetUserPassword", orgID)
 	var u gatehouse.User
-	err := db.withTx(ctx, func(tx *sql.Tx) (err error) {
+	err = db.withTx(ctx, func(tx *sql.Tx) (err error) {
 		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
@@ -115,9 +119,10 @@ func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID
 
 // SetUserRole changes a user's role, refusing to demote the last admin,
 // and ends the user's sessions when the role is lowered.
-func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
+func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role) (_ gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.SetUserRole", orgID)
 	var u gatehouse.User
-	err := db.withTx(ctx, func(tx *sql.Tx) (err error) {
+	err = db.withTx(ctx, func(tx *sql.Tx) (err error) {
 		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
@@ -145,9 +150,10 @@ func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uui
 }
 
 // RemoveUser deletes a user and their sessions, unless it is the last admin.
-func (db *DB) RemoveUser(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string) (gatehouse.User, error) {
+func (db *DB) RemoveUser(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string) (_ gatehouse.User, err error) {
+	defer sqlstore.Label(&err, "Store.RemoveUser", orgID)
 	var u gatehouse.User
-	err := db.withTx(ctx, func(tx *sql.Tx) (err error) {
+	err = db.withTx(ctx, func(tx *sql.Tx) (err error) {
 		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
@@ -181,7 +187,8 @@ func (db *DB) keepAnAdmin(ctx context.Context, tx *sql.Tx, admin gatehouse.User)
 }
 
 // SetUserTimeZone stores the zone of the organization's user with that id.
-func (db *DB) SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error {
+func (db *DB) SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) (err error) {
+	defer sqlstore.Label(&err, "Store.SetUserTimeZone", orgID, userID)
 	return db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {

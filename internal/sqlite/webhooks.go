@@ -18,8 +18,9 @@ const webhookColumns = `w.id, o.id, w.url, w.description, w.types, w.filters, w.
 	w.previous_secret_until`
 
 // CreateWebhook stores an organization's endpoint at the heads of its feeds.
-func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gatehouse.Webhook, filters string, sealed []byte) (gatehouse.Webhook, error) {
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gatehouse.Webhook, filters string, sealed []byte) (_ gatehouse.Webhook, err error) {
+	defer sqlstore.Label(&err, "Store.CreateWebhook", w.OrgID)
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, w.OrgID)
 		if err != nil {
 			return err
@@ -50,7 +51,8 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 }
 
 // ListWebhooks returns an organization's endpoints, oldest first.
-func (db *DB) ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]gatehouse.Webhook, error) {
+func (db *DB) ListWebhooks(ctx context.Context, orgID uuid.UUID) (_ []gatehouse.Webhook, err error) {
+	defer sqlstore.Label(&err, "Store.ListWebhooks", orgID)
 	hooks, err := queryAll(ctx, db.read, scanWebhook, `SELECT `+webhookColumns+`
 		FROM webhooks w JOIN organizations o ON o.seq = w.org WHERE o.id = ? ORDER BY w.seq`, orgID[:])
 	if hooks == nil {
@@ -60,7 +62,8 @@ func (db *DB) ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]gatehouse.We
 }
 
 // FindWebhook returns an organization's endpoint.
-func (db *DB) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Webhook, error) {
+func (db *DB) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.Webhook, err error) {
+	defer sqlstore.Label(&err, "Store.FindWebhook", orgID, id)
 	return db.findWebhook(ctx, db.read, orgID, id)
 }
 
@@ -77,9 +80,10 @@ func (db *DB) findWebhook(ctx context.Context, q querier, orgID, id uuid.UUID) (
 }
 
 // UpdateWebhook applies c to an organization's endpoint.
-func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, c gatehouse.WebhookChange, now time.Time) (gatehouse.Webhook, error) {
+func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, c gatehouse.WebhookChange, now time.Time) (_ gatehouse.Webhook, err error) {
+	defer sqlstore.Label(&err, "Store.UpdateWebhook", orgID, id)
 	var w gatehouse.Webhook
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		old, err := db.findWebhook(ctx, tx, orgID, id)
 		if err != nil {
 			return err
@@ -125,9 +129,10 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 }
 
 // WebhookSecret returns an organization's endpoint's sealed secrets.
-func (db *DB) WebhookSecret(ctx context.Context, orgID, id uuid.UUID) ([]byte, error) {
+func (db *DB) WebhookSecret(ctx context.Context, orgID, id uuid.UUID) (_ []byte, err error) {
+	defer sqlstore.Label(&err, "Store.WebhookSecret", orgID, id)
 	var sealed []byte
-	err := db.read.QueryRowContext(ctx, `SELECT w.sealed FROM webhooks w JOIN organizations o ON o.seq = w.org
+	err = db.read.QueryRowContext(ctx, `SELECT w.sealed FROM webhooks w JOIN organizations o ON o.seq = w.org
 		WHERE o.id = ? AND w.id = ?`, orgID[:], id[:]).Scan(&sealed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
@@ -136,9 +141,10 @@ func (db *DB) WebhookSecret(ctx context.Context, orgID, id uuid.UUID) ([]byte, e
 }
 
 // RotateWebhookSecret replaces an endpoint's sealed secrets.
-func (db *DB) RotateWebhookSecret(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, old, sealed []byte, previousUntil *time.Time) (gatehouse.Webhook, error) {
+func (db *DB) RotateWebhookSecret(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, old, sealed []byte, previousUntil *time.Time) (_ gatehouse.Webhook, err error) {
+	defer sqlstore.Label(&err, "Store.RotateWebhookSecret", orgID, id)
 	var w gatehouse.Webhook
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
@@ -160,7 +166,8 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, e gatehouse.AuditEntry, o
 }
 
 // DeleteWebhook deletes an organization's endpoint and its delivery log.
-func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID) error {
+func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID) (err error) {
+	defer sqlstore.Label(&err, "Store.DeleteWebhook", orgID, id)
 	return db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
@@ -180,8 +187,9 @@ func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 
 // AddWebhookDelivery stores a pending manual delivery and makes the
 // endpoint due.
-func (db *DB) AddWebhookDelivery(ctx context.Context, orgID, webhookID uuid.UUID, d gatehouse.WebhookDelivery) (gatehouse.WebhookDelivery, error) {
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+func (db *DB) AddWebhookDelivery(ctx context.Context, orgID, webhookID uuid.UUID, d gatehouse.WebhookDelivery) (_ gatehouse.WebhookDelivery, err error) {
+	defer sqlstore.Label(&err, "Store.AddWebhookDelivery", orgID, webhookID)
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
@@ -213,7 +221,8 @@ const deliveryColumns = `d.id, d.message_id, d.type, d.object_id, d.status, d.ma
 	d.response_code, d.latency_ms, d.error, d.response`
 
 // FindWebhookDelivery returns one delivery of an organization's endpoint.
-func (db *DB) FindWebhookDelivery(ctx context.Context, orgID, webhookID, id uuid.UUID) (gatehouse.WebhookDelivery, error) {
+func (db *DB) FindWebhookDelivery(ctx context.Context, orgID, webhookID, id uuid.UUID) (_ gatehouse.WebhookDelivery, err error) {
+	defer sqlstore.Label(&err, "Store.FindWebhookDelivery", orgID, webhookID, id)
 	ds, err := queryAll(ctx, db.read, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries d
 		JOIN webhooks w ON w.seq = d.webhook JOIN organizations o ON o.seq = w.org
 		WHERE o.id = ? AND w.id = ? AND d.id = ?`, orgID[:], webhookID[:], id[:])
@@ -227,7 +236,8 @@ func (db *DB) FindWebhookDelivery(ctx context.Context, orgID, webhookID, id uuid
 }
 
 // ListWebhookDeliveries returns an endpoint's most recent deliveries.
-func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit int) ([]gatehouse.WebhookDelivery, error) {
+func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit int) (_ []gatehouse.WebhookDelivery, err error) {
+	defer sqlstore.Label(&err, "Store.ListWebhookDeliveries", orgID, webhookID)
 	if _, err := db.FindWebhook(ctx, orgID, webhookID); err != nil {
 		return nil, err
 	}
@@ -246,12 +256,13 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.U
 // then the one due soonest. The one writer makes the choice and the lease
 // one step: two claims never get the same endpoint, and the counts they
 // compare are exact.
-func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.WebhookClaim, error) {
+func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (_ gatehouse.WebhookClaim, err error) {
+	defer sqlstore.Label(&err, "Store.ClaimWebhook")
 	var c gatehouse.WebhookClaim
 	// Most polls find nothing due: they ask a reader, and leave the one
 	// writer to the writes.
 	var due int
-	err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM webhooks WHERE enabled = 1 AND next_at <= ?
+	err = db.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM webhooks WHERE enabled = 1 AND next_at <= ?
 		AND (lease_until <= ? OR lease_holder = ?) LIMIT 1)`, millis(now), millis(now), holder).Scan(&due)
 	if err != nil {
 		return c, wrap(err)
@@ -290,9 +301,10 @@ func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, tt
 }
 
 // SaveWebhookProgress stores a round of deliveries.
-func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgress) error {
+func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgress) (err error) {
+	defer sqlstore.Label(&err, "Store.SaveWebhookProgress", p.OrgID, p.ID)
 	lost := false
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, p.OrgID)
 		if err != nil {
 			return err
@@ -348,7 +360,8 @@ func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgre
 
 // ReadCommandChanges returns the organization's command changes after a
 // position, in change_seq order (one writer: commit order).
-func (db *DB) ReadCommandChanges(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, limit int) ([]gatehouse.CommandChange, gatehouse.FeedPosition, error) {
+func (db *DB) ReadCommandChanges(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, limit int) (_ []gatehouse.CommandChange, _ gatehouse.FeedPosition, err error) {
+	defer sqlstore.Label(&err, "Store.ReadCommandChanges", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return nil, after, nil

@@ -102,6 +102,7 @@ func Run(t *testing.T, open Opener) {
 		{"ErasureClaims", testErasureClaims},
 		{"RetentionCommands", testRetentionCommands},
 		{"ErasureServers", testErasureServers},
+		{"FailuresNameTheirMethod", testFailuresNameTheirMethod},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

@@ -122,7 +122,8 @@ func optTime(ms sql.NullInt64) *gatehouse.Time {
 }
 
 // FindCommand returns an organization's issued command with its deliveries.
-func (db *DB) FindCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Command, error) {
+func (db *DB) FindCommand(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.Command, err error) {
+	defer sqlstore.Label(&err, "Store.FindCommand", orgID, id)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return gatehouse.Command{}, err
@@ -134,7 +135,8 @@ func (db *DB) FindCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.C
 // ListCommands returns a page of an organization's issued commands,
 // newest first. Every filter narrows the range of the commands_page index
 // walked in order, so a page stops after f.Limit+1 matching rows.
-func (db *DB) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.CommandFilter) (gatehouse.CommandPage, error) {
+func (db *DB) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.CommandFilter) (_ gatehouse.CommandPage, err error) {
+	defer sqlstore.Label(&err, "Store.ListCommands", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return gatehouse.CommandPage{Commands: []gatehouse.Command{}}, nil
@@ -189,16 +191,4 @@ func scanCommands(rows *sql.Rows, orgID uuid.UUID) ([]gatehouse.Command, error) 
 		cmds = append(cmds, c)
 	}
 	return cmds, rows.Err()
-}
-
-// OrgOfCommand returns the organization of an issued command. It asks
-// each organization's primary key range rather than scan the commands.
-func (db *DB) OrgOfCommand(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	var org uuid.UUID
-	err := db.read.QueryRowContext(ctx, `SELECT o.id FROM organizations o
-		WHERE EXISTS (SELECT 1 FROM commands c WHERE c.org = o.seq AND c.id = ? AND c.issued = 1)`, id[:]).Scan(&org)
-	if errors.Is(err, sql.ErrNoRows) {
-		return uuid.Nil, fmt.Errorf("command %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return org, wrap(err)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
@@ -13,9 +14,10 @@ import (
 // every organization, and forgets stale keys, servers and wakes. SQLite
 // has one writer and the updates are conditional on the status read, so
 // two sweeps never move a command twice.
-func (db *DB) SweepCommands(ctx context.Context, now time.Time) (int, error) {
+func (db *DB) SweepCommands(ctx context.Context, now time.Time) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.SweepCommands")
 	expired := 0
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
 		expired = 0
 		ms := millis(now)
 		due, err := dueToExpire(ctx, tx, ms)
@@ -81,83 +83,4 @@ func forget(ctx context.Context, tx *sql.Tx, now time.Time) error {
 		}
 	}
 	return nil
-}
-
-// wakePoll is how often WatchCommands reads command_wakes: well within
-// the second in which a command must reach a long poll of any process.
-const wakePoll = 200 * time.Millisecond
-
-// WatchCommands relays the wakes other processes leave in command_wakes.
-// It starts by calling wake(uuid.Nil, "") once, since wakes left before
-// it started reading were not seen.
-func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) error {
-	var last int64
-	if err := db.read.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM command_wakes").Scan(&last); err != nil {
-		return wrap(err)
-	}
-	wake(gatehouse.Wake{})
-	tick := time.NewTicker(wakePoll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-		}
-		var err error
-		if last, err = db.readWakes(ctx, last, wake); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return wrap(err)
-		}
-	}
-}
-
-// readWakes calls wake once for each distinct wake left after seq last
-// and returns the last seq read.
-func (db *DB) readWakes(ctx context.Context, last int64, wake func(gatehouse.Wake)) (int64, error) {
-	rows, err := db.read.QueryContext(ctx, "SELECT seq, org, universe_id, job_id FROM command_wakes WHERE seq > ? ORDER BY seq", last)
-	if err != nil {
-		return last, err
-	}
-	defer rows.Close()
-	seen := map[gatehouse.Wake]bool{}
-	var order []gatehouse.Wake
-	for rows.Next() {
-		var w gatehouse.Wake
-		if err := rows.Scan(&last, &w.OrgID, &w.UniverseID, &w.JobID); err != nil {
-			return last, err
-		}
-		if !seen[w] {
-			seen[w] = true
-			order = append(order, w)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return last, err
-	}
-	for _, w := range order {
-		wake(w)
-	}
-	return last, nil
-}
-
-// TryLease takes or renews a lease for holder; another holder's
-// unexpired lease is kept.
-func (db *DB) TryLease(ctx context.Context, name, holder string, now time.Time, ttl time.Duration) (bool, error) {
-	var held bool
-	err := db.withTx(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `INSERT INTO leases (name, holder, until) VALUES (?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
-			WHERE leases.holder = excluded.holder OR leases.until <= ?`,
-			name, holder, millis(now.Add(ttl)), millis(now))
-		if err != nil {
-			return err
-		}
-		n, err := r.RowsAffected()
-		held = n > 0
-		return err
-	})
-	return held, err
 }

@@ -1,0 +1,201 @@
+package storetest
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The two stores stay paired: a reader who finds a method in one store
+// finds its twin in the file of the same name in the other, and a
+// database of either kind takes the same numbered migration steps. These
+// tests read the sources; they build neither driver.
+
+// storeDirs are the stores compared, by package directory.
+var storeDirs = []string{"../sqlite", "../postgres"}
+
+// oneStoreFiles are the files that exist in one store only.
+var oneStoreFiles = map[string]string{
+	"sqlite/bulk.go":     "gatehouse.BulkIngester: SQLite batches an import in one writer transaction; PostgreSQL's IngestEvents already copies a batch in",
+	"sqlite/hotstmts.go": "statements kept prepared on SQLite's one write connection; pgx prepares and caches statements itself",
+	"sqlite/readpool.go": "SQLite's pool of read-only connections with prepared statements; PostgreSQL reads through pgxpool",
+	// The file named after its package (sqlite.go, postgres.go) opens and
+	// closes the store; packageFile compares the two under one name.
+}
+
+// oneStoreMethods are the exported methods of DB that exist in one store
+// only.
+var oneStoreMethods = map[string]string{
+	"sqlite.BeginBulkIngest": "gatehouse.BulkIngester, for imports on SQLite's one writer (see sqlite/bulk.go)",
+	"postgres.UseReplica":    "a read replica for the list endpoints: SQLite has no replica",
+	"postgres.Writers":       "gatehouse.ParallelWriter: PostgreSQL commits from several connections at once; SQLite has one writer",
+}
+
+// packageFile is the name under which the file named after its package
+// is compared.
+const packageFile = "<package>.go"
+
+// storeSource is what one store's sources declare.
+type storeSource struct {
+	name    string            // the package's directory name: sqlite, postgres
+	files   map[string]bool   // non-test .go files, by compared name
+	methods map[string]string // exported methods of *DB: name → compared file name
+}
+
+func readStore(t *testing.T, dir string) storeSource {
+	t.Helper()
+	s := storeSource{name: filepath.Base(dir), files: map[string]bool{}, methods: map[string]string{}}
+	fset := token.NewFileSet()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range names {
+		base := filepath.Base(path)
+		if strings.HasSuffix(base, "_test.go") {
+			continue
+		}
+		name := base
+		if name == s.name+".go" {
+			name = packageFile
+		}
+		s.files[name] = true
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || !fn.Name.IsExported() || !isDBPointer(fn.Recv) {
+				continue
+			}
+			if other, ok := s.methods[fn.Name.Name]; ok {
+				t.Errorf("%s: DB.%s declared in %s and %s", s.name, fn.Name.Name, other, name)
+			}
+			s.methods[fn.Name.Name] = name
+		}
+	}
+	if len(s.methods) == 0 {
+		t.Fatalf("%s: no methods of DB found in %s", s.name, dir)
+	}
+	return s
+}
+
+func isDBPointer(recv *ast.FieldList) bool {
+	if len(recv.List) != 1 {
+		return false
+	}
+	star, ok := recv.List[0].Type.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	id, ok := star.X.(*ast.Ident)
+	return ok && id.Name == "DB"
+}
+
+// TestStoresPaired fails when an exported method of DB lives in files of
+// different names in the two stores, exists in one store only, or a file
+// exists in one store only, outside the allowlists above.
+func TestStoresPaired(t *testing.T) {
+	a, b := readStore(t, storeDirs[0]), readStore(t, storeDirs[1])
+	used := map[string]bool{}
+	for _, pair := range [][2]storeSource{{a, b}, {b, a}} {
+		s, other := pair[0], pair[1]
+		for _, m := range slices.Sorted(maps.Keys(s.methods)) {
+			file := s.methods[m]
+			twin, ok := other.methods[m]
+			switch {
+			case !ok:
+				key := s.name + "." + m
+				if _, allowed := oneStoreMethods[key]; !allowed {
+					t.Errorf("DB.%s exists in %s (%s) only: add it to %s or list it in oneStoreMethods with the reason", m, s.name, file, other.name)
+				}
+				used[key] = true
+			case s.name == a.name && file != twin:
+				t.Errorf("DB.%s lives in %s/%s and %s/%s: move it so both files share a name", m, a.name, file, b.name, twin)
+			}
+		}
+		for _, f := range slices.Sorted(maps.Keys(s.files)) {
+			if other.files[f] {
+				continue
+			}
+			key := s.name + "/" + f
+			if _, allowed := oneStoreFiles[key]; !allowed {
+				t.Errorf("%s exists in one store only: name it as in %s or list it in oneStoreFiles with the reason", key, other.name)
+			}
+			used[key] = true
+		}
+	}
+	for _, list := range []map[string]string{oneStoreMethods, oneStoreFiles} {
+		for key := range list {
+			if !used[key] {
+				t.Errorf("allowlist entry %s no longer applies: remove it", key)
+			}
+		}
+	}
+}
+
+// TestStoreMethodsLabelErrors fails when an exported method of DB that
+// returns an error does not begin by deferring sqlstore.Label with its own
+// name, so a new method cannot fail without saying where.
+func TestStoreMethodsLabelErrors(t *testing.T) {
+	for _, dir := range storeDirs {
+		names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		for _, path := range names {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Recv == nil || !fn.Name.IsExported() || !isDBPointer(fn.Recv) || !returnsError(fn.Type) {
+					continue
+				}
+				if !defersLabel(fn) {
+					t.Errorf("%s: DB.%s returns an error but does not begin with defer sqlstore.Label(&err, %q, orgID, …)",
+						fset.Position(fn.Pos()), fn.Name.Name, "Store."+fn.Name.Name)
+				}
+			}
+		}
+	}
+}
+
+func returnsError(ft *ast.FuncType) bool {
+	if ft.Results == nil || len(ft.Results.List) == 0 {
+		return false
+	}
+	id, ok := ft.Results.List[len(ft.Results.List)-1].Type.(*ast.Ident)
+	return ok && id.Name == "error"
+}
+
+func defersLabel(fn *ast.FuncDecl) bool {
+	if len(fn.Body.List) == 0 {
+		return false
+	}
+	d, ok := fn.Body.List[0].(*ast.DeferStmt)
+	if !ok || len(d.Call.Args) < 2 {
+		return false
+	}
+	sel, ok := d.Call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Label" {
+		return false
+	}
+	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "sqlstore" {
+		return false
+	}
+	op, ok := d.Call.Args[1].(*ast.BasicLit)
+	return ok && op.Value == strconv.Quote("Store."+fn.Name.Name)
+}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/google/uuid"
 )
 
@@ -251,4 +252,60 @@ func (f *flags) print(record any, human string, args ...any) error {
 	}
 	_, err := fmt.Fprintf(f.e.stdout, human+"\n", args...)
 	return err
+}
+
+// withService parses f, opens (creating and migrating) the database and
+// runs fn with the service on it.
+func withService(ctx context.Context, f *flags, maxArgs int, fn func(svc *gatehouse.Service, args []string) error) error {
+	return withOpenedService(ctx, f, maxArgs, app.Open, fn)
+}
+
+// withExistingService is withService for a command that only reads: the
+// database must exist and be migrated already.
+func withExistingService(ctx context.Context, f *flags, maxArgs int, fn func(svc *gatehouse.Service, args []string) error) error {
+	return withOpenedService(ctx, f, maxArgs, app.OpenExisting, fn)
+}
+
+func withOpenedService(ctx context.Context, f *flags, maxArgs int, open func(context.Context, string) (*app.DB, error),
+	fn func(svc *gatehouse.Service, args []string) error) error {
+	args, err := f.parse(maxArgs)
+	if err != nil {
+		return err
+	}
+	db, err := open(ctx, *f.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db.Service(f.e.now), args)
+}
+
+// positionalID reads the one id a command takes as its argument; usage is
+// the command's synopsis for the error.
+func positionalID(args []string, usage, what string) (uuid.UUID, error) {
+	if len(args) != 1 {
+		return uuid.UUID{}, usagef("usage: gatehouse %s", usage)
+	}
+	id, err := gatehouse.ParseUUID(args[0])
+	if err != nil {
+		return uuid.UUID{}, usagef("%s must be a UUID, got %q", what, args[0])
+	}
+	return id, nil
+}
+
+// withOrgAnd runs fn for a command of one organization (--org) and one
+// positional argument, named arg in its usage, with the service open.
+func withOrgAnd(ctx context.Context, e *env, name, arg string, fn func(f *flags, svc *gatehouse.Service, orgID uuid.UUID, value string) error) error {
+	f := newFlags(e, name)
+	org := f.String("org", "", "organization id")
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+		orgID, err := parseID("org", *org)
+		if err != nil {
+			return err
+		}
+		if len(args) != 1 {
+			return usagef("%s needs the %s", name, arg)
+		}
+		return fn(f, svc, orgID, args[0])
+	})
 }

@@ -313,3 +313,18 @@ func listeningAddr(log io.Reader) <-chan string {
 	}()
 	return addr
 }
+
+// newBackendGH is newGH on the backend GATEHOUSE_TEST_BACKEND names:
+// sqlite (the default) or postgres, like the API's tests.
+func newBackendGH(t *testing.T) *gh {
+	t.Helper()
+	g := newGH(t)
+	switch backend := os.Getenv("GATEHOUSE_TEST_BACKEND"); backend {
+	case "", "sqlite":
+	case "postgres":
+		g.db = testenv.PostgresDSN(t)
+	default:
+		t.Fatalf("GATEHOUSE_TEST_BACKEND=%q: want sqlite or postgres", backend)
+	}
+	return g
+}

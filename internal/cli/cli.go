@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/google/uuid"
+	"golang.org/x/term"
 )
 
 // UsageError is a command line that cannot be run as written; the binary
@@ -349,4 +351,13 @@ func flagIssues(err error) *gatehouse.ValidationError {
 		}
 	}
 	return &out
+}
+
+// prompt reads a secret typed at the terminal in, without echo, after
+// label on stderr: a user's password, a messaging key.
+func prompt(e *env, in *os.File, label string) (string, error) {
+	fmt.Fprint(e.stderr, label)
+	b, err := term.ReadPassword(int(in.Fd()))
+	fmt.Fprintln(e.stderr)
+	return strings.TrimRight(string(b), "\r\n"), err
 }

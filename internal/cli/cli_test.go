@@ -328,3 +328,17 @@ func newBackendGH(t *testing.T) *gh {
 	}
 	return g
 }
+
+// place creates an organization "Acme" with one location and the named
+// access points.
+func (g *gh) place(doors ...string) (org record, aps []record) {
+	g.t.Helper()
+	var loc record
+	g.json(&org, "org", "create", "--name", "Acme")
+	g.json(&loc, "location", "create", "--org", org.ID, "--name", "HQ")
+	aps = make([]record, len(doors))
+	for i, name := range doors {
+		g.json(&aps[i], "access-point", "create", "--location", loc.ID, "--name", name)
+	}
+	return org, aps
+}

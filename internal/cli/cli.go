@@ -361,3 +361,54 @@ func prompt(e *env, in *os.File, label string) (string, error) {
 	fmt.Fprintln(e.stderr)
 	return strings.TrimRight(string(b), "\r\n"), err
 }
+
+// durationValue is a flag read by gatehouse.ParseDuration, so that every
+// duration flag accepts days ("30d", "1d12h") as well as Go's units.
+type durationValue time.Duration
+
+func (d *durationValue) String() string { return time.Duration(*d).String() }
+
+func (d *durationValue) Set(s string) error {
+	v, err := gatehouse.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+// duration defines a duration flag that accepts days, the counterpart of
+// flag.FlagSet.Duration.
+func (f *flags) duration(name string, def time.Duration, usage string) *time.Duration {
+	d := def
+	f.Var((*durationValue)(&d), name, usage)
+	return &d
+}
+
+// jsonSyntax returns nil for one JSON value, or a *gatehouse.ValidationError
+// of the whole input ("") that says where data stops being JSON, by line
+// and column: a person editing a file needs the place, not the offset.
+func jsonSyntax(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v json.RawMessage
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return gatehouse.Invalid("", "must be a single JSON value, with nothing after it")
+		}
+		return nil
+	}
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF):
+		return gatehouse.Invalid("", "is empty: give one JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return gatehouse.Invalid("", "is not valid JSON: it ends before its last value does")
+	case !errors.As(err, &se):
+		return gatehouse.Invalid("", "is not valid JSON: %v", err)
+	}
+	off := min(max(int(se.Offset)-1, 0), len(data)) // the offending byte: Offset is just past it
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n') // the byte after the last newline is column 1
+	return gatehouse.Invalid("", "is not valid JSON at line %d, column %d: %v", line, col, se)
+}

@@ -10,13 +10,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/google/uuid"
+	"golang.org/x/term"
 )
 
 // UsageError is a command line that cannot be run as written; the binary
@@ -251,4 +254,161 @@ func (f *flags) print(record any, human string, args ...any) error {
 	}
 	_, err := fmt.Fprintf(f.e.stdout, human+"\n", args...)
 	return err
+}
+
+// withService parses f, opens (creating and migrating) the database and
+// runs fn with the service on it.
+func withService(ctx context.Context, f *flags, maxArgs int, fn func(svc *gatehouse.Service, args []string) error) error {
+	return withOpenedService(ctx, f, maxArgs, app.Open, fn)
+}
+
+// withExistingService is withService for a command that only reads: the
+// database must exist and be migrated already.
+func withExistingService(ctx context.Context, f *flags, maxArgs int, fn func(svc *gatehouse.Service, args []string) error) error {
+	return withOpenedService(ctx, f, maxArgs, app.OpenExisting, fn)
+}
+
+func withOpenedService(ctx context.Context, f *flags, maxArgs int, open func(context.Context, string) (*app.DB, error),
+	fn func(svc *gatehouse.Service, args []string) error) error {
+	args, err := f.parse(maxArgs)
+	if err != nil {
+		return err
+	}
+	db, err := open(ctx, *f.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db.Service(f.e.now), args)
+}
+
+// positionalID reads the one id a command takes as its argument; usage is
+// the command's synopsis for the error.
+func positionalID(args []string, usage, what string) (uuid.UUID, error) {
+	if len(args) != 1 {
+		return uuid.UUID{}, usagef("usage: gatehouse %s", usage)
+	}
+	id, err := gatehouse.ParseUUID(args[0])
+	if err != nil {
+		return uuid.UUID{}, usagef("%s must be a UUID, got %q", what, args[0])
+	}
+	return id, nil
+}
+
+// withOrgAnd runs fn for a command of one organization (--org) and one
+// positional argument, named arg in its usage, with the service open.
+func withOrgAnd(ctx context.Context, e *env, name, arg string, fn func(f *flags, svc *gatehouse.Service, orgID uuid.UUID, value string) error) error {
+	f := newFlags(e, name)
+	org := f.String("org", "", "organization id")
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+		orgID, err := parseID("org", *org)
+		if err != nil {
+			return err
+		}
+		if len(args) != 1 {
+			return usagef("%s needs the %s", name, arg)
+		}
+		return fn(f, svc, orgID, args[0])
+	})
+}
+
+// flagNames maps the fields of a CommandRequest, and the parameters of the
+// feed (event tail), to the flags that set them, so that the service's
+// issues name what the operator typed.
+var flagNames = map[string]string{
+	"locationId":      "--location",
+	"type":            "--type",
+	"allowed":         "--allowed",
+	"reason":          "--reason",
+	"after":           "--after",
+	"accessPointId":   "--access-point",
+	"scope":           "--scope",
+	"serverJobId":     "--server-job-id",
+	"platformUserId":  "--platform-user-id",
+	"durationSeconds": "--duration",
+	"ttlSeconds":      "--ttl",
+	"note":            "--note",
+	"Idempotency-Key": "--idempotency-key",
+}
+
+// flagIssues renames the fields of a *ValidationError to flags; any other
+// error is returned as it is.
+func flagIssues(err error) *gatehouse.ValidationError {
+	var ve *gatehouse.ValidationError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	var out gatehouse.ValidationError
+	for field, msgs := range ve.Issues {
+		if name, ok := flagNames[field]; ok {
+			field = name
+		}
+		for _, m := range msgs {
+			if field == "--duration" || field == "--ttl" {
+				m = strings.Replace(m, "must be between", "must be, in seconds, between", 1)
+			}
+			out.Add(field, "%s", m)
+		}
+	}
+	return &out
+}
+
+// prompt reads a secret typed at the terminal in, without echo, after
+// label on stderr: a user's password, a messaging key.
+func prompt(e *env, in *os.File, label string) (string, error) {
+	fmt.Fprint(e.stderr, label)
+	b, err := term.ReadPassword(int(in.Fd()))
+	fmt.Fprintln(e.stderr)
+	return strings.TrimRight(string(b), "\r\n"), err
+}
+
+// durationValue is a flag read by gatehouse.ParseDuration, so that every
+// duration flag accepts days ("30d", "1d12h") as well as Go's units.
+type durationValue time.Duration
+
+func (d *durationValue) String() string { return time.Duration(*d).String() }
+
+func (d *durationValue) Set(s string) error {
+	v, err := gatehouse.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+// duration defines a duration flag that accepts days, the counterpart of
+// flag.FlagSet.Duration.
+func (f *flags) duration(name string, def time.Duration, usage string) *time.Duration {
+	d := def
+	f.Var((*durationValue)(&d), name, usage)
+	return &d
+}
+
+// jsonSyntax returns nil for one JSON value, or a *gatehouse.ValidationError
+// of the whole input ("") that says where data stops being JSON, by line
+// and column: a person editing a file needs the place, not the offset.
+func jsonSyntax(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v json.RawMessage
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			return gatehouse.Invalid("", "must be a single JSON value, with nothing after it")
+		}
+		return nil
+	}
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF):
+		return gatehouse.Invalid("", "is empty: give one JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return gatehouse.Invalid("", "is not valid JSON: it ends before its last value does")
+	case !errors.As(err, &se):
+		return gatehouse.Invalid("", "is not valid JSON: %v", err)
+	}
+	off := min(max(int(se.Offset)-1, 0), len(data)) // the offending byte: Offset is just past it
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n') // the byte after the last newline is column 1
+	return gatehouse.Invalid("", "is not valid JSON at line %d, column %d: %v", line, col, se)
 }

@@ -313,3 +313,32 @@ func listeningAddr(log io.Reader) <-chan string {
 	}()
 	return addr
 }
+
+// newBackendGH is newGH on the backend GATEHOUSE_TEST_BACKEND names:
+// sqlite (the default) or postgres, like the API's tests.
+func newBackendGH(t *testing.T) *gh {
+	t.Helper()
+	g := newGH(t)
+	switch backend := os.Getenv("GATEHOUSE_TEST_BACKEND"); backend {
+	case "", "sqlite":
+	case "postgres":
+		g.db = testenv.PostgresDSN(t)
+	default:
+		t.Fatalf("GATEHOUSE_TEST_BACKEND=%q: want sqlite or postgres", backend)
+	}
+	return g
+}
+
+// place creates an organization "Acme" with one location and the named
+// access points.
+func (g *gh) place(doors ...string) (org record, aps []record) {
+	g.t.Helper()
+	var loc record
+	g.json(&org, "org", "create", "--name", "Acme")
+	g.json(&loc, "location", "create", "--org", org.ID, "--name", "HQ")
+	aps = make([]record, len(doors))
+	for i, name := range doors {
+		g.json(&aps[i], "access-point", "create", "--location", loc.ID, "--name", name)
+	}
+	return org, aps
+}

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -157,34 +155,6 @@ func decodePolicy(data []byte) (gatehouse.Policy, error) {
 	return gatehouse.DecodePolicy(data)
 }
 
-// jsonSyntax returns nil for one JSON value, or a *gatehouse.ValidationError
-// of the whole input ("") that says where data stops being JSON, by line
-// and column: a person editing a file needs the place, not the offset.
-func jsonSyntax(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var v json.RawMessage
-	err := dec.Decode(&v)
-	if err == nil {
-		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-			return gatehouse.Invalid("", "must be a single JSON value, with nothing after it")
-		}
-		return nil
-	}
-	var se *json.SyntaxError
-	switch {
-	case errors.Is(err, io.EOF):
-		return gatehouse.Invalid("", "is empty: give one JSON object")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return gatehouse.Invalid("", "is not valid JSON: it ends before its last value does")
-	case !errors.As(err, &se):
-		return gatehouse.Invalid("", "is not valid JSON: %v", err)
-	}
-	off := min(max(int(se.Offset)-1, 0), len(data)) // the offending byte: Offset is just past it
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	col := off - bytes.LastIndexByte(data[:off], '\n') // the byte after the last newline is column 1
-	return gatehouse.Invalid("", "is not valid JSON at line %d, column %d: %v", line, col, se)
-}
-
 // policyInvalid prints every problem of a policy on stderr, one a line in
 // the order of the document's paths, and returns the error to exit 1 with.
 func policyInvalid(e *env, name string, err error) error {
@@ -285,4 +255,5 @@ type staleError struct {
 }
 
 func (e *staleError) Error() string { return e.msg }
+
 func (e *staleError) Unwrap() error { return e.err }

@@ -69,8 +69,9 @@ var templateFS embed.FS
 //go:embed assets
 var assetFS embed.FS
 
-// New returns the dashboard as one handler for the paths under Prefix. It
-// is meant to be mounted with server.Config.Dashboard, which gives it the
+// New returns the dashboard as one handler for the paths under Prefix:
+// the routes of its floor plan (routes.go), behind cross-origin protection
+// and [securityHeaders]. It is meant to be mounted with server.Config.Dashboard, which gives it the
 // API's request ids, access log, metrics and panic recovery.
 func New(cfg Config) http.Handler {
 	if cfg.Now == nil {
@@ -90,75 +91,14 @@ func New(cfg Config) http.Handler {
 		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
 		"seconds": seconds, "inc": func(i int) int { return i + 1 }}
-	for _, page := range []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit", "invitations",
-		"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
-		"webhooks", "webhook", "delete-webhook", "privacy", "erase-player"} {
+	for _, page := range templatePages {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/"+page+".html"))
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET "+Prefix+"/assets/", http.StripPrefix(Prefix, http.FileServerFS(assetFS)))
-	mux.HandleFunc("GET "+Prefix+"/{$}", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, Prefix+"/events", http.StatusSeeOther)
-	})
-	mux.HandleFunc("GET "+Prefix+"/login", d.loginForm)
-	mux.HandleFunc("POST "+Prefix+"/login", d.login)
-	mux.HandleFunc("POST "+Prefix+"/login/choose", d.chooseOrganization)
-	mux.Handle("POST "+Prefix+"/logout", d.page(d.logout))
-	mux.Handle("POST "+Prefix+"/zone", d.page(d.setZone))
-	mux.Handle("GET "+Prefix+"/events", d.page(d.eventLog))
-	mux.Handle("GET "+Prefix+"/events/{id}", d.page(d.eventDetail))
-	mux.Handle("GET "+Prefix+"/locations", d.page(d.locationsPage))
-	mux.Handle("POST "+Prefix+"/locations", d.page(d.createLocation))
-	mux.Handle("POST "+Prefix+"/locations/{id}/rename", d.page(d.renameLocation))
-	mux.Handle("POST "+Prefix+"/locations/{id}/access-points", d.page(d.createAccessPoint))
-	mux.Handle("POST "+Prefix+"/locations/{id}/universe", d.page(d.setLocationUniverse))
-	mux.Handle("POST "+Prefix+"/access-points/{id}/rename", d.page(d.renameAccessPoint))
-	mux.Handle("POST "+Prefix+"/access-points/{id}/move", d.page(d.moveAccessPoint))
-	mux.Handle("GET "+Prefix+"/access-points/{id}/policy", d.page(d.policyPage))
-	mux.Handle("POST "+Prefix+"/access-points/{id}/policy", d.page(d.savePolicy))
-	mux.Handle("GET "+Prefix+"/access-points/{id}/policy/test", d.page(d.testDecision))
-	mux.Handle("GET "+Prefix+"/commands", d.page(d.commandsList))
-	mux.Handle("GET "+Prefix+"/commands/unlock", d.page(d.unlockFormPage))
-	mux.Handle("POST "+Prefix+"/commands/unlock", d.page(d.unlock))
-	mux.Handle("GET "+Prefix+"/commands/{id}", d.page(d.commandDetail))
-	mux.Handle("GET "+Prefix+"/commands/{id}/cancel", d.page(d.confirmCancel))
-	mux.Handle("POST "+Prefix+"/commands/{id}/cancel", d.page(d.cancelCommand))
-	mux.Handle("GET "+Prefix+"/keys", d.page(d.keysPage))
-	mux.Handle("POST "+Prefix+"/keys", d.page(d.createKey))
-	mux.Handle("GET "+Prefix+"/keys/{id}/revoke", d.page(d.confirmRevoke))
-	mux.Handle("POST "+Prefix+"/keys/{id}/revoke", d.page(d.revokeKey))
-	mux.Handle("GET "+Prefix+"/messaging", d.page(d.messagingPage))
-	mux.Handle("POST "+Prefix+"/messaging", d.page(d.setMessaging))
-	mux.Handle("POST "+Prefix+"/messaging/remove", d.page(d.removeMessaging))
-	mux.Handle("GET "+Prefix+"/webhooks", d.page(d.webhooksPage))
-	mux.Handle("POST "+Prefix+"/webhooks", d.page(d.createWebhook))
-	mux.Handle("GET "+Prefix+"/webhooks/{id}", d.page(d.webhookDetail))
-	mux.Handle("POST "+Prefix+"/webhooks/{id}/enabled", d.page(d.setWebhookEnabled))
-	mux.Handle("POST "+Prefix+"/webhooks/{id}/test", d.page(d.testWebhook))
-	mux.Handle("POST "+Prefix+"/webhooks/{id}/rotate-secret", d.page(d.rotateWebhookSecret))
-	mux.Handle("POST "+Prefix+"/webhooks/{id}/deliveries/{delivery}/redeliver", d.page(d.redeliverWebhook))
-	mux.Handle("POST "+Prefix+"/webhooks/{id}/replay", d.page(d.replayWebhook))
-	mux.Handle("GET "+Prefix+"/webhooks/{id}/delete", d.page(d.confirmDeleteWebhook))
-	mux.Handle("POST "+Prefix+"/webhooks/{id}/delete", d.page(d.deleteWebhook))
-	mux.Handle("GET "+Prefix+"/privacy", d.page(d.privacyPage))
-	mux.Handle("POST "+Prefix+"/privacy/retention", d.page(d.setRetention))
-	mux.Handle("POST "+Prefix+"/privacy/erase", d.page(d.erasePlayer))
-	mux.Handle("POST "+Prefix+"/privacy/erasure-webhook", d.page(d.setUpErasureWebhook))
-	mux.Handle("GET "+Prefix+"/users", d.page(d.usersPage))
-	mux.Handle("POST "+Prefix+"/users", d.page(d.createUser))
-	mux.Handle("POST "+Prefix+"/users/role", d.page(d.setUserRole))
-	mux.Handle("GET "+Prefix+"/users/remove", d.page(d.confirmRemoveUser))
-	mux.Handle("POST "+Prefix+"/users/remove", d.page(d.removeUser))
-	mux.Handle("GET "+Prefix+"/audit", d.page(d.auditLog))
-	mux.Handle("GET "+Prefix+"/invitations", d.page(d.invitationsPage))
-	mux.Handle("POST "+Prefix+"/invitations/accept", d.page(d.acceptInvitation))
-	mux.Handle("GET "+Prefix+"/events/chart.svg", d.page(d.eventChart))
-	mux.Handle("GET "+Prefix+"/events/export.csv", d.signedIn(d.exportEvents("csv")))
-	mux.Handle("GET "+Prefix+"/events/export.ndjson", d.signedIn(d.exportEvents("ndjson")))
-	mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
-		d.errorPage(w, r, http.StatusNotFound, "There is no such page.")
-	})
+	for _, rt := range d.routes() {
+		mux.Handle(rt.pattern(), d.guard(rt.access, rt.handler))
+	}
 	origins := http.NewCrossOriginProtection()
 	origins.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d.errorPage(w, r, http.StatusForbidden, "This request came from another site, so it was refused.")

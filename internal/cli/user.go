@@ -209,10 +209,3 @@ func readPassword(e *env) (string, error) {
 	}
 	return pw, nil
 }
-
-func prompt(e *env, in *os.File, label string) (string, error) {
-	fmt.Fprint(e.stderr, label)
-	b, err := term.ReadPassword(int(in.Fd()))
-	fmt.Fprintln(e.stderr)
-	return strings.TrimRight(string(b), "\r\n"), err
-}

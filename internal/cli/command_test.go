@@ -3,14 +3,12 @@ package cli_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
-	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/google/uuid"
 )
 
@@ -20,21 +18,6 @@ import (
 type unlockSetup struct {
 	*gh
 	org, hq, shed, door, shedDoor record
-}
-
-// newBackendGH is newGH on the backend GATEHOUSE_TEST_BACKEND names:
-// sqlite (the default) or postgres, like the API's tests.
-func newBackendGH(t *testing.T) *gh {
-	t.Helper()
-	g := newGH(t)
-	switch backend := os.Getenv("GATEHOUSE_TEST_BACKEND"); backend {
-	case "", "sqlite":
-	case "postgres":
-		g.db = testenv.PostgresDSN(t)
-	default:
-		t.Fatalf("GATEHOUSE_TEST_BACKEND=%q: want sqlite or postgres", backend)
-	}
-	return g
 }
 
 func newUnlockSetup(t *testing.T) *unlockSetup {

@@ -84,47 +84,6 @@ func seconds(errs *gatehouse.ValidationError, name string, d time.Duration) int 
 	return int(d / time.Second)
 }
 
-// flagNames maps the fields of a CommandRequest, and the parameters of the
-// feed (event tail), to the flags that set them, so that the service's
-// issues name what the operator typed.
-var flagNames = map[string]string{
-	"locationId":      "--location",
-	"type":            "--type",
-	"allowed":         "--allowed",
-	"reason":          "--reason",
-	"after":           "--after",
-	"accessPointId":   "--access-point",
-	"scope":           "--scope",
-	"serverJobId":     "--server-job-id",
-	"platformUserId":  "--platform-user-id",
-	"durationSeconds": "--duration",
-	"ttlSeconds":      "--ttl",
-	"note":            "--note",
-	"Idempotency-Key": "--idempotency-key",
-}
-
-// flagIssues renames the fields of a *ValidationError to flags; any other
-// error is returned as it is.
-func flagIssues(err error) *gatehouse.ValidationError {
-	var ve *gatehouse.ValidationError
-	if !errors.As(err, &ve) {
-		return nil
-	}
-	var out gatehouse.ValidationError
-	for field, msgs := range ve.Issues {
-		if name, ok := flagNames[field]; ok {
-			field = name
-		}
-		for _, m := range msgs {
-			if field == "--duration" || field == "--ttl" {
-				m = strings.Replace(m, "must be between", "must be, in seconds, between", 1)
-			}
-			out.Add(field, "%s", m)
-		}
-	}
-	return &out
-}
-
 // unlockError says who may not do what, or which flag is wrong, for an
 // error of IssueCommand.
 func unlockError(err error, as string) error {

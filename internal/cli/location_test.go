@@ -67,3 +67,45 @@ func TestLocationUniverse(t *testing.T) {
 		t.Errorf("the audit of universes: %d entries, want 4", len(entries))
 	}
 }
+
+// TestLocationAndAccessPointLists: location list --org and access-point
+// list --location print what was created, one JSON document with --json;
+// a location id is enough, its organization is found by a query.
+func TestLocationAndAccessPointLists(t *testing.T) {
+	g := newGH(t)
+	var org, other, hq, club, door record
+	g.json(&org, "org", "create", "--name", "Acme")
+	g.json(&other, "org", "create", "--name", "Rival")
+	g.json(&hq, "location", "create", "--org", org.ID, "--name", "HQ")
+	g.json(&club, "location", "create", "--org", org.ID, "--name", "Club")
+	g.json(&door, "access-point", "create", "--location", hq.ID, "--name", "Front door")
+
+	var locs []struct {
+		ID, Name     string
+		AccessPoints []record
+	}
+	g.json(&locs, "location", "list", "--org", org.ID)
+	if len(locs) != 2 || locs[0].ID != club.ID || locs[1].ID != hq.ID || len(locs[1].AccessPoints) != 1 || locs[1].AccessPoints[0].ID != door.ID {
+		t.Errorf("location list: %+v", locs)
+	}
+	var none []record
+	g.json(&none, "location", "list", "--org", other.ID)
+	if none == nil || len(none) != 0 {
+		t.Errorf("another organization's location list: %+v, want []", none)
+	}
+	var aps []record
+	g.json(&aps, "access-point", "list", "--location", hq.ID)
+	if len(aps) != 1 || aps[0].ID != door.ID || aps[0].Name != "Front door" || aps[0].LocationID != hq.ID {
+		t.Errorf("access-point list: %+v", aps)
+	}
+	out, _, err := g.run(nil, "access-point", "list", "--location", hq.ID)
+	if err != nil || !strings.Contains(out, door.ID) || !strings.Contains(out, "Front door") {
+		t.Errorf("access-point list, human: %q %v", out, err)
+	}
+	if _, _, err := g.run(nil, "access-point", "list", "--location", org.ID); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("access-point list of an unknown location: %v", err)
+	}
+	if _, _, err := g.run(nil, "location", "list", "--org", hq.ID); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("location list of an unknown organization: %v", err)
+	}
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+func runOrgCreate(ctx context.Context, e *env) error {
+	f := newFlags(e, "org create")
+	name := f.String("name", "", "organization name")
+	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		if err := required("name", *name); err != nil {
+			return err
+		}
+		o, err := svc.CreateOrganization(ctx, *name)
+		if err != nil {
+			return err
+		}
+		return f.print(o, "created organization %s %q", o.ID, o.Name)
+	})
+}
+
+func runOrgRename(ctx context.Context, e *env) error {
+	f := newFlags(e, "org rename")
+	name := f.String("name", "", "the new name")
+	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+		id, err := positionalID(args, "org rename ORG_ID --name NAME", "ORG_ID")
+		if err != nil {
+			return err
+		}
+		if err := required("name", *name); err != nil {
+			return err
+		}
+		o, err := svc.RenameOrganization(ctx, id, *name)
+		if err != nil {
+			return err
+		}
+		return f.print(o, "renamed organization %s to %q", o.ID, o.Name)
+	})
+}
+
+func runOrgList(ctx context.Context, e *env) error {
+	f := newFlags(e, "org list")
+	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+		orgs, err := svc.ListOrganizations(ctx)
+		if err != nil || *f.json {
+			return errors.Join(err, f.print(orgs, ""))
+		}
+		for _, o := range orgs {
+			fmt.Fprintf(e.stdout, "%s  %s  %4dd  %s\n", o.ID, gatehouse.FormatTime(time.Time(o.CreatedAt)), o.RetentionDays, o.Name)
+		}
+		return nil
+	})
+}
+
+// runOrgSetRetention sets how many days of an organization's events are kept.
+func runOrgSetRetention(ctx context.Context, e *env) error {
+	f := newFlags(e, "org set-retention")
+	return withService(ctx, f, 2, func(svc *gatehouse.Service, args []string) error {
+		if len(args) != 2 {
+			return usagef("org set-retention needs ORG_ID and DAYS")
+		}
+		id, err := parseID("ORG_ID", args[0])
+		if err != nil {
+			return err
+		}
+		days, err := strconv.Atoi(args[1])
+		if err != nil {
+			return usagef("DAYS must be a whole number of days, got %q", args[1])
+		}
+		o, err := svc.SetRetention(ctx, id, days)
+		if err != nil {
+			return err
+		}
+		return f.print(o, "organization %s keeps its events %d days (by occurredAt); older ones are deleted in the background", o.ID, o.RetentionDays)
+	})
+}

@@ -1,0 +1,148 @@
+package dashboard
+
+import "net/http"
+
+// The dashboard's floor plan: every page and form under [Prefix], who may
+// reach it, and the handler that serves it, in the order of the nav. [New]
+// registers each route on one [http.ServeMux] behind Go's cross-origin
+// protection and [securityHeaders]; the order here is for readers, since
+// the mux picks the most specific pattern whatever the order.
+//
+// The roles of the signed-in user are not checked here: the service
+// refuses what a role does not allow, and the pages hide it.
+
+// access is who may reach a route.
+type access int
+
+const (
+	// anyone: no session needed (sign-in, assets, the redirects).
+	anyone access = iota
+	// member: a signed-in user ([dashboard.signedIn]; a POST carries the
+	// session's CSRF token), the request bounded by QueryTimeout
+	// ([dashboard.page]).
+	member
+	// memberStream: a signed-in user without the bound, for the exports,
+	// which stream for longer and give each read its own deadline.
+	memberStream
+)
+
+// route is one line of the floor plan.
+type route struct {
+	method  string // "" for every method
+	path    string // under Prefix
+	access  access
+	handler http.HandlerFunc
+}
+
+// pattern is the route's pattern for [http.ServeMux].
+func (rt route) pattern() string {
+	if rt.method == "" {
+		return Prefix + rt.path
+	}
+	return rt.method + " " + Prefix + rt.path
+}
+
+// routes is the floor plan.
+func (d *dashboard) routes() []route {
+	return []route{
+		{"GET", "/assets/", anyone, http.StripPrefix(Prefix, http.FileServerFS(assetFS)).ServeHTTP},
+		{"GET", "/{$}", anyone, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, Prefix+"/events", http.StatusSeeOther)
+		}},
+
+		// Sign-in, sign-out and the time zone times are shown in.
+		{"GET", "/login", anyone, d.loginForm},
+		{"POST", "/login", anyone, d.login},
+		{"POST", "/login/choose", anyone, d.chooseOrganization},
+		{"POST", "/logout", member, d.logout},
+		{"POST", "/zone", member, d.setZone},
+
+		// The Event Log, its chart and exports.
+		{"GET", "/events", member, d.eventLog},
+		{"GET", "/events/{id}", member, d.eventDetail},
+		{"GET", "/events/chart.svg", member, d.eventChart},
+		{"GET", "/events/export.csv", memberStream, d.exportEvents("csv")},
+		{"GET", "/events/export.ndjson", memberStream, d.exportEvents("ndjson")},
+
+		// Locations, their access points and the access points' policies.
+		{"GET", "/locations", member, d.locationsPage},
+		{"POST", "/locations", member, d.createLocation},
+		{"POST", "/locations/{id}/rename", member, d.renameLocation},
+		{"POST", "/locations/{id}/access-points", member, d.createAccessPoint},
+		{"POST", "/locations/{id}/universe", member, d.setLocationUniverse},
+		{"POST", "/access-points/{id}/rename", member, d.renameAccessPoint},
+		{"POST", "/access-points/{id}/move", member, d.moveAccessPoint},
+		{"GET", "/access-points/{id}/policy", member, d.policyPage},
+		{"POST", "/access-points/{id}/policy", member, d.savePolicy},
+		{"GET", "/access-points/{id}/policy/test", member, d.testDecision},
+
+		// Remote unlocks and their commands.
+		{"GET", "/commands", member, d.commandsList},
+		{"GET", "/commands/unlock", member, d.unlockFormPage},
+		{"POST", "/commands/unlock", member, d.unlock},
+		{"GET", "/commands/{id}", member, d.commandDetail},
+		{"GET", "/commands/{id}/cancel", member, d.confirmCancel},
+		{"POST", "/commands/{id}/cancel", member, d.cancelCommand},
+
+		// API keys.
+		{"GET", "/keys", member, d.keysPage},
+		{"POST", "/keys", member, d.createKey},
+		{"GET", "/keys/{id}/revoke", member, d.confirmRevoke},
+		{"POST", "/keys/{id}/revoke", member, d.revokeKey},
+
+		// The platform's messaging, which commands are pushed to.
+		{"GET", "/messaging", member, d.messagingPage},
+		{"POST", "/messaging", member, d.setMessaging},
+		{"POST", "/messaging/remove", member, d.removeMessaging},
+
+		// Webhook endpoints and their deliveries.
+		{"GET", "/webhooks", member, d.webhooksPage},
+		{"POST", "/webhooks", member, d.createWebhook},
+		{"GET", "/webhooks/{id}", member, d.webhookDetail},
+		{"POST", "/webhooks/{id}/enabled", member, d.setWebhookEnabled},
+		{"POST", "/webhooks/{id}/test", member, d.testWebhook},
+		{"POST", "/webhooks/{id}/rotate-secret", member, d.rotateWebhookSecret},
+		{"POST", "/webhooks/{id}/deliveries/{delivery}/redeliver", member, d.redeliverWebhook},
+		{"POST", "/webhooks/{id}/replay", member, d.replayWebhook},
+		{"GET", "/webhooks/{id}/delete", member, d.confirmDeleteWebhook},
+		{"POST", "/webhooks/{id}/delete", member, d.deleteWebhook},
+
+		// Privacy: retention, a player's erasure, the erasure webhook.
+		{"GET", "/privacy", member, d.privacyPage},
+		{"POST", "/privacy/retention", member, d.setRetention},
+		{"POST", "/privacy/erase", member, d.erasePlayer},
+		{"POST", "/privacy/erasure-webhook", member, d.setUpErasureWebhook},
+
+		// Users, the audit log, and a user's invitations.
+		{"GET", "/users", member, d.usersPage},
+		{"POST", "/users", member, d.createUser},
+		{"POST", "/users/role", member, d.setUserRole},
+		{"GET", "/users/remove", member, d.confirmRemoveUser},
+		{"POST", "/users/remove", member, d.removeUser},
+		{"GET", "/audit", member, d.auditLog},
+		{"GET", "/invitations", member, d.invitationsPage},
+		{"POST", "/invitations/accept", member, d.acceptInvitation},
+
+		// Anything else.
+		{"", "/", anyone, func(w http.ResponseWriter, r *http.Request) {
+			d.errorPage(w, r, http.StatusNotFound, "There is no such page.")
+		}},
+	}
+}
+
+// guard puts h behind what a route's access asks.
+func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
+	switch a {
+	case member:
+		return d.page(h)
+	case memberStream:
+		return d.signedIn(h)
+	}
+	return h
+}
+
+// templatePages are the pages the handlers render, each one
+// templates/NAME.html in templates/layout.html with templates/filters.html.
+var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit", "invitations",
+	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
+	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player"}

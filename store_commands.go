@@ -1,0 +1,113 @@
+package gatehouse
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// CommandStore is the part of [Store] that keeps remote commands: their
+// issue, the game servers that sync, the deliveries to them and their
+// answers, and the wakes that tell waiting syncs.
+type CommandStore interface {
+	// CreateCommand stores c (PENDING, or FAILED at issue) with one
+	// delivery row (Target true, not delivered) per c.TargetJobIDs,
+	// records its REMOTE_UNLOCK event (id c.ID, occurredAt c.IssuedAt,
+	// scope, job and player ids, the access point and location with their
+	// current names, requestedBy c.RequestedByUser, command c.ID) and
+	// remembers c.Idempotency, all in one transaction, and leaves
+	// c.Wakes() for WatchCommands of other processes. It returns the command as
+	// FindCommand does. ErrConflict when c.Idempotency's key is already
+	// stored for the organization (the caller reads it again).
+	CreateCommand(ctx context.Context, e AuditEntry, c IssuedCommand) (Command, error)
+	// FindIdempotencyKey returns the command and request digest stored
+	// with an organization's key at or after since, or ErrNotFound.
+	FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key string, since time.Time) (uuid.UUID, [32]byte, error)
+	// FindCommand returns an organization's issued command with its
+	// Targets counts and its Deliveries (targets first, then by job id),
+	// or ErrNotFound. Commands only known from ingested events are not
+	// commands Gatehouse issued: ErrNotFound.
+	FindCommand(ctx context.Context, orgID, id uuid.UUID) (Command, error)
+	// ListCommands returns a page of an organization's issued commands
+	// matching f, newest first (issuedAt, then id, descending), with their
+	// Targets counts and no Deliveries. f.Limit must be set.
+	ListCommands(ctx context.Context, orgID uuid.UUID, f CommandFilter) (CommandPage, error)
+	// CancelCommand moves an organization's unsettled command to
+	// CANCELLED at time at, leaves the wake of its universe (every
+	// server) for WatchCommands, and returns
+	// it. ErrNotFound; ErrConflict (with the command as it is) when it is
+	// settled already, in which case nothing is recorded.
+	CancelCommand(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, at time.Time) (Command, error)
+	// SweepCommands does the periodic work of commands for every
+	// organization: an unsettled command every target of which answered
+	// moves by Settle (AckCommands' move was lost with its process),
+	// every other unsettled command whose expiresAt ≤ now moves by Expire
+	// (status_at now); idempotency keys older than
+	// IdempotencyWindow, servers unseen for ServerForgetAfter and wakes
+	// older than a minute are deleted. Several instances may run it at
+	// once: each command moves once.
+	SweepCommands(ctx context.Context, now time.Time) (expired int, err error)
+
+	// Heartbeat records a sync of the organization's server s: it is live
+	// from s.SeenAt, in s.UniverseID, hosting s.Players (replacing the
+	// list it sent before). StartedAt is kept from its first sync. A
+	// server the organization does not hold yet is ErrTooManyServers,
+	// and nothing is stored, when the organization holds caps.Servers
+	// servers, or when its players with the organization's would be more
+	// than caps.Players. A server it holds is always recorded; when its
+	// list would take the organization past caps.Players, only its first
+	// players that fit are stored, and the rest are tried again at each
+	// sync.
+	Heartbeat(ctx context.Context, orgID uuid.UUID, s GameServer, caps ServerCaps) error
+	// LiveServers returns the organization's servers of the universe seen
+	// at or after since, most recently seen first; with player set, only
+	// those hosting that player.
+	LiveServers(ctx context.Context, orgID uuid.UUID, universeID string, since time.Time, player *string) ([]GameServer, error)
+	// AckCommands applies the acknowledgements of the organization's
+	// server jobID at time at. An ack counts when it names a command
+	// delivered to that server that the server has not answered yet: its
+	// delivery row takes the result, detail and time, and the command
+	// moves by Settle, in the same transaction or once it committed (on
+	// the counts of every answer committed by then, so that the last
+	// answer settles it). The others change nothing and their command ids
+	// are returned.
+	AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []Ack, at time.Time) (rejected []uuid.UUID, err error)
+	// TakeCommands returns, oldest first and at most MaxSyncCommands, the
+	// commands due to the organization's server jobID of universeID at
+	// now, given the cursor it sent back (0 for none):
+	//   - unsettled, unexpired commands with a delivery row for jobID
+	//     that has no result and was not delivered, or was delivered
+	//     under a generation after cursor (the answer was lost);
+	//   - CANCELLED commands delivered to jobID, unanswered, that were
+	//     last sent with another status, or sent CANCELLED under a
+	//     generation after cursor (the server locks again); the same for
+	//     those jobID answered EXECUTED before it learnt of the cancel,
+	//     while the unlock runs (the door it opened closes early);
+	//   - UNIVERSE commands of the universe with no row for jobID (a
+	//     server that joined), neither CANCELLED nor EXPIRED, while their
+	//     unlock runs: not started and unexpired, or started and
+	//     now < startedAt + duration.
+	// It marks them delivered in one transaction: the server's
+	// generation becomes one more than the larger of it and cursor (a
+	// server forgotten by the sweep keeps its cursor meaningful); each row (created with Target false for
+	// a server that joined) keeps its first deliveredAt and takes the new
+	// generation and the status sent; startedAt is set on first delivery
+	// and PENDING moves to DELIVERED (status_at now). Each command comes
+	// with RemainingSeconds (Command.Remaining). The returned cursor is
+	// the new generation, or the server's current one when nothing was due.
+	TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]Command, int64, error)
+	// TakeCommandsBatch is TakeCommands for many servers of the
+	// organization's universe at once: the answer to reqs[i] is
+	// taken[i], as TakeCommands would answer it. A job id that comes
+	// more than once is taken once per request, in order. One UNIVERSE
+	// unlock wakes every waiting sync of its universe: taking for all of
+	// them in a few set-based statements costs the database far less than
+	// a transaction each.
+	TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []TakeRequest, now time.Time) ([]Taken, error)
+	// WatchCommands calls wake for every wake left by CreateCommand or
+	// CancelCommand in any process sharing the database, within a second,
+	// until ctx ends; wake(Wake{}) means "anything may have changed"
+	// (after a reconnection). It returns ctx's error.
+	WatchCommands(ctx context.Context, wake func(Wake)) error
+}

@@ -38,8 +38,8 @@ const (
 // Failure reasons Gatehouse itself gives a command (a server's own
 // message is stored as it sent it).
 const (
-	FailServerNotLive  = "SERVER_NOT_LIVE"
-	FailPlayerNotOnine = "PLAYER_NOT_ONLINE"
+	FailServerNotLive   = "SERVER_NOT_LIVE"
+	FailPlayerNotOnline = "PLAYER_NOT_ONLINE"
 )
 
 // Settled reports whether a status is final: nothing moves it again.

@@ -164,11 +164,15 @@ func (e *ValidationError) Merge(prefix string, other *ValidationError) {
 	}
 }
 
-// Absorb adds the issues of err, when it is a *ValidationError, under
-// prefix as Merge does, but for fields Reported already, and for a list
-// entry with a field reported: a value that could not be read is not
-// also reported as missing or wrong (a gamepassId sent as a number
-// leaves an allow rule that gives no criterion).
+// Absorb adds the issues of err under prefix, as [ValidationError.Merge]
+// does, when err is a *ValidationError; any other err adds nothing. It
+// leaves out an issue when e reports already:
+//   - its field, or a value that holds it ([ValidationError.Reported]);
+//   - for a list entry (a path ending in "]"), a field of the entry.
+//
+// So a value that could not be read is not reported again as missing or
+// wrong: a gamepassId sent as a number is reported, and not also the
+// allow rule it leaves without a criterion.
 func (e *ValidationError) Absorb(prefix string, err error) {
 	var ve *ValidationError
 	if !errors.As(err, &ve) {

@@ -73,29 +73,39 @@ type CommandStore interface {
 	// answer settles it). The others change nothing and their command ids
 	// are returned.
 	AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []Ack, at time.Time) (rejected []uuid.UUID, err error)
-	// TakeCommands returns, oldest first and at most MaxSyncCommands, the
-	// commands due to the organization's server jobID of universeID at
-	// now, given the cursor it sent back (0 for none):
-	//   - unsettled, unexpired commands with a delivery row for jobID
-	//     that has no result and was not delivered, or was delivered
-	//     under a generation after cursor (the answer was lost);
-	//   - CANCELLED commands delivered to jobID, unanswered, that were
-	//     last sent with another status, or sent CANCELLED under a
-	//     generation after cursor (the server locks again); the same for
-	//     those jobID answered EXECUTED before it learnt of the cancel,
-	//     while the unlock runs (the door it opened closes early);
-	//   - UNIVERSE commands of the universe with no row for jobID (a
-	//     server that joined), neither CANCELLED nor EXPIRED, while their
+	// TakeCommands returns the commands due to the organization's server
+	// jobID of universeID at now, and marks them delivered. At most
+	// [MaxSyncCommands] come, oldest first, each with RemainingSeconds
+	// ([Command.Remaining]).
+	//
+	// cursor is the one the server sent back (0 for none). A command is
+	// due when it is one of these:
+	//   - an unsettled, unexpired command with a delivery row for jobID
+	//     that has no result and either was not delivered, or was
+	//     delivered under a generation after cursor (the answer was lost);
+	//   - a CANCELLED command delivered to jobID and unanswered, last sent
+	//     with another status, or sent CANCELLED under a generation after
+	//     cursor (the server locks again);
+	//   - a CANCELLED command that jobID answered EXECUTED before it learnt
+	//     of the cancel, on the same terms, while the unlock runs (the door
+	//     it opened closes early);
+	//   - a UNIVERSE command of the universe with no row for jobID (a
+	//     server that joined), neither CANCELLED nor EXPIRED, while its
 	//     unlock runs: not started and unexpired, or started and
 	//     now < startedAt + duration.
-	// It marks them delivered in one transaction: the server's
-	// generation becomes one more than the larger of it and cursor (a
-	// server forgotten by the sweep keeps its cursor meaningful); each row (created with Target false for
-	// a server that joined) keeps its first deliveredAt and takes the new
-	// generation and the status sent; startedAt is set on first delivery
-	// and PENDING moves to DELIVERED (status_at now). Each command comes
-	// with RemainingSeconds (Command.Remaining). The returned cursor is
-	// the new generation, or the server's current one when nothing was due.
+	//
+	// Marking them delivered is one transaction:
+	//   - the server's generation becomes one more than the larger of it
+	//     and cursor, so a server the sweep forgot keeps its cursor
+	//     meaningful;
+	//   - each row (created with Target false for a server that joined)
+	//     keeps its first deliveredAt, and takes the new generation and
+	//     the status sent;
+	//   - startedAt is set on first delivery, and PENDING moves to
+	//     DELIVERED (status_at now).
+	//
+	// The cursor returned is the new generation, or the server's current
+	// one when nothing was due.
 	TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]Command, int64, error)
 	// TakeCommandsBatch is TakeCommands for many servers of the
 	// organization's universe at once: the answer to reqs[i] is

@@ -79,7 +79,7 @@ func FindEvents(ctx context.Context, s Store, orgID uuid.UUID, f EventFilter) (E
 //     their page.
 //   - More than Terms terms (a short or very common q): it matches q on
 //     the candidates in keyset order, reading on for up to Max of them. A
-//     page still not full is Partial ([EventPage].Partial).
+//     page still not full is Partial ([EventPage.Partial]).
 type SearchBudgets struct {
 	First, Max, Terms int
 }

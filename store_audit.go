@@ -11,7 +11,7 @@ import (
 type AuditStore interface {
 	// AppendAudit appends an entry that records no change of its own: a
 	// failed sign-in. e.OrgID may be uuid.Nil (an email no organization
-	// knows). ErrInvalid without an action.
+	// knows). [ErrInvalid] without an action.
 	AppendAudit(ctx context.Context, e AuditEntry) error
 	// ListAuditEntries returns a page of an organization's audit log
 	// matching f, newest first, then by id descending. f.Limit must be set.

@@ -27,12 +27,12 @@ type CommandStore interface {
 	// organization (the caller reads it again).
 	CreateCommand(ctx context.Context, e AuditEntry, c IssuedCommand) (Command, error)
 	// FindIdempotencyKey returns the command and request digest stored
-	// with an organization's key at or after since, or ErrNotFound.
+	// with an organization's key at or after since, or [ErrNotFound].
 	FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key string, since time.Time) (uuid.UUID, [32]byte, error)
 	// FindCommand returns an organization's issued command with its
 	// Targets counts and its Deliveries (targets first, then by job id),
-	// or ErrNotFound. Commands only known from ingested events are not
-	// commands Gatehouse issued: ErrNotFound.
+	// or [ErrNotFound]. Commands only known from ingested events are not
+	// commands Gatehouse issued: [ErrNotFound].
 	FindCommand(ctx context.Context, orgID, id uuid.UUID) (Command, error)
 	// ListCommands returns a page of an organization's issued commands
 	// matching f, newest first (issuedAt, then id, descending), with their

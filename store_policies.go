@@ -25,7 +25,7 @@ type PolicyStore interface {
 	PutPolicy(ctx context.Context, e AuditEntry, orgID, accessPointID uuid.UUID, p Policy, ifVersion *int64, at time.Time) (Policy, error)
 	// FindPolicy returns the current policy of an organization's access
 	// point with its Version and UpdatedAt, or nil when it has none.
-	// ErrNotFound for an unknown access point or one of another
+	// [ErrNotFound] for an unknown access point or one of another
 	// organization.
 	FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (*Policy, error)
 	// PolicySet returns every access point of the organization's

@@ -21,13 +21,13 @@ type PrivacyStore interface {
 	// out again.
 	DeleteEventsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
 	DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformUserID string, limit int) (int, error)
-	// DeleteCommandsBefore deletes at most limit of the organization's
-	// commands issued before before whose events are gone (call it after
-	// DeleteEventsBefore), with their deliveries and idempotency keys, in
-	// one transaction, and returns how many; once it finds fewer than
-	// limit, it also deletes the organization's webhook delivery log rows
-	// of before before. No position of the command feed is handed out
-	// again.
+	// DeleteCommandsBefore deletes, in one transaction, at most limit of
+	// the organization's commands issued before before whose events are
+	// gone, with their deliveries and idempotency keys, and returns how
+	// many. Call it after [PrivacyStore.DeleteEventsBefore].
+	//   - Once it finds fewer than limit, it also deletes the
+	//     organization's webhook delivery log rows of before before.
+	//   - No position of the command feed is handed out again.
 	DeleteCommandsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
 	// PruneTerms deletes the organization's platform user search terms
 	// that no event has any more (after retention), in short

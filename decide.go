@@ -237,14 +237,19 @@ func civilDay(y int, m time.Month, d int) int64 {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
 }
 
-// Decide is the one evaluator of the contract: first match wins, in this
-// order: an active remote unlock covering the player, their server or the
-// universe (granted REMOTE_UNLOCK); LOCKED (denied ACCESS_POINT_DISABLED);
-// an unexpired deny rule (denied BLOCKED); OPEN (granted OPEN); outside the
-// schedule (denied OUTSIDE_SCHEDULE); an allow rule (granted ALLOWLIST, the
-// lowest index that matches); an empty allow list (granted SCHEDULE);
-// otherwise denied NOT_ON_ALLOWLIST. It is pure and allocates nothing.
-// A nil policy is decided as DecideWithoutPolicy(FailClosed, …).
+// Decide is the one evaluator of the contract. It is pure and allocates
+// nothing. The first match wins, in this order:
+//  1. an active remote unlock covering the player, their server or the
+//     universe: granted REMOTE_UNLOCK;
+//  2. LOCKED: denied ACCESS_POINT_DISABLED;
+//  3. an unexpired deny rule: denied BLOCKED;
+//  4. OPEN: granted OPEN;
+//  5. outside the schedule: denied OUTSIDE_SCHEDULE;
+//  6. an allow rule: granted ALLOWLIST (the lowest index that matches);
+//  7. an empty allow list: granted SCHEDULE;
+//  8. otherwise: denied NOT_ON_ALLOWLIST.
+//
+// A nil policy is decided as [DecideWithoutPolicy]([FailClosed], …).
 func Decide(p *CompiledPolicy, r DecisionInput, at time.Time) Decision {
 	if p == nil {
 		return DecideWithoutPolicy(FailClosed, r, at)
@@ -276,10 +281,13 @@ func Decide(p *CompiledPolicy, r DecisionInput, at time.Time) Decision {
 
 // DecideWithoutPolicy decides for an access point whose policy a caller
 // cannot obtain (a game server that never reached Gatehouse, or a cache
-// that lost it): an active remote unlock still lets the player through;
-// then failMode OPEN grants (reason OPEN) and CLOSED denies (reason
-// ACCESS_POINT_DISABLED), both naming the rule "failMode". The reasons are
-// the contract's, so a log of such decisions needs no new reason.
+// that lost it):
+//   - an active remote unlock still lets the player through;
+//   - otherwise failMode OPEN grants (reason OPEN), and CLOSED denies
+//     (reason ACCESS_POINT_DISABLED), both naming the rule "failMode".
+//
+// The reasons are the contract's, so a log of such decisions needs no new
+// reason.
 func DecideWithoutPolicy(failMode FailMode, r DecisionInput, at time.Time) Decision {
 	if unlocked(r, at) {
 		return Decision{Granted, ReasonRemoteUnlock, RuleRemoteUnlock}

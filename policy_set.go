@@ -78,13 +78,15 @@ type PolicySetMember struct {
 }
 
 // PolicySetVersion is the version of the set of universeID whose members
-// are members (in the store's order) as of now: a digest of their ids,
-// names and policy versions, and of the year the window of Zones starts.
-// A policy's version names its rules (a store never reuses one), and the
-// zones follow from the rules and that window, so the digest changes
-// whenever the set's content does, and knowing it reads no policy
-// (Store.PolicySetMembers). Every instance computes the same version for
-// the same set without storing one.
+// are members (in the store's order) as of now. It is a digest of their
+// ids, names and policy versions, and of the year the window of Zones
+// starts. So:
+//   - it changes whenever the set's content does: a policy's version
+//     names its rules (a store never reuses one), and the zones follow
+//     from the rules and that window;
+//   - knowing it reads no policy ([PolicyStore.PolicySetMembers]);
+//   - every instance computes the same version for the same set, without
+//     storing one.
 func PolicySetVersion(universeID string, members []PolicySetMember, now time.Time) string {
 	from, _ := zoneWindow(now)
 	h := sha256.New()
@@ -146,7 +148,7 @@ func PolicyBody(p Policy) []byte {
 }
 
 // DecisionContext is what deciding for one access point needs, read at
-// once (Store.FindDecisionContext).
+// once ([PolicyStore.FindDecisionContext]).
 type DecisionContext struct {
 	AccessPoint NamedRef
 	Location    NamedRef
@@ -155,7 +157,7 @@ type DecisionContext struct {
 	// Policy is the current policy, nil when the access point has none.
 	Policy *Policy
 	// Unlocks are the access point's remote unlocks active at the instant
-	// asked (Command.ActiveUnlock).
+	// asked ([Command.ActiveUnlock]).
 	Unlocks []ActiveUnlock
 }
 
@@ -165,12 +167,14 @@ type DecisionContext struct {
 const UnlockLookback = (MaxCommandTTL + MaxUnlockSeconds) * time.Second
 
 // ActiveUnlock returns the command as the evaluator sees it at now, and
-// whether it counts: an UNLOCK issued at or before now that is PENDING or
-// DELIVERED and not expired, or EXECUTED, whose unlock has not ended at
-// now (its duration from its first delivery, or from now when no server
-// has it yet, since the operator asked for the door to be open now).
-// CANCELLED, FAILED and EXPIRED commands open nothing, and neither does a
-// command issued after now: now may be an instant in the past.
+// whether it counts. A command counts when it is an UNLOCK:
+//   - issued at or before now (now may be an instant in the past);
+//   - PENDING or DELIVERED and not expired, or EXECUTED;
+//   - whose unlock has not ended at now: its duration runs from its first
+//     delivery, or from now when no server has it yet, since the operator
+//     asked for the door to be open now.
+//
+// CANCELLED, FAILED and EXPIRED commands open nothing.
 func (c Command) ActiveUnlock(now time.Time) (ActiveUnlock, bool) {
 	if c.Type != CommandUnlock || now.Before(time.Time(c.IssuedAt)) {
 		return ActiveUnlock{}, false

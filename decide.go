@@ -324,10 +324,13 @@ func unlocked(r DecisionInput, at time.Time) bool {
 
 // inSchedule reports whether the instant falls in a window, and names the
 // window, or, when outside, "schedule" or the exception of the local date.
-// Times are wall-clock times of the zone: a window that starts at a time
-// that a spring-forward day skips covers only what remains of it, and the
-// hour a fall-back day repeats is inside a window both times. A window of
-// the local date is preferred to one carried over from the day before.
+// A window of the local date is preferred to one carried over from the
+// day before.
+//
+// Times are wall-clock times of the zone:
+//   - a window that starts at a time that a spring-forward day skips
+//     covers only what remains of it;
+//   - the hour a fall-back day repeats is inside a window both times.
 func (p *CompiledPolicy) inSchedule(at time.Time) (string, bool) {
 	if p.loc == nil {
 		return RuleSchedule, true

@@ -36,10 +36,13 @@ type UnreadablePolicy struct {
 
 // PolicySet is every policy that applies to one universe: what
 // GET /policies?universeId= answers and game servers decide from.
-// Version changes whenever anything in the set does (a policy, an access
-// point's name or location, a location joining or leaving the universe,
-// and once a year the window of Zones): it is the set's ETag and the
-// policyVersion of sync answers.
+//
+// Version is the set's ETag and the policyVersion of sync answers. It
+// changes whenever anything in the set does:
+//   - a policy;
+//   - an access point's name or location;
+//   - a location joining or leaving the universe;
+//   - once a year, the window of Zones.
 type PolicySet struct {
 	UniverseID   string              `json:"universeId"`
 	Version      string              `json:"version"`

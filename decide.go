@@ -13,11 +13,11 @@ type DecisionInput struct {
 	ServerJobID    string           `json:"serverJobId"`
 	Attributes     PlayerAttributes `json:"attributes"`
 	// Unlocks are the remote unlocks of this access point (the caller
-	// picks those of the access point); Decide keeps those whose scope
+	// picks those of the access point). [Decide] keeps those whose scope
 	// covers the player and that run at the instant (From at or before
-	// it, Until after it). They are
-	// never read from JSON: a request body that could state its own unlock
-	// would let any game server open any door.
+	// it, Until after it). They are never read from JSON: a request body
+	// that could state its own unlock would let any game server open any
+	// door.
 	Unlocks []ActiveUnlock `json:"-"`
 }
 

@@ -68,11 +68,12 @@ type ConflictError struct {
 func (e *ConflictError) Error() string        { return e.Field + " " + e.Message }
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
-// ScopeError is an ErrForbidden for an API key that lacks a scope an
-// operation needs beyond its route's: creating, changing or replaying a
-// webhook endpoint that receives events needs events:read as well as
-// webhooks:write. The API answers it as it answers a route's missing
-// scope: 403 insufficient_scope, with the scope in WWW-Authenticate.
+// ScopeError is an [ErrForbidden] for an API key that lacks a scope an
+// operation needs beyond its route's. For example, creating, changing or
+// replaying a webhook endpoint that receives events needs events:read as
+// well as webhooks:write. The API answers it as it answers a route's
+// missing scope: 403 insufficient_scope, with the scope in
+// WWW-Authenticate.
 type ScopeError struct {
 	Scope  Scope
 	Reason string

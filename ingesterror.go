@@ -10,8 +10,8 @@ import (
 // IngestError lists the problems of a batch of ingest objects by the
 // index of each event in the batch, so that a door can report them by its
 // own numbering (the CLI's line numbers, the API's events[i] paths)
-// without reading the messages back. It is an ErrInvalid, and errors.As
-// also finds in it the *ValidationError keyed "events[i].field".
+// without reading the messages back. It is an [ErrInvalid], and errors.As
+// also finds in it the *[ValidationError] keyed "events[i].field".
 type IngestError struct {
 	// Events holds each bad event's problems, keyed by field.
 	Events map[int]*ValidationError

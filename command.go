@@ -60,7 +60,7 @@ type CommandRequest struct {
 	Note            *string      `json:"note"`
 }
 
-// Check fills the defaults of r and returns it, or a *ValidationError
+// Check fills the defaults of r and returns it, or a *[ValidationError]
 // naming every bad field.
 func (r CommandRequest) Check() (CommandRequest, error) {
 	var errs ValidationError

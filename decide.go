@@ -30,7 +30,7 @@ const (
 	MaxPlayerBadges     = 500
 )
 
-// Check returns nil or a *ValidationError naming every bad field of what
+// Check returns nil or a *[ValidationError] naming every bad field of what
 // a game server states: the player's id and job id, and the attributes'
 // ids and ranks (a group's rank is 0 to 255).
 func (r DecisionInput) Check() error {

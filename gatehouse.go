@@ -35,7 +35,7 @@ var (
 )
 
 // ParseTime reads an RFC 3339 timestamp with an offset and returns it as
-// Truncate does. It returns ErrInvalid when s is not RFC 3339 or the
+// Truncate does. It returns [ErrInvalid] when s is not RFC 3339 or the
 // instant lies outside MinTime..MaxTime.
 func ParseTime(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -45,7 +45,7 @@ func ParseTime(s string) (time.Time, error) {
 	return inRange(Truncate(t))
 }
 
-// inRange returns t, or ErrInvalid when it lies outside MinTime..MaxTime.
+// inRange returns t, or [ErrInvalid] when it lies outside MinTime..MaxTime.
 func inRange(t time.Time) (time.Time, error) {
 	if t.Before(MinTime) || t.After(MaxTime) {
 		return time.Time{}, ErrInvalid

@@ -18,7 +18,7 @@ type AccessPointPolicy struct {
 	Location    NamedRef `json:"location"`
 	Policy      *Policy  `json:"policy"`
 	// Unreadable, set by a store, says that the current policy (of
-	// version Policy.Version) cannot be decoded (ErrUnreadable):
+	// version Policy.Version) cannot be decoded ([ErrUnreadable]):
 	// NewPolicySet lists the access point in the set's Unreadable, not
 	// among its AccessPoints.
 	Unreadable error `json:"-"`

@@ -24,7 +24,7 @@ const (
 // Roles lists every role, most trusted first.
 var Roles = []Role{RoleAdmin, RoleOperator, RoleViewer}
 
-// ParseRole returns the role named s, or a *ValidationError keyed "role".
+// ParseRole returns the role named s, or a *[ValidationError] keyed "role".
 func ParseRole(s string) (Role, error) {
 	if r := Role(s); slices.Contains(Roles, r) {
 		return r, nil

@@ -92,7 +92,7 @@ func GenerateKey() (raw, prefix string, hash KeyHash) {
 }
 
 // ParseKey checks a raw key's shape and checksum and returns its hash. It
-// never touches storage; ErrMalformedKey is its only error.
+// never touches storage; [ErrMalformedKey] is its only error.
 func ParseKey(raw string) (KeyHash, error) {
 	if len(raw) != KeyLen || raw[:len(KeyPrefix)] != KeyPrefix {
 		return KeyHash{}, ErrMalformedKey

@@ -153,7 +153,7 @@ func (e AuditEntry) Change(field, from, to string) AuditEntry {
 }
 
 // Complete fills what a store may be handed empty (by SystemEntry): the
-// id and the time. ErrInvalid for an entry without an action, so that no
+// id and the time. [ErrInvalid] for an entry without an action, so that no
 // change is ever stored unrecorded.
 func (e AuditEntry) Complete(now time.Time) (AuditEntry, error) {
 	if e.Action == "" || e.Actor.Type == "" {

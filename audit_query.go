@@ -13,11 +13,15 @@ var AuditQueryParams = []string{"action", "actorId", "targetId", "dateFrom", "da
 
 // ReadAuditQuery parses the query of an audit log list (GET /audit-log,
 // the dashboard's Audit log, the CLI) and opens its cursor for orgID. An
-// empty value counts as absent and every parameter may appear once. It
-// returns a *ValidationError keyed by parameter listing every problem at
-// once: an unknown parameter or action, a malformed id or date, dateFrom
-// after dateTo, a bad limit, or a cursor that is forged or was issued for
-// other filters.
+// empty value counts as absent, and every parameter may appear once.
+//
+// It returns a *[ValidationError] keyed by parameter, listing every
+// problem at once:
+//   - an unknown parameter or action;
+//   - a malformed id or date;
+//   - dateFrom after dateTo;
+//   - a bad limit;
+//   - a cursor that is forged or was issued for other filters.
 func ReadAuditQuery(v url.Values, cursors *Cursors, orgID uuid.UUID) (AuditFilter, error) {
 	var (
 		f    AuditFilter

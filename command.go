@@ -38,8 +38,8 @@ const (
 // Failure reasons Gatehouse itself gives a command (a server's own
 // message is stored as it sent it).
 const (
-	FailServerNotLive  = "SERVER_NOT_LIVE"
-	FailPlayerNotOnine = "PLAYER_NOT_ONLINE"
+	FailServerNotLive   = "SERVER_NOT_LIVE"
+	FailPlayerNotOnline = "PLAYER_NOT_ONLINE"
 )
 
 // Settled reports whether a status is final: nothing moves it again.
@@ -60,7 +60,7 @@ type CommandRequest struct {
 	Note            *string      `json:"note"`
 }
 
-// Check fills the defaults of r and returns it, or a *ValidationError
+// Check fills the defaults of r and returns it, or a *[ValidationError]
 // naming every bad field.
 func (r CommandRequest) Check() (CommandRequest, error) {
 	var errs ValidationError
@@ -243,13 +243,16 @@ type Delivery struct {
 	AckedAt     *Time      `json:"ackedAt"`
 }
 
-// Settle is the one rule of how acknowledgements move a command: given
-// the command with its counts after ack was applied, the status it moves
-// to and the failure reason. A SERVER or PLAYER command settles on its
-// server's answer (a failure keeps the server's message); a UNIVERSE
-// command settles when every server live at issue answered, FAILED when
-// any failed; one that had no live server at issue settles on the first
-// answer of a server that joined. Settled statuses never move.
+// Settle is the one rule of how acknowledgements move a command. Given
+// the command with its counts after ack was applied, it returns the
+// status the command moves to and the failure reason. Settled statuses
+// never move.
+//   - A SERVER or PLAYER command settles on its server's answer (a
+//     failure keeps the server's message).
+//   - A UNIVERSE command settles when every server live at issue
+//     answered: FAILED when any failed.
+//   - A command that had no live server at issue settles on the first
+//     answer of a server that joined.
 func Settle(c Command, ack Ack, target bool) (CommandStatus, *string) {
 	if c.Status.Settled() {
 		return c.Status, c.FailureReason

@@ -56,8 +56,8 @@ func (c *Cursors) Sign(kind byte, digest [8]byte, position []byte) string {
 }
 
 // Open verifies a cursor of kind and returns its position. It returns
-// ErrCursorInvalid for anything it did not sign and ErrCursorMismatch when
-// the cursor was signed for another digest.
+// [ErrCursorInvalid] for anything it did not sign, and [ErrCursorMismatch]
+// when the cursor was signed for another digest.
 func (c *Cursors) Open(s string, kind byte, digest [8]byte) ([]byte, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(b) < 2+len(digest)+cursorMACLen {

@@ -13,11 +13,11 @@ type DecisionInput struct {
 	ServerJobID    string           `json:"serverJobId"`
 	Attributes     PlayerAttributes `json:"attributes"`
 	// Unlocks are the remote unlocks of this access point (the caller
-	// picks those of the access point); Decide keeps those whose scope
+	// picks those of the access point). [Decide] keeps those whose scope
 	// covers the player and that run at the instant (From at or before
-	// it, Until after it). They are
-	// never read from JSON: a request body that could state its own unlock
-	// would let any game server open any door.
+	// it, Until after it). They are never read from JSON: a request body
+	// that could state its own unlock would let any game server open any
+	// door.
 	Unlocks []ActiveUnlock `json:"-"`
 }
 
@@ -30,7 +30,7 @@ const (
 	MaxPlayerBadges     = 500
 )
 
-// Check returns nil or a *ValidationError naming every bad field of what
+// Check returns nil or a *[ValidationError] naming every bad field of what
 // a game server states: the player's id and job id, and the attributes'
 // ids and ranks (a group's rank is 0 to 255).
 func (r DecisionInput) Check() error {
@@ -237,14 +237,19 @@ func civilDay(y int, m time.Month, d int) int64 {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
 }
 
-// Decide is the one evaluator of the contract: first match wins, in this
-// order: an active remote unlock covering the player, their server or the
-// universe (granted REMOTE_UNLOCK); LOCKED (denied ACCESS_POINT_DISABLED);
-// an unexpired deny rule (denied BLOCKED); OPEN (granted OPEN); outside the
-// schedule (denied OUTSIDE_SCHEDULE); an allow rule (granted ALLOWLIST, the
-// lowest index that matches); an empty allow list (granted SCHEDULE);
-// otherwise denied NOT_ON_ALLOWLIST. It is pure and allocates nothing.
-// A nil policy is decided as DecideWithoutPolicy(FailClosed, …).
+// Decide is the one evaluator of the contract. It is pure and allocates
+// nothing. The first match wins, in this order:
+//  1. an active remote unlock covering the player, their server or the
+//     universe: granted REMOTE_UNLOCK;
+//  2. LOCKED: denied ACCESS_POINT_DISABLED;
+//  3. an unexpired deny rule: denied BLOCKED;
+//  4. OPEN: granted OPEN;
+//  5. outside the schedule: denied OUTSIDE_SCHEDULE;
+//  6. an allow rule: granted ALLOWLIST (the lowest index that matches);
+//  7. an empty allow list: granted SCHEDULE;
+//  8. otherwise: denied NOT_ON_ALLOWLIST.
+//
+// A nil policy is decided as [DecideWithoutPolicy]([FailClosed], …).
 func Decide(p *CompiledPolicy, r DecisionInput, at time.Time) Decision {
 	if p == nil {
 		return DecideWithoutPolicy(FailClosed, r, at)
@@ -276,10 +281,13 @@ func Decide(p *CompiledPolicy, r DecisionInput, at time.Time) Decision {
 
 // DecideWithoutPolicy decides for an access point whose policy a caller
 // cannot obtain (a game server that never reached Gatehouse, or a cache
-// that lost it): an active remote unlock still lets the player through;
-// then failMode OPEN grants (reason OPEN) and CLOSED denies (reason
-// ACCESS_POINT_DISABLED), both naming the rule "failMode". The reasons are
-// the contract's, so a log of such decisions needs no new reason.
+// that lost it):
+//   - an active remote unlock still lets the player through;
+//   - otherwise failMode OPEN grants (reason OPEN), and CLOSED denies
+//     (reason ACCESS_POINT_DISABLED), both naming the rule "failMode".
+//
+// The reasons are the contract's, so a log of such decisions needs no new
+// reason.
 func DecideWithoutPolicy(failMode FailMode, r DecisionInput, at time.Time) Decision {
 	if unlocked(r, at) {
 		return Decision{Granted, ReasonRemoteUnlock, RuleRemoteUnlock}
@@ -316,10 +324,13 @@ func unlocked(r DecisionInput, at time.Time) bool {
 
 // inSchedule reports whether the instant falls in a window, and names the
 // window, or, when outside, "schedule" or the exception of the local date.
-// Times are wall-clock times of the zone: a window that starts at a time
-// that a spring-forward day skips covers only what remains of it, and the
-// hour a fall-back day repeats is inside a window both times. A window of
-// the local date is preferred to one carried over from the day before.
+// A window of the local date is preferred to one carried over from the
+// day before.
+//
+// Times are wall-clock times of the zone:
+//   - a window that starts at a time that a spring-forward day skips
+//     covers only what remains of it;
+//   - the hour a fall-back day repeats is inside a window both times.
 func (p *CompiledPolicy) inSchedule(at time.Time) (string, bool) {
 	if p.loc == nil {
 		return RuleSchedule, true

@@ -10,13 +10,18 @@ import (
 )
 
 // DecodeFields reads data, one JSON object, into v, a pointer to a struct
-// whose JSON field names are known. Like an ingest object it refuses
-// anything that is not exactly one object, a field not in known and a
-// field given twice; a value of the wrong type is reported under its
-// field too. Every problem comes at once, in a *ValidationError keyed by
-// field name. It returns the fields as they were sent, so that a caller
-// can tell an omitted field from a null one, or read a nested object
-// strictly in turn.
+// whose JSON field names are known. It returns the fields as they were
+// sent, so that a caller can tell an omitted field from a null one, or
+// read a nested object strictly in turn.
+//
+// Like an ingest object, it refuses:
+//   - anything that is not exactly one object;
+//   - a field not in known;
+//   - a field given twice;
+//   - a value of the wrong type, reported under its field.
+//
+// Every problem comes at once, in a *[ValidationError] keyed by field
+// name.
 func DecodeFields(data []byte, v any, known []string) (map[string]json.RawMessage, error) {
 	var errs ValidationError
 	obj, ok := decodeObject(&errs, data, known)

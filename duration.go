@@ -15,8 +15,8 @@ const day = 24 * time.Hour
 // ParseDuration reads a duration as time.ParseDuration does ("720h",
 // "1h30m"), and also with a leading whole number of days: "30d", "1d12h",
 // "-2d". Operators think of key lifetimes in days; Go's parser stops at
-// hours. It returns an error wrapping ErrInvalid when s is neither, or when
-// the span overflows a time.Duration (about 290 years).
+// hours. It returns an error wrapping [ErrInvalid] when s is neither, or
+// when the span overflows a [time.Duration] (about 290 years).
 func ParseDuration(s string) (time.Duration, error) {
 	rest, sign := s, time.Duration(1)
 	if r, ok := strings.CutPrefix(rest, "-"); ok {

@@ -14,7 +14,7 @@ import (
 var (
 	// ErrNotFound: the record does not exist in the caller's organization.
 	ErrNotFound = errors.New("not found")
-	// ErrInvalid: the input broke a rule; a *ValidationError says which.
+	// ErrInvalid: the input broke a rule; a *[ValidationError] says which.
 	ErrInvalid = errors.New("invalid input")
 	// ErrConflict: the record clashes with one that exists (a duplicate name or email).
 	ErrConflict = errors.New("conflict")
@@ -23,17 +23,17 @@ var (
 	// ErrUnavailable: a dependency (the database) cannot answer now; retrying later may work.
 	ErrUnavailable = errors.New("service unavailable")
 	// ErrBusy: the organization already has as many reads in flight as
-	// ReadSlots allow; retrying shortly may work. It is an ErrUnavailable,
+	// ReadSlots allow; retrying shortly may work. It is an [ErrUnavailable],
 	// so a door that does not tell them apart still answers "retry".
 	ErrBusy = fmt.Errorf("too many reads of the organization at once: %w", ErrUnavailable)
-	// ErrTooMany: a limit on attempts is spent; a *RetryError says when
+	// ErrTooMany: a limit on attempts is spent; a *[RetryError] says when
 	// to try again.
 	ErrTooMany = errors.New("too many attempts")
 	// ErrSignInLimited: too many failed sign-ins for the email or from the
-	// client's network. It is an ErrTooMany.
+	// client's network. It is an [ErrTooMany].
 	ErrSignInLimited = fmt.Errorf("too many failed sign-ins: %w", ErrTooMany)
 	// ErrHashBusy: every password-hashing slot stayed busy; nothing was
-	// tried. It is an ErrTooMany.
+	// tried. It is an [ErrTooMany].
 	ErrHashBusy = fmt.Errorf("too many sign-ins at once: %w", ErrTooMany)
 	// ErrUnreadable: a stored record cannot be decoded (written by a
 	// version that accepted what this one cannot read, or edited in the
@@ -41,7 +41,7 @@ var (
 	// skip it and say so, and replacing it (a policy: PUT) repairs it.
 	ErrUnreadable = errors.New("a stored record cannot be read")
 	// ErrUnknownUniverse: a game server synced for a universe that none
-	// of the organization's locations names. It is an ErrNotFound.
+	// of the organization's locations names. It is an [ErrNotFound].
 	ErrUnknownUniverse = fmt.Errorf("no location of the organization names the universe: %w", ErrNotFound)
 	// ErrUniverseFull: the change would put more than
 	// MaxUniverseAccessPoints access points in one universe.
@@ -51,14 +51,14 @@ var (
 	ErrUniverseTooLarge = errors.New("the universe's policies would be over their bound")
 	// ErrTooManyServers: a server's first sync when its organization
 	// holds as many servers, or players on them, as its caps allow
-	// (OrgServerCaps). It is an ErrConflict.
+	// (OrgServerCaps). It is an [ErrConflict].
 	ErrTooManyServers = fmt.Errorf("the organization holds as many game servers or players as it may: %w", ErrConflict)
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")
 )
 
-// ConflictError is an ErrConflict that says which field clashed and how:
+// ConflictError is an [ErrConflict] that says which field clashed and how:
 // an Idempotency-Key reused with another request, a command already
 // settled.
 type ConflictError struct {
@@ -68,11 +68,12 @@ type ConflictError struct {
 func (e *ConflictError) Error() string        { return e.Field + " " + e.Message }
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
-// ScopeError is an ErrForbidden for an API key that lacks a scope an
-// operation needs beyond its route's: creating, changing or replaying a
-// webhook endpoint that receives events needs events:read as well as
-// webhooks:write. The API answers it as it answers a route's missing
-// scope: 403 insufficient_scope, with the scope in WWW-Authenticate.
+// ScopeError is an [ErrForbidden] for an API key that lacks a scope an
+// operation needs beyond its route's. For example, creating, changing or
+// replaying a webhook endpoint that receives events needs events:read as
+// well as webhooks:write. The API answers it as it answers a route's
+// missing scope: 403 insufficient_scope, with the scope in
+// WWW-Authenticate.
 type ScopeError struct {
 	Scope  Scope
 	Reason string
@@ -112,10 +113,10 @@ type SignInChoice struct {
 
 func (e *ChoiceError) Error() string { return ErrChooseOrganization.Error() }
 
-// Unwrap returns ErrChooseOrganization.
+// Unwrap returns [ErrChooseOrganization].
 func (e *ChoiceError) Unwrap() error { return ErrChooseOrganization }
 
-// RetryError is an ErrTooMany with the wait before a retry may pass.
+// RetryError is an [ErrTooMany] with the wait before a retry may pass.
 type RetryError struct {
 	After time.Duration
 	Err   error
@@ -123,12 +124,12 @@ type RetryError struct {
 
 func (e *RetryError) Error() string { return e.Err.Error() }
 
-// Unwrap returns the error being retried (ErrSignInLimited, ErrHashBusy).
+// Unwrap returns the error being retried ([ErrSignInLimited], [ErrHashBusy]).
 func (e *RetryError) Unwrap() error { return e.Err }
 
 // ValidationError lists every problem with an input at once, keyed by the
 // field (query parameter, JSON path such as events[3].occurredAt, or flag).
-// It matches ErrInvalid with errors.Is.
+// It matches [ErrInvalid] with errors.Is.
 type ValidationError struct {
 	Issues map[string][]string
 }
@@ -164,11 +165,15 @@ func (e *ValidationError) Merge(prefix string, other *ValidationError) {
 	}
 }
 
-// Absorb adds the issues of err, when it is a *ValidationError, under
-// prefix as Merge does, but for fields Reported already, and for a list
-// entry with a field reported: a value that could not be read is not
-// also reported as missing or wrong (a gamepassId sent as a number
-// leaves an allow rule that gives no criterion).
+// Absorb adds the issues of err under prefix, as [ValidationError.Merge]
+// does, when err is a *[ValidationError]; any other err adds nothing. It
+// leaves out an issue when e reports already:
+//   - its field, or a value that holds it ([ValidationError.Reported]);
+//   - for a list entry (a path ending in "]"), a field of the entry.
+//
+// So a value that could not be read is not reported again as missing or
+// wrong: a gamepassId sent as a number is reported, and not also the
+// allow rule it leaves without a criterion.
 func (e *ValidationError) Absorb(prefix string, err error) {
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
@@ -246,10 +251,10 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-// Is reports that a ValidationError is an ErrInvalid.
+// Is reports that a [ValidationError] is an [ErrInvalid].
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 
-// Invalid returns a *ValidationError holding one issue.
+// Invalid returns a *[ValidationError] holding one issue.
 func Invalid(field, format string, args ...any) error {
 	var e ValidationError
 	e.Add(field, format, args...)

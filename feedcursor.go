@@ -26,16 +26,20 @@ const feedCursorSealed byte = 2
 var ErrFeedCursor = errors.New("is not a feed cursor of this organization: pass nextCursor of a feed page as it was given")
 
 // FeedCursors seals feed positions into the cursors consumers keep, and
-// opens them. A position counts the events and transactions of every
-// organization (a global sequence), so the position itself would tell a
-// consumer how many events others stored between two of its reads; the
-// cursor therefore holds it encrypted and authenticated (AES-256-GCM)
+// opens them. A cursor:
+//   - reveals nothing of the position, which counts the events and
+//     transactions of every organization (a global sequence) and would
+//     tell a consumer how many events others stored between two of its
+//     reads;
+//   - cannot be altered, and does not open for another organization;
+//   - is always the same for the same position, and two positions never
+//     share a nonce;
+//   - opens on every instance that shares the secret.
+//
+// The cursor holds the position encrypted and authenticated (AES-256-GCM)
 // under a key derived from the service secret, with the organization as
-// additional data: it reveals nothing, cannot be altered, and does not
-// open for another organization. The nonce is a MAC of the organization
-// and the position under a key of its own (a synthetic IV), so the same
-// position always gives the same cursor, and two positions never share a
-// nonce. Instances that share a secret open each other's cursors.
+// additional data. The nonce is a MAC of the organization and the position
+// under a key of its own (a synthetic IV).
 type FeedCursors struct {
 	aead     cipher.AEAD
 	nonceKey []byte
@@ -72,13 +76,14 @@ func (c *FeedCursors) Seal(orgID uuid.UUID, p FeedPosition) string {
 	return base64.RawURLEncoding.EncodeToString(out)
 }
 
-// Open returns the position of a cursor of orgID's feed. legacy says it
-// was of the first, unsealed form (base64 of "f1.<txn>.<seq>", handed
-// out before cursors were sealed), which anyone can write: the caller
-// reads such a position as no later than where the feed stood when
-// cursors began to be sealed (Store.FeedCursorCeiling), so that a
-// written one compares nothing stored since with a number of its
-// writer's choosing.
+// Open returns the position of a cursor of orgID's feed.
+//
+// legacy says the cursor was of the first, unsealed form: base64 of
+// "f1.<txn>.<seq>", handed out before cursors were sealed. Anyone can
+// write one, so the caller reads its position as no later than where the
+// feed stood when cursors began to be sealed
+// ([EventStore.FeedCursorCeiling]). A written one then compares nothing
+// stored since with a number of its writer's choosing.
 func (c *FeedCursors) Open(orgID uuid.UUID, s string) (p FeedPosition, legacy bool, err error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(s) > 128 {

@@ -193,13 +193,16 @@ func IDPrefix(q string) (lo uuid.UUID, hi *uuid.UUID, ok bool) {
 	return lo, nil, true
 }
 
-// FoldCase is the one case-folding rule of q, on every path of every store:
-// each character becomes the lower case of its upper case, by Unicode's
-// one-to-one mappings. So İ, ı and I all match i, ſ matches s, ς and Σ
-// match σ, and the Kelvin sign matches k; no character becomes two (ß does
-// not match ss). A plain lower-casing would keep ſ, ς and ı apart from
-// their capitals' other forms, and SQLite's and Go's tables disagree on
-// İ; the stores index FoldCase of the search text instead.
+// FoldCase is the one case-folding rule of q, on every path of every
+// store: each character becomes the lower case of its upper case, by
+// Unicode's one-to-one mappings.
+//   - İ, ı and I all match i; ſ matches s; ς and Σ match σ; the Kelvin
+//     sign matches k.
+//   - No character becomes two: ß does not match ss.
+//
+// The stores index FoldCase of the search text, not a plain lower-casing:
+// that would keep ſ, ς and ı apart from their capitals' other forms, and
+// SQLite's and Go's tables disagree on İ.
 func FoldCase(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {

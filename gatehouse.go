@@ -35,7 +35,7 @@ var (
 )
 
 // ParseTime reads an RFC 3339 timestamp with an offset and returns it as
-// Truncate does. It returns ErrInvalid when s is not RFC 3339 or the
+// Truncate does. It returns [ErrInvalid] when s is not RFC 3339 or the
 // instant lies outside MinTime..MaxTime.
 func ParseTime(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -45,7 +45,7 @@ func ParseTime(s string) (time.Time, error) {
 	return InRange(Truncate(t))
 }
 
-// InRange returns t, or ErrInvalid when it lies outside MinTime..MaxTime.
+// InRange returns t, or [ErrInvalid] when it lies outside MinTime..MaxTime.
 func InRange(t time.Time) (time.Time, error) {
 	if t.Before(MinTime) || t.After(MaxTime) {
 		return time.Time{}, ErrInvalid

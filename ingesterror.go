@@ -10,8 +10,8 @@ import (
 // IngestError lists the problems of a batch of ingest objects by the
 // index of each event in the batch, so that a door can report them by its
 // own numbering (the CLI's line numbers, the API's events[i] paths)
-// without reading the messages back. It is an ErrInvalid, and errors.As
-// also finds in it the *ValidationError keyed "events[i].field".
+// without reading the messages back. It is an [ErrInvalid], and errors.As
+// also finds in it the *[ValidationError] keyed "events[i].field".
 type IngestError struct {
 	// Events holds each bad event's problems, keyed by field.
 	Events map[int]*ValidationError
@@ -22,7 +22,7 @@ func (e *IngestError) Add(i int, field, format string, args ...any) {
 	e.event(i).Add(field, format, args...)
 }
 
-// Merge records the problems err (a *ValidationError) reports for the
+// Merge records the problems err (a *[ValidationError]) reports for the
 // event at index i; any other error is ignored.
 func (e *IngestError) Merge(i int, err error) {
 	var ve *ValidationError
@@ -52,7 +52,7 @@ func (e *IngestError) Err() error {
 // Indexes returns the indexes of the bad events, in order.
 func (e *IngestError) Indexes() []int { return slices.Sorted(maps.Keys(e.Events)) }
 
-// Validation returns every problem as one *ValidationError keyed
+// Validation returns every problem as one *[ValidationError] keyed
 // "events[i].field", the API's issues.
 func (e *IngestError) Validation() *ValidationError {
 	var all ValidationError
@@ -65,10 +65,10 @@ func (e *IngestError) Validation() *ValidationError {
 // Error lists every problem, as Validation's Error does.
 func (e *IngestError) Error() string { return e.Validation().Error() }
 
-// Is reports that an IngestError is an ErrInvalid.
+// Is reports that an IngestError is an [ErrInvalid].
 func (e *IngestError) Is(target error) bool { return target == ErrInvalid }
 
-// As gives errors.As the *ValidationError of Validation, so that code
+// As gives errors.As the *[ValidationError] of Validation, so that code
 // that reports validation errors reports these too.
 func (e *IngestError) As(target any) bool {
 	if p, ok := target.(**ValidationError); ok {

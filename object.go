@@ -6,12 +6,13 @@ import (
 	"slices"
 )
 
-// decodeObject splits a JSON object into its fields, refusing anything that
-// is not exactly one object (trailing data, even a stray "]", included),
-// any field not in known, and a field given twice: encoding/json would keep
-// the last silently, so what was checked and what another reader of the
-// same text sees could differ. The problem of a value that is not one
-// object is keyed "" (the value itself).
+// decodeObject splits a JSON object into its fields. It refuses:
+//   - anything that is not exactly one object (trailing data, even a
+//     stray "]", included), keyed "" (the value itself);
+//   - any field not in known;
+//   - a field given twice: encoding/json would keep the last silently, so
+//     what was checked and what another reader of the same text sees
+//     could differ.
 //
 // The text is checked once with json.Valid; the fields are then found by
 // a walk that relies on that check, and each value is a slice of data, so

@@ -84,7 +84,7 @@ func CheckName(field, name string) (string, error) {
 }
 
 // CheckUser validates a new dashboard user and returns it normalised: the
-// email trimmed and lower-cased, the name trimmed. Its *ValidationError
+// email trimmed and lower-cased, the name trimmed. Its *[ValidationError]
 // lists every problem.
 func CheckUser(u User) (User, error) {
 	var errs ValidationError

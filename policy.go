@@ -134,7 +134,7 @@ type DenyRule struct {
 }
 
 // Check returns p with its defaults filled (failMode CLOSED, empty lists
-// rather than null, a group rule's minRank), or a *ValidationError naming
+// rather than null, a group rule's minRank), or a *[ValidationError] naming
 // every problem at once by its field path, e.g. schedule.windows[1].to.
 func (p Policy) Check() (Policy, error) {
 	var errs ValidationError

@@ -19,7 +19,7 @@ type AccessPointPolicy struct {
 	Location    NamedRef `json:"location"`
 	Policy      *Policy  `json:"policy"`
 	// Unreadable, set by a store, says that the current policy (of
-	// version Policy.Version) cannot be decoded (ErrUnreadable):
+	// version Policy.Version) cannot be decoded ([ErrUnreadable]):
 	// NewPolicySet lists the access point in the set's Unreadable, not
 	// among its AccessPoints.
 	Unreadable error `json:"-"`
@@ -37,10 +37,13 @@ type UnreadablePolicy struct {
 
 // PolicySet is every policy that applies to one universe: what
 // GET /policies?universeId= answers and game servers decide from.
-// Version changes whenever anything in the set does (a policy, an access
-// point's name or location, a location joining or leaving the universe,
-// and once a year the window of Zones): it is the set's ETag and the
-// policyVersion of sync answers.
+//
+// Version is the set's ETag and the policyVersion of sync answers. It
+// changes whenever anything in the set does:
+//   - a policy;
+//   - an access point's name or location;
+//   - a location joining or leaving the universe;
+//   - once a year, the window of Zones.
 type PolicySet struct {
 	UniverseID   string              `json:"universeId"`
 	Version      string              `json:"version"`
@@ -79,13 +82,15 @@ type PolicySetMember struct {
 }
 
 // PolicySetVersion is the version of the set of universeID whose members
-// are members (in the store's order) as of now: a digest of their ids,
-// names and policy versions, and of the year the window of Zones starts.
-// A policy's version names its rules (a store never reuses one), and the
-// zones follow from the rules and that window, so the digest changes
-// whenever the set's content does, and knowing it reads no policy
-// (Store.PolicySetMembers). Every instance computes the same version for
-// the same set without storing one.
+// are members (in the store's order) as of now. It is a digest of their
+// ids, names and policy versions, and of the year the window of Zones
+// starts. So:
+//   - it changes whenever the set's content does: a policy's version
+//     names its rules (a store never reuses one), and the zones follow
+//     from the rules and that window;
+//   - knowing it reads no policy ([PolicyStore.PolicySetMembers]);
+//   - every instance computes the same version for the same set, without
+//     storing one.
 func PolicySetVersion(universeID string, members []PolicySetMember, now time.Time) string {
 	from, _ := zoneWindow(now)
 	h := sha256.New()
@@ -148,7 +153,7 @@ func PolicyBody(p Policy) []byte {
 }
 
 // DecisionContext is what deciding for one access point needs, read at
-// once (Store.FindDecisionContext).
+// once ([PolicyStore.FindDecisionContext]).
 type DecisionContext struct {
 	AccessPoint NamedRef
 	Location    NamedRef
@@ -157,7 +162,7 @@ type DecisionContext struct {
 	// Policy is the current policy, nil when the access point has none.
 	Policy *Policy
 	// Unlocks are the access point's remote unlocks active at the instant
-	// asked (Command.ActiveUnlock).
+	// asked ([Command.ActiveUnlock]).
 	Unlocks []ActiveUnlock
 }
 
@@ -167,12 +172,14 @@ type DecisionContext struct {
 const UnlockLookback = (MaxCommandTTL + MaxUnlockSeconds) * time.Second
 
 // ActiveUnlock returns the command as the evaluator sees it at now, and
-// whether it counts: an UNLOCK issued at or before now that is PENDING or
-// DELIVERED and not expired, or EXECUTED, whose unlock has not ended at
-// now (its duration from its first delivery, or from now when no server
-// has it yet, since the operator asked for the door to be open now).
-// CANCELLED, FAILED and EXPIRED commands open nothing, and neither does a
-// command issued after now: now may be an instant in the past.
+// whether it counts. A command counts when it is an UNLOCK:
+//   - issued at or before now (now may be an instant in the past);
+//   - PENDING or DELIVERED and not expired, or EXECUTED;
+//   - whose unlock has not ended at now: its duration runs from its first
+//     delivery, or from now when no server has it yet, since the operator
+//     asked for the door to be open now.
+//
+// CANCELLED, FAILED and EXPIRED commands open nothing.
 func (c Command) ActiveUnlock(now time.Time) (ActiveUnlock, bool) {
 	if c.Type != CommandUnlock || now.Before(time.Time(c.IssuedAt)) {
 		return ActiveUnlock{}, false

@@ -24,7 +24,7 @@ const (
 // Roles lists every role, most trusted first.
 var Roles = []Role{RoleAdmin, RoleOperator, RoleViewer}
 
-// ParseRole returns the role named s, or a *ValidationError keyed "role".
+// ParseRole returns the role named s, or a *[ValidationError] keyed "role".
 func ParseRole(s string) (Role, error) {
 	if r := Role(s); slices.Contains(Roles, r) {
 		return r, nil
@@ -89,11 +89,14 @@ func (r Role) Can(p Permission) bool {
 }
 
 // Authorize returns nil when the actor of ctx may do p in the
-// organization orgID. Only dashboard users are checked here: the CLI acts
-// as the system, which may do everything, and an API key's scopes are
-// checked by the API before the service is called. A user of another
-// organization is refused as if the record did not exist (ErrNotFound),
-// a role that does not grant p with ErrForbidden.
+// organization orgID. It refuses:
+//   - a user of another organization as if the record did not exist
+//     ([ErrNotFound]);
+//   - a role that does not grant p, with [ErrForbidden].
+//
+// Only dashboard users are checked here: the CLI acts as the system,
+// which may do everything, and an API key's scopes are checked by the API
+// before the service is called.
 func Authorize(ctx context.Context, orgID uuid.UUID, p Permission) error {
 	a := ActorFrom(ctx)
 	switch {

@@ -129,7 +129,7 @@ func (s *Service) newCommand(ctx context.Context, orgID uuid.UUID, r CommandRequ
 		if len(live) > 0 {
 			c.TargetJobIDs = []string{live[0].JobID}
 		} else {
-			c.Status, c.FailureReason = CommandFailed, new(FailPlayerNotOnine)
+			c.Status, c.FailureReason = CommandFailed, new(FailPlayerNotOnline)
 		}
 	}
 	return c, nil

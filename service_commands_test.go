@@ -225,7 +225,7 @@ func TestSyncFlow(t *testing.T) {
 	}
 	absent, _, err := f.svc.IssueCommand(f.key, f.org.ID, gatehouse.CommandRequest{AccessPointID: f.door.ID, Scope: gatehouse.ScopePlayer, PlatformUserID: new("8")}, "")
 	must(t, err)
-	if absent.Status != gatehouse.CommandFailed || deref(absent.FailureReason) != gatehouse.FailPlayerNotOnine {
+	if absent.Status != gatehouse.CommandFailed || deref(absent.FailureReason) != gatehouse.FailPlayerNotOnline {
 		t.Errorf("PLAYER not online: %s %q", absent.Status, deref(absent.FailureReason))
 	}
 }

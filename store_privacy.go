@@ -12,7 +12,7 @@ import (
 type PrivacyStore interface {
 	// SetRetention sets how many days of an organization's events are
 	// kept and records the change (nothing changed: nothing recorded).
-	// ErrNotFound.
+	// [ErrNotFound].
 	SetRetention(ctx context.Context, e AuditEntry, orgID uuid.UUID, days int) (Organization, error)
 	// DeleteEventsBefore deletes at most limit of the organization's
 	// events that occurred before before, in one short transaction, and
@@ -21,13 +21,13 @@ type PrivacyStore interface {
 	// out again.
 	DeleteEventsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
 	DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformUserID string, limit int) (int, error)
-	// DeleteCommandsBefore deletes at most limit of the organization's
-	// commands issued before before whose events are gone (call it after
-	// DeleteEventsBefore), with their deliveries and idempotency keys, in
-	// one transaction, and returns how many; once it finds fewer than
-	// limit, it also deletes the organization's webhook delivery log rows
-	// of before before. No position of the command feed is handed out
-	// again.
+	// DeleteCommandsBefore deletes, in one transaction, at most limit of
+	// the organization's commands issued before before whose events are
+	// gone, with their deliveries and idempotency keys, and returns how
+	// many. Call it after [PrivacyStore.DeleteEventsBefore].
+	//   - Once it finds fewer than limit, it also deletes the
+	//     organization's webhook delivery log rows of before before.
+	//   - No position of the command feed is handed out again.
 	DeleteCommandsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
 	// PruneTerms deletes the organization's platform user search terms
 	// that no event has any more (after retention), in short
@@ -44,13 +44,13 @@ type PrivacyStore interface {
 	FinishErasure(ctx context.Context, e AuditEntry, orgID uuid.UUID, platformUserID string) (int, error)
 	// SetErasureIntegration stores (replacing any) the organization's
 	// right-to-erasure webhook: the hash its token is found by, the
-	// sealed token and secret, and records it. ErrNotFound.
+	// sealed token and secret, and records it. [ErrNotFound].
 	SetErasureIntegration(ctx context.Context, e AuditEntry, orgID uuid.UUID, tokenHash [32]byte, sealedToken, sealedSecret []byte, at time.Time) error
 	// FindErasureIntegration returns the organization's sealed token and
-	// secret, or ErrNotFound when it has none.
+	// secret, or [ErrNotFound] when it has none.
 	FindErasureIntegration(ctx context.Context, orgID uuid.UUID) (sealedToken, sealedSecret []byte, createdAt time.Time, err error)
 	// ErasureIntegrationByToken returns the organization whose token has
-	// that hash and its sealed secret, or ErrNotFound.
+	// that hash and its sealed secret, or [ErrNotFound].
 	ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte) (orgID uuid.UUID, sealedSecret []byte, err error)
 	// ClaimErasure claims the organization's notification, until
 	// now+lease, for the one delivery of it that erases: claimed when it
@@ -63,7 +63,7 @@ type PrivacyStore interface {
 	// RecordErasureRequest appends r to the organization's erasure
 	// requests, keeping every erasure and the latest 1,000 others; an
 	// erasure marks its notification's claim done in the same
-	// transaction. ErrConflict when r is an erasure of a notification
+	// transaction. [ErrConflict] when r is an erasure of a notification
 	// erased already.
 	RecordErasureRequest(ctx context.Context, orgID uuid.UUID, r ErasureRequest) error
 	// ListErasureRequests returns the organization's latest limit

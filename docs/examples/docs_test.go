@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -211,5 +212,139 @@ func TestRepositoryStandsAlone(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestArchitectureNamesRealPaths: every file and directory
+// docs/architecture.md names is in the repository. It once cited
+// internal/server/policybody.go long after the file had gone.
+//
+// A name is a word (spaces, backticks and punctuation around it removed)
+// that ends in a file extension (.go, .md, .sql, .json, .lua, .luau, .py,
+// .html, ...), or ends in "/", or has a "/" and begins with a top-level
+// directory of the repository (internal/app). Words that begin with "/"
+// (routes such as /api/consumer/v1/events) or hold "{" are not names, nor
+// is a "/" between other words (Open/OpenExisting, net/http). A "*" is a
+// glob and must match at least one path.
+//
+// Where a name is looked for:
+//   - On a row of the package table (a line of a code block that starts
+//     with a package, and the indented lines under it): a name with a "/"
+//     from the repository's root or from the row's package; a bare name
+//     (policy.go) in the row's package, the root package, or a directory
+//     the row names (internal/sqlite). The package itself must exist
+//     ("gatehouse" is the root).
+//   - Anywhere else (prose, the drawing): a name that begins with a
+//     top-level directory from the repository's root; any other name at
+//     the end of some path of the repository (routes.go,
+//     templates/events.html).
+func TestArchitectureNamesRealPaths(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(root, "docs/architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string // every file and directory, slash-separated from the root
+	top := map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == root {
+			return nil
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		paths = append(paths, rel)
+		if d.IsDir() && !strings.Contains(rel, "/") {
+			top[rel] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// in reports whether pattern (a path, maybe a glob) matches a path
+	// under dir ("" for the root); with anyDepth, the end of a path
+	// anywhere.
+	in := func(dir, pattern string, anyDepth bool) bool {
+		pattern = strings.TrimSuffix(pattern, "/")
+		if dir != "" {
+			pattern = dir + "/" + pattern
+		}
+		for _, p := range paths {
+			for p != "" {
+				if ok, _ := filepath.Match(pattern, p); ok {
+					return true
+				}
+				_, rest, more := strings.Cut(p, "/")
+				if !anyDepth || !more {
+					break
+				}
+				p = rest
+			}
+		}
+		return false
+	}
+	ext := regexp.MustCompile(`\.(?:go|md|sql|json|lua|luau|py|html|css|js|mjs|ts|yaml|yml|sh|toml|txt|png)$`)
+	row := regexp.MustCompile(`^([A-Za-z][\w./-]*)(?: \(root\))? {2,}\S`)
+	url := regexp.MustCompile(`[a-z]+://\S+`)
+
+	named, code, pkg := 0, false, ""
+	var dirs []string // the directories the current row names
+	for n, line := range strings.Split(string(doc), "\n") {
+		at := fmt.Sprintf("docs/architecture.md:%d", n+1)
+		if strings.HasPrefix(line, "```") {
+			code, pkg = !code, ""
+			continue
+		}
+		if !code || strings.TrimSpace(line) == "" {
+			pkg, dirs = "", nil
+		} else if m := row.FindStringSubmatch(line); m != nil {
+			pkg, dirs = m[1], nil
+			if pkg == "gatehouse" {
+				pkg = "."
+			} else if !in("", pkg, false) {
+				t.Errorf("%s names the package %s, which the repository does not have", at, pkg)
+			}
+		}
+		var words []string
+		for _, w := range strings.Fields(url.ReplaceAllString(line, " ")) {
+			w = strings.Trim(w, "`()[],.:;'\"")
+			slash := strings.Contains(w, "/")
+			switch {
+			case w == "" || strings.HasPrefix(w, "/") || strings.Contains(w, "{"):
+			case ext.MatchString(w) || strings.HasSuffix(w, "/"):
+				words = append(words, w)
+			case slash && top[strings.SplitN(w, "/", 2)[0]]:
+				words, dirs = append(words, w), append(dirs, w)
+			}
+		}
+		for _, w := range words {
+			named++
+			found := false
+			switch {
+			case pkg == "":
+				found = in("", w, !top[strings.SplitN(w, "/", 2)[0]])
+			case strings.Contains(strings.TrimSuffix(w, "/"), "/") || strings.HasSuffix(w, "/"):
+				found = in("", w, false) || in(strings.TrimPrefix(pkg, "."), w, false)
+			default:
+				for _, d := range append([]string{pkg, "."}, dirs...) {
+					found = found || in(strings.TrimPrefix(d, "."), w, false)
+				}
+			}
+			if !found {
+				where := "the repository"
+				if pkg != "" {
+					where = pkg + " (the package of its row)"
+				}
+				t.Errorf("%s names %s, which %s does not have", at, w, where)
+			}
+		}
+	}
+	if named < 40 {
+		t.Errorf("only %d names found in docs/architecture.md: the rule no longer reads it", named)
 	}
 }

@@ -142,7 +142,7 @@ func TestCommandUnlockScopes(t *testing.T) {
 		t.Errorf("job-a was sent %d commands, want the two UNIVERSE ones and its SERVER one", len(got))
 	}
 	if c := s.unlock("--scope", "PLAYER", "--platform-user-id", "999"); c.Status != "FAILED" || c.FailureReason == nil ||
-		*c.FailureReason != gatehouse.FailPlayerNotOnine {
+		*c.FailureReason != gatehouse.FailPlayerNotOnline {
 		t.Errorf("a PLAYER unlock of a player offline: %+v", c)
 	}
 

@@ -63,7 +63,7 @@ func (f *fixture) command(p unlockPlace, scope gatehouse.CommandScope, targets .
 	case gatehouse.ScopePlayer:
 		c.PlatformUserID = ptr("7")
 		if len(targets) == 0 {
-			c.Status, c.FailureReason = gatehouse.CommandFailed, ptr(gatehouse.FailPlayerNotOnine)
+			c.Status, c.FailureReason = gatehouse.CommandFailed, ptr(gatehouse.FailPlayerNotOnline)
 		}
 	}
 	return c
@@ -167,7 +167,7 @@ func testCreateCommand(t *testing.T, f *fixture) {
 		t.Errorf("events = %+v", events)
 	}
 	player := f.command(p, gatehouse.ScopePlayer)
-	if pc := f.create(player); pc.Status != gatehouse.CommandFailed || *pc.FailureReason != gatehouse.FailPlayerNotOnine ||
+	if pc := f.create(player); pc.Status != gatehouse.CommandFailed || *pc.FailureReason != gatehouse.FailPlayerNotOnline ||
 		pc.PlatformUserID == nil || *pc.PlatformUserID != "7" {
 		t.Errorf("player command failed at issue = %+v", pc)
 	}

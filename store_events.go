@@ -1,0 +1,85 @@
+package gatehouse
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// EventStore is the part of [Store] that stores events and reads them:
+// pages, the feed, and the dashboard's counts.
+type EventStore interface {
+	// IngestEvents stores events for an organization in one transaction:
+	// all or nothing.
+	//   - An event whose id is already stored for the organization is
+	//     counted as a duplicate and left unchanged.
+	//   - An access point or requester that is not the organization's is a
+	//     *[ValidationError] keyed "events[i].accessPointId" or
+	//     "events[i].requestedBy", and nothing is stored.
+	IngestEvents(ctx context.Context, orgID uuid.UUID, events []NewEvent) (IngestResult, error)
+	// ReadFeed returns the organization's events matching f after
+	// position after, in the order they were stored. f's filters apply
+	// without Q, dates and ID; f.Limit must be set.
+	//
+	// Following Next yields each event exactly once: no position is handed
+	// out that a transaction still in flight could land before.
+	//
+	// An unknown organization has an empty feed. A position this database
+	// cannot have made (another backend's, or one from before a restore
+	// from a dump) is an [ErrInvalid] keyed "after".
+	ReadFeed(ctx context.Context, orgID uuid.UUID, f EventFilter, after FeedPosition) (FeedPage, error)
+	// FeedCursorCeiling returns where the feed stood (past every event
+	// then stored) when this database began to hand out sealed feed
+	// cursors ([FeedCursors]): every cursor of the first, unsealed form was
+	// handed out at or before it. On a database created since, it is the
+	// feed's start.
+	FeedCursorCeiling(ctx context.Context) (FeedPosition, error)
+	// ListEvents returns a page of an organization's events matching f, in
+	// the event order. f.Limit must be set. A q found in too many distinct
+	// values reads a bounded number of events, so the page may be Partial
+	// ([SearchBudgets]).
+	ListEvents(ctx context.Context, orgID uuid.UUID, f EventFilter) (EventPage, error)
+	// CountEvents counts the organization's events matching f in buckets
+	// of step from f.From to f.To (both must be set), by outcome: the
+	// dashboard's chart.
+	CountEvents(ctx context.Context, orgID uuid.UUID, f EventFilter, step time.Duration) ([]EventCount, error)
+}
+
+// FindEvents is ListEvents with the exact-id rule of q: when q is a UUID and
+// no cursor is given, the organization's event with that id (if it also
+// matches the other filters) is returned alone; when there is none, the
+// ordinary substring search runs, since a server job id may be a UUID too.
+func FindEvents(ctx context.Context, s Store, orgID uuid.UUID, f EventFilter) (EventPage, error) {
+	if f.After == nil && f.ID == nil {
+		if id, err := ParseUUID(f.Q); err == nil {
+			exact := f
+			exact.ID, exact.Q = &id, ""
+			page, err := s.ListEvents(ctx, orgID, exact)
+			if err != nil || len(page.Events) > 0 {
+				page.Next = nil
+				return page, err
+			}
+		}
+	}
+	return s.ListEvents(ctx, orgID, f)
+}
+
+// SearchBudgets are the thresholds at which a store's search for q changes
+// strategy. Stores set production values; tests lower them so that small
+// datasets take every path.
+//
+// A store first finds the search terms of q: the distinct values of the
+// searched fields that contain q (a small table per organization). Then:
+//   - At most Terms terms: it reads each term's events through the index
+//     of its field, in keyset order, and merges them. The cost follows
+//     the number of terms, not of events. With several terms, it first
+//     matches q on as many candidates in keyset order as reading every
+//     term's page would read (First at most), where common terms fill
+//     their page.
+//   - More than Terms terms (a short or very common q): it matches q on
+//     the candidates in keyset order, reading on for up to Max of them. A
+//     page still not full is Partial ([EventPage.Partial]).
+type SearchBudgets struct {
+	First, Max, Terms int
+}

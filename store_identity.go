@@ -1,0 +1,76 @@
+package gatehouse
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// IdentityStore is the part of [Store] that keeps who may act: API
+// keys, dashboard users and their sessions.
+type IdentityStore interface {
+	// CreateAPIKey stores k, whose ID, OrgID, Name, Prefix, Hash, Scopes and
+	// CreatedAt are set by the caller. [ErrNotFound] when the organization
+	// does not exist, [ErrInvalid] for a bad name.
+	CreateAPIKey(ctx context.Context, e AuditEntry, k APIKey) error
+	// ListAPIKeys returns an organization's keys, newest first.
+	ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]APIKey, error)
+	// FindAPIKeyByHash returns the key with that hash, whatever its status,
+	// or [ErrNotFound].
+	FindAPIKeyByHash(ctx context.Context, hash KeyHash) (APIKey, error)
+	// FindAPIKey returns an organization's key, whatever its status, or
+	// [ErrNotFound] (another organization's key included).
+	FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (APIKey, error)
+	// RevokeAPIKey marks an organization's key revoked at time at, unless
+	// it already is, and returns it. [ErrNotFound] for an unknown key or one
+	// of another organization.
+	RevokeAPIKey(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, at time.Time) (APIKey, error)
+	// MarkAPIKeysUsed records last-use times in one write; unknown ids are
+	// ignored and a time never moves backwards.
+	MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error
+
+	// CreateUser stores a dashboard user with u's OrgID, Email, Name, Role
+	// and PasswordHash, not proven (an invitation; see [User.Proven]). The
+	// first user of an organization is made [RoleAdmin] whatever u.Role
+	// says (checked in the same transaction). Errors:
+	//   - [ErrConflict] when the email is taken in the organization (it may
+	//     be used in others);
+	//   - [ErrNotFound] for an unknown organization.
+	CreateUser(ctx context.Context, e AuditEntry, u User) (User, error)
+	// FindUsersByEmail returns every user with that email
+	// (case-insensitive), one per organization, oldest first; none is no
+	// error. Only sign-in and the operator's CLI, which span
+	// organizations, ask it.
+	FindUsersByEmail(ctx context.Context, email string) ([]User, error)
+	// ListUsers returns an organization's users ordered by email.
+	ListUsers(ctx context.Context, orgID uuid.UUID) ([]User, error)
+	// SetUserPassword replaces the password hash of the organization's
+	// user with that email and ends the user's sessions; [ErrNotFound] when
+	// there is none.
+	SetUserPassword(ctx context.Context, e AuditEntry, orgID uuid.UUID, email, passwordHash string) (User, error)
+	// SetUserRole changes the role of the organization's user with that
+	// email and returns the user. When the role is lowered ([Role.Below]),
+	// the user's sessions end in the same transaction. [ErrNotFound] when
+	// there is no such user; [ErrConflict] when it would leave the
+	// organization without an admin.
+	SetUserRole(ctx context.Context, e AuditEntry, orgID uuid.UUID, email string, role Role) (User, error)
+	// RemoveUser deletes the organization's user with that email and their
+	// sessions, in one transaction, and returns the user. Events keep the
+	// id of the user who requested them. [ErrNotFound] when there is no such
+	// user; [ErrConflict] when it is the organization's last admin.
+	RemoveUser(ctx context.Context, e AuditEntry, orgID uuid.UUID, email string) (User, error)
+	// SetUserTimeZone stores the zone of the organization's user with that
+	// id; [ErrNotFound] when the organization has no such user.
+	SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error
+
+	// CreateSession stores a dashboard session and marks its user
+	// proven ([User.Proven]), in one transaction.
+	CreateSession(ctx context.Context, e AuditEntry, s Session) error
+	// FindSession returns the unexpired session with that token hash and
+	// its user, or [ErrNotFound].
+	FindSession(ctx context.Context, tokenHash [32]byte, now time.Time) (Session, User, error)
+	// DeleteSession ends a session; ending one that does not exist is no
+	// error. It also deletes every session that has expired.
+	DeleteSession(ctx context.Context, tokenHash [32]byte, now time.Time) error
+}

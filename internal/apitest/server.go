@@ -13,6 +13,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
 )
@@ -84,7 +85,7 @@ func Start(t testing.TB, keyLimit ratelimit.Limit) *API {
 		DB:              app.Use(db),
 		KeyLimit:        keyLimit,
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
-		ReadSlots:       gatehouse.NewReadSlots(1000, time.Second), // clients' tests measure the API, not the read bound
+		ReadSlots:       service.NewReadSlots(1000, time.Second), // clients' tests measure the API, not the read bound
 		Now:             a.Clock.Now,
 	})
 	must(t, err)

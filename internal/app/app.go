@@ -25,6 +25,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/requestid"
 	"github.com/gatehouse/gatehouse/internal/server"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/webhook"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
@@ -85,10 +86,10 @@ type Settings struct {
 	// ReadSlots bound every door's event reads per organization; nil:
 	// readsPerOrg at once, waiting readWait. QueryTimeout bounds each
 	// read, each API request and each dashboard page; zero: queryTimeout.
-	ReadSlots    *gatehouse.ReadSlots
+	ReadSlots    *service.ReadSlots
 	QueryTimeout time.Duration
 	// Hasher hashes dashboard passwords; nil: argon2id (internal/password).
-	Hasher gatehouse.PasswordHasher
+	Hasher service.PasswordHasher
 	// AuthStore, when set, wraps the store the authenticator reads keys
 	// from: a test that counts the lookups.
 	AuthStore func(gatehouse.Store) gatehouse.Store
@@ -104,9 +105,9 @@ type Settings struct {
 	WebhooksAllowPrivate bool
 	// Webhooks, when set, edits the webhook settings last: tests shorten
 	// the lease and the backoff.
-	Webhooks func(*gatehouse.WebhookSettings)
+	Webhooks func(*service.WebhookSettings)
 	// Retention, when set, edits the retention settings last.
-	Retention func(*gatehouse.RetentionSettings)
+	Retention func(*service.RetentionSettings)
 }
 
 // App is a built Gatehouse: Handler serves the API and the dashboard;
@@ -114,7 +115,7 @@ type Settings struct {
 // long polls, the expiry of commands) and serves Metrics.Handler when
 // SeparateMetrics is set.
 type App struct {
-	Service *gatehouse.Service
+	Service *service.Service
 	// Publisher pushes issued commands to the platform's messaging;
 	// Background runs it.
 	Publisher *opencloud.Publisher
@@ -173,7 +174,7 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		s.QueryTimeout = queryTimeout
 	}
 	if s.ReadSlots == nil {
-		s.ReadSlots = gatehouse.NewReadSlots(readsPerOrg, readWait)
+		s.ReadSlots = service.NewReadSlots(readsPerOrg, readWait)
 	}
 	if s.Hasher == nil {
 		s.Hasher = password.Hasher{}
@@ -186,12 +187,12 @@ func New(ctx context.Context, s Settings) (*App, error) {
 	authn.Logger = logger
 	// The publisher opens each universe's key through the service, which
 	// needs the publisher: svc is set before anything is published.
-	var svc *gatehouse.Service
+	var svc *service.Service
 	publisher := opencloud.New(opencloud.Config{BaseURL: s.OpenCloudURL, Logger: logger, Registry: s.Registry,
 		Keys: func(ctx context.Context, orgID uuid.UUID, universeID string) (string, error) {
 			return svc.OpenMessagingKey(ctx, orgID, universeID)
 		}})
-	hooks := gatehouse.WebhookSettings{AllowPrivate: s.WebhooksAllowPrivate,
+	hooks := service.WebhookSettings{AllowPrivate: s.WebhooksAllowPrivate,
 		Send: webhook.Sender(webhook.NewClient(s.WebhooksAllowPrivate))}
 	if s.Webhooks != nil {
 		s.Webhooks(&hooks)
@@ -200,8 +201,8 @@ func New(ctx context.Context, s Settings) (*App, error) {
 	if s.Retention != nil {
 		s.Retention(&retention)
 	}
-	svc = gatehouse.NewService(gatehouse.ServiceConfig{
-		Store:         gatehouse.LimitReads(s.DB.store, s.ReadSlots, s.QueryTimeout),
+	svc = service.New(service.Config{
+		Store:         service.LimitReads(s.DB.store, s.ReadSlots, s.QueryTimeout),
 		Secret:        s.Secret,
 		Hasher:        s.Hasher,
 		SignInLimiter: signInLimiter(limiter, s.SignInLimit, s.SignInCeiling, s.Registry),
@@ -283,7 +284,7 @@ func (a *App) Background(ctx context.Context) {
 // retentionMetrics are the retention settings that count what the
 // deletion of expired events does: the events it deleted, and when the
 // oldest event kept occurred.
-func retentionMetrics(reg *prometheus.Registry) gatehouse.RetentionSettings {
+func retentionMetrics(reg *prometheus.Registry) service.RetentionSettings {
 	deleted := prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "gatehouse_retention_deleted_events_total",
 		Help: "Events deleted because they were older than their organization's retention.",
@@ -293,7 +294,7 @@ func retentionMetrics(reg *prometheus.Registry) gatehouse.RetentionSettings {
 		Help: "When the oldest event kept (of any organization) occurred, as of the last pass of the instance that ran it.",
 	})
 	reg.MustRegister(deleted, oldest)
-	return gatehouse.RetentionSettings{
+	return service.RetentionSettings{
 		Deleted: func(n int) { deleted.Add(float64(n)) },
 		Oldest:  func(at time.Time) { oldest.Set(float64(at.Unix())) },
 	}
@@ -319,7 +320,7 @@ func orDefault(l *ratelimit.Limit, def ratelimit.Limit) {
 // owner's right password still passes from another network; the email's
 // ceiling bounds guessing spread over many networks. Each refusal, a
 // lockout, is counted by the bucket that refused it.
-func signInLimiter(l ratelimit.Limiter, strict, ceiling ratelimit.Limit, reg *prometheus.Registry) gatehouse.SignInLimiter {
+func signInLimiter(l ratelimit.Limiter, strict, ceiling ratelimit.Limit, reg *prometheus.Registry) service.SignInLimiter {
 	refused := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "gatehouse_signin_refused_total",
 		Help: "Dashboard sign-ins refused before their password was checked (429: a lockout), by the limit that was spent: email_network (the email from the client's network), email (the email from anywhere) or network (any email from the client's network).",

@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/demo"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/postgres"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 )
 
@@ -93,16 +94,16 @@ func (db *DB) UseReplica(ctx context.Context, dsn string) error {
 // Service returns the service of an operator's command: it signs no
 // cursor and no session, so it needs no secret, and it hashes passwords
 // with argon2id.
-func (db *DB) Service(now func() time.Time) *gatehouse.Service {
-	return db.ServiceWith(now, func(*gatehouse.ServiceConfig) {})
+func (db *DB) Service(now func() time.Time) *service.Service {
+	return db.ServiceWith(now, func(*service.Config) {})
 }
 
 // ServiceWith is Service with edit applied to its configuration: a
 // command that needs one of the servers' settings (webhook targets).
-func (db *DB) ServiceWith(now func() time.Time, edit func(*gatehouse.ServiceConfig)) *gatehouse.Service {
-	cfg := gatehouse.ServiceConfig{Store: db.store, Hasher: password.Hasher{}, Now: now}
+func (db *DB) ServiceWith(now func() time.Time, edit func(*service.Config)) *service.Service {
+	cfg := service.Config{Store: db.store, Hasher: password.Hasher{}, Now: now}
 	edit(&cfg)
-	return gatehouse.NewService(cfg)
+	return service.New(cfg)
 }
 
 // SeedDemo creates the demo organization with events of the last weeks,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -78,7 +79,7 @@ func TestPushIsWired(t *testing.T) {
 // platform, its Background running, an organization, a door maker and a
 // commands:write key's context.
 type pushFixture struct {
-	svc   *gatehouse.Service
+	svc   *service.Service
 	reg   *prometheus.Registry
 	org   gatehouse.Organization
 	asKey context.Context

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -35,7 +36,7 @@ type RunConfig struct {
 	// Service and Org, when set, run each class's query straight through
 	// the service (and so the store) as well: the ceiling the API is
 	// compared with.
-	Service *gatehouse.Service
+	Service *service.Service
 	Org     uuid.UUID
 	Now     func() time.Time
 }

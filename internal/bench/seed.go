@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -63,7 +64,7 @@ type Importer func(ctx context.Context, org uuid.UUID, ndjson io.Reader) error
 
 // Seed creates cfg.Orgs organizations with their places in store and
 // streams each one's events through imp.
-func Seed(ctx context.Context, store *gatehouse.Service, imp Importer, cfg SeedConfig) ([]SeededOrg, error) {
+func Seed(ctx context.Context, store *service.Service, imp Importer, cfg SeedConfig) ([]SeededOrg, error) {
 	return seed(ctx, store, cfg, func(_ int, org uuid.UUID, gen *generator) (int, error) {
 		pr, pw := io.Pipe()
 		go func() { pw.CloseWithError(gen.write(pw)) }()
@@ -80,7 +81,7 @@ func Seed(ctx context.Context, store *gatehouse.Service, imp Importer, cfg SeedC
 // instead: a client's backfill on disk, so that `gatehouse event import`
 // can be timed on its own. The other organizations are left without
 // events and report none.
-func SeedFile(ctx context.Context, store *gatehouse.Service, w io.Writer, cfg SeedConfig) ([]SeededOrg, error) {
+func SeedFile(ctx context.Context, store *service.Service, w io.Writer, cfg SeedConfig) ([]SeededOrg, error) {
 	return seed(ctx, store, cfg, func(o int, _ uuid.UUID, gen *generator) (int, error) {
 		if o > 0 {
 			return 0, nil
@@ -91,7 +92,7 @@ func SeedFile(ctx context.Context, store *gatehouse.Service, w io.Writer, cfg Se
 
 // seed creates the organizations and their places and hands each one's
 // generator to emit, which returns how many events it stored or wrote.
-func seed(ctx context.Context, store *gatehouse.Service, cfg SeedConfig, emit func(o int, org uuid.UUID, gen *generator) (int, error)) ([]SeededOrg, error) {
+func seed(ctx context.Context, store *service.Service, cfg SeedConfig, emit func(o int, org uuid.UUID, gen *generator) (int, error)) ([]SeededOrg, error) {
 	if cfg.Orgs < 1 || cfg.Events < 0 || cfg.Jobs < 0 {
 		return nil, fmt.Errorf("bench seed: need at least one organization and no negative event or job count")
 	}
@@ -135,7 +136,7 @@ func seed(ctx context.Context, store *gatehouse.Service, cfg SeedConfig, emit fu
 	return orgs, nil
 }
 
-func seedPlaces(ctx context.Context, store *gatehouse.Service, org uuid.UUID) ([]uuid.UUID, error) {
+func seedPlaces(ctx context.Context, store *service.Service, org uuid.UUID) ([]uuid.UUID, error) {
 	var points []uuid.UUID
 	for l := range locationsPerOrg {
 		loc, err := store.CreateLocation(ctx, org, fmt.Sprintf("%s %d", venueWords[l%len(venueWords)], l+1))

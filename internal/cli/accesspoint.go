@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 func runAccessPointCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point create")
 	loc := f.String("location", "", "location id")
 	name := f.String("name", "", "access point name")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		locID, err := parseID("location", *loc)
 		if err != nil {
 			return err
@@ -35,7 +36,7 @@ func runAccessPointCreate(ctx context.Context, e *env) error {
 func runAccessPointRename(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point rename")
 	name := f.String("name", "", "the new name; events keep the name they were recorded with")
-	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "access-point rename ACCESS_POINT_ID --name NAME", "ACCESS_POINT_ID")
 		if err != nil {
 			return err
@@ -60,7 +61,7 @@ func runAccessPointRename(ctx context.Context, e *env) error {
 func runAccessPointMove(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point move")
 	loc := f.String("location", "", "the location to move to, of the same organization; events keep the location they were recorded with")
-	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "access-point move ACCESS_POINT_ID --location LOCATION_ID", "ACCESS_POINT_ID")
 		if err != nil {
 			return err
@@ -84,7 +85,7 @@ func runAccessPointMove(ctx context.Context, e *env) error {
 func runAccessPointList(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point list")
 	loc := f.String("location", "", "location id")
-	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		locID, err := parseID("location", *loc)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // runAuditList prints a page of an organization's audit log, newest
@@ -27,7 +28,7 @@ func runAuditList(ctx context.Context, e *env) error {
 	} {
 		f.Func(p.flag, p.usage, func(s string) error { v.Set(p.param, s); return nil })
 	}
-	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/bench"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 	"golang.org/x/term"
 )
@@ -37,7 +38,7 @@ func runBenchSeed(ctx context.Context, e *env) error {
 	f.Var(&cfg.Order, "order", "event order, `time|shuffled`: time (the default), or the same events out of time order as a merged backfill arrives")
 	f.IntVar(&cfg.Jobs, "jobs", 5_000, "server job ids per organization")
 	out := f.String("out", "", "write the first organization's NDJSON to this file (- for stdout) instead of importing it")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		if cfg.Jobs < 1 {
 			return usagef("--jobs must be positive")
 		}
@@ -88,7 +89,7 @@ func runBenchSeed(ctx context.Context, e *env) error {
 // seedFile is bench seed --out: the first organization's log goes to the
 // file, or to stdout for "-", in which case the summary and the key go to
 // stderr so that stdout holds nothing but NDJSON.
-func seedFile(ctx context.Context, e *env, svc *gatehouse.Service, path string, cfg bench.SeedConfig) ([]bench.SeededOrg, error) {
+func seedFile(ctx context.Context, e *env, svc *service.Service, path string, cfg bench.SeedConfig) ([]bench.SeededOrg, error) {
 	if path == "-" {
 		w := bufio.NewWriterSize(e.stdout, 1<<16)
 		e.stdout = e.stderr
@@ -116,7 +117,7 @@ func seedFile(ctx context.Context, e *env, svc *gatehouse.Service, path string, 
 // benchImporter stores each organization's log through event import's
 // own path, and fails if the importer rejects anything the generator
 // wrote.
-func benchImporter(svc *gatehouse.Service, e *env) bench.Importer {
+func benchImporter(svc *service.Service, e *env) bench.Importer {
 	return func(ctx context.Context, org uuid.UUID, in io.Reader) error {
 		im, err := newImporter(ctx, svc, org, e.now)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/bench"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // runBenchDecisions measures POST /decisions: it creates an organization
@@ -21,7 +22,7 @@ func runBenchDecisions(ctx context.Context, e *env) error {
 	duration := f.duration("duration", 10*time.Second, "how long to ask")
 	record := f.Bool("record", true, "store every decision as an event (record: true)")
 	rate := f.Float64("rate", 0, "decisions a second, started on a fixed schedule by the workers together, latency counted from each one's scheduled start (0: each worker asks again as soon as it is answered)")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		if *concurrency < 1 || *duration <= 0 || *rate < 0 {
 			return usagef("--concurrency and --duration must be positive, --rate not negative")
 		}
@@ -60,7 +61,7 @@ func runBenchDecisions(ctx context.Context, e *env) error {
 
 // benchDoor creates an organization named name with one location and
 // one access point, for a benchmark to drive.
-func benchDoor(ctx context.Context, svc *gatehouse.Service, name string) (gatehouse.Organization, gatehouse.AccessPoint, error) {
+func benchDoor(ctx context.Context, svc *service.Service, name string) (gatehouse.Organization, gatehouse.AccessPoint, error) {
 	org, err := svc.CreateOrganization(ctx, name)
 	if err != nil {
 		return org, gatehouse.AccessPoint{}, err

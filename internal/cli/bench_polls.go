@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/bench"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // runBenchPolls measures long polls: it creates an organization with a
@@ -23,7 +24,7 @@ func runBenchPolls(ctx context.Context, e *env) error {
 	interval := f.duration("interval", time.Second, "time between the timed unlocks")
 	issueFor := f.duration("issue-for", 5*time.Second, "then issue SERVER unlocks this long, as fast as answered (0: skip)")
 	concurrency := f.Int("concurrency", 8, "issuing workers of that phase")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		if *servers < 1 || *commands < 0 || *interval <= 0 {
 			return usagef("--servers must be positive, --commands not negative, --interval positive")
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/bench"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -27,7 +28,7 @@ func runBenchWebhooks(ctx context.Context, e *env) error {
 	attack := f.String("attack", "", "also run another organization's attack, `hang|slow`: endpoints whose receivers hang until the sender gives up, or answer 200 after 9.5 s")
 	endpoints := f.Int("attack-endpoints", gatehouse.MaxWebhooks, "the attack's endpoints")
 	testEvery := f.duration("attack-test-every", 4*time.Second, "how often the attack sends each of its endpoints a test")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		if *rate <= 0 || *duration <= 0 || *every <= 0 || *wait <= 0 {
 			return usagef("--rate, --duration, --batch-every and --wait must be positive")
 		}
@@ -73,7 +74,7 @@ func runBenchWebhooks(ctx context.Context, e *env) error {
 
 // benchWebhooksKey makes a key of the organization's that writes events
 // and endpoints, with a rate limit the benchmark does not reach.
-func benchWebhooksKey(ctx context.Context, svc *gatehouse.Service, org uuid.UUID) (string, error) {
+func benchWebhooksKey(ctx context.Context, svc *service.Service, org uuid.UUID) (string, error) {
 	_, key, err := svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: org, Name: "bench webhooks",
 		Scopes:    []gatehouse.Scope{gatehouse.ScopeEventsWrite, gatehouse.ScopeEventsRead, gatehouse.ScopeWebhooksWrite},
 		RateLimit: &gatehouse.Rate{Count: 1_000_000, Per: time.Second}})

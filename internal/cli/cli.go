@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 	"golang.org/x/term"
 )
@@ -258,18 +259,18 @@ func (f *flags) print(record any, human string, args ...any) error {
 
 // withService parses f, opens (creating and migrating) the database and
 // runs fn with the service on it.
-func withService(ctx context.Context, f *flags, maxArgs int, fn func(svc *gatehouse.Service, args []string) error) error {
+func withService(ctx context.Context, f *flags, maxArgs int, fn func(svc *service.Service, args []string) error) error {
 	return withOpenedService(ctx, f, maxArgs, app.Open, fn)
 }
 
 // withExistingService is withService for a command that only reads: the
 // database must exist and be migrated already.
-func withExistingService(ctx context.Context, f *flags, maxArgs int, fn func(svc *gatehouse.Service, args []string) error) error {
+func withExistingService(ctx context.Context, f *flags, maxArgs int, fn func(svc *service.Service, args []string) error) error {
 	return withOpenedService(ctx, f, maxArgs, app.OpenExisting, fn)
 }
 
 func withOpenedService(ctx context.Context, f *flags, maxArgs int, open func(context.Context, string) (*app.DB, error),
-	fn func(svc *gatehouse.Service, args []string) error) error {
+	fn func(svc *service.Service, args []string) error) error {
 	args, err := f.parse(maxArgs)
 	if err != nil {
 		return err
@@ -297,10 +298,10 @@ func positionalID(args []string, usage, what string) (uuid.UUID, error) {
 
 // withOrgAnd runs fn for a command of one organization (--org) and one
 // positional argument, named arg in its usage, with the service open.
-func withOrgAnd(ctx context.Context, e *env, name, arg string, fn func(f *flags, svc *gatehouse.Service, orgID uuid.UUID, value string) error) error {
+func withOrgAnd(ctx context.Context, e *env, name, arg string, fn func(f *flags, svc *service.Service, orgID uuid.UUID, value string) error) error {
 	f := newFlags(e, name)
 	org := f.String("org", "", "organization id")
-	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -30,7 +31,7 @@ func runCommandUnlock(ctx context.Context, e *env) error {
 	note := f.String("note", "", fmt.Sprintf("free text kept with the command, at most %d characters", gatehouse.MaxCommandNote))
 	as := f.String("as", "", "email of the organization's dashboard user (admin or operator) who requests the unlock")
 	idem := f.String("idempotency-key", "", "a key that makes a retry answer the command first issued (for 24 hours)")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -100,7 +101,7 @@ func unlockError(err error, as string) error {
 // that email, what the service checks roles against and records as the
 // requester and in the audit log. An email the organization does not know
 // is a *ValidationError keyed "--as"; an unknown organization ErrNotFound.
-func asUser(ctx context.Context, svc *gatehouse.Service, orgID uuid.UUID, email string) (context.Context, error) {
+func asUser(ctx context.Context, svc *service.Service, orgID uuid.UUID, email string) (context.Context, error) {
 	if _, err := svc.FindOrganization(ctx, orgID); err != nil {
 		return ctx, fmt.Errorf("organization %s: %w", orgID, err)
 	}
@@ -125,7 +126,7 @@ func runCommandList(ctx context.Context, e *env) error {
 	loc := f.String("location", "", "only commands of access points of this location id")
 	scope := f.String("scope", "", "only this scope: UNIVERSE, SERVER or PLAYER")
 	limit := f.Int("limit", 50, fmt.Sprintf("commands to print, newest first, 1 to %d", gatehouse.MaxLimit))
-	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -194,7 +195,7 @@ func commandFilter(status, scope, ap, loc string, limit int) (gatehouse.CommandF
 
 func runCommandShow(ctx context.Context, e *env) error {
 	f := newFlags(e, "command show")
-	return withExistingService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withExistingService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "command show COMMAND_ID", "COMMAND_ID")
 		if err != nil {
 			return err
@@ -221,7 +222,7 @@ func runCommandShow(ctx context.Context, e *env) error {
 func runCommandCancel(ctx context.Context, e *env) error {
 	f := newFlags(e, "command cancel")
 	as := f.String("as", "", "email of the organization's dashboard user (admin or operator) who cancels it; the audit log names them")
-	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "command cancel COMMAND_ID [--as EMAIL]", "COMMAND_ID")
 		if err != nil {
 			return err

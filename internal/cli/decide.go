@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // runDecide explains what an access point's policy decides for a player,
@@ -20,7 +21,7 @@ func runDecide(ctx context.Context, e *env) error {
 	job := f.String("server-job-id", "", "the game server's job id, for remote unlocks of scope SERVER")
 	attrs := f.String("attributes", "", `what the game server knows of the player, JSON: {"groups":{"456":200},"gamepasses":["789"],"badges":["12"],"premium":true}`)
 	at := f.String("at", "", "decide at this RFC 3339 instant instead of now, e.g. 2026-03-02T18:00:00Z")
-	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		apID, err := parseID("access-point", *ap)
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/demo"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -54,7 +55,7 @@ const demoKeyName = "demo"
 
 // demoAccount creates the demo's dashboard user once and gives it a fresh
 // password on every run.
-func demoAccount(ctx context.Context, svc *gatehouse.Service, org uuid.UUID) (string, error) {
+func demoAccount(ctx context.Context, svc *service.Service, org uuid.UUID) (string, error) {
 	pw := rand.Text()[:20] // 100 random bits
 	_, err := svc.SetUpUser(ctx, gatehouse.NewUser{OrgID: org, Email: demoEmail, Name: "Demo operator", Password: pw, Role: gatehouse.RoleAdmin})
 	return pw, err
@@ -234,7 +235,7 @@ func compactAttributes(a gatehouse.PlayerAttributes) map[string]any {
 // and creates one with scopes. It returns the new key, its raw form (shown
 // once by the caller) and the keys it revoked. The revocations come first:
 // a failure leaves no demo key rather than two.
-func replaceDemoKey(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, scopes []gatehouse.Scope) (gatehouse.APIKey, string, []gatehouse.APIKey, error) {
+func replaceDemoKey(ctx context.Context, svc *service.Service, org uuid.UUID, scopes []gatehouse.Scope) (gatehouse.APIKey, string, []gatehouse.APIKey, error) {
 	keys, err := svc.ListAPIKeys(ctx, org)
 	if err != nil {
 		return gatehouse.APIKey{}, "", nil, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -22,7 +23,7 @@ type demoVariable struct{ name, value string }
 // caller prints: the API at base, the organization's id, and the ids of
 // its newest denied attempt, that attempt's access point and location. ev
 // is that attempt and player its platform user.
-func demoVariables(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, base string, now time.Time) (vars []demoVariable, ev gatehouse.Event, player string, err error) {
+func demoVariables(ctx context.Context, svc *service.Service, org uuid.UUID, base string, now time.Time) (vars []demoVariable, ev gatehouse.Event, player string, err error) {
 	ev, err = newestEvent(ctx, svc, org, gatehouse.EventFilter{Allowed: ptr(gatehouse.Denied)})
 	if errors.Is(err, gatehouse.ErrNotFound) { // a demo organization whose seeding was cut short
 		ev, err = newestEvent(ctx, svc, org, gatehouse.EventFilter{})
@@ -49,7 +50,7 @@ func demoVariables(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, b
 
 // newestEvent returns the organization's newest event matching f, or
 // ErrNotFound.
-func newestEvent(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, f gatehouse.EventFilter) (gatehouse.Event, error) {
+func newestEvent(ctx context.Context, svc *service.Service, org uuid.UUID, f gatehouse.EventFilter) (gatehouse.Event, error) {
 	f.Limit = 1
 	page, err := svc.ListEvents(ctx, org, f)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 	"golang.org/x/term"
 )
@@ -60,7 +61,7 @@ func runEventImport(ctx context.Context, e *env) error {
 	defer limitImportHeap(e)()
 	f := newFlags(e, "event import")
 	org := f.String("org", "", "organization id")
-	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -112,7 +113,7 @@ func listErrors(errs []lineError) string {
 // SQLite): decoding and validating a batch costs about what storing it
 // does, and they overlap.
 type importer struct {
-	svc          *gatehouse.Service
+	svc          *service.Service
 	org          uuid.UUID
 	now          func() time.Time
 	accessPoints map[uuid.UUID]bool
@@ -133,7 +134,7 @@ type decoded struct {
 	lines  int
 }
 
-func newImporter(ctx context.Context, svc *gatehouse.Service, org uuid.UUID, now func() time.Time) (*importer, error) {
+func newImporter(ctx context.Context, svc *service.Service, org uuid.UUID, now func() time.Time) (*importer, error) {
 	if _, err := svc.FindOrganization(ctx, org); err != nil {
 		return nil, err
 	}
@@ -216,7 +217,7 @@ func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, erro
 // bulk commits what it holds before the wait, so that its transaction
 // never holds SQLite's one writer, and the events it stored, while
 // nothing arrives.
-func (imp *importer) next(ctx context.Context, batches <-chan decoded, bulk *gatehouse.Import) (decoded, bool, error) {
+func (imp *importer) next(ctx context.Context, batches <-chan decoded, bulk *service.Import) (decoded, bool, error) {
 	select {
 	case b, ok := <-batches:
 		return b, ok, nil
@@ -322,7 +323,7 @@ func (imp *importer) reject(line int, msg string) {
 // store reports the batch's rejected lines and stores its events. Events
 // the service rejects (a requester that is not the organization's, say)
 // are reported by line and the rest stored.
-func (imp *importer) store(ctx context.Context, bulk *gatehouse.Import, b decoded) error {
+func (imp *importer) store(ctx context.Context, bulk *service.Import, b decoded) error {
 	for len(b.events) > 0 {
 		res, err := bulk.IngestEvents(ctx, b.events)
 		var ie *gatehouse.IngestError

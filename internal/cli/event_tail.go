@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // tailFlags are event tail's filters: each flag and the feed's query
@@ -48,7 +49,7 @@ func runEventTail(ctx context.Context, e *env) error {
 	cursorFile := f.String("cursor-file", "", "read the cursor to start after from `FILE` when it exists; write the cursor of each page written out to it")
 	poll := f.duration("poll", time.Second, "how often to ask again once caught up")
 	follow := f.Bool("follow", true, "keep following once caught up (--follow=false stops there)")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err

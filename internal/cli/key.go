@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // keyRecord is how the CLI prints a key. Key is set only by key create:
@@ -45,7 +46,7 @@ func runKeyCreate(ctx context.Context, e *env) error {
 	expiresIn := f.duration("expires-in", 0, "lifetime, e.g. 30d, 1d12h or 720h")
 	expiresAt := f.String("expires-at", "", "expiry time, RFC 3339")
 	rate := f.String("rate-limit", "", "per-key rate overriding the server's, N/s or N/m")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -97,7 +98,7 @@ func runKeyCreate(ctx context.Context, e *env) error {
 func runKeyList(ctx context.Context, e *env) error {
 	f := newFlags(e, "key list")
 	org := f.String("org", "", "organization id")
-	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -123,7 +124,7 @@ func runKeyList(ctx context.Context, e *env) error {
 
 func runKeyRevoke(ctx context.Context, e *env) error {
 	f := newFlags(e, "key revoke")
-	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "key revoke KEY_ID", "KEY_ID")
 		if err != nil {
 			return err

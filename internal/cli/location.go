@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 func runLocationCreate(ctx context.Context, e *env) error {
@@ -14,7 +15,7 @@ func runLocationCreate(ctx context.Context, e *env) error {
 	org := f.String("org", "", "organization id")
 	name := f.String("name", "", "location name")
 	universe := f.String("universe-id", "", "the platform universe the location lives in (digits): its access points' commands go to that universe's servers")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -64,7 +65,7 @@ func universeText(l gatehouse.Location) string {
 // servers receive the commands of a location's access points.
 func runLocationSetUniverse(ctx context.Context, e *env) error {
 	f := newFlags(e, "location set-universe")
-	return withService(ctx, f, 2, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 2, func(svc *service.Service, args []string) error {
 		const usage = `location set-universe LOCATION_ID UNIVERSE_ID (or "" to clear it)`
 		if len(args) != 2 {
 			return usagef("usage: gatehouse %s", usage)
@@ -95,7 +96,7 @@ func runLocationSetUniverse(ctx context.Context, e *env) error {
 func runLocationRename(ctx context.Context, e *env) error {
 	f := newFlags(e, "location rename")
 	name := f.String("name", "", "the new name; events keep the name they were recorded with")
-	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "location rename LOCATION_ID --name NAME", "LOCATION_ID")
 		if err != nil {
 			return err
@@ -118,7 +119,7 @@ func runLocationRename(ctx context.Context, e *env) error {
 func runLocationList(ctx context.Context, e *env) error {
 	f := newFlags(e, "location list")
 	org := f.String("org", "", "organization id")
-	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err

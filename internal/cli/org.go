@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 func runOrgCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "org create")
 	name := f.String("name", "", "organization name")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		if err := required("name", *name); err != nil {
 			return err
 		}
@@ -28,7 +29,7 @@ func runOrgCreate(ctx context.Context, e *env) error {
 func runOrgRename(ctx context.Context, e *env) error {
 	f := newFlags(e, "org rename")
 	name := f.String("name", "", "the new name")
-	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "org rename ORG_ID --name NAME", "ORG_ID")
 		if err != nil {
 			return err
@@ -46,7 +47,7 @@ func runOrgRename(ctx context.Context, e *env) error {
 
 func runOrgList(ctx context.Context, e *env) error {
 	f := newFlags(e, "org list")
-	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgs, err := svc.ListOrganizations(ctx)
 		if err != nil || *f.json {
 			return errors.Join(err, f.print(orgs, ""))
@@ -61,7 +62,7 @@ func runOrgList(ctx context.Context, e *env) error {
 // runOrgSetRetention sets how many days of an organization's events are kept.
 func runOrgSetRetention(ctx context.Context, e *env) error {
 	f := newFlags(e, "org set-retention")
-	return withService(ctx, f, 2, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 2, func(svc *service.Service, args []string) error {
 		if len(args) != 2 {
 			return usagef("org set-retention needs ORG_ID and DAYS")
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -32,7 +33,7 @@ func (e *noPolicyError) ExitStatus() int { return exitNoPolicy }
 
 func runPolicyShow(ctx context.Context, e *env) error {
 	f := newFlags(e, "policy show")
-	return withExistingService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withExistingService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "policy show ACCESS_POINT_ID", "ACCESS_POINT_ID")
 		if err != nil {
 			return err
@@ -73,7 +74,7 @@ type policySetRecord struct {
 func runPolicySet(ctx context.Context, e *env) error {
 	f := newFlags(e, "policy set")
 	ifVersion := f.String("if-version", "", "store only if the current version is still N (0: the access point has no policy yet); else exit 1 and change nothing")
-	return withService(ctx, f, 2, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 2, func(svc *service.Service, args []string) error {
 		const usage = "policy set ACCESS_POINT_ID FILE|- [--if-version N]"
 		if len(args) != 2 {
 			return usagef("usage: gatehouse %s", usage)
@@ -231,7 +232,7 @@ func leadingNumber(s string) (int, string, bool) {
 
 // conflictError says which version the access point has now, for a set
 // whose --if-version is stale.
-func conflictError(ctx context.Context, svc *gatehouse.Service, orgID, id uuid.UUID, expected int64, err error) error {
+func conflictError(ctx context.Context, svc *service.Service, orgID, id uuid.UUID, expected int64, err error) error {
 	now := "another version"
 	if p, perr := svc.Policy(ctx, orgID, id); perr == nil {
 		now = "no policy"

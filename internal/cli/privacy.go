@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // runPrivacyErasureWebhook prints the organization's right-to-erasure
@@ -15,7 +16,7 @@ func runPrivacyErasureWebhook(ctx context.Context, e *env) error {
 	f := newFlags(e, "privacy erasure-webhook")
 	org := f.String("org", "", "organization id")
 	replace := f.Bool("new", false, "make a new token and secret: the current URL stops working at once")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err

@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/opencloud"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/server"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // serveSettings are the flags of serve and demo.
@@ -231,7 +232,7 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 		OpenCloudURL:    openCloud,
 
 		WebhooksAllowPrivate: *s.webhooksAllowPrivate,
-		Webhooks:             func(w *gatehouse.WebhookSettings) { w.Lease = lease },
+		Webhooks:             func(w *service.WebhookSettings) { w.Lease = lease },
 	})
 	var redisErr *app.RedisError
 	if errors.As(err, &redisErr) {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 	"golang.org/x/term"
 )
@@ -35,7 +36,7 @@ func runUserCreate(ctx context.Context, e *env) error {
 	email := f.String("email", "", "sign-in email")
 	name := f.String("name", "", "display name")
 	role := f.String("role", string(gatehouse.RoleViewer), "admin, operator or viewer (the organization's first user is always admin)")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -62,7 +63,7 @@ func runUserCreate(ctx context.Context, e *env) error {
 func runUserList(ctx context.Context, e *env) error {
 	f := newFlags(e, "user list")
 	org := f.String("org", "", "organization id")
-	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -94,7 +95,7 @@ func runUserSetRole(ctx context.Context, e *env) error {
 	org := f.String("org", "", "organization id")
 	email := f.String("email", "", "the user's sign-in email")
 	role := f.String("role", "", "admin, operator or viewer")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, email, err := orgAndEmail(*org, *email)
 		if err != nil {
 			return err
@@ -118,7 +119,7 @@ func runUserRemove(ctx context.Context, e *env) error {
 	f := newFlags(e, "user remove")
 	org := f.String("org", "", "organization id")
 	email := f.String("email", "", "the user's sign-in email")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, email, err := orgAndEmail(*org, *email)
 		if err != nil {
 			return err
@@ -138,7 +139,7 @@ func runUserSetPassword(ctx context.Context, e *env) error {
 	f := newFlags(e, "user set-password")
 	org := f.String("org", "", "organization id (needed when the email belongs to several organizations)")
 	email := f.String("email", "", "the user's sign-in email")
-	return withService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		if err := required("email", *email); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -36,7 +37,7 @@ func runWebhookCreate(ctx context.Context, e *env) error {
 	f.Var(filters, "filter", "a feed filter the events must match, NAME=VALUE (repeatable): accessPointId, locationId, type, allowed, platformUserId, reason, scope")
 	allowPrivate := f.boolSetting("webhooks-allow-private", "GATEHOUSE_WEBHOOKS_ALLOW_PRIVATE",
 		"admit http and loopback, private and link-local targets, as serve --webhooks-allow-private does")
-	return withWebhookService(ctx, f, allowPrivate, func(svc *gatehouse.Service) error {
+	return withWebhookService(ctx, f, allowPrivate, func(svc *service.Service) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -61,7 +62,7 @@ func runWebhookCreate(ctx context.Context, e *env) error {
 func runWebhookList(ctx context.Context, e *env) error {
 	f := newFlags(e, "webhook list")
 	org := f.String("org", "", "organization id")
-	return withExistingService(ctx, f, 0, func(svc *gatehouse.Service, _ []string) error {
+	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -88,7 +89,7 @@ func runWebhookList(ctx context.Context, e *env) error {
 }
 
 func runWebhookDelete(ctx context.Context, e *env) error {
-	return withOrgAnd(ctx, e, "webhook delete", "WEBHOOK_ID", func(f *flags, svc *gatehouse.Service, orgID uuid.UUID, arg string) error {
+	return withOrgAnd(ctx, e, "webhook delete", "WEBHOOK_ID", func(f *flags, svc *service.Service, orgID uuid.UUID, arg string) error {
 		id, err := parseID("WEBHOOK_ID", arg)
 		if err != nil {
 			return err
@@ -106,7 +107,7 @@ func runWebhookRotateSecret(ctx context.Context, e *env) error {
 	f := newFlags(e, "webhook rotate-secret")
 	org := f.String("org", "", "organization id")
 	overlap := f.duration("overlap", gatehouse.DefaultWebhookSecretOverlap, "how long the previous secret still signs (0 to 7d)")
-	return withService(ctx, f, 1, func(svc *gatehouse.Service, args []string) error {
+	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
@@ -136,7 +137,7 @@ func runWebhookRotateSecret(ctx context.Context, e *env) error {
 // withWebhookService is withService with the webhook setting of the
 // servers the operator runs, so that an endpoint the CLI admits is one
 // they deliver to.
-func withWebhookService(ctx context.Context, f *flags, allowPrivate *bool, fn func(*gatehouse.Service) error) error {
+func withWebhookService(ctx context.Context, f *flags, allowPrivate *bool, fn func(*service.Service) error) error {
 	if _, err := f.parse(0); err != nil {
 		return err
 	}
@@ -145,7 +146,7 @@ func withWebhookService(ctx context.Context, f *flags, allowPrivate *bool, fn fu
 		return err
 	}
 	defer db.Close()
-	return fn(db.ServiceWith(f.e.now, func(c *gatehouse.ServiceConfig) { c.Webhooks.AllowPrivate = *allowPrivate }))
+	return fn(db.ServiceWith(f.e.now, func(c *service.Config) { c.Webhooks.AllowPrivate = *allowPrivate }))
 }
 
 func joinWebhookTypes(types []gatehouse.WebhookType) string {

@@ -34,6 +34,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/httperror"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/requestid"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // Prefix is where the dashboard is served.
@@ -49,7 +50,7 @@ const (
 type Config struct {
 	// Service performs every operation, sign-in and its limits included;
 	// the handlers only translate forms and render pages.
-	Service *gatehouse.Service
+	Service *service.Service
 	Logger  *slog.Logger
 	// Now is the clock; it defaults to time.Now.
 	Now func() time.Time

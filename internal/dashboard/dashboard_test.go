@@ -18,6 +18,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,7 +29,7 @@ type site struct {
 	url     string
 	store   *sqlite.DB
 	handler http.Handler       // the API with the dashboard mounted, as served at url
-	svc     *gatehouse.Service // the service behind both, for what no page does (a game server's sync)
+	svc     *service.Service   // the service behind both, for what no page does (a game server's sync)
 	logs    *testenv.LogBuffer // every log line of the API and the dashboard
 	metrics *prometheus.Registry
 	faults  *faultyStore // the dashboard's store: store, with failures on demand
@@ -79,7 +80,7 @@ func newSiteWith(t *testing.T, clock func() time.Time, edit func(*app.Settings))
 		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 100, Per: time.Second}, Burst: 100},
 		SignInLimit:     ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Minute}, Burst: 5},
-		ReadSlots:       gatehouse.NewReadSlots(1000, time.Minute),
+		ReadSlots:       service.NewReadSlots(1000, time.Minute),
 		Logger:          slog.New(slog.NewJSONHandler(s.logs, nil)),
 		Registry:        s.metrics,
 		Now:             clock,

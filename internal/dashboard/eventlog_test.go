@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 func TestExportStreamsTheFilter(t *testing.T) {
@@ -168,7 +169,7 @@ func TestChartWindowIsBounded(t *testing.T) {
 // Retry-After, as GET /events is, not a 503 "the database does not
 // answer" (the database answers; the organization is busy).
 func TestBusyOrganizationIsAnsweredAsTheAPIDoes(t *testing.T) {
-	slots := gatehouse.NewReadSlots(1, 0)
+	slots := service.NewReadSlots(1, 0)
 	s := newSiteWith(t, nil, func(st *app.Settings) { st.ReadSlots = slots })
 	acme := s.tenant("Acme")
 	b := s.signedIn(acme)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // TestMessagingKeys: an admin sets a universe's key in a password field,
@@ -39,7 +40,7 @@ func TestMessagingKeys(t *testing.T) {
 	if !strings.Contains(list.body, "…9f3A") || !strings.Contains(list.body, "universe 42 is set") || strings.Contains(list.body, key) {
 		t.Errorf("the list after setting: want the hint and the notice, never the key")
 	}
-	if got, err := gatehouse.NewService(gatehouse.ServiceConfig{Store: s.store}).OpenMessagingKey(context.Background(), acme.org.ID, "42"); err != nil || got != key {
+	if got, err := service.New(service.Config{Store: s.store}).OpenMessagingKey(context.Background(), acme.org.ID, "42"); err != nil || got != key {
 		t.Errorf("the stored key opens as %q, %v", got, err)
 	}
 

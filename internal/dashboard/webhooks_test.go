@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -45,7 +46,7 @@ func (rc *receiver) answer(status int) { rc.mu.Lock(); rc.status = status; rc.mu
 func newWebhookSite(t *testing.T) (*site, *receiver) {
 	rc := &receiver{status: http.StatusOK}
 	s := newSiteWith(t, nil, func(st *app.Settings) {
-		st.Webhooks = func(w *gatehouse.WebhookSettings) { w.Send = rc.send }
+		st.Webhooks = func(w *service.WebhookSettings) { w.Send = rc.send }
 	})
 	return s, rc
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -49,7 +50,7 @@ var staff = []struct{ email, name string }{
 // and every generated attempt is decided by the evaluator on that policy
 // (see world.attempt), so that the demo's reasons are those its rules give.
 func Seed(ctx context.Context, store gatehouse.Store, now time.Time, events int) (gatehouse.Organization, bool, error) {
-	svc := gatehouse.NewService(gatehouse.ServiceConfig{Store: store, Now: func() time.Time { return now }})
+	svc := service.New(service.Config{Store: store, Now: func() time.Time { return now }})
 	orgs, err := store.ListOrganizations(ctx)
 	if err != nil {
 		return gatehouse.Organization{}, false, err
@@ -107,7 +108,7 @@ func setUniverses(ctx context.Context, store gatehouse.Store, org uuid.UUID) err
 // existed the demo's policies, so that its decisions do not all fail
 // closed; a door that has a policy keeps it. (That demo's old events keep
 // the reasons they were made with.)
-func setMissingPolicies(ctx context.Context, store gatehouse.Store, svc *gatehouse.Service, org uuid.UUID, now time.Time) error {
+func setMissingPolicies(ctx context.Context, store gatehouse.Store, svc *service.Service, org uuid.UUID, now time.Time) error {
 	locs, _, err := store.ListLocations(ctx, org, len(venues)*10, nil)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/demo"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
 )
@@ -45,7 +46,7 @@ func TestDemoEventsAreDecisions(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("seed: %v %v", created, err)
 	}
-	svc := gatehouse.NewService(gatehouse.ServiceConfig{Store: db, Now: func() time.Time { return now }})
+	svc := service.New(service.Config{Store: db, Now: func() time.Time { return now }})
 
 	policies := map[uuid.UUID]*gatehouse.CompiledPolicy{}
 	modes := map[gatehouse.PolicyMode]int{}
@@ -187,7 +188,7 @@ func TestDemoSeedGivesOldDemoPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := gatehouse.NewService(gatehouse.ServiceConfig{Store: db, Now: func() time.Time { return now }})
+	svc := service.New(service.Config{Store: db, Now: func() time.Time { return now }})
 	if _, err := svc.SetPolicy(ctx, org.ID, roof.ID, gatehouse.Policy{Mode: gatehouse.ModeOpen}, nil); err != nil {
 		t.Fatal(err)
 	}

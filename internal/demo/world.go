@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/password"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -55,7 +56,7 @@ func UnlockOpens(s gatehouse.CommandStatus) bool {
 	return s == gatehouse.CommandDelivered || s == gatehouse.CommandExecuted
 }
 
-func newWorld(ctx context.Context, store gatehouse.Store, svc *gatehouse.Service, org uuid.UUID, now time.Time) (*world, error) {
+func newWorld(ctx context.Context, store gatehouse.Store, svc *service.Service, org uuid.UUID, now time.Time) (*world, error) {
 	w := &world{}
 	w.players, w.jobs = population()
 	rules := policies(now, w.players)

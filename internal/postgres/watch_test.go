@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/postgres"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/storetest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
@@ -170,8 +171,8 @@ func forward(dst, src net.Conn, dropped *atomic.Bool) {
 func TestSyncWokenByAnotherInstance(t *testing.T) {
 	d := newDoor(t)
 	ctx := context.Background()
-	serve := gatehouse.NewService(gatehouse.ServiceConfig{Store: d.db})
-	issuer := gatehouse.NewService(gatehouse.ServiceConfig{Store: open(t, d.dsn)})
+	serve := service.New(service.Config{Store: d.db})
+	issuer := service.New(service.Config{Store: open(t, d.dsn)})
 	run, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { serve.RunCommands(run, "serve", func(err error) { t.Error(err) }); close(done) }()

@@ -5,15 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // TestBusyOrganization: while one organization's reads hold all of its
 // slots, its next read is a 429 with Retry-After (its own load, not an
 // outage), and another organization's page is served.
 func TestBusyOrganization(t *testing.T) {
-	slots := gatehouse.NewReadSlots(2, 0)
+	slots := service.NewReadSlots(2, 0)
 	e := newEnv(t, func(c *app.Settings) { c.ReadSlots, c.QueryTimeout = slots, time.Minute })
 	busy, quiet := e.newOrg("Busy"), e.newOrg("Quiet")
 	for range 2 {

@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/apitest"
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/gatehouse/gatehouse/internal/teststore"
 	"github.com/google/uuid"
@@ -32,7 +33,7 @@ type env struct {
 	handler http.Handler
 	store   gatehouse.Store
 	clock   *clock
-	svc     *gatehouse.Service
+	svc     *service.Service
 	logs    *testenv.LogBuffer
 	url     string
 	client  *http.Client
@@ -54,7 +55,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		Limiter:         ratelimit.NewLocal(c.Now),
 		KeyLimit:        ratelimit.Limit{Rate: gatehouse.Rate{Count: 1000, Per: time.Second}, Burst: 1000},
 		FailedAuthLimit: ratelimit.Limit{Rate: gatehouse.Rate{Count: 10, Per: time.Second}, Burst: 20},
-		ReadSlots:       gatehouse.NewReadSlots(1000, time.Minute), // busy_test sets its own
+		ReadSlots:       service.NewReadSlots(1000, time.Minute), // busy_test sets its own
 		Logger:          slog.New(slog.NewJSONHandler(logs, nil)),
 		Now:             c.Now,
 	}

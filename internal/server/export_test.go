@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // PanicOnPath adds a route that panics, to test recovery.
@@ -31,7 +32,7 @@ func WaitForCancelOnPath(c *Config, path string, reached chan<- struct{}) {
 // DecodeIngest reads the body of POST /events as the handler does, for
 // benchmarks of the decoder alone.
 func DecodeIngest(r *http.Request, now time.Time) ([]gatehouse.NewEvent, error) {
-	s := &server{Config: Config{Service: gatehouse.NewService(gatehouse.ServiceConfig{Now: func() time.Time { return now }})}}
+	s := &server{Config: Config{Service: service.New(service.Config{Now: func() time.Time { return now }})}}
 	return s.decodeIngest(httptest.NewRecorder(), r)
 }
 

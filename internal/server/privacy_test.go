@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -268,7 +269,7 @@ func TestRetentionWhileWriting(t *testing.T) {
 	var deleted [2]int
 	var errs [2]error
 	var runs sync.WaitGroup
-	for i, svc := range []*gatehouse.Service{e.svc, other.Service} {
+	for i, svc := range []*service.Service{e.svc, other.Service} {
 		runs.Go(func() { deleted[i], errs[i] = svc.RetainEvents(context.Background(), fmt.Sprint("instance-", i)) })
 	}
 	runs.Wait()
@@ -413,7 +414,7 @@ func TestConcurrentErasureDeliveries(t *testing.T) {
 	// The first erasure to start is slow, so that every other delivery
 	// arrives while it runs, as the platform's retries of a slow answer
 	// do.
-	svc := gatehouse.NewService(gatehouse.ServiceConfig{Store: &slowErasure{Store: e.store}, Now: e.clock.Now})
+	svc := service.New(service.Config{Store: &slowErasure{Store: e.store}, Now: e.clock.Now})
 	body := erasureBody("n-at-once", "RightToErasureRequest", 261)
 	const n = 8
 	outcomes := make([]string, n)

@@ -13,6 +13,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/dashboard"
 	"github.com/gatehouse/gatehouse/internal/server"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 )
 
@@ -44,7 +45,7 @@ func TestErrorLogLinesCarryTheRequestID(t *testing.T) {
 	e := newEnv(t, func(s *app.Settings) {
 		s.Configure = func(c *server.Config) {
 			c.Dashboard = dashboard.New(dashboard.Config{
-				Service: gatehouse.NewService(gatehouse.ServiceConfig{Store: broken, Secret: []byte("0123456789abcdef0123456789abcdef"), Now: c.Now}),
+				Service: service.New(service.Config{Store: broken, Secret: []byte("0123456789abcdef0123456789abcdef"), Now: c.Now}),
 				Logger:  c.Logger, Now: c.Now,
 			})
 		}

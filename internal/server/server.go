@@ -8,17 +8,17 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/auth"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/requestid"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // Config is everything the API needs. Service, Auth, Limiter, Logger and
 // Metrics are required.
 type Config struct {
 	// Service performs every operation; the handlers only translate HTTP.
-	Service *gatehouse.Service
+	Service *service.Service
 	Auth    *auth.Authenticator
 	Limiter ratelimit.Limiter
 	// KeyLimit is the default per-key limit; a key's own RateLimit replaces its rate.

@@ -15,6 +15,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/apitest"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
@@ -198,7 +199,7 @@ func TestSyncEndsWhenTheClientLeaves(t *testing.T) {
 // TestSyncHoldsNoReadSlot: with every event-read slot of the
 // organization taken, syncs are still served; they read no events.
 func TestSyncHoldsNoReadSlot(t *testing.T) {
-	slots := gatehouse.NewReadSlots(1, 0)
+	slots := service.NewReadSlots(1, 0)
 	e := newEnv(t, func(s *app.Settings) { s.ReadSlots = slots })
 	o := e.newUnlockOrg("Acme")
 	release, err := slots.Acquire(context.Background(), o.ID)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // TestWebhookCommandUpdated: an endpoint subscribed to command.updated
@@ -131,7 +132,7 @@ func TestWebhookFailureAfterAnErasure(t *testing.T) {
 func TestWebhookSlowReceiversDoNotStallOthers(t *testing.T) {
 	e := newEnv(t, webhookSettings, func(s *app.Settings) {
 		next := s.Webhooks
-		s.Webhooks = func(w *gatehouse.WebhookSettings) {
+		s.Webhooks = func(w *service.WebhookSettings) {
 			next(w)
 			w.Workers, w.Slow, w.Waiting = 1, 50*time.Millisecond, 2
 		}
@@ -203,7 +204,7 @@ func TestWebhookManualSendsCountAgainstTheRound(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, webhookSettings, func(s *app.Settings) {
 				next := s.Webhooks
-				s.Webhooks = func(w *gatehouse.WebhookSettings) {
+				s.Webhooks = func(w *service.WebhookSettings) {
 					next(w)
 					w.Slow = 20 * time.Millisecond
 					if tc.name != "slow receiver" {

@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/client"
 	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/service"
 )
 
 // receiver is a webhook endpoint that answers 500 to its first failFirst
@@ -101,7 +102,7 @@ func (r *receiver) delivered() []string {
 // minute.
 func webhookSettings(s *app.Settings) {
 	s.WebhooksAllowPrivate = true
-	s.Webhooks = func(w *gatehouse.WebhookSettings) {
+	s.Webhooks = func(w *service.WebhookSettings) {
 		w.RetryBase, w.RetryMax, w.RetryFor, w.Idle = time.Second, 4*time.Second, time.Minute, 100*time.Millisecond
 	}
 }

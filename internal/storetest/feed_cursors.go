@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -70,7 +71,7 @@ func CheckLegacyFeedCursors(t *testing.T, s gatehouse.Store, migrate func(contex
 	if ceiling.Less(before[2]) || !ceiling.Less(all[3]) {
 		t.Errorf("ceiling %+v, want at or past %+v and before %+v", ceiling, before[2], all[3])
 	}
-	svc := gatehouse.NewService(gatehouse.ServiceConfig{Store: s, Secret: []byte("0123456789abcdef0123456789abcdef")})
+	svc := service.New(service.Config{Store: s, Secret: []byte("0123456789abcdef0123456789abcdef")})
 	read := func(cursor string) []uuid.UUID {
 		t.Helper()
 		q, err := svc.ReadFeedQuery(ctx, org.ID, url.Values{"after": {cursor}})

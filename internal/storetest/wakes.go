@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
 
@@ -14,7 +15,7 @@ import (
 // the store's wakes: a sync of server job "a" of universe 42 waits up to
 // 10 s; after pause, issue issues the command; the sync must answer with
 // just that command. what says where it was issued, for the failure.
-func SyncWoken(t *testing.T, ctx context.Context, serve *gatehouse.Service, orgID uuid.UUID, pause time.Duration,
+func SyncWoken(t *testing.T, ctx context.Context, serve *service.Service, orgID uuid.UUID, pause time.Duration,
 	issue func() gatehouse.Command, what string) {
 	t.Helper()
 	wait := 10

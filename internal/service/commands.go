@@ -1,0 +1,369 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/clock"
+	"github.com/google/uuid"
+)
+
+// IssueCommand issues a remote command for the organization: the
+// acting user (PermIssueCommands) or API key is its requester. The
+// access point's location must name its universe. Targets are the
+// universe's servers live now: every one for UNIVERSE, the one with the
+// job id for SERVER, the one hosting the player for PLAYER; a SERVER or
+// PLAYER command whose target is not live is stored FAILED at once with
+// SERVER_NOT_LIVE or PLAYER_NOT_ONLINE. The command's REMOTE_UNLOCK event
+// is recorded with it, and the universe's waiting syncs are woken.
+//
+// With idem set (an Idempotency-Key), a retry with the same request
+// within IdempotencyWindow answers the command first issued, replayed
+// true; the same key with another request is ErrConflict.
+func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r gatehouse.CommandRequest, idem string) (c gatehouse.Command, replayed bool, err error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
+		return gatehouse.Command{}, false, err
+	}
+	a := gatehouse.ActorFrom(ctx)
+	if (a.Type != gatehouse.ActorUser && a.Type != gatehouse.ActorKey) || a.ID == uuid.Nil {
+		return gatehouse.Command{}, false, gatehouse.Invalid("requestedBy", "a command is issued by a dashboard user or an API key")
+	}
+	if len(idem) > gatehouse.MaxIdempotencyKey || gatehouse.HasUnsafeRune(idem) {
+		return gatehouse.Command{}, false, gatehouse.Invalid("Idempotency-Key", "must be at most %d printable characters", gatehouse.MaxIdempotencyKey)
+	}
+	if r, err = r.Check(); err != nil {
+		return gatehouse.Command{}, false, err
+	}
+	now := s.Now()
+	var key *gatehouse.IdempotencyKey
+	if idem != "" {
+		key = &gatehouse.IdempotencyKey{Key: idem, Digest: r.Digest(), At: now}
+		if c, err := s.replay(ctx, orgID, *key); !errors.Is(err, gatehouse.ErrNotFound) {
+			return c, err == nil, err
+		}
+	}
+	nc, err := s.newCommand(ctx, orgID, r, a, now)
+	if err != nil {
+		return gatehouse.Command{}, false, err
+	}
+	nc.Idempotency = key
+	e := s.entry(ctx, orgID, gatehouse.AuditCommandIssued, gatehouse.TargetCommand).
+		Change("scope", "", string(r.Scope)).Change("accessPointId", "", r.AccessPointID.String()).
+		Change("status", "", string(nc.Status))
+	c, err = s.store.CreateCommand(ctx, e, nc)
+	if errors.Is(err, gatehouse.ErrConflict) && key != nil {
+		// Another request with the key won the race: answer as it did.
+		c, err = s.replay(ctx, orgID, *key)
+		return c, err == nil, err
+	}
+	if err != nil {
+		return gatehouse.Command{}, false, err
+	}
+	for _, w := range nc.Wakes() {
+		s.wake(w)
+	}
+	s.published(ctx, orgID, c)
+	return c, false, nil
+}
+
+// replay answers a request that repeats an Idempotency-Key: the command
+// it issued, ErrConflict when the request differs, ErrNotFound when the
+// key is new.
+func (s *Service) replay(ctx context.Context, orgID uuid.UUID, key gatehouse.IdempotencyKey) (gatehouse.Command, error) {
+	id, digest, err := s.store.FindIdempotencyKey(ctx, orgID, key.Key, key.At.Add(-gatehouse.IdempotencyWindow))
+	if err != nil {
+		return gatehouse.Command{}, err
+	}
+	if digest != key.Digest {
+		return gatehouse.Command{}, &gatehouse.ConflictError{Field: "Idempotency-Key", Message: "was already used with another request"}
+	}
+	return s.store.FindCommand(ctx, orgID, id)
+}
+
+// newCommand resolves r's access point, location, universe and targets.
+func (s *Service) newCommand(ctx context.Context, orgID uuid.UUID, r gatehouse.CommandRequest, a gatehouse.Actor, now time.Time) (gatehouse.IssuedCommand, error) {
+	ap, err := s.store.FindAccessPoint(ctx, orgID, r.AccessPointID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return gatehouse.IssuedCommand{}, gatehouse.Invalid("accessPointId", "is not an access point of your organization")
+	}
+	if err != nil {
+		return gatehouse.IssuedCommand{}, err
+	}
+	loc, err := s.store.FindLocation(ctx, orgID, ap.LocationID)
+	if err != nil {
+		return gatehouse.IssuedCommand{}, err
+	}
+	if loc.UniverseID == nil {
+		return gatehouse.IssuedCommand{}, gatehouse.Invalid("accessPointId", "its location %q names no universe: set the location's universeId first", loc.Name)
+	}
+	c := gatehouse.IssuedCommand{Command: gatehouse.Command{
+		ID: gatehouse.NewID(), OrgID: orgID, Type: r.Type, Status: gatehouse.CommandPending, Scope: r.Scope,
+		ServerJobID: r.ServerJobID, PlatformUserID: r.PlatformUserID, UniverseID: *loc.UniverseID,
+		AccessPoint: gatehouse.NamedRef{ID: ap.ID, Name: ap.Name}, Location: gatehouse.NamedRef{ID: loc.ID, Name: loc.Name},
+		DurationSeconds: r.DurationSeconds, Note: r.Note,
+		IssuedAt: gatehouse.Time(now), ExpiresAt: gatehouse.Time(now.Add(time.Duration(r.TTLSeconds) * time.Second)), StatusAt: gatehouse.Time(now),
+	}}
+	id := a.ID
+	if a.Type == gatehouse.ActorUser {
+		c.RequestedByUser = &id
+	} else {
+		c.IssuedByKeyID = &id
+	}
+	live, err := s.store.LiveServers(ctx, orgID, c.UniverseID, now.Add(-gatehouse.LiveWindow), r.PlatformUserID)
+	if err != nil {
+		return gatehouse.IssuedCommand{}, err
+	}
+	switch r.Scope {
+	case gatehouse.ScopeUniverse:
+		for _, srv := range live {
+			c.TargetJobIDs = append(c.TargetJobIDs, srv.JobID)
+		}
+	case gatehouse.ScopeServer:
+		if slices.ContainsFunc(live, func(g gatehouse.GameServer) bool { return g.JobID == *r.ServerJobID }) {
+			c.TargetJobIDs = []string{*r.ServerJobID}
+		} else {
+			c.Status, c.FailureReason = gatehouse.CommandFailed, new(gatehouse.FailServerNotLive)
+		}
+	case gatehouse.ScopePlayer:
+		if len(live) > 0 {
+			c.TargetJobIDs = []string{live[0].JobID}
+		} else {
+			c.Status, c.FailureReason = gatehouse.CommandFailed, new(gatehouse.FailPlayerNotOnline)
+		}
+	}
+	return c, nil
+}
+
+// FindCommand returns one of the organization's commands with its
+// deliveries, or ErrNotFound.
+func (s *Service) FindCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Command, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+		return gatehouse.Command{}, err
+	}
+	return s.store.FindCommand(ctx, orgID, id)
+}
+
+// ListCommands returns a page of the organization's commands matching
+// f, newest first. f.Limit must be between 1 and MaxLimit.
+func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.CommandFilter) (gatehouse.CommandPage, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+		return gatehouse.CommandPage{}, err
+	}
+	if f.Limit < 1 || f.Limit > gatehouse.MaxLimit {
+		return gatehouse.CommandPage{}, gatehouse.Invalid("limit", "must be between 1 and %d", gatehouse.MaxLimit)
+	}
+	if f.Status != nil && !slices.Contains(gatehouse.CommandStatuses, *f.Status) {
+		return gatehouse.CommandPage{}, gatehouse.Invalid("status", "must be one of %s", gatehouse.JoinStatuses())
+	}
+	if f.Scope != nil && !slices.Contains(gatehouse.CommandScopes, *f.Scope) {
+		return gatehouse.CommandPage{}, gatehouse.Invalid("scope", "must be one of UNIVERSE, SERVER, PLAYER")
+	}
+	return s.store.ListCommands(ctx, orgID, f)
+}
+
+// CancelCommand cancels one of the organization's commands that is not
+// settled yet; the servers that received it are told at their next sync.
+// ErrNotFound; a *ConflictError when it is settled already.
+func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Command, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
+		return gatehouse.Command{}, err
+	}
+	e := s.entry(ctx, orgID, gatehouse.AuditCommandCancelled, gatehouse.TargetCommand)
+	c, err := s.store.CancelCommand(ctx, e, orgID, id, s.Now())
+	if errors.Is(err, gatehouse.ErrConflict) {
+		return c, &gatehouse.ConflictError{Field: "status", Message: "is " + string(c.Status) + ": a settled command cannot be cancelled"}
+	}
+	if err != nil {
+		return gatehouse.Command{}, err
+	}
+	// A cancel wakes the universe: any of its servers may have received
+	// the command, and cancels are rare.
+	s.wake(gatehouse.Wake{OrgID: orgID, UniverseID: c.UniverseID})
+	return c, nil
+}
+
+// Sync is one call of a game server's loop (docs/api.md,
+// "POST /servers/{serverJobId}/sync"): for a universe one of the
+// organization's locations names (else ErrUnknownUniverse), it records the server as live in its universe with
+// its players, applies its acknowledgements, and answers the commands due
+// to it, waiting up to r.WaitSeconds for one to be issued on any
+// instance. Only an API key (scope server, checked by the API) syncs.
+func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r gatehouse.SyncRequest) (gatehouse.SyncResult, error) {
+	if a := gatehouse.ActorFrom(ctx); a.Type == gatehouse.ActorUser {
+		return gatehouse.SyncResult{}, gatehouse.ErrForbidden
+	}
+	r, cursor, wait, err := r.Check()
+	if err != nil {
+		return gatehouse.SyncResult{}, err
+	}
+	// A universe none of the organization's locations names is refused
+	// before anything is recorded or kept for it: job ids and universe
+	// ids are the caller's to invent.
+	if _, err := s.policySetVersion(ctx, orgID, r.UniverseID); err != nil {
+		return gatehouse.SyncResult{}, err
+	}
+	now := s.Now()
+	deadline := time.Now().Add(wait)
+	players := r.Players
+	if players == nil {
+		players = []string{}
+	}
+	if err := s.store.Heartbeat(ctx, orgID, gatehouse.GameServer{JobID: r.ServerJobID, UniverseID: r.UniverseID,
+		PlaceID: r.PlaceID, Players: players, SeenAt: now, StartedAt: now}, gatehouse.OrgServerCaps); err != nil {
+		return gatehouse.SyncResult{}, err
+	}
+	res := gatehouse.SyncResult{Commands: []gatehouse.Command{}, RejectedAcks: []uuid.UUID{}}
+	if len(r.Acks) > 0 {
+		rejected, err := s.store.AckCommands(ctx, orgID, r.ServerJobID, r.Acks, now)
+		if err != nil {
+			return gatehouse.SyncResult{}, err
+		}
+		res.RejectedAcks = append(res.RejectedAcks, rejected...)
+	}
+	for {
+		cmds, done, err := s.waitForCommands(ctx, orgID, r.ServerJobID, r.UniverseID, cursor, deadline, &res)
+		if err != nil {
+			return gatehouse.SyncResult{}, err
+		}
+		if done {
+			res.Commands = append(res.Commands, cmds...)
+			return s.withPolicyVersion(ctx, orgID, r.UniverseID, res)
+		}
+	}
+}
+
+// waitForCommands is one round of a sync's long poll: it takes the
+// commands due to the server and, when there are none and the deadline
+// is not past, waits for a wake, the deadline or the instance's stop.
+// done says the sync answers now with cmds; res.Cursor is set. The
+// channels it waits on are left before it returns.
+func (s *Service) waitForCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64,
+	deadline time.Time, res *gatehouse.SyncResult) (cmds []gatehouse.Command, done bool, err error) {
+	universe, server, leave := s.wakes.Wait(orgID, universeID, jobID)
+	defer leave()
+	cmds, gen, err := s.take(ctx, orgID, jobID, universeID, cursor)
+	if err != nil {
+		return nil, false, err
+	}
+	res.Cursor = gatehouse.FormatCursor(gen)
+	left := time.Until(deadline)
+	if len(cmds) > 0 || left <= 0 {
+		return cmds, true, nil
+	}
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	select {
+	case <-universe:
+	case <-server:
+	case <-timer.C:
+	case <-s.ending:
+		// The instance is stopping: answer now, with nothing new.
+		return nil, true, nil
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+	return nil, false, nil
+}
+
+// withPolicyVersion completes a sync answer with the version of the
+// universe's policy set, so that a server refetches the set (GET
+// /policies) when it changed.
+func (s *Service) withPolicyVersion(ctx context.Context, orgID uuid.UUID, universeID string, res gatehouse.SyncResult) (gatehouse.SyncResult, error) {
+	v, err := s.policySetVersion(ctx, orgID, universeID)
+	if err != nil {
+		return gatehouse.SyncResult{}, err
+	}
+	res.PolicyVersion = v
+	return res, nil
+}
+
+// EndPolls answers every waiting sync at once and every later one
+// without waiting: the instance is stopping, and its long polls must not
+// hold the drain.
+func (s *Service) EndPolls() { s.endOnce.Do(func() { close(s.ending) }) }
+
+// Background work of commands: how often it runs and how long an
+// instance holds the sweep's lease.
+const (
+	sweepEvery = time.Second
+	sweepLease = 5 * time.Second
+)
+
+// RunCommands does the background work of commands until ctx ends: it
+// relays the wakes of other instances (Store.WatchCommands) to this one's
+// waiting syncs, and every second, holding the lease "commands.sweep" so
+// that one instance at a time does it, expires the commands past their
+// deadline (Store.SweepCommands). Every instance runs it; holder names
+// this one. Errors are reported to report and retried.
+func (s *Service) RunCommands(ctx context.Context, holder string, report func(error)) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			if err := s.store.WatchCommands(ctx, s.wake); err != nil && ctx.Err() == nil {
+				report(err)
+				clock.Sleep(ctx, time.Second)
+			}
+		}
+	}()
+	tick := time.NewTicker(sweepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			<-done
+			return
+		case <-tick.C:
+		}
+		if err := s.SweepCommands(ctx, holder); err != nil && ctx.Err() == nil {
+			report(err)
+		}
+	}
+}
+
+// SweepCommands expires the commands past their deadline when holder
+// has (or takes) the sweep's lease; it does nothing otherwise.
+func (s *Service) SweepCommands(ctx context.Context, holder string) error {
+	now := s.Now()
+	ok, err := s.store.TryLease(ctx, "commands.sweep", holder, now, sweepLease)
+	if err != nil || !ok {
+		return err
+	}
+	_, err = s.store.SweepCommands(ctx, now)
+	return err
+}
+
+// SetLocationUniverse sets the platform universe of one of the
+// organization's locations ("" clears it): its access points' commands go
+// to that universe's servers. A *ValidationError keyed "universeId";
+// ErrNotFound. ErrForbidden unless the acting user is an admin.
+func (s *Service) SetLocationUniverse(ctx context.Context, orgID, id uuid.UUID, universeID string) (gatehouse.Location, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageLocations); err != nil {
+		return gatehouse.Location{}, err
+	}
+	if universeID != "" && !gatehouse.IsUniverseID(universeID) {
+		return gatehouse.Location{}, gatehouse.Invalid("universeId", "must be a positive integer, as a string")
+	}
+	loc, err := s.store.SetLocationUniverse(ctx, s.entry(ctx, orgID, gatehouse.AuditLocationUniverseSet, gatehouse.TargetLocation), orgID, id, universeID)
+	if err == nil {
+		// A universe the location left is refused to syncs at once.
+		s.policySets.forget(orgID)
+	}
+	return loc, err
+}
+
+// published hands an issued command to the publisher, if any.
+func (s *Service) published(ctx context.Context, orgID uuid.UUID, c gatehouse.Command) {
+	if s.publish != nil && c.Status == gatehouse.CommandPending {
+		s.publish.Publish(context.WithoutCancel(ctx), orgID, c)
+	}
+}
+
+// OrgOfCommand returns the organization of an issued command, or
+// ErrNotFound: only the operator's CLI, given a bare id, asks.
+func (s *Service) OrgOfCommand(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
+	return s.store.OrgOfCommand(ctx, id)
+}

@@ -1,0 +1,253 @@
+package service
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// Policy returns the current policy of one of the organization's access
+// points, or nil when it has none. ErrNotFound for an unknown access
+// point or one of another organization.
+func (s *Service) Policy(ctx context.Context, orgID, accessPointID uuid.UUID) (*gatehouse.Policy, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+		return nil, err
+	}
+	return s.store.FindPolicy(ctx, orgID, accessPointID)
+}
+
+// SetPolicy checks p and stores it as the next version of the access
+// point's policy. ifVersion, when set, is the version the caller edited
+// (0: none yet): when another change came first the answer is
+// ErrConflict and nothing changes. Storing the policy the access point
+// already has makes no new version. A *ValidationError names every
+// problem of p by field path; ErrNotFound for an unknown access point or
+// one of another organization. ErrForbidden unless the acting user is an
+// admin.
+func (s *Service) SetPolicy(ctx context.Context, orgID, accessPointID uuid.UUID, p gatehouse.Policy, ifVersion *int64) (gatehouse.Policy, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManagePolicies); err != nil {
+		return gatehouse.Policy{}, err
+	}
+	p, err := p.Check()
+	if err != nil {
+		return gatehouse.Policy{}, err
+	}
+	if ifVersion != nil && *ifVersion < 0 {
+		return gatehouse.Policy{}, gatehouse.Invalid("ifVersion", "must be a version (0 for none yet)")
+	}
+	stored, err := s.store.PutPolicy(ctx, s.entry(ctx, orgID, gatehouse.AuditPolicyChanged, gatehouse.TargetAccessPoint),
+		orgID, accessPointID, p, ifVersion, s.Now())
+	if err == nil {
+		s.policySets.forget(orgID)
+		s.decisionContexts.forget(orgID)
+	}
+	return stored, err
+}
+
+// PolicySet returns every policy that applies to the organization's
+// universe, with the set's version (its ETag). A *ValidationError keyed
+// "universeId" for a bad id; a universe no location names has an empty
+// set.
+func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (gatehouse.PolicySet, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+		return gatehouse.PolicySet{}, err
+	}
+	if !gatehouse.IsUniverseID(universeID) {
+		return gatehouse.PolicySet{}, gatehouse.Invalid("universeId", "must be a platform universe id (digits)")
+	}
+	aps, err := s.store.PolicySet(ctx, orgID, universeID)
+	if err != nil {
+		return gatehouse.PolicySet{}, err
+	}
+	set := gatehouse.NewPolicySet(universeID, aps, s.Now(), cachedZoneOffsets)
+	if len(aps) > 0 {
+		// A set with access points is of a universe a location names: a
+		// sync may take its version. An empty one may be of any id at
+		// all, and is not kept.
+		s.policySets.put(orgID, universeID, set.Version, time.Now())
+	}
+	return set, nil
+}
+
+// EncodedPolicySet returns the organization's universe's policy set as
+// GET /policies answers it. Knowing the set's current version reads no
+// policy (Store.PolicySetMembers); the set of a version is read and
+// encoded once and then shared, gzip included, by every caller of this
+// instance (encodedSets), so that a thousand game servers, or one key
+// asking in a loop, cost one encoding per change. Errors as PolicySet.
+func (s *Service) EncodedPolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (*EncodedPolicySet, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+		return nil, err
+	}
+	if !gatehouse.IsUniverseID(universeID) {
+		return nil, gatehouse.Invalid("universeId", "must be a platform universe id (digits)")
+	}
+	members, err := s.store.PolicySetMembers(ctx, orgID, universeID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	version := gatehouse.PolicySetVersion(universeID, members, now)
+	return s.encodedSets.get(encodedSetKey{orgID, universeID, version}, time.Now(), func() (*EncodedPolicySet, error) {
+		// Shared by the callers waiting: the first one leaving must not
+		// cancel the others' read (the store's read deadline bounds it).
+		aps, err := s.store.PolicySet(context.WithoutCancel(ctx), orgID, universeID)
+		if err != nil {
+			return nil, err
+		}
+		return encodePolicySet(gatehouse.NewPolicySet(universeID, aps, now, cachedZoneOffsets))
+	})
+}
+
+// policySetVersion is the version of a universe's policy set for sync
+// answers, ErrUnknownUniverse when none of the organization's locations
+// names the universe: read at most once per policySetFresh per universe
+// on this instance, so that a thousand servers syncing do not each read
+// the set. A change on this instance is seen at once; one on another
+// instance within policySetFresh. Only universes a location names are
+// kept.
+func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, universeID string) (string, error) {
+	if v, ok := s.policySets.version(orgID, universeID, time.Now()); ok {
+		return v, nil
+	}
+	members, err := s.store.PolicySetMembers(ctx, orgID, universeID)
+	if err != nil {
+		return "", err
+	}
+	if len(members) == 0 {
+		named, err := s.store.NamesUniverse(ctx, orgID, universeID)
+		if err != nil {
+			return "", err
+		}
+		if !named {
+			return "", gatehouse.ErrUnknownUniverse
+		}
+	}
+	v := gatehouse.PolicySetVersion(universeID, members, s.Now())
+	s.policySets.put(orgID, universeID, v, time.Now())
+	return v, nil
+}
+
+// policySetFresh is how long an instance answers syncs with a policy set
+// version it read; past it, the version is read again and the entry is
+// only waiting to be dropped.
+const policySetFresh = time.Second
+
+// maxPolicySets bounds the versions an instance keeps: past it, with
+// the stale ones dropped, it starts again empty.
+const maxPolicySets = 10_000
+
+// policySets remembers the versions of the policy sets this instance read
+// recently, by organization and universe. What it holds follows the
+// universes synced in the last policySetFresh: stale entries are dropped
+// at most once per policySetFresh, and there are never more than
+// maxPolicySets.
+type policySets struct {
+	mu    sync.Mutex
+	m     map[uuid.UUID]map[string]policySetSeen
+	n     int
+	swept time.Time
+}
+
+type policySetSeen struct {
+	version string
+	at      time.Time
+}
+
+func (c *policySets) version(orgID uuid.UUID, universeID string, now time.Time) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen, ok := c.m[orgID][universeID]
+	if !ok || now.Sub(seen.at) >= policySetFresh {
+		return "", false
+	}
+	return seen.version, true
+}
+
+func (c *policySets) put(orgID uuid.UUID, universeID, version string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now.Sub(c.swept) >= policySetFresh || c.n >= maxPolicySets {
+		c.sweep(now)
+	}
+	if c.m == nil || c.n >= maxPolicySets {
+		c.m, c.n = map[uuid.UUID]map[string]policySetSeen{}, 0
+	}
+	if c.m[orgID] == nil {
+		c.m[orgID] = map[string]policySetSeen{}
+	}
+	if _, ok := c.m[orgID][universeID]; !ok {
+		c.n++
+	}
+	c.m[orgID][universeID] = policySetSeen{version, now}
+}
+
+// sweep drops the entries no sync may answer with any more.
+func (c *policySets) sweep(now time.Time) {
+	c.swept = now
+	for org, sets := range c.m {
+		for universe, seen := range sets {
+			if now.Sub(seen.at) >= policySetFresh {
+				delete(sets, universe)
+				c.n--
+			}
+		}
+		if len(sets) == 0 {
+			delete(c.m, org)
+		}
+	}
+}
+
+// len returns how many versions are kept.
+func (c *policySets) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// forget drops what is known of an organization's sets: a policy, an
+// access point or a location of it changed on this instance.
+func (c *policySets) forget(orgID uuid.UUID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n -= len(c.m[orgID])
+	delete(c.m, orgID)
+}
+
+// compiledPolicies keeps the compiled current policy of each access point
+// decided on lately, so that a decision compiles a policy once per
+// version, not once per call.
+type compiledPolicies struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]*gatehouse.CompiledPolicy
+}
+
+// maxCompiledPolicies bounds the cache: past it, it starts again empty.
+const maxCompiledPolicies = 10_000
+
+// get returns p compiled, nil for no policy.
+func (c *compiledPolicies) get(accessPointID uuid.UUID, p *gatehouse.Policy) (*gatehouse.CompiledPolicy, error) {
+	if p == nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	cp := c.m[accessPointID]
+	c.mu.Unlock()
+	if cp != nil && cp.Policy.Version == p.Version {
+		return cp, nil
+	}
+	cp, err := p.Compile()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCompiledPolicies {
+		c.m = map[uuid.UUID]*gatehouse.CompiledPolicy{}
+	}
+	c.m[accessPointID] = cp
+	c.mu.Unlock()
+	return cp, nil
+}

@@ -1,0 +1,259 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// hashWait is how long a sign-in waits for a password-hashing slot before
+// it is refused with ErrHashBusy.
+const hashWait = 2 * time.Second
+
+// SignIn checks a dashboard user's email and password and, when they
+// match, starts a session; token is the raw value for the browser's
+// cookie. clientNetwork is the client's network as the limiter counts it.
+//
+// An email is unique per organization only, and each of its users has
+// its own password: the password is checked against every member with
+// that email. When it matches one, that user is signed in; when it matches
+// several, nobody is yet, and the error is a *ChoiceError listing them:
+// the person picks one with ChooseSignIn.
+//
+// A member is a user who proved membership (User.Proven): a user an
+// admin adds is an invitation until then, since anyone may add any email
+// to their own organization. While the email has a member anywhere, its
+// invitations take no part: they cost no hash, are never offered, and
+// receive no failed sign-ins; a member accepts them once signed in
+// (AcceptInvitation). While it has none, its invitations are checked
+// instead, and the first sign-in with one's password proves it.
+//
+// A failure is spent from the limits before the hash runs and given back
+// on success: checked before and spent after, every attempt of a burst
+// sent at once would pass the check and cost a full hash. A failure is
+// recorded in the log of every organization where the email is a member;
+// an email with no member is recorded in none. An email with nobody to
+// check is checked against a dummy hash, so that it takes as long as a
+// wrong password.
+//
+// Errors: ErrBadCredentials; a *ChoiceError (ErrChooseOrganization); a
+// *RetryError with ErrSignInLimited (the limit is spent) or ErrHashBusy
+// (no hashing slot came free; nothing was tried); a store error
+// (ErrUnavailable).
+func (s *Service) SignIn(ctx context.Context, email, password, clientNetwork string) (gatehouse.Session, string, gatehouse.User, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	refund, wait, allowed := s.signIns(ctx, email, clientNetwork)
+	if !allowed {
+		return gatehouse.Session{}, "", gatehouse.User{}, &gatehouse.RetryError{After: wait, Err: gatehouse.ErrSignInLimited}
+	}
+	users, err := s.store.FindUsersByEmail(ctx, email)
+	if err != nil {
+		refund(ctx)
+		return gatehouse.Session{}, "", gatehouse.User{}, err
+	}
+	members, invitations := splitProven(users)
+	candidates := members
+	if len(members) == 0 {
+		candidates = invitations // nobody holds the email yet: its first sign-in proves one
+	}
+	matched, err := s.checkPasswords(ctx, candidates, password)
+	switch {
+	case errors.Is(err, gatehouse.ErrHashBusy):
+		refund(ctx)
+		return gatehouse.Session{}, "", gatehouse.User{}, &gatehouse.RetryError{After: time.Second, Err: gatehouse.ErrHashBusy}
+	case err != nil || len(matched) == 0:
+		if err := s.signInFailed(ctx, email, members); err != nil {
+			return gatehouse.Session{}, "", gatehouse.User{}, err
+		}
+		return gatehouse.Session{}, "", gatehouse.User{}, gatehouse.ErrBadCredentials
+	}
+	refund(ctx)
+	if len(matched) > 1 {
+		return gatehouse.Session{}, "", gatehouse.User{}, s.choice(ctx, email, matched)
+	}
+	return s.startSession(ctx, matched[0])
+}
+
+// splitProven parts users into members (proven) and invitations.
+func splitProven(users []gatehouse.User) (members, invitations []gatehouse.User) {
+	for _, u := range users {
+		if u.Proven {
+			members = append(members, u)
+		} else {
+			invitations = append(invitations, u)
+		}
+	}
+	return members, invitations
+}
+
+// checkPasswords returns the users whose hash password matches. With no
+// user, a dummy hash is checked, so that an unknown email costs what a
+// wrong password does. Errors: ErrHashBusy.
+func (s *Service) checkPasswords(ctx context.Context, users []gatehouse.User, password string) ([]gatehouse.User, error) {
+	if len(users) == 0 {
+		hash, _ := s.dummy() // a failed dummy verifies nothing: still a mismatch
+		_, err := s.verify(ctx, password, hash)
+		return nil, err
+	}
+	var matched []gatehouse.User
+	for _, u := range users {
+		ok, err := s.verify(ctx, password, u.PasswordHash)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			matched = append(matched, u)
+		}
+	}
+	return matched, nil
+}
+
+// verify checks one hash, waiting at most hashWait for a hashing slot.
+// Only ErrHashBusy is reported; any other failure is a mismatch.
+func (s *Service) verify(ctx context.Context, password, hash string) (bool, error) {
+	hashCtx, cancel := context.WithTimeout(ctx, hashWait)
+	defer cancel()
+	ok, err := s.hasher.Verify(hashCtx, password, hash)
+	if errors.Is(err, gatehouse.ErrHashBusy) {
+		return false, err
+	}
+	return ok && err == nil, nil
+}
+
+// signInFailed records a failed sign-in in the log of every organization
+// where the email is a member, or, for an email that is a member nowhere,
+// once with no organization and no user id. Never the password.
+func (s *Service) signInFailed(ctx context.Context, email string, members []gatehouse.User) error {
+	if len(members) == 0 {
+		e := s.signInEntry(ctx, gatehouse.AuditSignInFailed, gatehouse.User{Email: email})
+		return s.store.AppendAudit(ctx, e)
+	}
+	for _, u := range members {
+		if err := s.store.AppendAudit(ctx, s.signInEntry(ctx, gatehouse.AuditSignInFailed, u)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// signInEntry is the entry of a sign-in of u: the user is both the actor
+// and the target, since nobody is signed in yet.
+func (s *Service) signInEntry(ctx context.Context, action gatehouse.AuditAction, u gatehouse.User) gatehouse.AuditEntry {
+	e := s.entry(ctx, u.OrgID, action, gatehouse.TargetUser)
+	e.Actor = gatehouse.AuditActor{Type: gatehouse.ActorUser, Label: u.Email}
+	e.Target = gatehouse.AuditTarget{Type: gatehouse.TargetUser, ID: u.ID, Name: u.Email}
+	if u.ID != uuid.Nil {
+		id := u.ID
+		e.Actor.ID = &id
+	}
+	return e
+}
+
+// startSession stores a new session of u.
+func (s *Service) startSession(ctx context.Context, u gatehouse.User) (gatehouse.Session, string, gatehouse.User, error) {
+	session, token := s.sessions.New(u.ID, s.now())
+	if err := s.store.CreateSession(ctx, s.signInEntry(ctx, gatehouse.AuditSignedIn, u), session); err != nil {
+		return gatehouse.Session{}, "", gatehouse.User{}, err
+	}
+	return session, token, u, nil
+}
+
+// choice is the *ChoiceError for a password that matched several users.
+func (s *Service) choice(ctx context.Context, email string, users []gatehouse.User) error {
+	ce := &gatehouse.ChoiceError{Token: s.sessions.Choice(email, users, s.now())}
+	for _, u := range users {
+		o, err := s.store.FindOrganization(ctx, u.OrgID)
+		if err != nil {
+			return err
+		}
+		ce.Choices = append(ce.Choices, gatehouse.SignInChoice{User: u, Organization: o})
+	}
+	return ce
+}
+
+// ChooseSignIn finishes a sign-in whose password matched several users:
+// token is the *ChoiceError's, userID the user picked among its choices.
+// Errors: ErrBadCredentials when the token is not one SignIn issued, has
+// expired, or does not list userID, or when that user has since been
+// removed; a store error.
+func (s *Service) ChooseSignIn(ctx context.Context, token string, userID uuid.UUID) (gatehouse.Session, string, gatehouse.User, error) {
+	email, ids, ok := s.sessions.OpenChoice(token, s.now())
+	if !ok || !slices.Contains(ids, userID) {
+		return gatehouse.Session{}, "", gatehouse.User{}, gatehouse.ErrBadCredentials
+	}
+	users, err := s.store.FindUsersByEmail(ctx, email)
+	if err != nil {
+		return gatehouse.Session{}, "", gatehouse.User{}, err
+	}
+	for _, u := range users {
+		if u.ID == userID {
+			return s.startSession(ctx, u)
+		}
+	}
+	return gatehouse.Session{}, "", gatehouse.User{}, gatehouse.ErrBadCredentials
+}
+
+// Invitations returns the invitations (users not yet proven, see
+// SignIn) of the signed-in dashboard user's email in other organizations,
+// each with its organization, oldest first. Anyone else has none.
+func (s *Service) Invitations(ctx context.Context) ([]gatehouse.SignInChoice, error) {
+	actor := gatehouse.ActorFrom(ctx)
+	if actor.Type != gatehouse.ActorUser || actor.Label == "" {
+		return nil, nil
+	}
+	users, err := s.store.FindUsersByEmail(ctx, actor.Label)
+	if err != nil {
+		return nil, err
+	}
+	_, invitations := splitProven(users)
+	var out []gatehouse.SignInChoice
+	for _, u := range invitations {
+		o, err := s.store.FindOrganization(ctx, u.OrgID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, gatehouse.SignInChoice{User: u, Organization: o})
+	}
+	return out, nil
+}
+
+// AcceptInvitation proves the invitation userID of the signed-in
+// dashboard user's email, and starts a session as it: the person proved
+// the email by signing in as one of its members, which is all an
+// invitation waits for. ErrNotFound when userID is no invitation of that
+// email (or the acting user is no proven member of it).
+func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (gatehouse.Session, string, gatehouse.User, error) {
+	actor := gatehouse.ActorFrom(ctx)
+	if actor.Type != gatehouse.ActorUser || actor.Label == "" {
+		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("invitation: %w", gatehouse.ErrNotFound)
+	}
+	users, err := s.store.FindUsersByEmail(ctx, actor.Label)
+	if err != nil {
+		return gatehouse.Session{}, "", gatehouse.User{}, err
+	}
+	member := slices.ContainsFunc(users, func(u gatehouse.User) bool { return u.ID == actor.ID && u.Proven })
+	for _, u := range users {
+		if member && u.ID == userID && !u.Proven {
+			return s.startSession(ctx, u)
+		}
+	}
+	return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("invitation: %w", gatehouse.ErrNotFound)
+}
+
+// FindSession returns the unexpired session of a browser's token and its
+// user, or ErrNotFound.
+func (s *Service) FindSession(ctx context.Context, token string) (gatehouse.Session, gatehouse.User, error) {
+	return s.store.FindSession(ctx, s.sessions.Hash(token), s.now())
+}
+
+// SignOut ends a session (ending one that has ended is no error) and
+// every session that has expired.
+func (s *Service) SignOut(ctx context.Context, session gatehouse.Session) error {
+	return s.store.DeleteSession(ctx, session.TokenHash, s.now())
+}

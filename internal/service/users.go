@@ -1,0 +1,132 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// CreateUser adds a dashboard user to the organization, hashing the
+// password. A *ValidationError keyed "email", "name", "password" or
+// "role"; ErrConflict when the email is taken in the organization;
+// ErrNotFound for an unknown organization; ErrForbidden when the acting
+// user is no admin.
+func (s *Service) CreateUser(ctx context.Context, nu gatehouse.NewUser) (gatehouse.User, error) {
+	if err := gatehouse.Authorize(ctx, nu.OrgID, gatehouse.PermManageUsers); err != nil {
+		return gatehouse.User{}, err
+	}
+	var errs gatehouse.ValidationError
+	gatehouse.CheckPassword(&errs, nu.Password)
+	u, err := gatehouse.CheckUser(gatehouse.User{OrgID: nu.OrgID, Email: nu.Email, Name: nu.Name, Role: nu.Role, PasswordHash: "unset"})
+	errs.Merge("", gatehouse.AsValidation(err))
+	if err := errs.Err(); err != nil {
+		return gatehouse.User{}, err
+	}
+	if u.PasswordHash, err = s.hasher.Hash(nu.Password); err != nil {
+		return gatehouse.User{}, err
+	}
+	e := s.entry(ctx, u.OrgID, gatehouse.AuditUserAdded, gatehouse.TargetUser).Change("email", "", u.Email).Change("name", "", u.Name)
+	return s.store.CreateUser(ctx, e, u)
+}
+
+// ListUsers returns the organization's users ordered by email.
+// ErrForbidden when the acting user is no admin.
+func (s *Service) ListUsers(ctx context.Context, orgID uuid.UUID) ([]gatehouse.User, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageUsers); err != nil {
+		return nil, err
+	}
+	return s.store.ListUsers(ctx, orgID)
+}
+
+// SetUserRole changes the role of the organization's user with that
+// email; a lowered role ends the user's sessions at once. A
+// *ValidationError keyed "role"; ErrNotFound for an unknown user;
+// ErrConflict when the organization would be left without an admin;
+// ErrForbidden when the acting user is no admin.
+func (s *Service) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageUsers); err != nil {
+		return gatehouse.User{}, err
+	}
+	if _, err := gatehouse.ParseRole(string(role)); err != nil {
+		return gatehouse.User{}, err
+	}
+	return s.store.SetUserRole(ctx, s.entry(ctx, orgID, gatehouse.AuditUserRoleChanged, gatehouse.TargetUser), orgID, email, role)
+}
+
+// RemoveUser removes the organization's user with that email and ends
+// their sessions at once. ErrNotFound for an unknown user; ErrConflict for
+// the organization's last admin; ErrForbidden when the acting user is no
+// admin.
+func (s *Service) RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (gatehouse.User, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageUsers); err != nil {
+		return gatehouse.User{}, err
+	}
+	return s.store.RemoveUser(ctx, s.entry(ctx, orgID, gatehouse.AuditUserRemoved, gatehouse.TargetUser), orgID, email)
+}
+
+// SetPassword replaces the password of the organization's user with that
+// email and ends the user's sessions. orgID may be uuid.Nil when exactly
+// one organization has a user with that email (the CLI's older form). A
+// *ValidationError keyed "password", or keyed "org" when the email belongs
+// to several organizations and none was named; ErrNotFound when there is
+// no such user; ErrForbidden when the acting user is no admin.
+func (s *Service) SetPassword(ctx context.Context, orgID uuid.UUID, email, password string) (gatehouse.User, error) {
+	if orgID == uuid.Nil {
+		u, err := s.onlyUser(ctx, email)
+		if err != nil {
+			return gatehouse.User{}, err
+		}
+		orgID = u.OrgID
+	}
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageUsers); err != nil {
+		return gatehouse.User{}, err
+	}
+	var errs gatehouse.ValidationError
+	if gatehouse.CheckPassword(&errs, password); errs.Err() != nil {
+		return gatehouse.User{}, errs.Err()
+	}
+	hash, err := s.hasher.Hash(password)
+	if err != nil {
+		return gatehouse.User{}, err
+	}
+	return s.store.SetUserPassword(ctx, s.entry(ctx, orgID, gatehouse.AuditUserPasswordSet, gatehouse.TargetUser), orgID, email, hash)
+}
+
+// onlyUser returns the one user with that email in any organization.
+func (s *Service) onlyUser(ctx context.Context, email string) (gatehouse.User, error) {
+	users, err := s.store.FindUsersByEmail(ctx, email)
+	switch {
+	case err != nil:
+		return gatehouse.User{}, err
+	case len(users) == 0:
+		return gatehouse.User{}, fmt.Errorf("user %s: %w", strings.ToLower(strings.TrimSpace(email)), gatehouse.ErrNotFound)
+	case len(users) > 1:
+		return gatehouse.User{}, gatehouse.Invalid("org", "%s belongs to %d organizations; name one with its id", users[0].Email, len(users))
+	}
+	return users[0], nil
+}
+
+// SetUpUser gives the organization's user with that email a new
+// password, adding the user when there is none: the demo's account.
+// Errors as CreateUser's.
+func (s *Service) SetUpUser(ctx context.Context, nu gatehouse.NewUser) (gatehouse.User, error) {
+	u, err := s.SetPassword(ctx, nu.OrgID, nu.Email, nu.Password)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return s.CreateUser(ctx, nu)
+	}
+	return u, err
+}
+
+// SetTimeZone remembers the zone the organization's user reads times in
+// (see CheckTimeZone). A *ValidationError keyed "timeZone"; ErrNotFound
+// when the organization has no such user.
+func (s *Service) SetTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error {
+	if err := gatehouse.CheckTimeZone(zone); err != nil {
+		return err
+	}
+	return s.store.SetUserTimeZone(ctx, orgID, userID, zone)
+}

@@ -1,0 +1,378 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// DeliverWebhooks claims a due endpoint, if any, and delivers to it for
+// one round: its pending manual deliveries, then its events and its
+// command changes in order, a page at a time, until it has sent
+// everything, one fails, a receiver is slow, or the round's share of its
+// lease is spent. It reports whether it claimed one.
+func (s *Service) DeliverWebhooks(ctx context.Context, holder string) (bool, error) {
+	r, err := s.claimWebhook(ctx, holder)
+	if r == nil {
+		return false, err
+	}
+	return true, r.deliver(ctx)
+}
+
+// claimWebhook claims a due endpoint for holder's round: nil when none
+// is due.
+func (s *Service) claimWebhook(ctx context.Context, holder string) (*webhookRound, error) {
+	if s.webhooks.Send == nil {
+		return nil, errors.New("webhooks: no sender configured")
+	}
+	start := s.Now()
+	c, err := s.store.ClaimWebhook(ctx, holder, start, s.webhooks.Lease)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &webhookRound{s: s, c: c, holder: holder, start: start, stopAt: start.Add(s.webhooks.Lease / 2)}, nil
+}
+
+// deliver runs the round.
+func (r *webhookRound) deliver(ctx context.Context) error {
+	// Sends end by three quarters of the lease, in real time (the
+	// service's clock may be a test's).
+	ctx, cancel := context.WithTimeout(ctx, r.s.webhooks.Lease*3/4)
+	defer cancel()
+	c := r.c
+	secret, err := r.s.openWebhookSecret(ctx, c.Webhook.OrgID, c.Webhook.ID, c.Sealed)
+	if err == nil {
+		r.secret = gatehouse.SigningSecrets(secret, c.Webhook, r.start)
+		r.filter, err = gatehouse.ParseWebhookFilter(c.Filters)
+	}
+	if err != nil {
+		// Nothing can be sent: count it as a failed attempt, so that
+		// the endpoint backs off (and is disabled in time) rather than
+		// being claimed again at once.
+		r.p = r.progress()
+		r.fail(err.Error())
+		return r.save(ctx, true)
+	}
+	return r.run(ctx)
+}
+
+// webhookRound is one claim's work on an endpoint.
+type webhookRound struct {
+	s      *Service
+	c      gatehouse.WebhookClaim
+	holder string
+	secret string
+	filter gatehouse.EventFilter
+	// start is when the claim was made; stopAt, half a lease later, is
+	// when the round starts no more sends.
+	start, stopAt time.Time
+	p             gatehouse.WebhookProgress
+	// slow is set once a send took Slow or longer: the round ends.
+	slow bool
+	// pool, when the round runs in one (RunWebhooks); waiting and
+	// ended are the pool's, under its lock.
+	pool           *webhookPool
+	waiting, ended bool
+}
+
+// over reports whether the round may start no more sends: a receiver was
+// slow, the round's share of its lease is spent, or its context ended.
+func (r *webhookRound) over(ctx context.Context) bool {
+	return r.slow || ctx.Err() != nil || !r.s.Now().Before(r.stopAt)
+}
+
+func (r *webhookRound) progress() gatehouse.WebhookProgress {
+	w := r.c.Webhook
+	p := gatehouse.WebhookProgress{OrgID: w.OrgID, ID: w.ID, Holder: r.holder, Generation: w.Generation,
+		EventsAfter: w.EventsAfter, CommandsAfter: w.CommandsAfter}
+	if w.Failing != nil {
+		since := time.Time(w.Failing.Since)
+		p.Attempts, p.FailingSince, p.LastError = w.Failing.Attempts, &since, w.Failing.LastError
+		// A round that sends no feed message (it ends after a manual
+		// one) leaves the backoff as it was.
+		p.NextAt = time.Time(w.Failing.NextAttemptAt)
+	}
+	return p
+}
+
+// run sends the pending manual deliveries, then pages of events and
+// command changes, saving after each page. Manual sends count against
+// the round as the feed's do: none starts once the round is over, and
+// a slow one ends it.
+func (r *webhookRound) run(ctx context.Context) error {
+	r.p = r.progress()
+	for _, d := range r.c.Pending {
+		if r.over(ctx) {
+			break
+		}
+		r.sendManual(ctx, d)
+	}
+	if r.over(ctx) {
+		return r.saveReleased(ctx)
+	}
+	for {
+		more, failed, err := r.page(ctx)
+		if err != nil {
+			return errors.Join(err, r.save(ctx, true))
+		}
+		done := failed || !more || r.over(ctx)
+		if done {
+			return r.saveReleased(ctx)
+		}
+		if err := r.save(ctx, false); err != nil {
+			if errors.Is(err, gatehouse.ErrConflict) {
+				return nil // a replay or another instance took over
+			}
+			return err
+		}
+		r.p.Deliveries = nil
+	}
+}
+
+// saveReleased saves the round's progress and ends it.
+func (r *webhookRound) saveReleased(ctx context.Context) error {
+	err := r.save(ctx, true)
+	if errors.Is(err, gatehouse.ErrConflict) {
+		return nil // a replay or another instance took over
+	}
+	return err
+}
+
+// page sends the next page of events, then of command changes. more
+// reports that a page was full; failed that a send failed.
+func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) {
+	w := r.c.Webhook
+	if w.Subscribes(gatehouse.WebhookEventCreated) {
+		f := r.filter
+		f.Limit = webhookPage
+		page, err := r.s.store.ReadFeed(ctx, w.OrgID, f, r.p.EventsAfter)
+		if errors.Is(err, gatehouse.ErrInvalid) {
+			// A position the database cannot follow (restored from a
+			// dump): the endpoint fails, visibly, until it is replayed.
+			r.fail("the endpoint's feed position is invalid here (" + err.Error() + "): replay it from a cursor")
+			return false, true, nil
+		}
+		if err != nil {
+			return false, false, err
+		}
+		for i, ev := range page.Events {
+			if r.over(ctx) {
+				// The rest of the page is the next round's.
+				return true, false, nil
+			}
+			// A round sends a page for as long as half its lease: an
+			// erasure may have committed since the page was read, and
+			// what it erased must not be sent (CONTRACT: never again).
+			erased, err := r.erased(ctx, ev.ID)
+			if err != nil {
+				return false, false, err
+			}
+			if !erased && !r.send(ctx, gatehouse.WebhookEventCreated, "msg_evt_"+ev.ID.String(), ev.ID, ev) {
+				return false, true, nil
+			}
+			r.p.EventsAfter = page.Positions[i]
+		}
+		r.p.EventsAfter = page.Next // the same as the last's; an empty page's is where it was
+		more = len(page.Events) == webhookPage
+	}
+	if w.Subscribes(gatehouse.WebhookCommandUpdated) {
+		changes, _, err := r.s.store.ReadCommandChanges(ctx, w.OrgID, r.p.CommandsAfter, webhookPage)
+		if err != nil {
+			return more, false, err
+		}
+		for _, ch := range changes {
+			if r.over(ctx) {
+				return true, false, nil
+			}
+			c, err := r.s.store.FindCommand(ctx, w.OrgID, ch.ID)
+			if errors.Is(err, gatehouse.ErrNotFound) {
+				// Erased since the changes were read: never sent.
+				r.p.CommandsAfter = ch.Position
+				continue
+			}
+			if err != nil {
+				return more, false, err
+			}
+			c.Deliveries = nil
+			if !r.send(ctx, gatehouse.WebhookCommandUpdated, "msg_cmd_"+ch.ID.String()+"_"+strings.ToLower(string(c.Status)), ch.ID, c) {
+				return false, true, nil
+			}
+			r.p.CommandsAfter = ch.Position
+		}
+		more = more || len(changes) == webhookPage
+	}
+	return more, false, nil
+}
+
+// erased reports whether an event read for the round is gone since.
+func (r *webhookRound) erased(ctx context.Context, id uuid.UUID) (bool, error) {
+	_, err := r.s.findEvent(ctx, r.c.Webhook.OrgID, id)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return true, nil
+	}
+	return false, err
+}
+
+// webhookMessage is a delivery's body.
+type webhookMessage struct {
+	Type gatehouse.WebhookType `json:"type"`
+	Data any                   `json:"data"`
+}
+
+// send delivers one message of the endpoint's queue and logs it; on
+// failure it records the endpoint's failure and reports false.
+func (r *webhookRound) send(ctx context.Context, t gatehouse.WebhookType, msgID string, object uuid.UUID, data any) bool {
+	d := gatehouse.WebhookDelivery{ID: gatehouse.NewID(), MessageID: msgID, Type: t, ObjectID: object, Attempt: r.p.Attempts + 1}
+	r.attempt(ctx, &d, data)
+	r.p.Deliveries = append(r.p.Deliveries, d)
+	if d.Status != gatehouse.DeliverySucceeded {
+		r.fail(d.Error)
+		return false
+	}
+	r.p.Attempts, r.p.FailingSince, r.p.LastError = 0, nil, ""
+	return true
+}
+
+// sendManual sends a pending redelivery or test once; its outcome
+// touches only its own log row.
+func (r *webhookRound) sendManual(ctx context.Context, d gatehouse.WebhookDelivery) {
+	var data any = map[string]any{"webhookId": r.c.Webhook.ID, "deliveryId": d.ID}
+	switch d.Type {
+	case gatehouse.WebhookEventCreated:
+		ev, err := r.s.findEvent(ctx, r.c.Webhook.OrgID, d.ObjectID)
+		switch {
+		case errors.Is(err, gatehouse.ErrNotFound):
+			d.Status, d.Error = gatehouse.DeliveryFailed, "the event no longer exists"
+		case err != nil:
+			d.Status, d.Error = gatehouse.DeliveryFailed, err.Error()
+		default:
+			data = ev
+		}
+	case gatehouse.WebhookCommandUpdated:
+		c, err := r.s.store.FindCommand(ctx, r.c.Webhook.OrgID, d.ObjectID)
+		if err != nil {
+			d.Status, d.Error = gatehouse.DeliveryFailed, err.Error()
+		}
+		c.Deliveries = nil
+		data = c
+	}
+	d.Attempt = 1
+	if d.Status == gatehouse.DeliveryPending {
+		r.attempt(ctx, &d, data)
+	} else {
+		d.At = gatehouse.Time(gatehouse.Truncate(r.s.Now()))
+	}
+	r.p.Deliveries = append(r.p.Deliveries, d)
+}
+
+// attempt signs and sends d's message and fills in its outcome.
+func (r *webhookRound) attempt(ctx context.Context, d *gatehouse.WebhookDelivery, data any) {
+	now := r.s.Now()
+	d.At = gatehouse.Time(gatehouse.Truncate(now))
+	body, err := json.Marshal(webhookMessage{Type: d.Type, Data: data})
+	var header http.Header
+	if err == nil {
+		header, err = gatehouse.SignWebhook(r.secret, d.MessageID, now, body)
+	}
+	if err != nil {
+		d.Status, d.Error = gatehouse.DeliveryFailed, err.Error()
+		return
+	}
+	header.Set("Content-Type", "application/json")
+	header.Set("User-Agent", "Gatehouse-Webhooks/1")
+	sent := time.Now() // the latency is real time, whatever the service's clock
+	if r.pool != nil {
+		// A receiver still answering after Slow keeps its round, not a
+		// worker.
+		waiting := time.AfterFunc(r.s.webhooks.Slow, func() { r.pool.wait(r) })
+		defer waiting.Stop()
+	}
+	status, response, err := r.s.webhooks.Send(ctx, r.c.Webhook.URL, header, body)
+	took := time.Since(sent)
+	r.slow = r.slow || took >= r.s.webhooks.Slow
+	ms := took.Milliseconds()
+	d.LatencyMS = &ms
+	d.Response = logText(response, 1024)
+	switch {
+	case err != nil:
+		d.Status, d.Error = gatehouse.DeliveryFailed, logText([]byte(err.Error()), 300)
+	case status < 200 || status > 299:
+		d.ResponseCode = &status
+		d.Status, d.Error = gatehouse.DeliveryFailed, "the endpoint answered "+http.StatusText(status)
+	default:
+		d.ResponseCode = &status
+		d.Status = gatehouse.DeliverySucceeded
+	}
+}
+
+// fail records a failed attempt at the head of the endpoint's queue: the
+// next is due after the backoff, and after RetryFor of failures the
+// endpoint is disabled.
+func (r *webhookRound) fail(reason string) {
+	now := r.s.Now()
+	if r.p.FailingSince == nil {
+		r.p.FailingSince = &now
+	}
+	r.p.Attempts++
+	r.p.LastError = reason
+	r.p.NextAt = now.Add(r.s.webhooks.backoff(r.p.Attempts))
+	if now.Sub(*r.p.FailingSince) >= r.s.webhooks.RetryFor {
+		ctx := gatehouse.WithActor(context.Background(), gatehouse.Actor{Type: gatehouse.ActorSystem})
+		e := r.s.entry(ctx, r.p.OrgID, gatehouse.AuditWebhookDisabled, gatehouse.TargetWebhook).
+			Change("enabled", "true", "false").Change("reason", "", "failing since "+gatehouse.FormatTime(*r.p.FailingSince)+": "+reason)
+		r.p.Disable = &e
+	}
+}
+
+// save stores the round's progress; release ends the lease and sets when
+// the endpoint is due next (after the backoff when failing, at once when
+// there is more, after Idle when it is caught up).
+func (r *webhookRound) save(ctx context.Context, release bool) error {
+	now := r.s.Now()
+	r.p.Now, r.p.Release = now, release
+	if r.p.FailingSince == nil {
+		r.p.NextAt = now
+		if release {
+			r.p.NextAt = now.Add(r.s.webhooks.Idle)
+		}
+	}
+	// Saved even when the round's context ended: what was sent is
+	// logged and its position kept.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return r.s.store.SaveWebhookProgress(ctx, r.p)
+}
+
+// backoff is the wait after the n-th failed attempt: RetryBase doubling
+// to RetryMax, less up to half of it at random, so that endpoints that
+// failed together do not retry together.
+func (w WebhookSettings) backoff(n int) time.Duration {
+	d := w.RetryMax
+	if n < 31 {
+		d = min(w.RetryBase<<(n-1), w.RetryMax)
+	}
+	return d - rand.N(d/2+1)
+}
+
+// logText keeps at most n bytes of b, cut on a rune boundary, for the
+// delivery log.
+func logText(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+		for len(b) > 0 && !utf8.Valid(b) {
+			b = b[:len(b)-1]
+		}
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}

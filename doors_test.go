@@ -26,7 +26,7 @@ var doors = []string{"internal/server", "internal/dashboard", "internal/cli"}
 // implements gatehouse.Store (a field, a parameter, a variable, a call's
 // result), on any call of one of its methods, and on any function that
 // takes one (gatehouse.FindEvents, demo.Seed): an operation of a door
-// happens in gatehouse.Service, or the next change (an audit entry, a
+// happens in service.Service, or the next change (an audit entry, a
 // tenant check) is written three times.
 func TestDoorsUseTheStoreOnlyThroughTheService(t *testing.T) {
 	if testing.Short() {

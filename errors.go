@@ -98,7 +98,7 @@ func RequireKeyScope(a Actor, scope Scope, reason string) error {
 var ErrChooseOrganization = errors.New("choose an organization")
 
 // ChoiceError is a sign-in that matched users of several organizations:
-// the person picks one, and Service.ChooseSignIn signs that user in.
+// the person picks one, and service.Service.ChooseSignIn signs that user in.
 type ChoiceError struct {
 	// Token proves the password was checked; it lasts ChoiceLifetime.
 	Token   string

@@ -1,10 +1,14 @@
-// Package gatehouse holds the domain of the Gatehouse access-control event
-// service: organizations, API keys and their scopes, locations and access
-// points, access events and remote-unlock commands, the filters and cursors
-// that page through events, and the Store interface every backend implements.
+// Package gatehouse holds the nouns of the Gatehouse access-control event
+// service and their rules: organizations, API keys and their scopes,
+// locations and access points, access events and remote-unlock commands,
+// policies and the evaluator that decides by them, the filters and cursors
+// that page through events, who may do what, and the [Store] interface
+// every backend implements.
 //
-// The package imports no database driver and no HTTP code; implementations
-// live in internal/sqlite, internal/server and friends.
+// Nothing here runs by itself: no goroutine, channel, mutex or timer. The
+// operations and everything that runs (loops, caches, leases) live in
+// internal/service; the package imports no database driver and nothing of
+// internal/ (layers_test.go keeps both walls).
 package gatehouse
 
 import (

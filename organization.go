@@ -55,7 +55,7 @@ type User struct {
 	// Proven says the user has proven membership of the organization:
 	// signed in to it once with the password set for it, or accepted its
 	// invitation while signed in as the same email elsewhere. Until then
-	// the user is an invitation (see Service.SignIn).
+	// the user is an invitation (see service.Service.SignIn).
 	Proven bool
 	// TimeZone is the zone the dashboard shows the user times in: "" for
 	// the browser's own, "UTC" or an IANA name (see CheckTimeZone).

@@ -59,7 +59,7 @@ const ChoiceLifetime = 5 * time.Minute
 
 // Choice returns a token, signed with the service secret, that lets the
 // person who signed in as email at now continue as one of users within
-// ChoiceLifetime (see Service.ChooseSignIn).
+// ChoiceLifetime (see service.Service.ChooseSignIn).
 func (s *Sessions) Choice(email string, users []User, now time.Time) string {
 	users = users[:min(len(users), 255)] // the count is one byte; nobody belongs to more
 	b := binary.BigEndian.AppendUint64(nil, uint64(now.Add(ChoiceLifetime).UnixMilli()))

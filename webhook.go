@@ -17,7 +17,7 @@ type WebhookType string
 
 // The message types. An endpoint subscribes to event.created and
 // command.updated; webhook.test is only sent when asked for
-// (Service.TestWebhook).
+// (service.Service.TestWebhook).
 const (
 	WebhookEventCreated   WebhookType = "event.created"
 	WebhookCommandUpdated WebhookType = "command.updated"

@@ -5,7 +5,7 @@
 //
 // It is also the only package outside the stores that holds a
 // gatehouse.Store: the doors (internal/server, internal/dashboard,
-// internal/cli) reach the records through gatehouse.Service alone.
+// internal/cli) reach the records through service.Service alone.
 package app
 
 import (
@@ -235,12 +235,12 @@ func New(ctx context.Context, s Settings) (*App, error) {
 
 // Background runs the instance's background work until ctx ends: the
 // batched last-used writes of keys, the work of commands
-// (gatehouse.Service.RunCommands: wakes from other instances, expiry
+// (service.Service.RunCommands: wakes from other instances, expiry
 // under a lease), the push of the commands this instance issued to the
 // platform's messaging, and the planner statistics of the event tables
-// (gatehouse.Service.RunStatistics, under a lease), and the delivery of
-// webhooks (gatehouse.Service.RunWebhooks, each endpoint under a lease),
-// and the deletion of expired events (gatehouse.Service.RunRetention,
+// (service.Service.RunStatistics, under a lease), and the delivery of
+// webhooks (service.Service.RunWebhooks, each endpoint under a lease),
+// and the deletion of expired events (service.Service.RunRetention,
 // under a lease).
 // Every instance runs
 // it; they coordinate through the database.
@@ -314,7 +314,7 @@ func orDefault(l *ratelimit.Limit, def ratelimit.Limit) {
 }
 
 // signInLimiter spends a failed sign-in from three buckets at once (see
-// gatehouse.Service.SignIn): the strict one of the email from the
+// service.Service.SignIn): the strict one of the email from the
 // client's network, and the ceilings of the email and of the network.
 // A guesser empties the strict bucket of its own network only, so the
 // owner's right password still passes from another network; the email's

@@ -15,7 +15,7 @@ import (
 )
 
 // DB is an open database. It holds the Store so that nothing outside this
-// package and the stores does: a door gets a gatehouse.Service from it.
+// package and the stores does: a door gets a service.Service from it.
 type DB struct {
 	store gatehouse.Store
 }

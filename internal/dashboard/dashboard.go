@@ -14,7 +14,7 @@
 // protection and carry the session's CSRF token; sign-in failures are
 // limited per email from one network, under ceilings per email and per
 // network, and a user an admin adds is an invitation until its first
-// sign-in (see gatehouse.Service.SignIn).
+// sign-in (see service.Service.SignIn).
 package dashboard
 
 import (

@@ -10,7 +10,7 @@ import (
 
 // invitationsPage lists the organizations that added the signed-in
 // user's email and wait for that person to accept (see
-// gatehouse.Service.SignIn: an invitation of an email that already
+// service.Service.SignIn: an invitation of an email that already
 // belongs to someone takes no part in sign-in).
 type invitationsPage struct {
 	Invitations []gatehouse.SignInChoice

@@ -12,6 +12,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/service"
+	"github.com/gatehouse/gatehouse/internal/service/servicetest"
 	"github.com/gatehouse/gatehouse/internal/storetest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
@@ -178,7 +179,7 @@ func TestSyncWokenByAnotherInstance(t *testing.T) {
 	go func() { serve.RunCommands(run, "serve", func(err error) { t.Error(err) }); close(done) }()
 	t.Cleanup(func() { stop(); <-done })
 
-	storetest.SyncWoken(t, ctx, serve, d.org.ID, 500*time.Millisecond, func() gatehouse.Command {
+	servicetest.SyncWoken(t, ctx, serve, d.org.ID, 500*time.Millisecond, func() gatehouse.Command {
 		admin := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: d.user.ID, Label: d.user.Email,
 			OrgID: d.org.ID, Role: d.user.Role})
 		c, _, err := issuer.IssueCommand(admin, d.org.ID, gatehouse.CommandRequest{AccessPointID: d.ap.ID, Scope: gatehouse.ScopeUniverse}, "")

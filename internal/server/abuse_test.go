@@ -35,7 +35,7 @@ import (
 // with wrong passwords (a bounded number, so that the hashes' memory stays
 // modest), and another tenant's first pages are timed; the log reports
 // that tenant's p50 and p99, never asserted. The store is wrapped as serve
-// wraps it (gatehouse.LimitReads). It stops by itself after
+// wraps it (service.LimitReads). It stops by itself after
 // GATEHOUSE_ABUSE_DURATION (3 s by default; .ci/run runs it for a minute).
 // No answer may be a 5xx, every 429 must carry Retry-After, every valid
 // request must be served, and memory must stay bounded while the limiter

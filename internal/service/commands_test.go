@@ -10,7 +10,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/service"
-	"github.com/gatehouse/gatehouse/internal/storetest"
+	"github.com/gatehouse/gatehouse/internal/service/servicetest"
 	"github.com/gatehouse/gatehouse/internal/teststore"
 	"github.com/google/uuid"
 )
@@ -297,7 +297,7 @@ func TestWakesCrossProcessesOnSQLite(t *testing.T) {
 	go func() { serve.RunCommands(run, "serve", func(err error) { t.Error(err) }); close(done) }()
 	t.Cleanup(func() { stop(); <-done })
 
-	storetest.SyncWoken(t, f.key, serve, f.org.ID, 300*time.Millisecond, func() gatehouse.Command {
+	servicetest.SyncWoken(t, f.key, serve, f.org.ID, 300*time.Millisecond, func() gatehouse.Command {
 		c, _, err := cli.IssueCommand(f.key, f.org.ID, f.universe(), "")
 		must(t, err)
 		return c

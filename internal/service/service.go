@@ -1,3 +1,9 @@
+// Package service is where every operation of Gatehouse happens: the
+// [Service] and its methods, which the API, the dashboard and the CLI call,
+// and everything that runs beside them: the loops of commands, webhooks,
+// retention and statistics, the caches, the read slots, the decision
+// recorder and the wakes of waiting syncs. It works on the nouns of the
+// root package and reaches the records only through [gatehouse.Store].
 package service
 
 import (
@@ -66,7 +72,7 @@ type Service struct {
 	retention RetentionSettings
 }
 
-// ServiceConfig is what NewService needs. Store is required; Hasher is
+// Config is what New needs. Store is required; Hasher is
 // required by the user and sign-in methods.
 type Config struct {
 	Store gatehouse.Store
@@ -102,7 +108,7 @@ type PasswordHasher interface {
 // (the attempt succeeded, or was never tried).
 type SignInLimiter func(ctx context.Context, email, clientNetwork string) (refund func(context.Context), wait time.Duration, allowed bool)
 
-// NewService returns the service on cfg.Store.
+// New returns the service on cfg.Store.
 func New(cfg Config) *Service {
 	s := &Service{store: cfg.Store, cursors: gatehouse.NewCursors(cfg.Secret), sessions: gatehouse.NewSessions(cfg.Secret), feedCursors: gatehouse.NewFeedCursors(cfg.Secret),
 		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now,

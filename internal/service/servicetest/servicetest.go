@@ -1,4 +1,6 @@
-package storetest
+// Package servicetest holds checks of the service that more than one
+// package runs: the service's own tests and each store's.
+package servicetest
 
 import (
 	"context"

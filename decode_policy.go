@@ -105,7 +105,7 @@ func DecodePolicy(data []byte) (Policy, error) {
 				until := Time(t)
 				d.Until = &until
 			} else if !errs.Reported(field + ".until") {
-				errs.Add(field+".until", InstantRule, "2026-12-01T00:00:00Z")
+				errs.Add(field+".until", instantRule, "2026-12-01T00:00:00Z")
 			}
 		}
 		p.Deny = append(p.Deny, d)
@@ -123,10 +123,10 @@ func isJSONValue(raw json.RawMessage) bool {
 	return len(raw) > 0 && string(raw) != "null"
 }
 
-// InstantRule is what an instant of a policy or a decision must be: what
+// instantRule is what an instant of a policy or a decision must be: what
 // ParseTime reads, the rule of every instant Gatehouse accepts. An instant
 // past year 9999 in UTC would be stored, then fail to read back.
-const InstantRule = "must be an RFC 3339 instant with an offset, e.g. %s, from year 0000 to 9999 in UTC"
+const instantRule = "must be an RFC 3339 instant with an offset, e.g. %s, from year 0000 to 9999 in UTC"
 
 var (
 	decisionFields   = []string{"accessPointId", "platformUserId", "serverJobId", "attributes", "record", "at"}
@@ -166,7 +166,7 @@ func DecodeDecisionRequest(data []byte) (DecisionRequest, error) {
 			at := Time(t)
 			req.At = &at
 		} else if !errs.Reported("at") {
-			errs.Add("at", InstantRule, "2026-11-20T23:30:00Z")
+			errs.Add("at", instantRule, "2026-11-20T23:30:00Z")
 		}
 	}
 	errs.Absorb("", req.Check())

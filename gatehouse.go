@@ -46,11 +46,11 @@ func ParseTime(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, ErrInvalid
 	}
-	return InRange(Truncate(t))
+	return inRange(Truncate(t))
 }
 
-// InRange returns t, or [ErrInvalid] when it lies outside MinTime..MaxTime.
-func InRange(t time.Time) (time.Time, error) {
+// inRange returns t, or [ErrInvalid] when it lies outside MinTime..MaxTime.
+func inRange(t time.Time) (time.Time, error) {
 	if t.Before(MinTime) || t.After(MaxTime) {
 		return time.Time{}, ErrInvalid
 	}

@@ -344,8 +344,8 @@ func checkDeny(errs *ValidationError, rules []DenyRule) []DenyRule {
 			seen[r.PlatformUserID] = i
 		}
 		if r.Until != nil {
-			if _, err := InRange(time.Time(*r.Until)); err != nil {
-				errs.Add(field+".until", InstantRule, "2026-12-01T00:00:00Z")
+			if _, err := inRange(time.Time(*r.Until)); err != nil {
+				errs.Add(field+".until", instantRule, "2026-12-01T00:00:00Z")
 			}
 		}
 		out[i] = r

@@ -249,8 +249,8 @@ func (r DecisionRequest) Check() error {
 		errs.Add("at", "must be absent when record is true: a recorded decision is made now")
 	}
 	if r.At != nil && !errs.Reported("at") {
-		if _, err := InRange(time.Time(*r.At)); err != nil {
-			errs.Add("at", InstantRule, "2026-11-20T23:30:00Z")
+		if _, err := inRange(time.Time(*r.At)); err != nil {
+			errs.Add("at", instantRule, "2026-11-20T23:30:00Z")
 		}
 	}
 	return errs.Err()

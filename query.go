@@ -221,6 +221,10 @@ func parseDate(errs *ValidationError, field, s string) *time.Time {
 	return &t
 }
 
+// CheckText adds to errs, under field, what is wrong with a text a person
+// or a game server gave: it must be valid UTF-8, at most max characters,
+// and free of control and bidirectional-override characters. It reports
+// whether s passed.
 func CheckText(errs *ValidationError, field, s string, max int) bool {
 	switch {
 	case !utf8.ValidString(s):

@@ -11,7 +11,8 @@ import (
 // a foreign id behaves exactly like an unknown one.
 //
 // A Store is persistence only: the doors (API, dashboard, CLI) reach it
-// through the service (internal/service), which owns validation, ids, times and tenant checks.
+// through the service (internal/service), which checks every input by the
+// rules of this package and owns ids, times and tenant checks.
 //
 // Every method that changes records takes the [AuditEntry] of the change,
 // built by the service, and appends it in the transaction of the change,

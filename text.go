@@ -35,5 +35,8 @@ func unsafeRune(r rune) bool {
 	return false
 }
 
-// HasUnsafeRune reports whether s holds a rune unsafeRune refuses.
+// HasUnsafeRune reports whether s holds a control character, a line or
+// paragraph separator, or a bidirectional control (a mark, an embedding,
+// an override or an isolate): characters that would make a text read
+// other than it is, in a log or on a page.
 func HasUnsafeRune(s string) bool { return strings.ContainsFunc(s, unsafeRune) }

@@ -21,7 +21,7 @@ import (
 
 // Import limits.
 const (
-	importBatch     = 10000   // events decoded and handed to the store at once (gatehouse.Import commits several together)
+	importBatch     = 10000   // events decoded and handed to the store at once (service.Import commits several together)
 	maxLineBytes    = 1 << 20 // longer lines are rejected, never buffered whole
 	maxListedErrors = 1000    // line errors listed; Rejected counts them all
 )

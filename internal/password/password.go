@@ -37,7 +37,7 @@ var ErrMalformedHash = errors.New("password: malformed hash")
 // gatehouse.ErrHashBusy, which the service answers as "retry".
 var ErrBusy = fmt.Errorf("password: every hashing slot is busy: %w", gatehouse.ErrHashBusy)
 
-// Hasher is Hash and Verify as the gatehouse.PasswordHasher the service
+// Hasher is Hash and Verify as the service.PasswordHasher the service
 // takes.
 type Hasher struct{}
 

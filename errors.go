@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // The error values every Store method and service wraps. The HTTP layer maps
@@ -265,4 +267,53 @@ func Invalid(field, format string, args ...any) error {
 func AsValidation(err error) *ValidationError {
 	ve, _ := err.(*ValidationError)
 	return ve
+}
+
+// StoreError is the error of a [Store] method that failed for a reason the
+// request did not make: the database unavailable, a row unreadable, the
+// driver's own error. It names the method and the ids it acted on, the
+// organization first, so that the one log line of a failure says where:
+//
+//	Store.ListEvents(0190c1e2-…): sql: database is closed
+//
+// Text a client reads leaves the label out: see [ErrorText].
+type StoreError struct {
+	// Op is the method, such as "Store.ListEvents".
+	Op string
+	// IDs are the ids it acted on, the organization first.
+	IDs []uuid.UUID
+	Err error
+}
+
+func (e *StoreError) Error() string { return e.label() + ": " + e.Err.Error() }
+
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// label is "Op(id, id)".
+func (e *StoreError) label() string {
+	var b strings.Builder
+	b.Grow(len(e.Op) + 2 + len(e.IDs)*38)
+	b.WriteString(e.Op)
+	b.WriteByte('(')
+	for i, id := range e.IDs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(id.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// ErrorText is err's text without the labels of the store methods it
+// passed through ([StoreError]): what a client may read, such as why a
+// webhook delivery failed. The log keeps the labels.
+func ErrorText(err error) string {
+	text := err.Error()
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if se, ok := e.(*StoreError); ok {
+			text = strings.Replace(text, se.label()+": ", "", 1)
+		}
+	}
+	return text
 }

@@ -2,8 +2,7 @@ package sqlstore
 
 import (
 	"errors"
-	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -19,27 +18,16 @@ import (
 //
 //	defer sqlstore.Label(&err, "Store.ListEvents", orgID)
 //
-// It wraps with %w, so errors.Is and errors.As see through it. It leaves
-// nil alone and formats nothing then: the success path does not allocate.
-// It also leaves the client's errors alone (see [ClientError]): their text
+// The label is a *[gatehouse.StoreError], which unwraps to the cause, so
+// errors.Is and errors.As see through it. It leaves nil alone and formats
+// nothing then: the success path does not allocate. It also leaves the client's errors alone (see [ClientError]): their text
 // is what an answer, a form or the command line shows, and stays as it
 // was.
 func Label(errp *error, op string, ids ...uuid.UUID) {
 	if *errp == nil || ClientError(*errp) {
 		return
 	}
-	var b strings.Builder
-	b.Grow(len(op) + 2 + len(ids)*38)
-	b.WriteString(op)
-	b.WriteByte('(')
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(id.String())
-	}
-	b.WriteByte(')')
-	*errp = fmt.Errorf("%s: %w", b.String(), *errp)
+	*errp = &gatehouse.StoreError{Op: op, IDs: slices.Clone(ids), Err: *errp}
 }
 
 // clientErrors are the domain's errors that the request made: an answer

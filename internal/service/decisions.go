@@ -69,12 +69,12 @@ func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r gatehouse.Decis
 }
 
 // decisionContext is what deciding for the access point at at needs.
-// Decisions made now read it at most once per [decisionContextFresh] per
+// Decisions made now read it at most once per decisionContextFresh per
 // access point on this instance: a busy door asks for thousands of
 // decisions a second, and each would otherwise read the database before
 // its own write. A change to it is seen:
 //   - at once when made on this instance: a policy, a command issued,
-//     cancelled or answered ([decisionContexts.forget]);
+//     cancelled or answered (decisionContexts.forget);
 //   - within decisionContextFresh when made on another instance.
 //
 // The unlocks it holds are filtered again at each decision's instant

@@ -120,7 +120,7 @@ func (s *Service) checkPasswords(ctx context.Context, users []gatehouse.User, pa
 	return matched, nil
 }
 
-// verify checks one hash, waiting at most [hashWait] for a hashing slot.
+// verify checks one hash, waiting at most hashWait for a hashing slot.
 // Only [gatehouse.ErrHashBusy] is reported; any other failure is a
 // mismatch.
 func (s *Service) verify(ctx context.Context, password, hash string) (bool, error) {

@@ -19,7 +19,7 @@ type zoneKey struct {
 	from int64
 }
 
-// cachedZoneOffsets is [gatehouse.ZoneOffsets] through [zoneCache]: the
+// cachedZoneOffsets is [gatehouse.ZoneOffsets] through zoneCache: the
 // [gatehouse.ZoneSource] of every policy set the service makes.
 func cachedZoneOffsets(name string, from, to time.Time) ([]gatehouse.ZoneOffset, error) {
 	key := zoneKey{name, from.Unix()}

@@ -66,13 +66,14 @@ func (s *Service) RunRetention(ctx context.Context, holder string, report func(e
 	}
 }
 
-// RetainEvents does one pass, when holder has (or takes) the lease: for
-// every organization it deletes the events that occurred more than its
-// retention ago, a batch at a time, then the commands issued before then
-// (with their deliveries and idempotency keys) and its webhook delivery
-// log of before then, then the platform user search terms no event has
-// any more. It returns how many events it deleted; 0
-// without the lease.
+// RetainEvents does one pass when holder has (or takes) the lease, and
+// returns how many events it deleted; 0 without the lease. For every
+// organization, it deletes in this order:
+//   - the events that occurred more than its retention ago, a batch at a
+//     time;
+//   - the commands issued before then (with their deliveries and
+//     idempotency keys), and its webhook delivery log of before then;
+//   - the platform user search terms no event has any more.
 func (s *Service) RetainEvents(ctx context.Context, holder string) (int, error) {
 	hold := func() (bool, error) {
 		return s.store.TryLease(ctx, "events.retention", holder, s.Now(), retentionLease)

@@ -9,9 +9,13 @@ import (
 )
 
 // TestRolesInTheService: the service, not the pages, decides what a
-// dashboard user may do: an admin everything; an operator looks, and
-// issues and cancels commands; a viewer only looks. A user acting on another organization finds nothing, and the
-// system (the CLI) may do everything.
+// dashboard user may do:
+//   - an admin, everything;
+//   - an operator looks, and issues and cancels commands;
+//   - a viewer only looks.
+//
+// A user acting on another organization finds nothing, and the system (the
+// CLI) may do everything.
 func TestRolesInTheService(t *testing.T) {
 	f := newService(t, nil)
 	bg := context.Background()

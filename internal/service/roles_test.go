@@ -143,7 +143,7 @@ func TestRolesInTheService(t *testing.T) {
 
 // TestSignInAcrossOrganizations: a password that matches the users of
 // two organizations signs nobody in until one is chosen; the choice is
-// bound to the matched users and lasts ChoiceLifetime.
+// bound to the matched users and lasts [gatehouse.ChoiceLifetime].
 func TestSignInAcrossOrganizations(t *testing.T) {
 	f := newService(t, nil)
 	ctx := context.Background()

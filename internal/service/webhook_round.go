@@ -81,9 +81,10 @@ type webhookRound struct {
 	// when the round starts no more sends.
 	start, stopAt time.Time
 	p             gatehouse.WebhookProgress
-	// slow is set once a send took Slow or longer: the round ends.
+	// slow is set once a send took [WebhookSettings.Slow] or longer: the
+	// round ends.
 	slow bool
-	// pool, when the round runs in one (RunWebhooks); waiting and
+	// pool, when the round runs in one ([Service.RunWebhooks]); waiting and
 	// ended are the pool's, under its lock.
 	pool           *webhookPool
 	waiting, ended bool

@@ -63,10 +63,10 @@ func (s *Service) openFeedCursor(ctx context.Context, orgID uuid.UUID, cursor st
 // legacyFeedPosition is p, from a cursor of the first form, as the feed
 // reads it: no later than the store's
 // [gatehouse.EventStore.FeedCursorCeiling], where the feed stood when
-// cursors began to be sealed. Every such cursor handed out
-// is at or before it; one written since, by hand, would otherwise let
-// its writer compare the positions of its events, which count every
-// organization's, with numbers of its choosing.
+// cursors began to be sealed. Every such cursor handed out is at or before
+// it; one written since, by hand, would otherwise let its writer compare
+// the positions of its events, which count every organization's, with
+// numbers of its choosing.
 func (s *Service) legacyFeedPosition(ctx context.Context, p gatehouse.FeedPosition) (gatehouse.FeedPosition, error) {
 	ceiling := s.feedCeiling.Load()
 	if ceiling == nil {

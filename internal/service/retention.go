@@ -14,8 +14,8 @@ type RetentionSettings struct {
 	// Every is how often an instance tries to take the work (1 min).
 	Every time.Duration
 	// Pause is the least wait between two batches of one organization
-	// (10 ms); the wait is also at least twice what the batch took, so
-	// that deleting holds the database a third of the time at most and
+	// (10 ms). The wait is also at least twice what the batch took, so
+	// that deleting holds the database a third of the time at most, and
 	// writes waiting for it go first.
 	Pause time.Duration
 	// Deleted is told how many events each pass deleted; Oldest when the

@@ -27,9 +27,9 @@ type WebhookSettings struct {
 	// one for each endpoint due, up to this many, not counting the
 	// rounds that wait on a slow receiver.
 	Workers int
-	// Slow is how long a send may take before its receiver is slow (1
-	// s): its round ends after it, and, while it waits, gives its worker
-	// back to the endpoints due, up to Waiting such rounds (256) an
+	// Slow is how long a send may take before its receiver is slow (1 s).
+	// Its round then ends after that send and, while it waits, gives its
+	// worker back to the endpoints due: up to Waiting such rounds (256) an
 	// instance.
 	Slow    time.Duration
 	Waiting int

@@ -10,7 +10,7 @@ import (
 
 // entry is the audit entry of action by the actor of ctx on a record of
 // targetType, in the organization orgID: the store completes the record
-// (AuditEntry.Of) in the transaction of the change.
+// ([gatehouse.AuditEntry.Of]) in the transaction of the change.
 func (s *Service) entry(ctx context.Context, orgID uuid.UUID, action gatehouse.AuditAction, targetType string) gatehouse.AuditEntry {
 	a := gatehouse.ActorFrom(ctx)
 	e := gatehouse.AuditEntry{ID: gatehouse.NewID(), OrgID: orgID, At: s.Now(), Action: action,
@@ -28,16 +28,16 @@ func (s *Service) entry(ctx context.Context, orgID uuid.UUID, action gatehouse.A
 }
 
 // ReadAuditQuery parses the query of an audit log list and opens its
-// cursor for orgID (see the package function ReadAuditQuery).
+// cursor for orgID (see [gatehouse.ReadAuditQuery]).
 func (s *Service) ReadAuditQuery(orgID uuid.UUID, v url.Values) (gatehouse.AuditFilter, error) {
 	return gatehouse.ReadAuditQuery(v, s.cursors, orgID)
 }
 
-// ListAuditLog returns a page of the organization's audit log matching
-// f, newest first. f.Limit must be between 1 and MaxLimit (a
-// *ValidationError keyed "limit"). Reading the log needs an admin among
-// dashboard users (ErrForbidden) and the audit:read scope for keys,
-// which the API checks.
+// ListAuditLog returns a page of the organization's audit log matching f,
+// newest first. f.Limit must be between 1 and [gatehouse.MaxLimit] (a
+// [*gatehouse.ValidationError] keyed "limit"). Reading the log needs:
+//   - an admin among dashboard users ([gatehouse.ErrForbidden]);
+//   - the audit:read scope for keys, which the API checks.
 func (s *Service) ListAuditLog(ctx context.Context, orgID uuid.UUID, f gatehouse.AuditFilter) (gatehouse.AuditPage, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermReadAudit); err != nil {
 		return gatehouse.AuditPage{}, err

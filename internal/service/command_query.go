@@ -8,7 +8,7 @@ import (
 )
 
 // ReadCommandQuery parses the query of a command list and opens its
-// cursor for orgID (see the package function ReadCommandQuery).
+// cursor for orgID (see [gatehouse.ReadCommandQuery]).
 func (s *Service) ReadCommandQuery(orgID uuid.UUID, v url.Values) (gatehouse.CommandFilter, error) {
 	return gatehouse.ReadCommandQuery(v, s.cursors, orgID)
 }

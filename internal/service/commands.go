@@ -11,18 +11,23 @@ import (
 	"github.com/google/uuid"
 )
 
-// IssueCommand issues a remote command for the organization: the
-// acting user (PermIssueCommands) or API key is its requester. The
-// access point's location must name its universe. Targets are the
-// universe's servers live now: every one for UNIVERSE, the one with the
-// job id for SERVER, the one hosting the player for PLAYER; a SERVER or
-// PLAYER command whose target is not live is stored FAILED at once with
-// SERVER_NOT_LIVE or PLAYER_NOT_ONLINE. The command's REMOTE_UNLOCK event
-// is recorded with it, and the universe's waiting syncs are woken.
+// IssueCommand issues a remote command for the organization: the acting
+// user ([gatehouse.PermIssueCommands]) or API key is its requester. The
+// command's REMOTE_UNLOCK event is recorded with it, and the universe's
+// waiting syncs are woken.
 //
-// With idem set (an Idempotency-Key), a retry with the same request
-// within IdempotencyWindow answers the command first issued, replayed
-// true; the same key with another request is ErrConflict.
+// The access point's location must name its universe. Targets are the
+// universe's servers live now:
+//   - for UNIVERSE, every one;
+//   - for SERVER, the one with the job id;
+//   - for PLAYER, the one hosting the player.
+//
+// A SERVER or PLAYER command whose target is not live is stored FAILED at
+// once, with SERVER_NOT_LIVE or PLAYER_NOT_ONLINE.
+//
+// With idem set (an Idempotency-Key), a retry with the same request within
+// [gatehouse.IdempotencyWindow] answers the command first issued, replayed
+// true; the same key with another request is [gatehouse.ErrConflict].
 func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r gatehouse.CommandRequest, idem string) (c gatehouse.Command, replayed bool, err error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
 		return gatehouse.Command{}, false, err
@@ -69,9 +74,9 @@ func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r gatehouse
 	return c, false, nil
 }
 
-// replay answers a request that repeats an Idempotency-Key: the command
-// it issued, ErrConflict when the request differs, ErrNotFound when the
-// key is new.
+// replay answers a request that repeats an Idempotency-Key with the
+// command it issued; [gatehouse.ErrConflict] when the request differs,
+// [gatehouse.ErrNotFound] when the key is new.
 func (s *Service) replay(ctx context.Context, orgID uuid.UUID, key gatehouse.IdempotencyKey) (gatehouse.Command, error) {
 	id, digest, err := s.store.FindIdempotencyKey(ctx, orgID, key.Key, key.At.Add(-gatehouse.IdempotencyWindow))
 	if err != nil {
@@ -138,7 +143,7 @@ func (s *Service) newCommand(ctx context.Context, orgID uuid.UUID, r gatehouse.C
 }
 
 // FindCommand returns one of the organization's commands with its
-// deliveries, or ErrNotFound.
+// deliveries, or [gatehouse.ErrNotFound].
 func (s *Service) FindCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Command, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return gatehouse.Command{}, err
@@ -146,8 +151,8 @@ func (s *Service) FindCommand(ctx context.Context, orgID, id uuid.UUID) (gatehou
 	return s.store.FindCommand(ctx, orgID, id)
 }
 
-// ListCommands returns a page of the organization's commands matching
-// f, newest first. f.Limit must be between 1 and MaxLimit.
+// ListCommands returns a page of the organization's commands matching f,
+// newest first. f.Limit must be between 1 and [gatehouse.MaxLimit].
 func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.CommandFilter) (gatehouse.CommandPage, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return gatehouse.CommandPage{}, err
@@ -166,7 +171,8 @@ func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse
 
 // CancelCommand cancels one of the organization's commands that is not
 // settled yet; the servers that received it are told at their next sync.
-// ErrNotFound; a *ConflictError when it is settled already.
+// [gatehouse.ErrNotFound]; a [*gatehouse.ConflictError] when it is settled
+// already.
 func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Command, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
 		return gatehouse.Command{}, err
@@ -186,11 +192,15 @@ func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (gateh
 }
 
 // Sync is one call of a game server's loop (docs/api.md,
-// "POST /servers/{serverJobId}/sync"): for a universe one of the
-// organization's locations names (else ErrUnknownUniverse), it records the server as live in its universe with
-// its players, applies its acknowledgements, and answers the commands due
-// to it, waiting up to r.WaitSeconds for one to be issued on any
-// instance. Only an API key (scope server, checked by the API) syncs.
+// "POST /servers/{serverJobId}/sync"). For a universe one of the
+// organization's locations names, it:
+//   - records the server as live in its universe with its players;
+//   - applies its acknowledgements;
+//   - answers the commands due to it, waiting up to r.WaitSeconds for one
+//     to be issued on any instance.
+//
+// Any other universe is [gatehouse.ErrUnknownUniverse]. Only an API key
+// (scope server, checked by the API) syncs.
 func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r gatehouse.SyncRequest) (gatehouse.SyncResult, error) {
 	if a := gatehouse.ActorFrom(ctx); a.Type == gatehouse.ActorUser {
 		return gatehouse.SyncResult{}, gatehouse.ErrForbidden
@@ -292,12 +302,15 @@ const (
 	sweepLease = 5 * time.Second
 )
 
-// RunCommands does the background work of commands until ctx ends: it
-// relays the wakes of other instances (Store.WatchCommands) to this one's
-// waiting syncs, and every second, holding the lease "commands.sweep" so
-// that one instance at a time does it, expires the commands past their
-// deadline (Store.SweepCommands). Every instance runs it; holder names
-// this one. Errors are reported to report and retried.
+// RunCommands does the background work of commands until ctx ends:
+//   - it relays the wakes of other instances
+//     ([gatehouse.CommandStore.WatchCommands]) to this one's waiting syncs;
+//   - every second, holding the lease "commands.sweep" so that one
+//     instance at a time does it, it expires the commands past their
+//     deadline ([gatehouse.CommandStore.SweepCommands]).
+//
+// Every instance runs it; holder names this one. Errors are reported to
+// report and retried.
 func (s *Service) RunCommands(ctx context.Context, holder string, report func(error)) {
 	done := make(chan struct{})
 	go func() {
@@ -338,8 +351,12 @@ func (s *Service) SweepCommands(ctx context.Context, holder string) error {
 
 // SetLocationUniverse sets the platform universe of one of the
 // organization's locations ("" clears it): its access points' commands go
-// to that universe's servers. A *ValidationError keyed "universeId";
-// ErrNotFound. ErrForbidden unless the acting user is an admin.
+// to that universe's servers.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed "universeId";
+//   - [gatehouse.ErrNotFound];
+//   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) SetLocationUniverse(ctx context.Context, orgID, id uuid.UUID, universeID string) (gatehouse.Location, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageLocations); err != nil {
 		return gatehouse.Location{}, err
@@ -363,7 +380,7 @@ func (s *Service) published(ctx context.Context, orgID uuid.UUID, c gatehouse.Co
 }
 
 // OrgOfCommand returns the organization of an issued command, or
-// ErrNotFound: only the operator's CLI, given a bare id, asks.
+// [gatehouse.ErrNotFound]: only the operator's CLI, given a bare id, asks.
 func (s *Service) OrgOfCommand(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
 	return s.store.OrgOfCommand(ctx, id)
 }

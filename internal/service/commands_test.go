@@ -232,7 +232,8 @@ func TestSyncFlow(t *testing.T) {
 }
 
 // TestSyncWaitsUntilWoken: a waiting sync answers as soon as a command
-// for it is issued, and EndPolls answers the waiting ones at once.
+// for it is issued, and [service.Service.EndPolls] answers the waiting
+// ones at once.
 func TestSyncWaitsUntilWoken(t *testing.T) {
 	f := newUnlock(t)
 	f.sync(t, "a")

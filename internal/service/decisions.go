@@ -9,19 +9,22 @@ import (
 	"github.com/google/uuid"
 )
 
-// Decide decides whether a player passes one of the organization's
-// access points, by its current policy and the remote unlocks active for
-// it (docs/api.md, "POST /decisions"), and with
-// r.Record stores the decision as an ACCESS_GRANTED or ACCESS_DENIED event
-// before answering. An access point without a policy fails closed
-// (Decide(nil, …)).
+// Decide decides whether a player passes one of the organization's access
+// points, by its current policy and the remote unlocks active for it
+// (docs/api.md, "POST /decisions"). With r.Record, it stores the decision
+// as an ACCESS_GRANTED or ACCESS_DENIED event before answering. An access
+// point without a policy fails closed ([gatehouse.Decide] of a nil
+// policy).
 //
 // Recording is for game servers (API keys) and the operator's CLI: a
-// dashboard user may only test a decision (PermTestDecisions), which
-// records nothing. r.At decides at another instant and excludes Record,
-// since a recorded event happens now. A *ValidationError names every bad
-// field; ErrNotFound for an unknown access point or one of another
-// organization, never a decision.
+// dashboard user may only test a decision
+// ([gatehouse.PermTestDecisions]), which records nothing. r.At decides at
+// another instant and excludes Record, since a recorded event happens now.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] naming every bad field;
+//   - [gatehouse.ErrNotFound] for an unknown access point or one of another
+//     organization, never a decision.
 func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r gatehouse.DecisionRequest) (gatehouse.DecisionResult, error) {
 	if a := gatehouse.ActorFrom(ctx); a.Type == gatehouse.ActorUser {
 		if r.Record {
@@ -69,11 +72,14 @@ func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r gatehouse.Decis
 // Decisions made now read it at most once per decisionContextFresh per
 // access point on this instance: a busy door asks for thousands of
 // decisions a second, and each would otherwise read the database before
-// its own write. What changes it on this instance (a policy, a command
-// issued, cancelled or answered) is seen at once (forget); a change made
-// on another instance within decisionContextFresh. The unlocks it holds
-// are filtered again at each decision's instant (Decide keeps those whose
-// until is after it), so an unlock still ends on time.
+// its own write. A change to it is seen:
+//   - at once when made on this instance: a policy, a command issued,
+//     cancelled or answered (decisionContexts.forget);
+//   - within decisionContextFresh when made on another instance.
+//
+// The unlocks it holds are filtered again at each decision's instant
+// ([gatehouse.Decide] keeps those whose until is after it), so an unlock
+// still ends on time.
 func (s *Service) decisionContext(ctx context.Context, orgID, accessPointID uuid.UUID, at time.Time, now bool) (gatehouse.DecisionContext, error) {
 	if !now {
 		return s.store.FindDecisionContext(ctx, orgID, accessPointID, at)
@@ -88,11 +94,11 @@ func (s *Service) decisionContext(ctx context.Context, orgID, accessPointID uuid
 	return dc, err
 }
 
-// wake tells this instance that commands changed: its waiting syncs
-// wake, and its decisions read the organization's unlocks again (all
-// organizations' for Wake{}, "anything may have changed"). Commands
-// issued or cancelled on any instance reach decisions as fast as they
-// reach syncs.
+// wake tells this instance that commands changed: its waiting syncs wake,
+// and its decisions read the organization's unlocks again (all
+// organizations' for the zero [gatehouse.Wake], "anything may have
+// changed"). Commands issued or cancelled on any instance reach decisions
+// as fast as they reach syncs.
 func (s *Service) wake(w gatehouse.Wake) {
 	if w.OrgID == uuid.Nil {
 		s.decisionContexts.forgetAll()

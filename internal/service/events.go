@@ -13,14 +13,15 @@ import (
 
 // ReadEventQuery parses the query of an event list (GET /events, the
 // Event Log) and opens its cursor for orgID, reporting every problem of
-// both at once as a *ValidationError.
+// both at once as a [*gatehouse.ValidationError].
 func (s *Service) ReadEventQuery(orgID uuid.UUID, v url.Values) (gatehouse.EventQuery, error) {
 	return gatehouse.ReadEventQuery(v, s.cursors, orgID)
 }
 
-// ListEvents returns a page of the organization's events matching f,
-// with the exact-id rule of q (FindEvents). f.Limit must be set. Errors:
-// ErrUnavailable (ErrBusy among them) when the database cannot answer now.
+// ListEvents returns a page of the organization's events matching f, with
+// the exact-id rule of q ([gatehouse.FindEvents]). f.Limit must be set.
+// Errors: [gatehouse.ErrUnavailable] ([gatehouse.ErrBusy] among them) when
+// the database cannot answer now.
 func (s *Service) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (gatehouse.EventPage, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return gatehouse.EventPage{}, err
@@ -34,8 +35,8 @@ func (s *Service) EventCursor(orgID uuid.UUID, f gatehouse.EventFilter, next gat
 	return s.cursors.EventCursor(orgID, f, next)
 }
 
-// FindEvent returns one of the organization's events, or ErrNotFound
-// (another organization's event included).
+// FindEvent returns one of the organization's events, or
+// [gatehouse.ErrNotFound] (another organization's event included).
 func (s *Service) FindEvent(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Event, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return gatehouse.Event{}, err
@@ -43,8 +44,8 @@ func (s *Service) FindEvent(ctx context.Context, orgID, id uuid.UUID) (gatehouse
 	return s.findEvent(ctx, orgID, id)
 }
 
-// findEvent is FindEvent without the caller's authorization: for the
-// background work that acts for the organization (webhook delivery).
+// findEvent is [Service.FindEvent] without the caller's authorization: for
+// the background work that acts for the organization (webhook delivery).
 func (s *Service) findEvent(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Event, error) {
 	page, err := s.store.ListEvents(ctx, orgID, gatehouse.EventFilter{ID: &id, Limit: 1})
 	if err != nil {
@@ -56,11 +57,14 @@ func (s *Service) findEvent(ctx context.Context, orgID, id uuid.UUID) (gatehouse
 	return page.Events[0], nil
 }
 
-// CountEventsUpTo counts the organization's events matching f (its
-// After and Limit ignored) but stops past bound: it answers the exact
-// count when it is at most bound, and bound+1 meaning "more than bound".
-// It reads at most bound+1 events, in pages of MaxLimit, so its cost is
-// bounded whatever the filter matches. Errors as ListEvents'.
+// CountEventsUpTo counts the organization's events matching f (its After
+// and Limit ignored), but stops past bound. It answers:
+//   - the exact count when it is at most bound;
+//   - bound+1, meaning "more than bound", otherwise.
+//
+// It reads at most bound+1 events, in pages of [gatehouse.MaxLimit], so its
+// cost is bounded whatever the filter matches. Errors as
+// [Service.ListEvents]'.
 func (s *Service) CountEventsUpTo(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, bound int) (int, error) {
 	f.After = nil
 	n := 0
@@ -80,8 +84,8 @@ func (s *Service) CountEventsUpTo(ctx context.Context, orgID uuid.UUID, f gateho
 }
 
 // CountEvents counts the organization's events matching f in buckets of
-// step from f.From to f.To, which must be set, by outcome. ErrInvalid
-// when they are not.
+// step from f.From to f.To, which must be set, by outcome.
+// [gatehouse.ErrInvalid] when they are not.
 func (s *Service) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, step time.Duration) ([]gatehouse.EventCount, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return nil, err
@@ -93,14 +97,15 @@ func (s *Service) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.
 }
 
 // DecodeEvent reads one ingest object (an NDJSON line) on the service's
-// clock: a *ValidationError keyed by field when it breaks a rule.
+// clock: a [*gatehouse.ValidationError] keyed by field when it breaks a
+// rule.
 func (s *Service) DecodeEvent(raw []byte) (gatehouse.NewEvent, error) {
 	return gatehouse.DecodeIngestEvent(raw, s.now())
 }
 
 // DecodeEvents reads a batch of ingest objects (POST /events) on the
 // service's clock, reporting every problem of every event at once as an
-// *IngestError.
+// [*gatehouse.IngestError].
 func (s *Service) DecodeEvents(raws []json.RawMessage) ([]gatehouse.NewEvent, error) {
 	now := s.now()
 	events := make([]gatehouse.NewEvent, len(raws))
@@ -114,11 +119,14 @@ func (s *Service) DecodeEvents(raws []json.RawMessage) ([]gatehouse.NewEvent, er
 }
 
 // IngestEvents stores a batch of the organization's events, all or
-// nothing, idempotent by event id. An event older than the
-// organization's retention (refuseExpired), or naming an access point
-// or a requester that is not the organization's, makes an *IngestError
-// (which is an ErrInvalid) and nothing is stored; ErrUnavailable when
-// the database cannot answer.
+// nothing, idempotent by event id.
+//
+// Errors:
+//   - an [*gatehouse.IngestError] (which is an [gatehouse.ErrInvalid]),
+//     and nothing is stored, when an event is older than the
+//     organization's retention (refuseExpired), or names an access point
+//     or a requester that is not the organization's;
+//   - [gatehouse.ErrUnavailable] when the database cannot answer.
 func (s *Service) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
 	if err := s.refuseExpired(ctx, orgID, events); err != nil {
 		return gatehouse.IngestResult{}, err
@@ -126,11 +134,11 @@ func (s *Service) IngestEvents(ctx context.Context, orgID uuid.UUID, events []ga
 	return s.store.IngestEvents(ctx, orgID, events)
 }
 
-// refuseExpired returns an *IngestError naming every event that
+// refuseExpired returns an [*gatehouse.IngestError] naming every event that
 // occurred before the organization's retention cutoff: retention would
 // delete it within minutes of an answer that said it was accepted. No
-// retention is shorter than MinRetentionDays, so a batch whose events
-// are all newer than that (every live game's) costs no read.
+// retention is shorter than [gatehouse.MinRetentionDays], so a batch whose
+// events are all newer than that (every live game's) costs no read.
 func (s *Service) refuseExpired(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) error {
 	now := s.now()
 	floor := gatehouse.RetentionCutoff(now, gatehouse.MinRetentionDays)
@@ -151,7 +159,7 @@ func (s *Service) refuseExpired(ctx context.Context, orgID uuid.UUID, events []g
 	return errs.Err()
 }
 
-// IngestWriters is how many IngestEvents calls a bulk loader (event
-// import) should keep in flight: the store's parallel writers (SQLite
-// has one), no more than four.
+// IngestWriters is how many [Import.IngestEvents] calls a bulk loader
+// (event import) should keep in flight: the store's parallel writers
+// (SQLite has one), no more than four.
 func (s *Service) IngestWriters() int { return min(s.recorder.writers, 4) }

@@ -9,10 +9,14 @@ import (
 	"github.com/google/uuid"
 )
 
-// ReadFeedQuery parses the query of GET /events/feed and opens its
-// cursor for orgID into After, reporting every problem of both at once
-// as a *ValidationError (the cursor's keyed "after"). A cursor of the
-// first form may read the store (legacyFeedPosition): ErrUnavailable.
+// ReadFeedQuery parses the query of GET /events/feed and opens its cursor
+// for orgID into After.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] reporting every problem of both at
+//     once (the cursor's keyed "after");
+//   - [gatehouse.ErrUnavailable]: a cursor of the first form may read the
+//     store (legacyFeedPosition).
 func (s *Service) ReadFeedQuery(ctx context.Context, orgID uuid.UUID, v url.Values) (gatehouse.FeedQuery, error) {
 	q, err := gatehouse.ParseFeedQuery(v)
 	var errs gatehouse.ValidationError
@@ -36,8 +40,9 @@ func (s *Service) ReadFeedQuery(ctx context.Context, orgID uuid.UUID, v url.Valu
 	return q, errs.Err()
 }
 
-// FeedCursor is the cursor of position p of orgID's feed (FeedCursors):
-// opaque to consumers, who store it and come back with it.
+// FeedCursor is the cursor of position p of orgID's feed
+// ([gatehouse.FeedCursors]): opaque to consumers, who store it and come
+// back with it.
 func (s *Service) FeedCursor(orgID uuid.UUID, p gatehouse.FeedPosition) string {
 	return s.feedCursors.Seal(orgID, p)
 }
@@ -56,11 +61,12 @@ func (s *Service) openFeedCursor(ctx context.Context, orgID uuid.UUID, cursor st
 }
 
 // legacyFeedPosition is p, from a cursor of the first form, as the feed
-// reads it: no later than the store's FeedCursorCeiling, where the feed
-// stood when cursors began to be sealed. Every such cursor handed out
-// is at or before it; one written since, by hand, would otherwise let
-// its writer compare the positions of its events, which count every
-// organization's, with numbers of its choosing.
+// reads it: no later than the store's
+// [gatehouse.EventStore.FeedCursorCeiling], where the feed stood when
+// cursors began to be sealed. Every such cursor handed out is at or before
+// it; one written since, by hand, would otherwise let its writer compare
+// the positions of its events, which count every organization's, with
+// numbers of its choosing.
 func (s *Service) legacyFeedPosition(ctx context.Context, p gatehouse.FeedPosition) (gatehouse.FeedPosition, error) {
 	ceiling := s.feedCeiling.Load()
 	if ceiling == nil {

@@ -13,13 +13,15 @@ import (
 const importCommitEvents = 50_000
 
 // Import is a bulk load of one organization's events, such as event
-// import: batches stored with IngestEvents, as Service.IngestEvents would,
-// but committed together, importCommitEvents at a time, where the store is
-// faster that way (BulkIngester). Events are durable once Commit returns
-// (or the next commit after them does); an Import ended without Commit
-// stores nothing since the last. One Import is used by one goroutine at a
-// time; a bulk loader that writes in parallel (IngestWriters) takes one
-// each.
+// import. It stores batches with [Import.IngestEvents], as
+// [Service.IngestEvents] would, but commits them together,
+// importCommitEvents at a time, where the store is faster that way
+// ([gatehouse.BulkIngester]).
+//   - Events are durable once [Import.Commit] returns, or the next commit
+//     after them does.
+//   - An Import ended without Commit stores nothing since the last.
+//   - One Import is used by one goroutine at a time; a bulk loader that
+//     writes in parallel ([Service.IngestWriters]) takes one each.
 type Import struct {
 	s           *Service
 	orgID       uuid.UUID
@@ -33,9 +35,9 @@ func (s *Service) BeginImport(orgID uuid.UUID) *Import {
 	return &Import{s: s, orgID: orgID, commitEvery: importCommitEvents}
 }
 
-// IngestEvents stores a batch, all or nothing, as Service.IngestEvents
-// does, in the Import's transaction (committing it, and starting the
-// next, once it holds importCommitEvents events).
+// IngestEvents stores a batch, all or nothing, as [Service.IngestEvents]
+// does, in the Import's transaction. Once that holds importCommitEvents
+// events, it commits it and starts the next.
 func (im *Import) IngestEvents(ctx context.Context, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
 	b, ok := storeAs[gatehouse.BulkIngester](im.s.store)
 	if !ok {
@@ -80,10 +82,10 @@ func (im *Import) Rollback() {
 	}
 }
 
-// DecodeImportEvent reads one line of an import on the service's clock,
-// as DecodeIngestEvent does, except that a line without an id gets the
-// id DeriveEventID makes, so that importing a file again stores nothing
-// twice.
+// DecodeImportEvent reads one line of an import on the service's clock, as
+// [gatehouse.DecodeIngestEvent] does, except that a line without an id
+// gets the id [gatehouse.DeriveEventID] makes, so that importing a file
+// again stores nothing twice.
 func (s *Service) DecodeImportEvent(orgID uuid.UUID, line []byte) (gatehouse.NewEvent, error) {
 	return gatehouse.DecodeImportEvent(orgID, line, s.now())
 }

@@ -10,10 +10,13 @@ import (
 	"github.com/google/uuid"
 )
 
-// An Import commits its batches together, once it holds enough events
-// or when told; a batch it refuses leaves the others; an Import rolled
-// back stores nothing since its last commit; and the search finds what a
-// committed Import stored, and what is stored after a rolled-back one.
+// TestImportCommitsBatchesTogether: an Import commits its batches
+// together, once it holds enough events or when told.
+//   - A batch it refuses leaves the others.
+//   - An Import rolled back stores nothing since its last commit.
+//   - The search finds what a committed Import stored, and what is stored
+//     after a rolled-back one.
+//
 // On a store without bulk transactions each batch commits on its own.
 func TestImportCommitsBatchesTogether(t *testing.T) {
 	var bulk bool

@@ -9,11 +9,14 @@ import (
 )
 
 // TestLookAlikeUserReadsNoSignInFailures: an admin of another
-// organization adds a member's email as their own viewer. That user is
-// an invitation: the member's failed sign-ins stay out of the other
-// organization's log, it costs the member's sign-ins no hash, and its
-// password (which the other admin set, so knows) signs nobody in. Only
-// the member, signed in, can accept it.
+// organization adds a member's email as their own viewer. That user is an
+// invitation:
+//   - the member's failed sign-ins stay out of the other organization's
+//     log;
+//   - it costs the member's sign-ins no hash;
+//   - its password (which the other admin set, so knows) signs nobody in.
+//
+// Only the member, signed in, can accept it.
 func TestLookAlikeUserReadsNoSignInFailures(t *testing.T) {
 	f := newService(t, nil)
 	ctx := context.Background()

@@ -11,9 +11,12 @@ import (
 // CreateAPIKey creates a key of the organization and returns it with the
 // raw key, which exists nowhere else: the caller shows it once. The
 // service sets the id, the creation time, the prefix and the hash.
-// Errors: a *ValidationError keyed "name", "scopes" or "expiresAt" (every
-// problem at once); ErrNotFound for an unknown organization.
-// ErrForbidden unless the acting user is an admin.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed "name", "scopes" or
+//     "expiresAt" (every problem at once);
+//   - [gatehouse.ErrNotFound] for an unknown organization;
+//   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) CreateAPIKey(ctx context.Context, nk gatehouse.NewAPIKey) (gatehouse.APIKey, string, error) {
 	if err := gatehouse.Authorize(ctx, nk.OrgID, gatehouse.PermManageKeys); err != nil {
 		return gatehouse.APIKey{}, "", err
@@ -44,8 +47,9 @@ func (s *Service) CreateAPIKey(ctx context.Context, nk gatehouse.NewAPIKey) (gat
 	return k, raw, nil
 }
 
-// CheckAPIKey reports what CreateAPIKey would refuse in nk, without
-// creating anything: a form with problems of its own lists them all.
+// CheckAPIKey reports what [Service.CreateAPIKey] would refuse in nk,
+// without creating anything: a form with problems of its own lists them
+// all.
 func (s *Service) CheckAPIKey(nk gatehouse.NewAPIKey) error {
 	_, _, err := s.checkAPIKey(nk)
 	return err
@@ -87,7 +91,7 @@ func (s *Service) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]gatehouse
 }
 
 // FindAPIKey returns one of the organization's keys, whatever its status,
-// or ErrNotFound (another organization's key included).
+// or [gatehouse.ErrNotFound] (another organization's key included).
 func (s *Service) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.APIKey, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageKeys); err != nil {
 		return gatehouse.APIKey{}, err
@@ -97,8 +101,12 @@ func (s *Service) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehous
 
 // RevokeAPIKey revokes one of the organization's keys now, unless it
 // already is revoked, and returns it. Every instance refuses it within a
-// second. ErrNotFound for an unknown key or one of another organization.
-// ErrForbidden unless the acting user is an admin.
+// second.
+//
+// Errors:
+//   - [gatehouse.ErrNotFound] for an unknown key or one of another
+//     organization;
+//   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.APIKey, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageKeys); err != nil {
 		return gatehouse.APIKey{}, err
@@ -108,7 +116,8 @@ func (s *Service) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID) (gateho
 	return s.store.RevokeAPIKey(ctx, e, orgID, id, now)
 }
 
-// OrgOfAPIKey returns the organization that owns a key, or ErrNotFound.
+// OrgOfAPIKey returns the organization that owns a key, or
+// [gatehouse.ErrNotFound].
 // Only the operator's CLI, which spans organizations, asks it.
 func (s *Service) OrgOfAPIKey(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
 	return s.store.OrgOfAPIKey(ctx, id)

@@ -8,10 +8,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// CreateLocation creates a location of the organization. A
-// *ValidationError keyed "name" for a bad name; ErrNotFound for an
-// unknown organization.
-// ErrForbidden unless the acting user is an admin.
+// CreateLocation creates a location of the organization.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed "name" for a bad name;
+//   - [gatehouse.ErrNotFound] for an unknown organization;
+//   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) CreateLocation(ctx context.Context, orgID uuid.UUID, name string) (gatehouse.Location, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageLocations); err != nil {
 		return gatehouse.Location{}, err
@@ -24,9 +26,13 @@ func (s *Service) CreateLocation(ctx context.Context, orgID uuid.UUID, name stri
 }
 
 // RenameLocation renames one of the organization's locations; events keep
-// the names they were recorded with. A *ValidationError keyed "name";
-// ErrNotFound for an unknown location or one of another organization.
-// ErrForbidden unless the acting user is an admin.
+// the names they were recorded with.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed "name";
+//   - [gatehouse.ErrNotFound] for an unknown location or one of another
+//     organization;
+//   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name string) (gatehouse.Location, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageLocations); err != nil {
 		return gatehouse.Location{}, err
@@ -39,7 +45,7 @@ func (s *Service) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name 
 }
 
 // FindLocation returns one of the organization's locations with its
-// access points, or ErrNotFound.
+// access points, or [gatehouse.ErrNotFound].
 func (s *Service) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Location, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return gatehouse.Location{}, err
@@ -49,7 +55,7 @@ func (s *Service) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gateho
 
 // ListLocations returns a page of the organization's locations ordered by
 // name then id, each with its access points; next is set when more follow.
-// limit must be between 1 and MaxLimit.
+// limit must be between 1 and [gatehouse.MaxLimit].
 func (s *Service) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey) (page []gatehouse.Location, next *gatehouse.LocationKey, err error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return nil, nil, err
@@ -86,8 +92,9 @@ func (s *Service) LocationCursor(orgID uuid.UUID, next gatehouse.LocationKey) st
 	return s.cursors.Sign(gatehouse.CursorLocations, locationsDigest(orgID), gatehouse.EncodeLocationKey(next))
 }
 
-// OpenLocationCursor reads a cursor LocationCursor signed for orgID:
-// ErrCursorInvalid (or another cursor error) for any other string.
+// OpenLocationCursor reads a cursor [Service.LocationCursor] signed for
+// orgID: [gatehouse.ErrCursorInvalid] (or another cursor error) for any
+// other string.
 func (s *Service) OpenLocationCursor(orgID uuid.UUID, cursor string) (gatehouse.LocationKey, error) {
 	b, err := s.cursors.Open(cursor, gatehouse.CursorLocations, locationsDigest(orgID))
 	if err != nil {
@@ -103,9 +110,13 @@ func locationsDigest(orgID uuid.UUID) [8]byte {
 }
 
 // CreateAccessPoint creates an access point under one of the
-// organization's locations. A *ValidationError keyed "name"; ErrNotFound
-// for an unknown location or one of another organization.
-// ErrForbidden unless the acting user is an admin.
+// organization's locations.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed "name";
+//   - [gatehouse.ErrNotFound] for an unknown location or one of another
+//     organization;
+//   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.UUID, name string) (gatehouse.AccessPoint, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageLocations); err != nil {
 		return gatehouse.AccessPoint{}, err
@@ -121,9 +132,13 @@ func (s *Service) CreateAccessPoint(ctx context.Context, orgID, locationID uuid.
 
 // RenameAccessPoint renames one of the organization's access points;
 // events keep the names they were recorded with, and an unchanged name
-// records nothing. A *ValidationError keyed "name"; ErrNotFound for an
-// unknown access point or one of another organization.
-// ErrForbidden unless the acting user is an admin.
+// records nothing.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed "name";
+//   - [gatehouse.ErrNotFound] for an unknown access point or one of
+//     another organization;
+//   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) RenameAccessPoint(ctx context.Context, orgID, id uuid.UUID, name string) (gatehouse.AccessPoint, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageLocations); err != nil {
 		return gatehouse.AccessPoint{}, err
@@ -137,9 +152,10 @@ func (s *Service) RenameAccessPoint(ctx context.Context, orgID, id uuid.UUID, na
 
 // MoveAccessPoint re-homes one of the organization's access points under
 // another of its locations; events keep the location they were recorded
-// with, and moving to the location it is in records nothing. ErrNotFound
-// for an unknown access point or location, or one of another organization.
-// ErrForbidden unless the acting user is an admin.
+// with, and moving to the location it is in records nothing.
+// [gatehouse.ErrNotFound] for an unknown access point or location, or one
+// of another organization; [gatehouse.ErrForbidden] unless the acting user
+// is an admin.
 func (s *Service) MoveAccessPoint(ctx context.Context, orgID, id, locationID uuid.UUID) (gatehouse.AccessPoint, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageLocations); err != nil {
 		return gatehouse.AccessPoint{}, err
@@ -148,7 +164,8 @@ func (s *Service) MoveAccessPoint(ctx context.Context, orgID, id, locationID uui
 }
 
 // ListAccessPoints returns the access points of one of the organization's
-// locations, ordered by name then id; ErrNotFound for an unknown location.
+// locations, ordered by name then id; [gatehouse.ErrNotFound] for an
+// unknown location.
 func (s *Service) ListAccessPoints(ctx context.Context, orgID, locationID uuid.UUID) ([]gatehouse.AccessPoint, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return nil, err
@@ -160,13 +177,14 @@ func (s *Service) ListAccessPoints(ctx context.Context, orgID, locationID uuid.U
 	return l.AccessPoints, nil
 }
 
-// OrgOfLocation and OrgOfAccessPoint return the organization that owns a
-// record, or ErrNotFound. Only the operator's CLI, given a bare id, asks.
+// OrgOfLocation and [Service.OrgOfAccessPoint] return the organization
+// that owns a record, or [gatehouse.ErrNotFound]. Only the operator's CLI,
+// given a bare id, asks.
 func (s *Service) OrgOfLocation(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
 	return s.store.OrgOfLocation(ctx, id)
 }
 
-// OrgOfAccessPoint: see OrgOfLocation.
+// OrgOfAccessPoint: see [Service.OrgOfLocation].
 func (s *Service) OrgOfAccessPoint(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
 	return s.store.OrgOfAccessPoint(ctx, id)
 }

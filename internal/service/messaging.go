@@ -13,12 +13,16 @@ import (
 const messagingHint = 4
 
 // SetMessaging stores the Open Cloud API key (Messaging publish
-// permission) of one of the organization's universes, replacing the one
-// it had: issuing a command for that universe then also publishes it to
-// the platform's messaging. The key is sealed under the service secret,
-// recorded in the audit log by its hint only, and never returned: the
-// answer has the hint. A *ValidationError keyed "universeId" or "apiKey";
-// ErrForbidden unless the acting user is an admin (PermManageMessaging).
+// permission) of one of the organization's universes, replacing the one it
+// had: issuing a command for that universe then also publishes it to the
+// platform's messaging. The key is:
+//   - sealed under the service secret;
+//   - recorded in the audit log by its hint only;
+//   - never returned: the answer has the hint.
+//
+// A [*gatehouse.ValidationError] keyed "universeId" or "apiKey";
+// [gatehouse.ErrForbidden] unless the acting user is an admin
+// ([gatehouse.PermManageMessaging]).
 func (s *Service) SetMessaging(ctx context.Context, orgID uuid.UUID, universeID, apiKey string) (gatehouse.MessagingKey, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageMessaging); err != nil {
 		return gatehouse.MessagingKey{}, err
@@ -45,8 +49,8 @@ func (s *Service) SetMessaging(ctx context.Context, orgID uuid.UUID, universeID,
 
 // RemoveMessaging removes the Open Cloud key of one of the
 // organization's universes: its commands are no longer published.
-// ErrNotFound when it has none; ErrForbidden unless the acting user is
-// an admin.
+// [gatehouse.ErrNotFound] when it has none; [gatehouse.ErrForbidden]
+// unless the acting user is an admin.
 func (s *Service) RemoveMessaging(ctx context.Context, orgID uuid.UUID, universeID string) error {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageMessaging); err != nil {
 		return err
@@ -58,8 +62,8 @@ func (s *Service) RemoveMessaging(ctx context.Context, orgID uuid.UUID, universe
 }
 
 // ListMessaging returns the organization's universes that have an Open
-// Cloud key, with the keys' hints. ErrForbidden unless the acting user is
-// an admin.
+// Cloud key, with the keys' hints. [gatehouse.ErrForbidden] unless the
+// acting user is an admin.
 func (s *Service) ListMessaging(ctx context.Context, orgID uuid.UUID) ([]gatehouse.MessagingKey, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageMessaging); err != nil {
 		return nil, err
@@ -68,9 +72,11 @@ func (s *Service) ListMessaging(ctx context.Context, orgID uuid.UUID) ([]gatehou
 }
 
 // OpenMessagingKey returns the Open Cloud key of the organization's
-// universe, opened: only the publisher of commands calls it, to publish,
-// and it must neither log nor keep it. ErrNotFound when the universe has
-// none; ErrUnsealable when the stored key does not open (the service
+// universe, opened. Only the publisher of commands calls it, to publish,
+// and it must neither log nor keep it.
+//
+// [gatehouse.ErrNotFound] when the universe has none;
+// [gatehouse.ErrUnsealable] when the stored key does not open (the service
 // secret changed: set the key again).
 func (s *Service) OpenMessagingKey(ctx context.Context, orgID uuid.UUID, universeID string) (string, error) {
 	sealed, err := s.store.FindMessagingKey(ctx, orgID, universeID)
@@ -86,10 +92,10 @@ func (s *Service) OpenMessagingKey(ctx context.Context, orgID uuid.UUID, univers
 }
 
 // sealing returns the sealer of messaging keys. Its key derives from the
-// secret stored in the database (Store.Secret), not from a secret pinned
-// in one process's settings: every instance and every operator's command
-// on the database seal and open alike. An error (the database cannot
-// answer) is not remembered: the next call tries again.
+// secret stored in the database ([gatehouse.Store.Secret]), not from a
+// secret pinned in one process's settings: every instance and every
+// operator's command on the database seal and open alike. An error (the
+// database cannot answer) is not remembered: the next call tries again.
 func (s *Service) sealing(ctx context.Context) (*gatehouse.Sealer, error) {
 	s.sealMu.Lock()
 	defer s.sealMu.Unlock()

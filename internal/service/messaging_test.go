@@ -120,10 +120,11 @@ func TestSetMessagingChecksItsInput(t *testing.T) {
 	}
 }
 
-// TestMessagingIsForAdmins: only an admin of the organization (or the
-// operator's CLI, the system) sets, lists or removes keys; an admin of
-// another organization finds nothing; and only the publisher's method,
-// which no door calls, opens a key.
+// TestMessagingIsForAdmins:
+//   - only an admin of the organization (or the operator's CLI, the
+//     system) sets, lists or removes keys;
+//   - an admin of another organization finds nothing;
+//   - only the publisher's method, which no door calls, opens a key.
 func TestMessagingIsForAdmins(t *testing.T) {
 	f := newService(t, nil)
 	bg := context.Background()

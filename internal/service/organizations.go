@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// CreateOrganization creates an organization. A *ValidationError keyed
-// "name" for a bad name.
+// CreateOrganization creates an organization. A
+// [*gatehouse.ValidationError] keyed "name" for a bad name.
 func (s *Service) CreateOrganization(ctx context.Context, name string) (gatehouse.Organization, error) {
 	name, err := gatehouse.CheckName("name", name)
 	if err != nil {
@@ -23,13 +23,14 @@ func (s *Service) ListOrganizations(ctx context.Context) ([]gatehouse.Organizati
 	return s.store.ListOrganizations(ctx)
 }
 
-// FindOrganization returns one organization, or ErrNotFound.
+// FindOrganization returns one organization, or [gatehouse.ErrNotFound].
 func (s *Service) FindOrganization(ctx context.Context, id uuid.UUID) (gatehouse.Organization, error) {
 	return s.store.FindOrganization(ctx, id)
 }
 
-// RenameOrganization renames an organization. A *ValidationError keyed
-// "name" for a bad name; ErrNotFound for an unknown organization.
+// RenameOrganization renames an organization. A
+// [*gatehouse.ValidationError] keyed "name" for a bad name;
+// [gatehouse.ErrNotFound] for an unknown organization.
 func (s *Service) RenameOrganization(ctx context.Context, id uuid.UUID, name string) (gatehouse.Organization, error) {
 	name, err := gatehouse.CheckName("name", name)
 	if err != nil {

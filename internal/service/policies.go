@@ -10,8 +10,8 @@ import (
 )
 
 // Policy returns the current policy of one of the organization's access
-// points, or nil when it has none. ErrNotFound for an unknown access
-// point or one of another organization.
+// points, or nil when it has none. [gatehouse.ErrNotFound] for an unknown
+// access point or one of another organization.
 func (s *Service) Policy(ctx context.Context, orgID, accessPointID uuid.UUID) (*gatehouse.Policy, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return nil, err
@@ -20,13 +20,18 @@ func (s *Service) Policy(ctx context.Context, orgID, accessPointID uuid.UUID) (*
 }
 
 // SetPolicy checks p and stores it as the next version of the access
-// point's policy. ifVersion, when set, is the version the caller edited
-// (0: none yet): when another change came first the answer is
-// ErrConflict and nothing changes. Storing the policy the access point
-// already has makes no new version. A *ValidationError names every
-// problem of p by field path; ErrNotFound for an unknown access point or
-// one of another organization. ErrForbidden unless the acting user is an
-// admin.
+// point's policy. Storing the policy the access point already has makes no
+// new version. ifVersion, when set, is the version the caller edited (0:
+// none yet).
+//
+// Errors:
+//   - [gatehouse.ErrConflict] when ifVersion is set and another change
+//     came first: nothing changes;
+//   - a [*gatehouse.ValidationError] naming every problem of p by field
+//     path;
+//   - [gatehouse.ErrNotFound] for an unknown access point or one of
+//     another organization;
+//   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) SetPolicy(ctx context.Context, orgID, accessPointID uuid.UUID, p gatehouse.Policy, ifVersion *int64) (gatehouse.Policy, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManagePolicies); err != nil {
 		return gatehouse.Policy{}, err
@@ -48,9 +53,9 @@ func (s *Service) SetPolicy(ctx context.Context, orgID, accessPointID uuid.UUID,
 }
 
 // PolicySet returns every policy that applies to the organization's
-// universe, with the set's version (its ETag). A *ValidationError keyed
-// "universeId" for a bad id; a universe no location names has an empty
-// set.
+// universe, with the set's version (its ETag). A universe no location
+// names has an empty set. A [*gatehouse.ValidationError] keyed
+// "universeId" for a bad id.
 func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (gatehouse.PolicySet, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return gatehouse.PolicySet{}, err
@@ -73,11 +78,14 @@ func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID str
 }
 
 // EncodedPolicySet returns the organization's universe's policy set as
-// GET /policies answers it. Knowing the set's current version reads no
-// policy (Store.PolicySetMembers); the set of a version is read and
-// encoded once and then shared, gzip included, by every caller of this
-// instance (encodedSets), so that a thousand game servers, or one key
-// asking in a loop, cost one encoding per change. Errors as PolicySet.
+// GET /policies answers it, at one encoding per change: a thousand game
+// servers, or one key asking in a loop, cost no more.
+//   - Knowing the set's current version reads no policy
+//     ([gatehouse.PolicyStore.PolicySetMembers]).
+//   - The set of a version is read and encoded once, and then shared, gzip
+//     included, by every caller of this instance (encodedSets).
+//
+// Errors as [Service.PolicySet].
 func (s *Service) EncodedPolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (*EncodedPolicySet, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return nil, err
@@ -103,12 +111,14 @@ func (s *Service) EncodedPolicySet(ctx context.Context, orgID uuid.UUID, univers
 }
 
 // policySetVersion is the version of a universe's policy set for sync
-// answers, ErrUnknownUniverse when none of the organization's locations
-// names the universe: read at most once per policySetFresh per universe
-// on this instance, so that a thousand servers syncing do not each read
-// the set. A change on this instance is seen at once; one on another
-// instance within policySetFresh. Only universes a location names are
-// kept.
+// answers, or [gatehouse.ErrUnknownUniverse] when none of the
+// organization's locations names the universe.
+//
+// It is read at most once per policySetFresh per universe on this
+// instance, so that a thousand servers syncing do not each read the set.
+// Only universes a location names are kept. A change is seen:
+//   - at once when made on this instance;
+//   - within policySetFresh when made on another instance.
 func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, universeID string) (string, error) {
 	if v, ok := s.policySets.version(orgID, universeID, time.Now()); ok {
 		return v, nil

@@ -12,18 +12,21 @@ import (
 )
 
 // EncodedPolicySet is a universe's policy set as GET /policies answers
-// it, encoded once per version and shared by every caller: its JSON, the
-// same gzipped, and what the answer's headers and log need.
+// it, encoded once per version and shared by every caller
+// ([Service.EncodedPolicySet]): its JSON, the same gzipped, and what the
+// answer's headers and log need.
 type EncodedPolicySet struct {
 	Version    string
 	JSON, Gzip []byte
 	Unreadable []gatehouse.UnreadablePolicy
 }
 
-// Bounds of the encoded sets an instance keeps: a set is at most
-// MaxUniversePolicyBytes of policies plus names, so a few dozen fit; one
-// older than encodedSetAge is encoded again, so the memory follows the
-// universes read lately, not every universe ever read.
+// Bounds of the encoded sets an instance keeps:
+//   - maxEncodedSetBytes: a set is at most
+//     [gatehouse.MaxUniversePolicyBytes] of policies plus names, so a few
+//     dozen fit;
+//   - encodedSetAge: an older set is encoded again, so the memory follows
+//     the universes read lately, not every universe ever read.
 const (
 	maxEncodedSetBytes = 64 << 20
 	encodedSetAge      = 5 * time.Minute

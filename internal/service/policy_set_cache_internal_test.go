@@ -13,10 +13,11 @@ import (
 	"github.com/google/uuid"
 )
 
-// TestEncodedSetsShareOneEncoding: callers that miss the same version at
-// once wait for one load and share its bytes; a later caller is served
-// from the cache until the entry's age; the cache stays within its bytes,
-// dropping the oldest entries first.
+// TestEncodedSetsShareOneEncoding:
+//   - callers that miss the same version at once wait for one load and
+//     share its bytes;
+//   - a later caller is served from the cache until the entry's age;
+//   - the cache stays within its bytes, dropping the oldest entries first.
 func TestEncodedSetsShareOneEncoding(t *testing.T) {
 	var c encodedSets
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)

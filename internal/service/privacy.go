@@ -19,13 +19,16 @@ import (
 )
 
 // ErasePlatformUser erases one player from the organization: every event
-// and command of that platform user id, and its search term, in
-// transactions of EraseBatch events, so that no write waits long. The
-// feed and webhooks never show them again. The audit log records the
-// erasure by a keyed hash of the id, never the id. Erasing a player
-// erased already finds nothing, and is recorded again. A
-// *ValidationError keyed "platformUserId"; ErrForbidden unless the acting
-// user is an admin.
+// and command of that platform user id, and its search term. The feed and
+// webhooks never show them again.
+//
+// It erases in transactions of [gatehouse.EraseBatch] events, so that no
+// write waits long. The audit log records the erasure by a keyed hash of
+// the id, never the id. Erasing a player erased already finds nothing,
+// and is recorded again.
+//
+// A [*gatehouse.ValidationError] keyed "platformUserId";
+// [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) ErasePlatformUser(ctx context.Context, orgID uuid.UUID, platformUserID string) (gatehouse.Erasure, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManagePrivacy); err != nil {
 		return gatehouse.Erasure{}, err
@@ -66,9 +69,10 @@ func (s *Service) erase(ctx context.Context, orgID uuid.UUID, platformUserID str
 }
 
 // SetRetention sets how many days of the organization's events are kept
-// (MinRetentionDays to MaxRetentionDays); the background loop deletes
-// older ones. A *ValidationError keyed "retentionDays"; ErrForbidden
-// unless the acting user is an admin.
+// ([gatehouse.MinRetentionDays] to [gatehouse.MaxRetentionDays]); the
+// background loop deletes older ones. A [*gatehouse.ValidationError] keyed
+// "retentionDays"; [gatehouse.ErrForbidden] unless the acting user is an
+// admin.
 func (s *Service) SetRetention(ctx context.Context, orgID uuid.UUID, days int) (gatehouse.Organization, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManagePrivacy); err != nil {
 		return gatehouse.Organization{}, err
@@ -99,7 +103,8 @@ func (s *Service) ListErasureRequests(ctx context.Context, orgID uuid.UUID, limi
 // SetUpErasureWebhook makes (or replaces) the organization's
 // right-to-erasure webhook: a new opaque token for its URL and a new
 // secret to paste into the platform's webhook settings. The old token
-// stops working at once. ErrForbidden unless the acting user is an admin.
+// stops working at once. [gatehouse.ErrForbidden] unless the acting user
+// is an admin.
 func (s *Service) SetUpErasureWebhook(ctx context.Context, orgID uuid.UUID) (gatehouse.ErasureIntegration, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManagePrivacy); err != nil {
 		return gatehouse.ErasureIntegration{}, err
@@ -116,7 +121,8 @@ func (s *Service) SetUpErasureWebhook(ctx context.Context, orgID uuid.UUID) (gat
 }
 
 // ErasureWebhook returns the organization's right-to-erasure webhook, to
-// show an admin how to set it up. ErrNotFound when there is none.
+// show an admin how to set it up. [gatehouse.ErrNotFound] when there is
+// none.
 func (s *Service) ErasureWebhook(ctx context.Context, orgID uuid.UUID) (gatehouse.ErasureIntegration, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManagePrivacy); err != nil {
 		return gatehouse.ErasureIntegration{}, err
@@ -156,17 +162,24 @@ type erasureNotification struct {
 }
 
 // ReceiveErasure handles one request of the platform's right-to-erasure
-// webhook at the organization's token: it verifies the roblox-signature
-// header (t=timestamp,v1=base64 HMAC-SHA256 of "timestamp.body" keyed by
-// the secret, and a timestamp at most ErasureMaxAge old), then claims
-// the notification and erases the player of a RightToErasureRequest,
-// and returns the record only once the erasure is durable. A
-// notification erased already, or erased meanwhile by a delivery of it
-// that claimed it first (this one waits for it), is a duplicate and
-// changes nothing; another event type (the platform's test) is
-// ignored. Every request to a known token is recorded. ErrNotFound for
-// an unknown token; ErrErasureUnverified; a *ValidationError for a body
-// that is not a notification.
+// webhook at the organization's token, and returns its record only once
+// the erasure is durable. It:
+//   - verifies the roblox-signature header: t=timestamp,v1=base64
+//     HMAC-SHA256 of "timestamp.body" keyed by the secret, and a timestamp
+//     at most [gatehouse.ErasureMaxAge] old;
+//   - claims the notification, and erases the player of a
+//     RightToErasureRequest.
+//
+// Every request to a known token is recorded. These change nothing:
+//   - a notification erased already, or erased meanwhile by a delivery of
+//     it that claimed it first (this one waits for it): a duplicate;
+//   - another event type (the platform's test): ignored.
+//
+// Errors:
+//   - [gatehouse.ErrNotFound] for an unknown token;
+//   - [gatehouse.ErrErasureUnverified];
+//   - a [*gatehouse.ValidationError] for a body that is not a
+//     notification.
 func (s *Service) ReceiveErasure(ctx context.Context, token, signature string, body []byte) (gatehouse.ErasureRequest, error) {
 	orgID, sealedSecret, err := s.store.ErasureIntegrationByToken(ctx, sha256.Sum256([]byte(token)))
 	if err != nil {

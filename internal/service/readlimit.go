@@ -9,10 +9,10 @@ import (
 	"github.com/google/uuid"
 )
 
-// ReadSlots bound how many event reads of one organization run at once.
-// A search can cost a database connection for hundreds of milliseconds;
-// without a bound, one organization's concurrent searches take every
-// connection of the pool and every other organization's first page waits
+// ReadSlots bound how many event reads of one organization run at once,
+// so that one organization's concurrent searches cannot take every
+// connection of the pool: a search can cost a connection for hundreds of
+// milliseconds, and every other organization's first page would wait
 // behind them. The bound is per organization, not per key, since an
 // organization can make keys at will.
 type ReadSlots struct {
@@ -36,8 +36,8 @@ func NewReadSlots(perOrg int, wait time.Duration) *ReadSlots {
 }
 
 // Acquire takes one of the organization's slots and returns the function
-// that gives it back. ErrBusy when none frees within the wait; the
-// context's error when it ends first.
+// that gives it back. [gatehouse.ErrBusy] when none frees within the wait;
+// the context's error when it ends first.
 func (r *ReadSlots) Acquire(ctx context.Context, orgID uuid.UUID) (release func(), err error) {
 	r.mu.Lock()
 	o := r.orgs[orgID]
@@ -74,10 +74,14 @@ func (r *ReadSlots) Acquire(ctx context.Context, orgID uuid.UUID) (release func(
 	}
 }
 
-// LimitReads returns s with its event reads (ListEvents, CountEvents,
-// ReadFeed) and its policy set reads (PolicySet) bounded: each takes one
-// of its organization's slots, and runs with a deadline of timeout. The API, the dashboard and the CLI all read through
-// the Store they are given, so wrapping it once bounds every door.
+// LimitReads returns s with these reads bounded:
+//   - its event reads ([gatehouse.EventStore.ListEvents],
+//     [gatehouse.EventStore.CountEvents], [gatehouse.EventStore.ReadFeed]);
+//   - its policy set reads ([gatehouse.PolicyStore.PolicySet]).
+//
+// Each takes one of its organization's slots, and runs with a deadline of
+// timeout. The API, the dashboard and the CLI all read through the
+// [gatehouse.Store] they are given, so wrapping it once bounds every door.
 func LimitReads(s gatehouse.Store, slots *ReadSlots, timeout time.Duration) gatehouse.Store {
 	return &limitedStore{Store: s, slots: slots, timeout: timeout}
 }
@@ -89,9 +93,10 @@ type limitedStore struct {
 }
 
 // Unwrap returns the store whose reads s bounds: what it can do beside
-// Store (ParallelWriter, BulkIngester) is found there (storeAs). Such a
-// capability then bypasses the wrapper: fine for one that bounds reads
-// only; a wrapper of writes must offer the capabilities itself.
+// [gatehouse.Store] ([gatehouse.ParallelWriter], [gatehouse.BulkIngester])
+// is found there (storeAs). Such a capability then bypasses the wrapper:
+// fine for one that bounds reads only; a wrapper of writes must offer the
+// capabilities itself.
 func (s *limitedStore) Unwrap() gatehouse.Store { return s.Store }
 
 func (s *limitedStore) begin(ctx context.Context, orgID uuid.UUID) (context.Context, func(), error) {
@@ -130,9 +135,10 @@ func (s *limitedStore) CountEvents(ctx context.Context, orgID uuid.UUID, f gateh
 	return s.Store.CountEvents(ctx, orgID, f, step)
 }
 
-// PolicySet reads a universe's policies, megabytes of them: the reads GET /policies makes when a set changed take a slot like
-// an event read, so that one key asking for many sets at once waits its
-// turn instead of holding every connection.
+// PolicySet reads a universe's policies, megabytes of them: the reads
+// GET /policies makes when a set changed take a slot like an event read,
+// so that one key asking for many sets at once waits its turn instead of
+// holding every connection.
 func (s *limitedStore) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) ([]gatehouse.AccessPointPolicy, error) {
 	ctx, end, err := s.begin(ctx, orgID)
 	if err != nil {

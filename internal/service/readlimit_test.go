@@ -13,8 +13,9 @@ import (
 )
 
 // TestLimitReadsBoundsEachOrganization: an organization whose reads hold
-// every one of its slots gets ErrBusy (an ErrUnavailable), while another
-// organization reads on; a freed slot serves the waiting read.
+// every one of its slots gets [gatehouse.ErrBusy] (an
+// [gatehouse.ErrUnavailable]), while another organization reads on; a freed
+// slot serves the waiting read.
 func TestLimitReadsBoundsEachOrganization(t *testing.T) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "g.db"))

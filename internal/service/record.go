@@ -10,12 +10,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// recorder stores the events of recorded decisions with group commit:
-// the decisions of one organization that arrive while its transactions
-// are being written wait for the next one and share it, so that
-// concurrent decisions cost one transaction per round, not one each, and
-// none serializes behind another's commit alone. Each caller returns once
-// its own event is durable.
+// recorder stores the events of recorded decisions with group commit, and
+// each caller returns once its own event is durable. The decisions of one
+// organization that arrive while its transactions are being written wait
+// for the next one and share it:
+//   - concurrent decisions cost one transaction per round, not one each;
+//   - none serializes behind another's commit alone.
 type recorder struct {
 	store gatehouse.Store
 	// writers bounds the transactions one organization's decisions

@@ -14,8 +14,8 @@ type RetentionSettings struct {
 	// Every is how often an instance tries to take the work (1 min).
 	Every time.Duration
 	// Pause is the least wait between two batches of one organization
-	// (10 ms); the wait is also at least twice what the batch took, so
-	// that deleting holds the database a third of the time at most and
+	// (10 ms). The wait is also at least twice what the batch took, so
+	// that deleting holds the database a third of the time at most, and
 	// writes waiting for it go first.
 	Pause time.Duration
 	// Deleted is told how many events each pass deleted; Oldest when the
@@ -66,13 +66,14 @@ func (s *Service) RunRetention(ctx context.Context, holder string, report func(e
 	}
 }
 
-// RetainEvents does one pass, when holder has (or takes) the lease: for
-// every organization it deletes the events that occurred more than its
-// retention ago, a batch at a time, then the commands issued before then
-// (with their deliveries and idempotency keys) and its webhook delivery
-// log of before then, then the platform user search terms no event has
-// any more. It returns how many events it deleted; 0
-// without the lease.
+// RetainEvents does one pass when holder has (or takes) the lease, and
+// returns how many events it deleted; 0 without the lease. For every
+// organization, it deletes in this order:
+//   - the events that occurred more than its retention ago, a batch at a
+//     time;
+//   - the commands issued before then (with their deliveries and
+//     idempotency keys), and its webhook delivery log of before then;
+//   - the platform user search terms no event has any more.
 func (s *Service) RetainEvents(ctx context.Context, holder string) (int, error) {
 	hold := func() (bool, error) {
 		return s.store.TryLease(ctx, "events.retention", holder, s.Now(), retentionLease)

@@ -9,9 +9,13 @@ import (
 )
 
 // TestRolesInTheService: the service, not the pages, decides what a
-// dashboard user may do: an admin everything; an operator looks, and
-// issues and cancels commands; a viewer only looks. A user acting on another organization finds nothing, and the
-// system (the CLI) may do everything.
+// dashboard user may do:
+//   - an admin, everything;
+//   - an operator looks, and issues and cancels commands;
+//   - a viewer only looks.
+//
+// A user acting on another organization finds nothing, and the system (the
+// CLI) may do everything.
 func TestRolesInTheService(t *testing.T) {
 	f := newService(t, nil)
 	bg := context.Background()
@@ -139,7 +143,7 @@ func TestRolesInTheService(t *testing.T) {
 
 // TestSignInAcrossOrganizations: a password that matches the users of
 // two organizations signs nobody in until one is chosen; the choice is
-// bound to the matched users and lasts ChoiceLifetime.
+// bound to the matched users and lasts [gatehouse.ChoiceLifetime].
 func TestSignInAcrossOrganizations(t *testing.T) {
 	f := newService(t, nil)
 	ctx := context.Background()

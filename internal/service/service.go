@@ -17,28 +17,33 @@ import (
 
 // Service is the one place where an operation of Gatehouse happens. The
 // API, the dashboard and the CLI parse their input, call one method, and
-// render its answer or its error; none of them reaches the Store. The
-// service owns validation, ids and times, cursor signing, key generation
-// and tenant checks: every method that touches an organization's records
-// takes the organization first, and a record of another organization
-// behaves exactly like an unknown one (ErrNotFound).
+// render its answer or its error; none of them reaches the
+// [gatehouse.Store].
 //
-// Who acts is carried in the context (WithActor). For a dashboard user,
-// every method checks the user's role against the permission it needs
-// (see Role.Can) before anything else and refuses with ErrForbidden;
-// hiding a button is only a courtesy. A user acting on another
-// organization gets ErrNotFound. The CLI acts as the system, which may do
-// everything; an API key is bounded by its scopes, checked by the API.
+// The service owns validation, ids and times, cursor signing, key
+// generation and tenant checks. Every method that touches an
+// organization's records takes the organization first, and a record of
+// another organization behaves exactly like an unknown one
+// ([gatehouse.ErrNotFound]).
 //
-// Every change appends an audit entry naming that actor, built here and
-// handed to the Store method of the change, which appends it in the same
-// transaction (see Store): a change that fails leaves no entry.
+// Who acts is carried in the context ([gatehouse.WithActor]):
+//   - a dashboard user: every method checks the user's role against the
+//     permission it needs ([gatehouse.Role.Can]) before anything else, and
+//     refuses with [gatehouse.ErrForbidden] (hiding a button is only a
+//     courtesy); a user acting on another organization gets
+//     [gatehouse.ErrNotFound];
+//   - the CLI acts as the system, which may do everything;
+//   - an API key is bounded by its scopes, checked by the API.
+//
+// Every change appends an audit entry naming that actor. The entry is built
+// here and handed to the [gatehouse.Store] method of the change, which
+// appends it in the same transaction: a change that fails leaves no entry.
 type Service struct {
 	store    gatehouse.Store
 	cursors  *gatehouse.Cursors
 	sessions *gatehouse.Sessions
 	// feedCursors seal feed positions; feedCeiling caches the store's
-	// FeedCursorCeiling once read.
+	// [gatehouse.EventStore.FeedCursorCeiling] once read.
 	feedCursors *gatehouse.FeedCursors
 	feedCeiling atomic.Pointer[gatehouse.FeedPosition]
 	hasher      PasswordHasher
@@ -46,7 +51,7 @@ type Service struct {
 	now         func() time.Time
 	dummy       func() (string, error)
 	// wakes wakes this instance's waiting syncs; ending closes when
-	// the instance stops (EndPolls).
+	// the instance stops ([Service.EndPolls]).
 	wakes  *Wakes
 	ending chan struct{}
 	// takes gathers the takes of syncs woken together.
@@ -55,8 +60,8 @@ type Service struct {
 	// publish pushes an issued command to the platform's messaging
 	// (nil: not configured).
 	publish gatehouse.CommandPublisher
-	// sealer seals messaging keys; made from Store.Secret on first use
-	// (see Service.sealing), guarded by sealMu.
+	// sealer seals messaging keys; made from [gatehouse.Store.Secret] on
+	// first use (see [Service.sealing]), guarded by sealMu.
 	sealMu sync.Mutex
 	sealer *gatehouse.Sealer
 	// recorder stores recorded decisions with group commit; compiled
@@ -72,12 +77,13 @@ type Service struct {
 	retention RetentionSettings
 }
 
-// Config is what New needs. Store is required; Hasher is
-// required by the user and sign-in methods.
+// Config is what [New] needs. Store is required; Hasher is required by the
+// user and sign-in methods.
 type Config struct {
 	Store gatehouse.Store
-	// Secret signs cursors and sessions (see Store.Secret). A service that
-	// signs neither (an operator's CLI command) may leave it empty.
+	// Secret signs cursors and sessions (see [gatehouse.Store.Secret]). A
+	// service that signs neither (an operator's CLI command) may leave it
+	// empty.
 	Secret []byte
 	// Hasher hashes and checks dashboard passwords.
 	Hasher PasswordHasher
@@ -96,7 +102,8 @@ type Config struct {
 
 // PasswordHasher hashes dashboard passwords and checks them. Verify waits
 // for a hashing slot until ctx ends and then returns an error matching
-// ErrHashBusy; it never reports a match for a hash it cannot read.
+// [gatehouse.ErrHashBusy]; it never reports a match for a hash it cannot
+// read.
 type PasswordHasher interface {
 	Hash(password string) (string, error)
 	Verify(ctx context.Context, password, encoded string) (bool, error)
@@ -133,7 +140,8 @@ func New(cfg Config) *Service {
 	return s
 }
 
-// Ping reports whether the database answers: ErrUnavailable when not.
+// Ping reports whether the database answers: [gatehouse.ErrUnavailable]
+// when not.
 func (s *Service) Ping(ctx context.Context) error { return s.store.Ping(ctx) }
 
 // Now is the service's clock, truncated as Gatehouse stores times.

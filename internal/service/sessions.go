@@ -13,28 +13,31 @@ import (
 )
 
 // hashWait is how long a sign-in waits for a password-hashing slot before
-// it is refused with ErrHashBusy.
+// it is refused with [gatehouse.ErrHashBusy].
 const hashWait = 2 * time.Second
 
-// SignIn checks a dashboard user's email and password and, when they
-// match, starts a session; token is the raw value for the browser's
-// cookie. clientNetwork is the client's network as the limiter counts it.
+// SignIn starts a session for the dashboard user whose email and password
+// match; token is the raw value for the browser's cookie. clientNetwork is
+// the client's network as the limiter counts it.
 //
-// An email is unique per organization only, and each of its users has
-// its own password: the password is checked against every member with
-// that email. When it matches one, that user is signed in; when it matches
-// several, nobody is yet, and the error is a *ChoiceError listing them:
-// the person picks one with ChooseSignIn.
+// An email is unique per organization only, and each of its users has its
+// own password, so the password is checked against every member with that
+// email:
+//   - when it matches one, that user is signed in;
+//   - when it matches several, nobody is yet: the error is a
+//     [*gatehouse.ChoiceError] listing them, and the person picks one with
+//     [Service.ChooseSignIn].
 //
-// A member is a user who proved membership (User.Proven): a user an
-// admin adds is an invitation until then, since anyone may add any email
-// to their own organization. While the email has a member anywhere, its
-// invitations take no part: they cost no hash, are never offered, and
-// receive no failed sign-ins; a member accepts them once signed in
-// (AcceptInvitation). While it has none, its invitations are checked
-// instead, and the first sign-in with one's password proves it.
+// A member is a user who proved membership ([gatehouse.User.Proven]). A
+// user an admin adds is an invitation until then, since anyone may add any
+// email to their own organization.
+//   - While the email has a member anywhere, its invitations take no part:
+//     they cost no hash, are never offered, and receive no failed sign-ins.
+//     A member accepts them once signed in ([Service.AcceptInvitation]).
+//   - While it has none, its invitations are checked instead, and the first
+//     sign-in with one's password proves it.
 //
-// A failure is spent from the limits before the hash runs and given back
+// A failure is spent from the limits before the hash runs, and given back
 // on success: checked before and spent after, every attempt of a burst
 // sent at once would pass the check and cost a full hash. A failure is
 // recorded in the log of every organization where the email is a member;
@@ -42,10 +45,13 @@ const hashWait = 2 * time.Second
 // check is checked against a dummy hash, so that it takes as long as a
 // wrong password.
 //
-// Errors: ErrBadCredentials; a *ChoiceError (ErrChooseOrganization); a
-// *RetryError with ErrSignInLimited (the limit is spent) or ErrHashBusy
-// (no hashing slot came free; nothing was tried); a store error
-// (ErrUnavailable).
+// Errors:
+//   - [gatehouse.ErrBadCredentials];
+//   - a [*gatehouse.ChoiceError] ([gatehouse.ErrChooseOrganization]);
+//   - a [*gatehouse.RetryError] with [gatehouse.ErrSignInLimited] (the
+//     limit is spent) or [gatehouse.ErrHashBusy] (no hashing slot came
+//     free; nothing was tried);
+//   - a store error ([gatehouse.ErrUnavailable]).
 func (s *Service) SignIn(ctx context.Context, email, password, clientNetwork string) (gatehouse.Session, string, gatehouse.User, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	refund, wait, allowed := s.signIns(ctx, email, clientNetwork)
@@ -94,7 +100,7 @@ func splitProven(users []gatehouse.User) (members, invitations []gatehouse.User)
 
 // checkPasswords returns the users whose hash password matches. With no
 // user, a dummy hash is checked, so that an unknown email costs what a
-// wrong password does. Errors: ErrHashBusy.
+// wrong password does. Errors: [gatehouse.ErrHashBusy].
 func (s *Service) checkPasswords(ctx context.Context, users []gatehouse.User, password string) ([]gatehouse.User, error) {
 	if len(users) == 0 {
 		hash, _ := s.dummy() // a failed dummy verifies nothing: still a mismatch
@@ -115,7 +121,8 @@ func (s *Service) checkPasswords(ctx context.Context, users []gatehouse.User, pa
 }
 
 // verify checks one hash, waiting at most hashWait for a hashing slot.
-// Only ErrHashBusy is reported; any other failure is a mismatch.
+// Only [gatehouse.ErrHashBusy] is reported; any other failure is a
+// mismatch.
 func (s *Service) verify(ctx context.Context, password, hash string) (bool, error) {
 	hashCtx, cancel := context.WithTimeout(ctx, hashWait)
 	defer cancel()
@@ -164,7 +171,8 @@ func (s *Service) startSession(ctx context.Context, u gatehouse.User) (gatehouse
 	return session, token, u, nil
 }
 
-// choice is the *ChoiceError for a password that matched several users.
+// choice is the [*gatehouse.ChoiceError] for a password that matched
+// several users.
 func (s *Service) choice(ctx context.Context, email string, users []gatehouse.User) error {
 	ce := &gatehouse.ChoiceError{Token: s.sessions.Choice(email, users, s.now())}
 	for _, u := range users {
@@ -177,11 +185,15 @@ func (s *Service) choice(ctx context.Context, email string, users []gatehouse.Us
 	return ce
 }
 
-// ChooseSignIn finishes a sign-in whose password matched several users:
-// token is the *ChoiceError's, userID the user picked among its choices.
-// Errors: ErrBadCredentials when the token is not one SignIn issued, has
-// expired, or does not list userID, or when that user has since been
-// removed; a store error.
+// ChooseSignIn finishes a sign-in whose password matched several users,
+// and starts a session as the user picked: token is the
+// [*gatehouse.ChoiceError]'s, userID the user picked among its choices.
+//
+// Errors:
+//   - [gatehouse.ErrBadCredentials] when the token is not one
+//     [Service.SignIn] issued, has expired, or does not list userID, or
+//     when that user has since been removed;
+//   - a store error.
 func (s *Service) ChooseSignIn(ctx context.Context, token string, userID uuid.UUID) (gatehouse.Session, string, gatehouse.User, error) {
 	email, ids, ok := s.sessions.OpenChoice(token, s.now())
 	if !ok || !slices.Contains(ids, userID) {
@@ -200,8 +212,9 @@ func (s *Service) ChooseSignIn(ctx context.Context, token string, userID uuid.UU
 }
 
 // Invitations returns the invitations (users not yet proven, see
-// SignIn) of the signed-in dashboard user's email in other organizations,
-// each with its organization, oldest first. Anyone else has none.
+// [Service.SignIn]) of the signed-in dashboard user's email in other
+// organizations, each with its organization, oldest first. Anyone else has
+// none.
 func (s *Service) Invitations(ctx context.Context) ([]gatehouse.SignInChoice, error) {
 	actor := gatehouse.ActorFrom(ctx)
 	if actor.Type != gatehouse.ActorUser || actor.Label == "" {
@@ -226,8 +239,10 @@ func (s *Service) Invitations(ctx context.Context) ([]gatehouse.SignInChoice, er
 // AcceptInvitation proves the invitation userID of the signed-in
 // dashboard user's email, and starts a session as it: the person proved
 // the email by signing in as one of its members, which is all an
-// invitation waits for. ErrNotFound when userID is no invitation of that
-// email (or the acting user is no proven member of it).
+// invitation waits for.
+//
+// [gatehouse.ErrNotFound] when userID is no invitation of that email, or
+// the acting user is no proven member of it.
 func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (gatehouse.Session, string, gatehouse.User, error) {
 	actor := gatehouse.ActorFrom(ctx)
 	if actor.Type != gatehouse.ActorUser || actor.Label == "" {
@@ -247,7 +262,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (gateh
 }
 
 // FindSession returns the unexpired session of a browser's token and its
-// user, or ErrNotFound.
+// user, or [gatehouse.ErrNotFound].
 func (s *Service) FindSession(ctx context.Context, token string) (gatehouse.Session, gatehouse.User, error) {
 	return s.store.FindSession(ctx, s.sessions.Hash(token), s.now())
 }

@@ -13,10 +13,12 @@ const (
 )
 
 // RunStatistics keeps the planner statistics of the event tables fresh
-// until ctx ends: every 30 s, holding the lease "events.statistics" so
+// until ctx ends. Every 30 s, holding the lease "events.statistics" so
 // that one instance at a time does it, it asks the store whether enough
-// changed and, if so, gathers them. Every instance runs it; holder names
-// this one. Errors are reported to report and retried at the next round.
+// changed and, if so, gathers them.
+//
+// Every instance runs it; holder names this one. Errors are reported to
+// report and retried at the next round.
 func (s *Service) RunStatistics(ctx context.Context, holder string, report func(error)) {
 	if _, ok := storeAs[gatehouse.StatisticsKeeper](s.store); !ok {
 		return

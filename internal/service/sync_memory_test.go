@@ -18,8 +18,8 @@ import (
 // syncBurst syncs n servers with fresh job ids (prefix and a number from
 // from), each once and without waiting, from 8 goroutines, as a key that
 // invents job ids would. Every 5,000 syncs the clock moves past
-// ServerForgetAfter and the sweep forgets the servers, as it does those
-// of a studio whose servers come and go.
+// [gatehouse.ServerForgetAfter] and the sweep forgets the servers, as it
+// does those of a studio whose servers come and go.
 func syncBurst(t testing.TB, f *unlockFixture, prefix string, from, n int) {
 	t.Helper()
 	zero := 0
@@ -92,12 +92,14 @@ func liveHeap() uint64 {
 }
 
 // TestSyncMemoryFollowsLiveServers: a burst of 10,000 syncs with job ids
-// never seen again leaves the heap where it was: what the service keeps
-// for a sync goes with it (the wake channels of its server and universe,
-// the version of its universe's policy set past a second). It kept about
-// 200 bytes per job id, for good. The heap is measured after a first
-// burst, so that pools, prepared statements and caches have reached
-// their size; the allowance is a tenth of what the old leak kept.
+// never seen again leaves the heap where it was. What the service keeps
+// for a sync goes with it:
+//   - the wake channels of its server and universe;
+//   - the version of its universe's policy set, past a second.
+//
+// The heap is measured after a first burst, so that pools, prepared
+// statements and caches have reached their size. The allowance is a tenth
+// of what the old leak kept (about 200 bytes per job id, for good).
 func TestSyncMemoryFollowsLiveServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("12,000 syncs")
@@ -120,9 +122,9 @@ func TestSyncMemoryFollowsLiveServers(t *testing.T) {
 }
 
 // TestSyncOfAnUnknownUniverse: a sync for a universe none of the
-// organization's locations names is ErrUnknownUniverse (an ErrNotFound),
-// and records nothing: no server is live there, so no unlock can target
-// it.
+// organization's locations names is [gatehouse.ErrUnknownUniverse] (an
+// [gatehouse.ErrNotFound]), and records nothing: no server is live there,
+// so no unlock can target it.
 func TestSyncOfAnUnknownUniverse(t *testing.T) {
 	f := newUnlock(t)
 	zero := 0

@@ -10,12 +10,15 @@ import (
 )
 
 // How the takes of syncs woken together are gathered into one
-// Store.TakeCommandsBatch: the first sync of a universe to ask opens a
-// batch, and the batch closes when no other has joined it for takeQuiet,
-// takeGather after it opened, or at maxTakeBatch requests. A UNIVERSE
-// unlock wakes every waiting sync of its universe at once: they take in
-// a few batches instead of a transaction each, and the size follows how
-// many woke. A lone sync waits takeQuiet more.
+// [gatehouse.CommandStore.TakeCommandsBatch]. The first sync of a universe
+// to ask opens a batch, and the batch closes at the first of:
+//   - no other sync has joined it for takeQuiet;
+//   - takeGather after it opened;
+//   - maxTakeBatch requests.
+//
+// A UNIVERSE unlock wakes every waiting sync of its universe at once: they
+// take in a few batches instead of a transaction each, and the size
+// follows how many woke. A lone sync waits takeQuiet more.
 const (
 	takeQuiet    = time.Millisecond
 	takeGather   = 5 * time.Millisecond
@@ -34,8 +37,8 @@ type takeKey struct {
 	universe string
 }
 
-// takeBatch is one Store.TakeCommandsBatch: its requests, and once done
-// closes, its answers.
+// takeBatch is one [gatehouse.CommandStore.TakeCommandsBatch]: its
+// requests, and once done closes, its answers.
 type takeBatch struct {
 	reqs  []gatehouse.TakeRequest
 	full  chan struct{}
@@ -44,9 +47,9 @@ type takeBatch struct {
 	err   error
 }
 
-// take is Store.TakeCommands through a batch of the syncs of the
-// universe asking at the same time: the sync that opens a batch gathers
-// it, runs it and hands every other its answer.
+// take is [gatehouse.CommandStore.TakeCommands] through a batch of the
+// syncs of the universe asking at the same time: the sync that opens a
+// batch gathers it, runs it and hands every other its answer.
 func (s *Service) take(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64) ([]gatehouse.Command, int64, error) {
 	t, k := &s.takes, takeKey{orgID, universeID}
 	t.mu.Lock()

@@ -11,10 +11,14 @@ import (
 )
 
 // CreateUser adds a dashboard user to the organization, hashing the
-// password. A *ValidationError keyed "email", "name", "password" or
-// "role"; ErrConflict when the email is taken in the organization;
-// ErrNotFound for an unknown organization; ErrForbidden when the acting
-// user is no admin.
+// password.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed "email", "name", "password" or
+//     "role";
+//   - [gatehouse.ErrConflict] when the email is taken in the organization;
+//   - [gatehouse.ErrNotFound] for an unknown organization;
+//   - [gatehouse.ErrForbidden] when the acting user is no admin.
 func (s *Service) CreateUser(ctx context.Context, nu gatehouse.NewUser) (gatehouse.User, error) {
 	if err := gatehouse.Authorize(ctx, nu.OrgID, gatehouse.PermManageUsers); err != nil {
 		return gatehouse.User{}, err
@@ -34,7 +38,7 @@ func (s *Service) CreateUser(ctx context.Context, nu gatehouse.NewUser) (gatehou
 }
 
 // ListUsers returns the organization's users ordered by email.
-// ErrForbidden when the acting user is no admin.
+// [gatehouse.ErrForbidden] when the acting user is no admin.
 func (s *Service) ListUsers(ctx context.Context, orgID uuid.UUID) ([]gatehouse.User, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageUsers); err != nil {
 		return nil, err
@@ -42,11 +46,15 @@ func (s *Service) ListUsers(ctx context.Context, orgID uuid.UUID) ([]gatehouse.U
 	return s.store.ListUsers(ctx, orgID)
 }
 
-// SetUserRole changes the role of the organization's user with that
-// email; a lowered role ends the user's sessions at once. A
-// *ValidationError keyed "role"; ErrNotFound for an unknown user;
-// ErrConflict when the organization would be left without an admin;
-// ErrForbidden when the acting user is no admin.
+// SetUserRole changes the role of the organization's user with that email;
+// a lowered role ends the user's sessions at once.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed "role";
+//   - [gatehouse.ErrNotFound] for an unknown user;
+//   - [gatehouse.ErrConflict] when the organization would be left without
+//     an admin;
+//   - [gatehouse.ErrForbidden] when the acting user is no admin.
 func (s *Service) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageUsers); err != nil {
 		return gatehouse.User{}, err
@@ -58,9 +66,12 @@ func (s *Service) SetUserRole(ctx context.Context, orgID uuid.UUID, email string
 }
 
 // RemoveUser removes the organization's user with that email and ends
-// their sessions at once. ErrNotFound for an unknown user; ErrConflict for
-// the organization's last admin; ErrForbidden when the acting user is no
-// admin.
+// their sessions at once.
+//
+// Errors:
+//   - [gatehouse.ErrNotFound] for an unknown user;
+//   - [gatehouse.ErrConflict] for the organization's last admin;
+//   - [gatehouse.ErrForbidden] when the acting user is no admin.
 func (s *Service) RemoveUser(ctx context.Context, orgID uuid.UUID, email string) (gatehouse.User, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageUsers); err != nil {
 		return gatehouse.User{}, err
@@ -70,10 +81,13 @@ func (s *Service) RemoveUser(ctx context.Context, orgID uuid.UUID, email string)
 
 // SetPassword replaces the password of the organization's user with that
 // email and ends the user's sessions. orgID may be uuid.Nil when exactly
-// one organization has a user with that email (the CLI's older form). A
-// *ValidationError keyed "password", or keyed "org" when the email belongs
-// to several organizations and none was named; ErrNotFound when there is
-// no such user; ErrForbidden when the acting user is no admin.
+// one organization has a user with that email (the CLI's older form).
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed "password", or keyed "org" when
+//     the email belongs to several organizations and none was named;
+//   - [gatehouse.ErrNotFound] when there is no such user;
+//   - [gatehouse.ErrForbidden] when the acting user is no admin.
 func (s *Service) SetPassword(ctx context.Context, orgID uuid.UUID, email, password string) (gatehouse.User, error) {
 	if orgID == uuid.Nil {
 		u, err := s.onlyUser(ctx, email)
@@ -112,7 +126,7 @@ func (s *Service) onlyUser(ctx context.Context, email string) (gatehouse.User, e
 
 // SetUpUser gives the organization's user with that email a new
 // password, adding the user when there is none: the demo's account.
-// Errors as CreateUser's.
+// Errors as [Service.CreateUser]'s.
 func (s *Service) SetUpUser(ctx context.Context, nu gatehouse.NewUser) (gatehouse.User, error) {
 	u, err := s.SetPassword(ctx, nu.OrgID, nu.Email, nu.Password)
 	if errors.Is(err, gatehouse.ErrNotFound) {
@@ -122,8 +136,9 @@ func (s *Service) SetUpUser(ctx context.Context, nu gatehouse.NewUser) (gatehous
 }
 
 // SetTimeZone remembers the zone the organization's user reads times in
-// (see CheckTimeZone). A *ValidationError keyed "timeZone"; ErrNotFound
-// when the organization has no such user.
+// (see [gatehouse.CheckTimeZone]). A [*gatehouse.ValidationError] keyed
+// "timeZone"; [gatehouse.ErrNotFound] when the organization has no such
+// user.
 func (s *Service) SetTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error {
 	if err := gatehouse.CheckTimeZone(zone); err != nil {
 		return err

@@ -8,12 +8,15 @@ import (
 )
 
 // Wakes tells the long polls waiting in this process that they may have a
-// command. A waiter takes its channels before it reads the store and
-// waits for one to close: a wake between the read and the wait is not
-// lost. Waking closes a channel, so a wake costs the same for one waiter
-// or two thousand. A channel is counted by its waiters and goes with the
-// last of them (or its wake): what Wakes holds follows the syncs waiting
-// now, not every job id and universe that ever synced.
+// command.
+//   - A waiter takes its channels ([Wakes.Wait]) before it reads the store,
+//     and waits for one to close: a wake between the read and the wait is
+//     not lost.
+//   - Waking closes a channel, so a wake costs the same for one waiter or
+//     two thousand.
+//   - A channel is counted by its waiters, and goes with the last of them
+//     (or its wake): what Wakes holds follows the syncs waiting now, not
+//     every job id and universe that ever synced.
 type Wakes struct {
 	mu sync.Mutex
 	ch map[gatehouse.Wake]*waiters
@@ -71,7 +74,7 @@ func (w *Wakes) Waiting() int {
 	return len(w.ch)
 }
 
-// Wake wakes the waiters k names (see Wake).
+// Wake wakes the waiters k names (see [gatehouse.Wake]).
 func (w *Wakes) Wake(k gatehouse.Wake) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

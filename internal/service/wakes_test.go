@@ -48,8 +48,8 @@ func TestWakes(t *testing.T) {
 }
 
 // TestWakesGoWithTheirLastWaiter: a channel is kept while a waiter holds
-// it and dropped when the last one leaves, so that syncs of job ids and
-// universes never seen again leave nothing behind; a waiter that leaves
+// it, and dropped when the last one leaves, so that syncs of job ids and
+// universes never seen again leave nothing behind. A waiter that leaves
 // after a wake does not drop the channel of the waiters that came after.
 func TestWakesGoWithTheirLastWaiter(t *testing.T) {
 	w := service.NewWakes()

@@ -21,15 +21,15 @@ type WebhookSettings struct {
 	// AllowPrivate admits http URLs and private, loopback and
 	// link-local addresses (--webhooks-allow-private).
 	AllowPrivate bool
-	// Send sends a delivery; RunWebhooks needs it.
+	// Send sends a delivery; [Service.RunWebhooks] needs it.
 	Send WebhookSend
 	// Workers bounds the rounds one instance runs at once (16): it runs
 	// one for each endpoint due, up to this many, not counting the
 	// rounds that wait on a slow receiver.
 	Workers int
-	// Slow is how long a send may take before its receiver is slow (1
-	// s): its round ends after it, and, while it waits, gives its worker
-	// back to the endpoints due, up to Waiting such rounds (256) an
+	// Slow is how long a send may take before its receiver is slow (1 s).
+	// Its round then ends after that send and, while it waits, gives its
+	// worker back to the endpoints due: up to Waiting such rounds (256) an
 	// instance.
 	Slow    time.Duration
 	Waiting int
@@ -40,9 +40,9 @@ type WebhookSettings struct {
 	// that no send outlives the lease.
 	Lease time.Duration
 	// Idle is how soon an endpoint that had nothing new is looked at
-	// again (500 ms); an instance that found no endpoint due looks again
-	// after an eighth of it (as often as the four workers of before did
-	// at half of it each).
+	// again (500 ms). An instance that found no endpoint due looks again
+	// after an eighth of it: as often as the four workers of before did at
+	// half of it each.
 	Idle time.Duration
 	// RetryBase and RetryMax bound the backoff between attempts at a
 	// failing delivery (5 s doubling to 1 h, each with up to half of it
@@ -76,14 +76,17 @@ func (w *WebhookSettings) defaults() {
 const webhookPage = 100
 
 // RunWebhooks delivers the webhooks of every organization until ctx ends.
-// It claims a due endpoint (Store.ClaimWebhook, which shares the
-// endpoints due between organizations) and delivers to it for a round in
-// a goroutine of its own, and claims the next at once: as many rounds run
-// as endpoints are due, up to Workers. A round whose receiver is slow
-// gives its worker back while it waits (webhookPool). Every instance runs
-// it; the leases keep two from sending to one endpoint at once. holder
-// names this instance (each round adds the number of its worker); errors
-// are reported and retried.
+// Every instance runs it: holder names this instance (each round adds the
+// number of its worker), and errors are reported and retried.
+//
+// It claims a due endpoint ([gatehouse.WebhookStore.ClaimWebhook], which
+// shares the endpoints due between organizations), delivers to it for a
+// round in a goroutine of its own, and claims the next at once:
+//   - as many rounds run as endpoints are due, up to
+//     [WebhookSettings.Workers];
+//   - a round whose receiver is slow gives its worker back while it waits
+//     (webhookPool);
+//   - the leases keep two instances from sending to one endpoint at once.
 func (s *Service) RunWebhooks(ctx context.Context, holder string, report func(error)) {
 	p := newWebhookPool(s.webhooks.Workers, s.webhooks.Waiting)
 	var wg sync.WaitGroup
@@ -118,12 +121,14 @@ func (s *Service) RunWebhooks(ctx context.Context, holder string, report func(er
 	}
 }
 
-// webhookPool is what RunWebhooks runs its rounds in: Workers of them at
-// once, and up to Waiting more that wait on a slow receiver. A slow
-// receiver (one send hanging up to its 10 s, answered after 9.5 s) keeps
-// its round, and its endpoint's lease, but not a worker that the others
-// due need; the claim's sharing keeps any organization from taking more
-// than its turn of the workers.
+// webhookPool is what [Service.RunWebhooks] runs its rounds in: Workers of
+// them at once, and up to Waiting more that wait on a slow receiver
+// ([WebhookSettings]).
+//
+// A slow receiver (one send hanging up to its 10 s, answered after 9.5 s)
+// keeps its round and its endpoint's lease, but not a worker that the
+// others due need. The claim's sharing keeps any organization from taking
+// more than its turn of the workers.
 type webhookPool struct {
 	workers chan struct{} // a token for each round holding a worker
 	mu      sync.Mutex

@@ -14,11 +14,14 @@ import (
 	"github.com/google/uuid"
 )
 
-// DeliverWebhooks claims a due endpoint, if any, and delivers to it for
-// one round: its pending manual deliveries, then its events and its
-// command changes in order, a page at a time, until it has sent
-// everything, one fails, a receiver is slow, or the round's share of its
-// lease is spent. It reports whether it claimed one.
+// DeliverWebhooks claims a due endpoint, if any, delivers to it for one
+// round, and reports whether it claimed one. A round sends the endpoint's
+// pending manual deliveries, then its events and its command changes in
+// order, a page at a time, until:
+//   - it has sent everything;
+//   - one fails;
+//   - a receiver is slow; or
+//   - the round's share of its lease is spent.
 func (s *Service) DeliverWebhooks(ctx context.Context, holder string) (bool, error) {
 	r, err := s.claimWebhook(ctx, holder)
 	if r == nil {
@@ -78,9 +81,10 @@ type webhookRound struct {
 	// when the round starts no more sends.
 	start, stopAt time.Time
 	p             gatehouse.WebhookProgress
-	// slow is set once a send took Slow or longer: the round ends.
+	// slow is set once a send took [WebhookSettings.Slow] or longer: the
+	// round ends.
 	slow bool
-	// pool, when the round runs in one (RunWebhooks); waiting and
+	// pool, when the round runs in one ([Service.RunWebhooks]); waiting and
 	// ended are the pool's, under its lock.
 	pool           *webhookPool
 	waiting, ended bool
@@ -317,8 +321,8 @@ func (r *webhookRound) attempt(ctx context.Context, d *gatehouse.WebhookDelivery
 }
 
 // fail records a failed attempt at the head of the endpoint's queue: the
-// next is due after the backoff, and after RetryFor of failures the
-// endpoint is disabled.
+// next is due after the backoff, and after [WebhookSettings.RetryFor] of
+// failures the endpoint is disabled.
 func (r *webhookRound) fail(reason string) {
 	now := r.s.Now()
 	if r.p.FailingSince == nil {
@@ -335,9 +339,11 @@ func (r *webhookRound) fail(reason string) {
 	}
 }
 
-// save stores the round's progress; release ends the lease and sets when
-// the endpoint is due next (after the backoff when failing, at once when
-// there is more, after Idle when it is caught up).
+// save stores the round's progress. release ends the lease, and sets when
+// the endpoint is due next:
+//   - after the backoff when failing;
+//   - at once when there is more;
+//   - after [WebhookSettings.Idle] when it is caught up.
 func (r *webhookRound) save(ctx context.Context, release bool) error {
 	now := r.s.Now()
 	r.p.Now, r.p.Release = now, release
@@ -354,9 +360,10 @@ func (r *webhookRound) save(ctx context.Context, release bool) error {
 	return r.s.store.SaveWebhookProgress(ctx, r.p)
 }
 
-// backoff is the wait after the n-th failed attempt: RetryBase doubling
-// to RetryMax, less up to half of it at random, so that endpoints that
-// failed together do not retry together.
+// backoff is the wait after the n-th failed attempt:
+// [WebhookSettings.RetryBase] doubling to [WebhookSettings.RetryMax], less
+// up to half of it at random, so that endpoints that failed together do
+// not retry together.
 func (w WebhookSettings) backoff(n int) time.Duration {
 	d := w.RetryMax
 	if n < 31 {

@@ -12,13 +12,17 @@ import (
 	"github.com/google/uuid"
 )
 
-// CreateWebhook makes an endpoint that receives the organization's
-// events (and, if subscribed, command changes) stored from now on, and
-// returns it with its secret: the only time the secret is shown. It is
-// stored sealed under the service secret. A *ValidationError keyed by
-// field; ErrConflict past MaxWebhooks; ErrForbidden unless the acting
-// user is an admin; a *ScopeError for a key without events:read when the
-// endpoint receives events.
+// CreateWebhook makes an endpoint that receives the organization's events
+// (and, if subscribed, command changes) stored from now on, and returns it
+// with its secret: the only time the secret is shown. The secret is stored
+// sealed under the service secret.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed by field;
+//   - [gatehouse.ErrConflict] past [gatehouse.MaxWebhooks];
+//   - [gatehouse.ErrForbidden] unless the acting user is an admin;
+//   - a [*gatehouse.ScopeError] for a key without events:read when the
+//     endpoint receives events.
 func (s *Service) CreateWebhook(ctx context.Context, orgID uuid.UUID, in gatehouse.WebhookInput) (gatehouse.Webhook, string, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageWebhooks); err != nil {
 		return gatehouse.Webhook{}, "", err
@@ -63,7 +67,8 @@ func (s *Service) ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]gatehous
 	return hooks, err
 }
 
-// FindWebhook returns one of the organization's endpoints, or ErrNotFound.
+// FindWebhook returns one of the organization's endpoints, or
+// [gatehouse.ErrNotFound].
 func (s *Service) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Webhook, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageWebhooks); err != nil {
 		return gatehouse.Webhook{}, err
@@ -74,10 +79,14 @@ func (s *Service) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (gatehou
 
 // UpdateWebhook changes the fields in gives of one of the organization's
 // endpoints: its URL, description, types, filters, or whether it is
-// enabled. Enabling an endpoint disabled for failing starts again from
-// the delivery it stopped at. ErrNotFound; a *ValidationError; a
-// *ScopeError for a key without events:read when the endpoint receives
-// events once changed.
+// enabled. Enabling an endpoint disabled for failing starts again from the
+// delivery it stopped at.
+//
+// Errors:
+//   - [gatehouse.ErrNotFound];
+//   - a [*gatehouse.ValidationError];
+//   - a [*gatehouse.ScopeError] for a key without events:read when the
+//     endpoint receives events once changed.
 func (s *Service) UpdateWebhook(ctx context.Context, orgID, id uuid.UUID, in gatehouse.WebhookInput) (gatehouse.Webhook, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageWebhooks); err != nil {
 		return gatehouse.Webhook{}, err
@@ -105,8 +114,8 @@ func (s *Service) UpdateWebhook(ctx context.Context, orgID, id uuid.UUID, in gat
 // ReplayWebhook moves an endpoint's position in the feed to cursor (a
 // feed cursor, or "" for the feed's start): the events after it are
 // delivered again, in order, and a failing delivery is tried at once.
-// Command changes keep their position. A *ValidationError keyed "after";
-// a *ScopeError for a key without events:read.
+// Command changes keep their position. A [*gatehouse.ValidationError]
+// keyed "after"; a [*gatehouse.ScopeError] for a key without events:read.
 func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor string) (gatehouse.Webhook, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageWebhooks); err != nil {
 		return gatehouse.Webhook{}, err
@@ -134,13 +143,19 @@ func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor
 }
 
 // RotateWebhookSecret gives one of the organization's endpoints a new
-// secret and returns it: the only time it is shown. For overlap (0 to
-// MaxWebhookSecretOverlap; nil: DefaultWebhookSecretOverlap) the
-// previous secret signs every delivery too, so that receivers can move
-// to the new one without refusing any; then only the new one signs.
-// Rotating again during an overlap drops the oldest secret at once.
-// Recorded as webhook.secret_rotated. ErrNotFound; a *ValidationError
-// keyed "overlapSeconds"; ErrConflict when another rotation won.
+// secret and returns it: the only time it is shown. It is recorded as
+// webhook.secret_rotated.
+//
+// For overlap (0 to [gatehouse.MaxWebhookSecretOverlap]; nil:
+// [gatehouse.DefaultWebhookSecretOverlap]) the previous secret signs every
+// delivery too, so that receivers can move to the new one without
+// refusing any; then only the new one signs. Rotating again during an
+// overlap drops the oldest secret at once.
+//
+// Errors:
+//   - [gatehouse.ErrNotFound];
+//   - a [*gatehouse.ValidationError] keyed "overlapSeconds";
+//   - [gatehouse.ErrConflict] when another rotation won.
 func (s *Service) RotateWebhookSecret(ctx context.Context, orgID, id uuid.UUID, overlap *time.Duration) (gatehouse.Webhook, string, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageWebhooks); err != nil {
 		return gatehouse.Webhook{}, "", err
@@ -189,7 +204,7 @@ func formatOptTime(t *time.Time) string {
 }
 
 // DeleteWebhook deletes one of the organization's endpoints and its
-// delivery log. ErrNotFound.
+// delivery log. [gatehouse.ErrNotFound].
 func (s *Service) DeleteWebhook(ctx context.Context, orgID, id uuid.UUID) error {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageWebhooks); err != nil {
 		return err
@@ -199,7 +214,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, orgID, id uuid.UUID) error 
 
 // ListWebhookDeliveries returns the most recent deliveries of one of the
 // organization's endpoints, newest first: limit of them, 1 to
-// MaxDeliveriesListed. ErrNotFound.
+// [gatehouse.MaxDeliveriesListed]. [gatehouse.ErrNotFound].
 func (s *Service) ListWebhookDeliveries(ctx context.Context, orgID, id uuid.UUID, limit int) ([]gatehouse.WebhookDelivery, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageWebhooks); err != nil {
 		return nil, err
@@ -214,7 +229,8 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, orgID, id uuid.UUID
 // again, once, with the same webhook-id: it is queued (pending) and the
 // endpoint's next round sends it before anything else, out of order. The
 // message is made anew: an event erased since cannot be redelivered.
-// ErrNotFound; ErrConflict when the endpoint is disabled.
+// [gatehouse.ErrNotFound]; [gatehouse.ErrConflict] when the endpoint is
+// disabled.
 func (s *Service) RedeliverWebhook(ctx context.Context, orgID, id, deliveryID uuid.UUID) (gatehouse.WebhookDelivery, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageWebhooks); err != nil {
 		return gatehouse.WebhookDelivery{}, err
@@ -227,8 +243,9 @@ func (s *Service) RedeliverWebhook(ctx context.Context, orgID, id, deliveryID uu
 }
 
 // TestWebhook queues a webhook.test message to one of the organization's
-// endpoints, sent by its next round like a redelivery. ErrNotFound;
-// ErrConflict when the endpoint is disabled.
+// endpoints, sent by its next round like a redelivery.
+// [gatehouse.ErrNotFound]; [gatehouse.ErrConflict] when the endpoint is
+// disabled.
 func (s *Service) TestWebhook(ctx context.Context, orgID, id uuid.UUID) (gatehouse.WebhookDelivery, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageWebhooks); err != nil {
 		return gatehouse.WebhookDelivery{}, err
@@ -243,7 +260,7 @@ func (s *Service) manualDelivery(msgID string, t gatehouse.WebhookType, object u
 		Manual: true, Attempt: 1, At: gatehouse.Time(gatehouse.Truncate(s.Now()))}
 }
 
-// mayReceiveEvents refuses, with a *ScopeError, a key without
+// mayReceiveEvents refuses, with a [*gatehouse.ScopeError], a key without
 // events:read that makes or changes an endpoint subscribed to types
 // that receives events: webhooks:write alone would otherwise read every
 // event through an endpoint of its own.
@@ -267,6 +284,6 @@ func (s *Service) openWebhookSecret(ctx context.Context, orgID, id uuid.UUID, se
 	return string(secret), nil
 }
 
-// webhookSealLabel binds a sealed secret to its endpoint (Sealer's
-// universe slot, which no universe id can equal).
+// webhookSealLabel binds a sealed secret to its endpoint (the
+// [gatehouse.Sealer]'s universe slot, which no universe id can equal).
 func webhookSealLabel(id uuid.UUID) string { return "webhook:" + id.String() }

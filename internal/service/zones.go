@@ -19,8 +19,8 @@ type zoneKey struct {
 	from int64
 }
 
-// cachedZoneOffsets is [ZoneOffsets] through zoneCache: the
-// [ZoneSource] of every policy set the service makes.
+// cachedZoneOffsets is [gatehouse.ZoneOffsets] through zoneCache: the
+// [gatehouse.ZoneSource] of every policy set the service makes.
 func cachedZoneOffsets(name string, from, to time.Time) ([]gatehouse.ZoneOffset, error) {
 	key := zoneKey{name, from.Unix()}
 	if v, ok := zoneCache.Load(key); ok {

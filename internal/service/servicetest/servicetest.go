@@ -14,9 +14,13 @@ import (
 
 // SyncWoken checks that a command issued elsewhere (another instance,
 // another process) wakes a sync waiting on serve within a second, through
-// the store's wakes: a sync of server job "a" of universe 42 waits up to
-// 10 s; after pause, issue issues the command; the sync must answer with
-// just that command. what says where it was issued, for the failure.
+// the store's wakes:
+//   - a sync ([service.Service.Sync]) of server job "a" of universe 42
+//     waits up to 10 s;
+//   - after pause, issue issues the command;
+//   - the sync must answer with just that command.
+//
+// what says where it was issued, for the failure.
 func SyncWoken(t *testing.T, ctx context.Context, serve *service.Service, orgID uuid.UUID, pause time.Duration,
 	issue func() gatehouse.Command, what string) {
 	t.Helper()

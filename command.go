@@ -1,7 +1,6 @@
 package gatehouse
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -335,6 +334,22 @@ type CommandFilter struct {
 	After         *CommandKey
 }
 
+// Check returns the first problem of a filter built by hand rather than
+// read by [ReadCommandQuery]: a Limit outside 1 to [MaxLimit], or a
+// status or scope that does not exist, as a *[ValidationError] keyed by
+// the field.
+func (f CommandFilter) Check() error {
+	switch {
+	case f.Limit < 1 || f.Limit > MaxLimit:
+		return Invalid("limit", "must be between 1 and %d", MaxLimit)
+	case f.Status != nil && !slices.Contains(CommandStatuses, *f.Status):
+		return Invalid("status", "must be one of %s", joinStatuses())
+	case f.Scope != nil && !slices.Contains(CommandScopes, *f.Scope):
+		return Invalid("scope", "must be one of UNIVERSE, SERVER, PLAYER")
+	}
+	return nil
+}
+
 // CommandKey is a command's position in the list order: issuedAt
 // descending, then id descending.
 type CommandKey struct {
@@ -353,14 +368,8 @@ type CommandPage struct {
 	Next     *CommandKey
 }
 
-// CommandPublisher pushes an issued command to the platform's messaging
-// (Open Cloud): best effort, in the background, never failing the
-// command. The service calls it after the command is stored.
-type CommandPublisher interface {
-	Publish(ctx context.Context, orgID uuid.UUID, c Command)
-}
-
-func JoinStatuses() string {
+// joinStatuses is the command statuses as a message lists them.
+func joinStatuses() string {
 	s := ""
 	for i, st := range CommandStatuses {
 		if i > 0 {

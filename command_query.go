@@ -31,7 +31,7 @@ func ReadCommandQuery(v url.Values, cursors *Cursors, orgID uuid.UUID) (CommandF
 		if st := CommandStatus(s); slices.Contains(CommandStatuses, st) {
 			f.Status = &st
 		} else {
-			errs.Add("status", "must be one of %s", JoinStatuses())
+			errs.Add("status", "must be one of %s", joinStatuses())
 		}
 	}
 	if s, ok := q.one("scope"); ok {

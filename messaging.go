@@ -18,3 +18,17 @@ const (
 	MinMessagingKey = 16
 	MaxMessagingKey = 4096
 )
+
+// IsMessagingKey reports whether k can be an Open Cloud API key: printable
+// ASCII without spaces, of a bounded length.
+func IsMessagingKey(k string) bool {
+	if len(k) < MinMessagingKey || len(k) > MaxMessagingKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] <= ' ' || k[i] > '~' {
+			return false
+		}
+	}
+	return true
+}

@@ -4,8 +4,11 @@ import (
 	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -97,3 +100,41 @@ const ErasureMaxAge = 10 * time.Minute
 // ErrErasureUnverified is a right-to-erasure request whose signature or
 // timestamp does not verify: nothing is done.
 var ErrErasureUnverified = errors.New("the request's roblox-signature does not verify")
+
+// VerifyPlatformSignature checks a roblox-signature header as the
+// platform's "Webhook notifications" documentation defines it, and
+// returns what is wrong ("" when it verifies).
+func VerifyPlatformSignature(secret []byte, header string, body []byte, now time.Time) string {
+	var ts string
+	var sigs []string
+	for part := range strings.SplitSeq(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sigs = append(sigs, v)
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	switch {
+	case header == "":
+		return "no roblox-signature header (set a secret in the platform's webhook settings)"
+	case err != nil || len(sigs) == 0:
+		return "the roblox-signature header is not t=<timestamp>,v1=<signature>"
+	case now.Sub(time.Unix(sec, 0)) > ErasureMaxAge:
+		return "the signed timestamp is older than 10 minutes"
+	case time.Unix(sec, 0).Sub(now) > time.Minute:
+		return "the signed timestamp is in the future"
+	}
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(ts + "."))
+	m.Write(body)
+	want := m.Sum(nil)
+	for _, sig := range sigs {
+		if got, err := base64.StdEncoding.DecodeString(sig); err == nil && hmac.Equal(got, want) {
+			return ""
+		}
+	}
+	return "the signature does not match the secret"
+}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/clock"
+	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -73,7 +74,7 @@ type Config struct {
 	Wait func(ctx context.Context, d time.Duration)
 }
 
-// Publisher is a gatehouse.CommandPublisher: Publish queues, Run sends.
+// Publisher is a [service.CommandPublisher]: Publish queues, Run sends.
 type Publisher struct {
 	base   string
 	keys   Keys
@@ -89,7 +90,7 @@ type job struct {
 	cmd   gatehouse.Command
 }
 
-var _ gatehouse.CommandPublisher = (*Publisher)(nil)
+var _ service.CommandPublisher = (*Publisher)(nil)
 
 // New returns a publisher; nothing is sent until Run runs. It registers
 // its counter on cfg.Registry (a second publisher on one registry

@@ -152,19 +152,13 @@ func (s *Service) FindCommand(ctx context.Context, orgID, id uuid.UUID) (gatehou
 }
 
 // ListCommands returns a page of the organization's commands matching f,
-// newest first. f.Limit must be between 1 and [gatehouse.MaxLimit].
+// newest first. f must pass [gatehouse.CommandFilter.Check].
 func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.CommandFilter) (gatehouse.CommandPage, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return gatehouse.CommandPage{}, err
 	}
-	if f.Limit < 1 || f.Limit > gatehouse.MaxLimit {
-		return gatehouse.CommandPage{}, gatehouse.Invalid("limit", "must be between 1 and %d", gatehouse.MaxLimit)
-	}
-	if f.Status != nil && !slices.Contains(gatehouse.CommandStatuses, *f.Status) {
-		return gatehouse.CommandPage{}, gatehouse.Invalid("status", "must be one of %s", gatehouse.JoinStatuses())
-	}
-	if f.Scope != nil && !slices.Contains(gatehouse.CommandScopes, *f.Scope) {
-		return gatehouse.CommandPage{}, gatehouse.Invalid("scope", "must be one of UNIVERSE, SERVER, PLAYER")
+	if err := f.Check(); err != nil {
+		return gatehouse.CommandPage{}, err
 	}
 	return s.store.ListCommands(ctx, orgID, f)
 }

@@ -32,7 +32,7 @@ func (s *Service) SetMessaging(ctx context.Context, orgID uuid.UUID, universeID,
 	if !gatehouse.IsUniverseID(universeID) {
 		errs.Add("universeId", "must be a positive integer, as a string")
 	}
-	if !isMessagingKey(apiKey) {
+	if !gatehouse.IsMessagingKey(apiKey) {
 		errs.Add("apiKey", "must be %d to %d printable characters without spaces", gatehouse.MinMessagingKey, gatehouse.MaxMessagingKey)
 	}
 	if err := errs.Err(); err != nil {
@@ -112,18 +112,4 @@ func (s *Service) sealing(ctx context.Context) (*gatehouse.Sealer, error) {
 	}
 	s.sealer = sealer
 	return sealer, nil
-}
-
-// isMessagingKey reports whether k can be an Open Cloud API key: printable
-// ASCII without spaces, of a bounded length.
-func isMessagingKey(k string) bool {
-	if len(k) < gatehouse.MinMessagingKey || len(k) > gatehouse.MaxMessagingKey {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] <= ' ' || k[i] > '~' {
-			return false
-		}
-	}
-	return true
 }

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -202,7 +201,7 @@ func (s *Service) ReceiveErasure(ctx context.Context, token, signature string, b
 	if err != nil {
 		return r, err
 	}
-	if problem := verifyPlatformSignature(secret, signature, body, now); problem != "" {
+	if problem := gatehouse.VerifyPlatformSignature(secret, signature, body, now); problem != "" {
 		return record(gatehouse.ErasureRefused, problem, fmt.Errorf("%w: %s", gatehouse.ErrErasureUnverified, problem))
 	}
 	var n erasureNotification
@@ -255,44 +254,6 @@ func (s *Service) ReceiveErasure(ctx context.Context, token, signature string, b
 		return record(gatehouse.ErasureDuplicate, "this notification was erased at the same time by another delivery", nil)
 	}
 	return r, err
-}
-
-// verifyPlatformSignature checks a roblox-signature header as the
-// platform's "Webhook notifications" documentation defines it, and
-// returns what is wrong ("" when it verifies).
-func verifyPlatformSignature(secret []byte, header string, body []byte, now time.Time) string {
-	var ts string
-	var sigs []string
-	for part := range strings.SplitSeq(header, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch k {
-		case "t":
-			ts = v
-		case "v1":
-			sigs = append(sigs, v)
-		}
-	}
-	sec, err := strconv.ParseInt(ts, 10, 64)
-	switch {
-	case header == "":
-		return "no roblox-signature header (set a secret in the platform's webhook settings)"
-	case err != nil || len(sigs) == 0:
-		return "the roblox-signature header is not t=<timestamp>,v1=<signature>"
-	case now.Sub(time.Unix(sec, 0)) > gatehouse.ErasureMaxAge:
-		return "the signed timestamp is older than 10 minutes"
-	case time.Unix(sec, 0).Sub(now) > time.Minute:
-		return "the signed timestamp is in the future"
-	}
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(ts + "."))
-	m.Write(body)
-	want := m.Sum(nil)
-	for _, sig := range sigs {
-		if got, err := base64.StdEncoding.DecodeString(sig); err == nil && hmac.Equal(got, want) {
-			return ""
-		}
-	}
-	return "the signature does not match the secret"
 }
 
 // erasureLabel binds a sealed erasure credential to its use.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 )
 
 // Service is the one place where an operation of Gatehouse happens. The
@@ -20,8 +21,8 @@ import (
 // render its answer or its error; none of them reaches the
 // [gatehouse.Store].
 //
-// The service owns validation, ids and times, cursor signing, key
-// generation and tenant checks. Every method that touches an
+// The service checks every input by the root package's rules, and owns
+// ids and times, cursor signing, key generation and tenant checks. Every method that touches an
 // organization's records takes the organization first, and a record of
 // another organization behaves exactly like an unknown one
 // ([gatehouse.ErrNotFound]).
@@ -59,7 +60,7 @@ type Service struct {
 	endOnce sync.Once
 	// publish pushes an issued command to the platform's messaging
 	// (nil: not configured).
-	publish gatehouse.CommandPublisher
+	publish CommandPublisher
 	// sealer seals messaging keys; made from [gatehouse.Store.Secret] on
 	// first use (see [Service.sealing]), guarded by sealMu.
 	sealMu sync.Mutex
@@ -93,11 +94,18 @@ type Config struct {
 	Now func() time.Time
 	// Publisher pushes issued commands to the platform's messaging for
 	// the universes that configured it; nil publishes nothing.
-	Publisher gatehouse.CommandPublisher
+	Publisher CommandPublisher
 	// Webhooks configures webhook endpoints and their delivery.
 	Webhooks WebhookSettings
 	// Retention configures the deletion of expired events.
 	Retention RetentionSettings
+}
+
+// CommandPublisher pushes an issued command to the platform's messaging
+// (Open Cloud): best effort, in the background, never failing the
+// command. The service calls it after the command is stored.
+type CommandPublisher interface {
+	Publish(ctx context.Context, orgID uuid.UUID, c gatehouse.Command)
 }
 
 // PasswordHasher hashes dashboard passwords and checks them. Verify waits

@@ -64,7 +64,7 @@ func (r *webhookRound) deliver(ctx context.Context) error {
 		// the endpoint backs off (and is disabled in time) rather than
 		// being claimed again at once.
 		r.p = r.progress()
-		r.fail(err.Error())
+		r.fail(gatehouse.ErrorText(err))
 		return r.save(ctx, true)
 	}
 	return r.run(ctx)
@@ -164,7 +164,7 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 		if errors.Is(err, gatehouse.ErrInvalid) {
 			// A position the database cannot follow (restored from a
 			// dump): the endpoint fails, visibly, until it is replayed.
-			r.fail("the endpoint's feed position is invalid here (" + err.Error() + "): replay it from a cursor")
+			r.fail("the endpoint's feed position is invalid here (" + gatehouse.ErrorText(err) + "): replay it from a cursor")
 			return false, true, nil
 		}
 		if err != nil {
@@ -259,14 +259,14 @@ func (r *webhookRound) sendManual(ctx context.Context, d gatehouse.WebhookDelive
 		case errors.Is(err, gatehouse.ErrNotFound):
 			d.Status, d.Error = gatehouse.DeliveryFailed, "the event no longer exists"
 		case err != nil:
-			d.Status, d.Error = gatehouse.DeliveryFailed, err.Error()
+			d.Status, d.Error = gatehouse.DeliveryFailed, gatehouse.ErrorText(err)
 		default:
 			data = ev
 		}
 	case gatehouse.WebhookCommandUpdated:
 		c, err := r.s.store.FindCommand(ctx, r.c.Webhook.OrgID, d.ObjectID)
 		if err != nil {
-			d.Status, d.Error = gatehouse.DeliveryFailed, err.Error()
+			d.Status, d.Error = gatehouse.DeliveryFailed, gatehouse.ErrorText(err)
 		}
 		c.Deliveries = nil
 		data = c

@@ -143,7 +143,9 @@ func TestStoresPaired(t *testing.T) {
 
 // TestStoreMethodsLabelErrors fails when an exported method of DB that
 // returns an error does not begin by deferring sqlstore.Label with its own
-// name, so a new method cannot fail without saying where.
+// name, so a new method cannot fail without saying where. A method that
+// takes an orgID names it first after the operation, so the one log line
+// of a failure names the operation and the organization.
 func TestStoreMethodsLabelErrors(t *testing.T) {
 	for _, dir := range storeDirs {
 		names, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -197,5 +199,27 @@ func defersLabel(fn *ast.FuncDecl) bool {
 		return false
 	}
 	op, ok := d.Call.Args[1].(*ast.BasicLit)
-	return ok && op.Value == strconv.Quote("Store."+fn.Name.Name)
+	if !ok || op.Value != strconv.Quote("Store."+fn.Name.Name) {
+		return false
+	}
+	if !takesParam(fn.Type, "orgID") {
+		return true
+	}
+	if len(d.Call.Args) < 3 {
+		return false
+	}
+	org, ok := d.Call.Args[2].(*ast.Ident)
+	return ok && org.Name == "orgID"
+}
+
+// takesParam reports whether ft has a parameter called name.
+func takesParam(ft *ast.FuncType, name string) bool {
+	for _, field := range ft.Params.List {
+		for _, n := range field.Names {
+			if n.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }

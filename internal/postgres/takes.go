@@ -64,7 +64,7 @@ const batchServers = `unnest($2::text[], $4::bigint[]) WITH ORDINALITY AS j(job,
 // batch of one.
 func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) (_ []gatehouse.Command, _ int64, err error) {
 	defer sqlstore.Label(&err, "Store.TakeCommands", orgID)
-	taken, err := db.TakeCommandsBatch(ctx, orgID, universeID, []gatehouse.TakeRequest{{JobID: jobID, Cursor: cursor}}, now)
+	taken, err := db.takeCommandsBatch(ctx, orgID, universeID, []gatehouse.TakeRequest{{JobID: jobID, Cursor: cursor}}, now)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -76,6 +76,12 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 // twice waits for a later round: one round takes for each server once.
 func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) (_ []gatehouse.Taken, err error) {
 	defer sqlstore.Label(&err, "Store.TakeCommandsBatch", orgID)
+	return db.takeCommandsBatch(ctx, orgID, universeID, reqs, now)
+}
+
+// takeCommandsBatch is [DB.TakeCommandsBatch] without its label, for
+// [DB.TakeCommands], which labels the batch of one.
+func (db *DB) takeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) ([]gatehouse.Taken, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err

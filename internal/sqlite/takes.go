@@ -75,6 +75,12 @@ type dueCommand struct {
 // read connection, so that idle polls never queue for the one writer.
 func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) (_ []gatehouse.Command, _ int64, err error) {
 	defer sqlstore.Label(&err, "Store.TakeCommands", orgID)
+	return db.takeCommands(ctx, orgID, jobID, universeID, cursor, now)
+}
+
+// takeCommands is [DB.TakeCommands] without its label, for
+// [DB.TakeCommandsBatch], which labels the batch.
+func (db *DB) takeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]gatehouse.Command, int64, error) {
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return nil, 0, err
@@ -148,7 +154,7 @@ func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID
 				next++
 				mu.Unlock()
 				for _, i := range byJob[job] {
-					cmds, gen, err := db.TakeCommands(ctx, orgID, job, universeID, reqs[i].Cursor, now)
+					cmds, gen, err := db.takeCommands(ctx, orgID, job, universeID, reqs[i].Cursor, now)
 					if err != nil {
 						mu.Lock()
 						errs = append(errs, err)

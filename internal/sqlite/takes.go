@@ -124,7 +124,9 @@ func (db *DB) takeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 // is a TakeCommands, whose reads go to the read connections at once and
 // whose writes queue for the one writer, as they would from concurrent
 // syncs. One transaction for many servers would only hold the write lock
-// longer, and TakeCommands' statements are prepared already.
+// longer, and TakeCommands' statements are prepared already. PostgreSQL
+// takes the batch in a few set-based statements (postgres/takes.go),
+// where a transaction per server is what costs.
 func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) (_ []gatehouse.Taken, err error) {
 	defer sqlstore.Label(&err, "Store.TakeCommandsBatch", orgID)
 	taken := make([]gatehouse.Taken, len(reqs))

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,4 +132,84 @@ func TestEveryRouteAnswers(t *testing.T) {
 		t.Fatal("no route signs out")
 	}
 	ask(*logout)
+}
+
+// openRoutes are the routes a visitor reaches without signing in, kept
+// here apart from routes.go so that opening a route is a change to this
+// list too, made on purpose.
+var openRoutes = []string{
+	"GET /dashboard/assets/",       // the style sheet and scripts of the sign-in form
+	"GET /dashboard/{$}",           // a redirect to the Event Log, which asks for a session itself
+	"GET /dashboard/login",         // the sign-in form
+	"POST /dashboard/login",        // signing in
+	"POST /dashboard/login/choose", // choosing the organization to sign in to
+	" /dashboard/",                 // the catch-all's "There is no such page."
+}
+
+// TestEveryRouteAsksForASession: every route is for members but those of
+// openRoutes. Asked by a visitor who is not signed in, each route for
+// members answers as the dashboard answers such a visitor (a page: a
+// redirect to the sign-in form that comes back to it; anything else: 403
+// "Your session has ended"), and each route for anyone answers without
+// either. So a route switched from member to anyone, or the reverse,
+// fails here.
+func TestEveryRouteAsksForASession(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	ids := map[string]string{"events": acme.denied.ID.String(), "locations": acme.loc.ID.String(), "access-points": acme.ap.ID.String()}
+	const ended = "Your session has ended; sign in again."
+	levels := map[string]int{}
+	planned := map[string]bool{}
+	for _, rt := range dashboard.Routes() {
+		levels[rt.Access]++
+		key := rt.Method + " " + rt.Path
+		planned[key] = true
+		if slices.Contains(openRoutes, key) != (rt.Access == "anyone") {
+			t.Errorf("%s is for %s in routes.go, but openRoutes says it is%s open: a route opens or closes on purpose, in both places", key, rt.Access, map[bool]string{true: "", false: " not"}[slices.Contains(openRoutes, key)])
+		}
+		method, path := rt.Method, rt.Path
+		if method == "" {
+			method, path = "GET", rt.Path+"nowhere"
+		}
+		section, _, _ := strings.Cut(strings.TrimPrefix(path, "/dashboard/"), "/")
+		id, ok := ids[section]
+		if !ok {
+			id = gatehouse.NewID().String()
+		}
+		path = strings.NewReplacer("{id}", id, "{delivery}", gatehouse.NewID().String(), "{$}", "", "/assets/", "/assets/style.css").Replace(path)
+		var form url.Values
+		if method == "POST" {
+			form = url.Values{}
+		}
+		r := s.browser().do(method, path, form)
+		toSignIn := r.status == http.StatusSeeOther && strings.HasPrefix(r.header.Get("Location"), "/dashboard/login")
+		switch rt.Access {
+		case "anyone":
+			if toSignIn || strings.Contains(r.body, ended) {
+				t.Errorf("%s %s is for anyone, but a visitor who is not signed in gets %d %s %.200s", method, path, r.status, r.header.Get("Location"), r.body)
+			}
+		case "member", "memberStream":
+			want := "403 " + ended
+			ok := r.status == http.StatusForbidden && strings.Contains(r.body, ended)
+			if method == "GET" {
+				want = "303 to /dashboard/login?next=" + url.QueryEscape(path)
+				ok = r.status == http.StatusSeeOther && r.header.Get("Location") == "/dashboard/login?next="+url.QueryEscape(path)
+			}
+			if !ok {
+				t.Errorf("%s %s is for members, but a visitor who is not signed in gets %d %s %.200s; want %s", method, path, r.status, r.header.Get("Location"), r.body, want)
+			}
+		default:
+			t.Errorf("%s %s: access %q unknown to this test", method, path, rt.Access)
+		}
+	}
+	for _, key := range openRoutes {
+		if !planned[key] {
+			t.Errorf("openRoutes names %s, which routes.go does not have", key)
+		}
+	}
+	for _, a := range []string{"anyone", "member", "memberStream"} {
+		if levels[a] == 0 {
+			t.Errorf("no route is for %s: the test no longer reads the floor plan's access", a)
+		}
+	}
 }

@@ -220,7 +220,7 @@ func (db *DB) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, o
 	}
 	// Read after the commit, so a change committed meanwhile shows; SQLite
 	// reads the location inside its transaction, as it wrote it.
-	return db.FindLocation(ctx, orgID, id)
+	return db.findLocation(ctx, orgID, id)
 }
 
 // FindAccessPoint returns an organization's access point.

@@ -64,12 +64,18 @@ func (db *DB) RenameLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 	}
 	// Read after the commit, so a change committed meanwhile shows; SQLite
 	// reads the location inside its transaction, as it wrote it.
-	return db.FindLocation(ctx, orgID, id)
+	return db.findLocation(ctx, orgID, id)
 }
 
 // FindLocation returns a location of an organization with its access points.
 func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.Location, err error) {
 	defer sqlstore.Label(&err, "Store.FindLocation", orgID, id)
+	return db.findLocation(ctx, orgID, id)
+}
+
+// findLocation is [DB.FindLocation] without its label, for the methods
+// that return a location they changed under their own.
+func (db *DB) findLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Location, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return gatehouse.Location{}, err

@@ -64,7 +64,7 @@ const batchServers = `unnest($2::text[], $4::bigint[]) WITH ORDINALITY AS j(job,
 // batch of one.
 func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) (_ []gatehouse.Command, _ int64, err error) {
 	defer sqlstore.Label(&err, "Store.TakeCommands", orgID)
-	taken, err := db.TakeCommandsBatch(ctx, orgID, universeID, []gatehouse.TakeRequest{{JobID: jobID, Cursor: cursor}}, now)
+	taken, err := db.takeCommandsBatch(ctx, orgID, universeID, []gatehouse.TakeRequest{{JobID: jobID, Cursor: cursor}}, now)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -74,8 +74,18 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 // TakeCommandsBatch takes for many servers of a universe in a few
 // set-based statements (see Store.TakeCommandsBatch). A job id that comes
 // twice waits for a later round: one round takes for each server once.
+// SQLite runs one TakeCommands per server instead (sqlite/takes.go): its
+// one writer gains nothing from a bigger transaction, while here a
+// transaction per server costs the database far more than a few
+// statements for all.
 func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) (_ []gatehouse.Taken, err error) {
 	defer sqlstore.Label(&err, "Store.TakeCommandsBatch", orgID)
+	return db.takeCommandsBatch(ctx, orgID, universeID, reqs, now)
+}
+
+// takeCommandsBatch is [DB.TakeCommandsBatch] without its label, for
+// [DB.TakeCommands], which labels the batch of one.
+func (db *DB) takeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) ([]gatehouse.Taken, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return nil, err

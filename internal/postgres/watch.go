@@ -57,7 +57,9 @@ func parseWake(payload string) (gatehouse.Wake, bool) {
 // when a pooled connection is reset. When the connection fails it
 // connects again, waiting longer after each failure, and after every
 // (re)connection calls wake(gatehouse.Wake{}) since a notification may have
-// been missed while it was down.
+// been missed while it was down. SQLite polls a command_wakes table
+// instead (sqlite/watch.go), having no notifications between processes;
+// here a wake arrives at its commit, and an idle instance reads nothing.
 func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) (err error) {
 	defer sqlstore.Label(&err, "Store.WatchCommands")
 	retry := watchRetryFirst

@@ -52,7 +52,7 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 	if err != nil {
 		return gatehouse.Webhook{}, err
 	}
-	return db.FindWebhook(ctx, w.OrgID, w.ID)
+	return findWebhook(ctx, db.pool, w.OrgID, w.ID, "")
 }
 
 // ListWebhooks returns an organization's endpoints, oldest first.
@@ -235,7 +235,7 @@ func (db *DB) FindWebhookDelivery(ctx context.Context, orgID, webhookID, id uuid
 // ListWebhookDeliveries returns an endpoint's most recent deliveries.
 func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit int) (_ []gatehouse.WebhookDelivery, err error) {
 	defer sqlstore.Label(&err, "Store.ListWebhookDeliveries", orgID, webhookID)
-	if _, err := db.FindWebhook(ctx, orgID, webhookID); err != nil {
+	if _, err := findWebhook(ctx, db.pool, orgID, webhookID, ""); err != nil {
 		return nil, err
 	}
 	rows, _ := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d
@@ -277,7 +277,7 @@ func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, tt
 	if err != nil {
 		return c, wrap(err)
 	}
-	if c.Webhook, err = db.FindWebhook(ctx, orgID, id); err != nil {
+	if c.Webhook, err = findWebhook(ctx, db.pool, orgID, id, ""); err != nil {
 		return c, err
 	}
 	rows, _ := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d

@@ -11,6 +11,10 @@ import (
 )
 
 // IngestEvents stores a batch of events in one transaction, all or nothing.
+// Terms, spans and events go in that one transaction, where PostgreSQL
+// stores the new terms and spans first in short transactions of their own
+// (postgres/ingest.go): SQLite's one writer runs batches one after another
+// anyway, so there is no wait between batches to shorten.
 func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (_ gatehouse.IngestResult, err error) {
 	defer sqlstore.Label(&err, "Store.IngestEvents", orgID)
 	var (

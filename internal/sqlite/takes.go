@@ -75,6 +75,12 @@ type dueCommand struct {
 // read connection, so that idle polls never queue for the one writer.
 func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) (_ []gatehouse.Command, _ int64, err error) {
 	defer sqlstore.Label(&err, "Store.TakeCommands", orgID)
+	return db.takeCommands(ctx, orgID, jobID, universeID, cursor, now)
+}
+
+// takeCommands is [DB.TakeCommands] without its label, for
+// [DB.TakeCommandsBatch], which labels the batch.
+func (db *DB) takeCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64, now time.Time) ([]gatehouse.Command, int64, error) {
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if err != nil {
 		return nil, 0, err
@@ -118,7 +124,9 @@ func (db *DB) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID, universe
 // is a TakeCommands, whose reads go to the read connections at once and
 // whose writes queue for the one writer, as they would from concurrent
 // syncs. One transaction for many servers would only hold the write lock
-// longer, and TakeCommands' statements are prepared already.
+// longer, and TakeCommands' statements are prepared already. PostgreSQL
+// takes the batch in a few set-based statements (postgres/takes.go),
+// where a transaction per server is what costs.
 func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) (_ []gatehouse.Taken, err error) {
 	defer sqlstore.Label(&err, "Store.TakeCommandsBatch", orgID)
 	taken := make([]gatehouse.Taken, len(reqs))
@@ -148,7 +156,7 @@ func (db *DB) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID
 				next++
 				mu.Unlock()
 				for _, i := range byJob[job] {
-					cmds, gen, err := db.TakeCommands(ctx, orgID, job, universeID, reqs[i].Cursor, now)
+					cmds, gen, err := db.takeCommands(ctx, orgID, job, universeID, reqs[i].Cursor, now)
 					if err != nil {
 						mu.Lock()
 						errs = append(errs, err)

@@ -14,7 +14,9 @@ const wakePoll = 200 * time.Millisecond
 
 // WatchCommands relays the wakes other processes leave in command_wakes.
 // It starts by calling wake(uuid.Nil, "") once, since wakes left before
-// it started reading were not seen.
+// it started reading were not seen. It polls the table every wakePoll,
+// where PostgreSQL listens (LISTEN/NOTIFY, postgres/watch.go): SQLite has
+// no way to tell another process that a row was written.
 func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) (err error) {
 	defer sqlstore.Label(&err, "Store.WatchCommands")
 	var last int64

@@ -47,7 +47,7 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 	if err != nil {
 		return gatehouse.Webhook{}, err
 	}
-	return db.FindWebhook(ctx, w.OrgID, w.ID)
+	return db.findWebhook(ctx, db.read, w.OrgID, w.ID)
 }
 
 // ListWebhooks returns an organization's endpoints, oldest first.
@@ -238,7 +238,7 @@ func (db *DB) FindWebhookDelivery(ctx context.Context, orgID, webhookID, id uuid
 // ListWebhookDeliveries returns an endpoint's most recent deliveries.
 func (db *DB) ListWebhookDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, limit int) (_ []gatehouse.WebhookDelivery, err error) {
 	defer sqlstore.Label(&err, "Store.ListWebhookDeliveries", orgID, webhookID)
-	if _, err := db.FindWebhook(ctx, orgID, webhookID); err != nil {
+	if _, err := db.findWebhook(ctx, db.read, orgID, webhookID); err != nil {
 		return nil, err
 	}
 	ds, err := queryAll(ctx, db.read, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries d

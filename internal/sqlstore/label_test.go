@@ -53,8 +53,10 @@ func TestLabelDoesNotAllocateOnSuccess(t *testing.T) {
 // The client's errors keep their text: an answer, a form or the command
 // line may quote it. The label goes on what an operator reads in the log
 // instead: the errors answered 5xx (and a cancelled request, 499, which is
-// not logged). The two lists are the table of internal/httperror, so a
-// new domain error added there is classified here too.
+// not logged). The lists below are written out by hand, with the answers
+// httperror.For gives them; the table of internal/httperror is read row
+// by row in its own package (label_internal_test.go), so a new domain
+// error added there is classified there.
 func TestLabelLeavesTheClientsErrors(t *testing.T) {
 	var (
 		ve gatehouse.ValidationError

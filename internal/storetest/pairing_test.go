@@ -143,7 +143,9 @@ func TestStoresPaired(t *testing.T) {
 
 // TestStoreMethodsLabelErrors fails when an exported method of DB that
 // returns an error does not begin by deferring sqlstore.Label with its own
-// name, so a new method cannot fail without saying where.
+// name, so a new method cannot fail without saying where. A method that
+// takes an orgID names it first after the operation, so the one log line
+// of a failure names the operation and the organization.
 func TestStoreMethodsLabelErrors(t *testing.T) {
 	for _, dir := range storeDirs {
 		names, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -173,6 +175,64 @@ func TestStoreMethodsLabelErrors(t *testing.T) {
 	}
 }
 
+// TestStoreMethodsLabelOnce fails when a method of DB calls an exported
+// method of DB that labels its errors: the failure would carry two labels
+// (Store.RenameLocation(…): Store.FindLocation(…): …). It calls the
+// unlabelled helper the exported method wraps instead.
+func TestStoreMethodsLabelOnce(t *testing.T) {
+	for _, dir := range storeDirs {
+		names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		var files []*ast.File
+		labelled := map[string]bool{}
+		for _, path := range names {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+			for _, d := range f.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.IsExported() && isDBPointer(fn.Recv) && defersLabel(fn) {
+					labelled[fn.Name.Name] = true
+				}
+			}
+		}
+		if len(labelled) == 0 {
+			t.Fatalf("%s: no labelled methods of DB found", dir)
+		}
+		for _, f := range files {
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Recv == nil || !isDBPointer(fn.Recv) || len(fn.Recv.List[0].Names) == 0 || fn.Body == nil {
+					continue
+				}
+				recv := fn.Recv.List[0].Names[0].Name
+				ast.Inspect(fn.Body, func(n ast.Node) bool {
+					call, ok := n.(*ast.CallExpr)
+					if !ok {
+						return true
+					}
+					sel, ok := call.Fun.(*ast.SelectorExpr)
+					if !ok {
+						return true
+					}
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == recv && labelled[sel.Sel.Name] {
+						t.Errorf("%s: DB.%s calls DB.%s, which labels its errors too: call an unlabelled helper, so a failure carries one label",
+							fset.Position(call.Pos()), fn.Name.Name, sel.Sel.Name)
+					}
+					return true
+				})
+			}
+		}
+	}
+}
+
 func returnsError(ft *ast.FuncType) bool {
 	if ft.Results == nil || len(ft.Results.List) == 0 {
 		return false
@@ -197,5 +257,27 @@ func defersLabel(fn *ast.FuncDecl) bool {
 		return false
 	}
 	op, ok := d.Call.Args[1].(*ast.BasicLit)
-	return ok && op.Value == strconv.Quote("Store."+fn.Name.Name)
+	if !ok || op.Value != strconv.Quote("Store."+fn.Name.Name) {
+		return false
+	}
+	if !takesParam(fn.Type, "orgID") {
+		return true
+	}
+	if len(d.Call.Args) < 3 {
+		return false
+	}
+	org, ok := d.Call.Args[2].(*ast.Ident)
+	return ok && org.Name == "orgID"
+}
+
+// takesParam reports whether ft has a parameter called name.
+func takesParam(ft *ast.FuncType, name string) bool {
+	for _, field := range ft.Params.List {
+		for _, n := range field.Names {
+			if n.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }

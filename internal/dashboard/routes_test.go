@@ -101,12 +101,7 @@ func TestEveryRouteAnswers(t *testing.T) {
 	ask := func(rt dashboard.Route) {
 		t.Helper()
 		path := rt.Path
-		section, _, _ := strings.Cut(strings.TrimPrefix(path, "/dashboard/"), "/")
-		id, ok := ids[section]
-		if !ok {
-			id = gatehouse.NewID().String()
-		}
-		path = strings.NewReplacer("{id}", id, "{delivery}", gatehouse.NewID().String(), "{$}", "", "/assets/", "/assets/style.css").Replace(path)
+		path = concretePath(path, ids)
 		var form url.Values
 		if rt.Method == "POST" {
 			form = url.Values{"csrf": {csrf}}
@@ -171,12 +166,7 @@ func TestEveryRouteAsksForASession(t *testing.T) {
 		if method == "" {
 			method, path = "GET", rt.Path+"nowhere"
 		}
-		section, _, _ := strings.Cut(strings.TrimPrefix(path, "/dashboard/"), "/")
-		id, ok := ids[section]
-		if !ok {
-			id = gatehouse.NewID().String()
-		}
-		path = strings.NewReplacer("{id}", id, "{delivery}", gatehouse.NewID().String(), "{$}", "", "/assets/", "/assets/style.css").Replace(path)
+		path = concretePath(path, ids)
 		var form url.Values
 		if method == "POST" {
 			form = url.Values{}
@@ -212,4 +202,16 @@ func TestEveryRouteAsksForASession(t *testing.T) {
 			t.Errorf("no route is for %s: the test no longer reads the floor plan's access", a)
 		}
 	}
+}
+
+// concretePath fills in a route's pattern: the id of a record of its
+// section where the test made one (ids, by the path's first segment after
+// /dashboard/), else an unknown id, and a real asset.
+func concretePath(path string, ids map[string]string) string {
+	section, _, _ := strings.Cut(strings.TrimPrefix(path, "/dashboard/"), "/")
+	id, ok := ids[section]
+	if !ok {
+		id = gatehouse.NewID().String()
+	}
+	return strings.NewReplacer("{id}", id, "{delivery}", gatehouse.NewID().String(), "{$}", "", "/assets/", "/assets/style.css").Replace(path)
 }

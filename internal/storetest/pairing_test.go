@@ -51,25 +51,13 @@ type storeSource struct {
 func readStore(t *testing.T, dir string) storeSource {
 	t.Helper()
 	s := storeSource{name: filepath.Base(dir), files: map[string]bool{}, methods: map[string]string{}}
-	fset := token.NewFileSet()
-	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range names {
-		base := filepath.Base(path)
-		if strings.HasSuffix(base, "_test.go") {
-			continue
-		}
-		name := base
+	_, paths, files := parseStore(t, dir)
+	for i, f := range files {
+		name := filepath.Base(paths[i])
 		if name == s.name+".go" {
 			name = packageFile
 		}
 		s.files[name] = true
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Recv == nil || !fn.Name.IsExported() || !isDBPointer(fn.Recv) {
@@ -85,6 +73,30 @@ func readStore(t *testing.T, dir string) storeSource {
 		t.Fatalf("%s: no methods of DB found in %s", s.name, dir)
 	}
 	return s
+}
+
+// parseStore parses the non-test Go files of a store's directory, in
+// name order: what every check of this file reads.
+func parseStore(t *testing.T, dir string) (*token.FileSet, []string, []*ast.File) {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var paths []string
+	var files []*ast.File
+	for _, path := range names {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths, files = append(paths, path), append(files, f)
+	}
+	return fset, paths, files
 }
 
 func isDBPointer(recv *ast.FieldList) bool {
@@ -148,19 +160,8 @@ func TestStoresPaired(t *testing.T) {
 // of a failure names the operation and the organization.
 func TestStoreMethodsLabelErrors(t *testing.T) {
 	for _, dir := range storeDirs {
-		names, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fset := token.NewFileSet()
-		for _, path := range names {
-			if strings.HasSuffix(path, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
+		fset, _, files := parseStore(t, dir)
+		for _, f := range files {
 			for _, d := range f.Decls {
 				fn, ok := d.(*ast.FuncDecl)
 				if !ok || fn.Recv == nil || !fn.Name.IsExported() || !isDBPointer(fn.Recv) || !returnsError(fn.Type) {
@@ -181,22 +182,9 @@ func TestStoreMethodsLabelErrors(t *testing.T) {
 // unlabelled helper the exported method wraps instead.
 func TestStoreMethodsLabelOnce(t *testing.T) {
 	for _, dir := range storeDirs {
-		names, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fset := token.NewFileSet()
-		var files []*ast.File
+		fset, _, files := parseStore(t, dir)
 		labelled := map[string]bool{}
-		for _, path := range names {
-			if strings.HasSuffix(path, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, f)
+		for _, f := range files {
 			for _, d := range f.Decls {
 				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && fn.Name.IsExported() && isDBPointer(fn.Recv) && defersLabel(fn) {
 					labelled[fn.Name.Name] = true

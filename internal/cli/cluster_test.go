@@ -177,7 +177,10 @@ func TestRedisDownStillServes(t *testing.T) {
 	testenv.RedisURL(t) // a Redis-backed test: skip or fail with the others
 	_, newKey := seedCluster(t, g)
 	k := newKey()
-	in := startServe(t, "--db", g.db, "--redis", "redis://127.0.0.1:1/0", "--rate-burst", "5")
+	// One request a minute after the burst: on a loaded machine the ten
+	// requests may take longer than the 50 ms in which the default 20/s
+	// would give one more back.
+	in := startServe(t, "--db", g.db, "--redis", "redis://127.0.0.1:1/0", "--rate-burst", "5", "--rate-limit", "1/m")
 	statuses := map[int]int{}
 	for range 10 {
 		statuses[in.get(t, "/api/consumer/v1/events?limit=1", k.Key).status]++

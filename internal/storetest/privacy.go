@@ -132,6 +132,7 @@ func testDeletionKeepsPositions(t *testing.T, f *fixture) {
 	theirs := f.attempt(p.door, gatehouse.EventAccessDenied, 1)
 	theirs.PlatformUserID = ptr("42")
 	f.ingest(p.org.ID, theirs)
+	f.settle()
 	page, err := f.s.ReadFeed(ctx, p.org.ID, gatehouse.EventFilter{Limit: 10}, gatehouse.FeedPosition{})
 	must(t, err)
 	if len(page.Events) != 2 {
@@ -140,6 +141,7 @@ func testDeletionKeepsPositions(t *testing.T, f *fixture) {
 	c := f.command(p, gatehouse.ScopePlayer)
 	c.PlatformUserID = ptr("42")
 	f.create(c) // its REMOTE_UNLOCK event is the player's too
+	f.settle()
 	changes, cpos, err := f.s.ReadCommandChanges(ctx, p.org.ID, gatehouse.FeedPosition{}, 10)
 	must(t, err)
 	if len(changes) != 1 {
@@ -154,6 +156,7 @@ func testDeletionKeepsPositions(t *testing.T, f *fixture) {
 	next := f.attempt(p.door, gatehouse.EventAccessGranted, 0)
 	f.ingest(p.org.ID, next)
 	later := f.create(f.command(p, gatehouse.ScopeUniverse))
+	f.settle()
 	page, err = f.s.ReadFeed(ctx, p.org.ID, gatehouse.EventFilter{Limit: 10}, read)
 	must(t, err)
 	var got []uuid.UUID

@@ -125,6 +125,28 @@ type fixture struct {
 
 var ctx = context.Background()
 
+// settle waits until the feed and the command changes show every write
+// made before it. On PostgreSQL they stop before the oldest transaction
+// still running anywhere in the cluster, so that no later commit slips
+// behind a reader; other tests share the cluster. It writes one event of
+// an organization of its own and waits for it to show.
+func (f *fixture) settle() {
+	f.t.Helper()
+	org := f.org("Settle " + gatehouse.NewID().String())
+	ap := f.accessPoint(org.ID, f.location(org.ID, "Here").ID, "Door")
+	f.ingest(org.ID, f.attempt(ap, gatehouse.EventAccessGranted, 0))
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		page, err := f.s.ReadFeed(ctx, org.ID, gatehouse.EventFilter{Limit: 1}, gatehouse.FeedPosition{})
+		must(f.t, err)
+		if len(page.Events) == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatal("the feed did not show an event committed 20 s ago")
+		}
+	}
+}
+
 func (f *fixture) org(name string) gatehouse.Organization {
 	f.t.Helper()
 	o, err := f.s.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), name)

@@ -31,6 +31,7 @@ func testWebhooks(t *testing.T, f *fixture) {
 	a, b := f.org("Acme"), f.org("Beta")
 	gate := f.accessPoint(a.ID, f.location(a.ID, "HQ").ID, "Gate")
 	f.ingest(a.ID, f.attempt(gate, gatehouse.EventAccessGranted, 1))
+	f.settle() // the head a new endpoint starts at is past that event
 
 	w := f.webhook(a.ID, "https://hooks.example/a", "type=ACCESS_DENIED")
 	if !w.Enabled || w.Failing != nil || w.URL != "https://hooks.example/a" || w.Filters["type"] != "ACCESS_DENIED" ||
@@ -44,6 +45,7 @@ func testWebhooks(t *testing.T, f *fixture) {
 		t.Errorf("the feed after a new endpoint's position has %d events, want none", len(page.Events))
 	}
 	f.ingest(a.ID, f.attempt(gate, gatehouse.EventAccessDenied, 0))
+	f.settle()
 	if page, _ := f.s.ReadFeed(ctx, a.ID, gatehouse.EventFilter{Limit: 10}, w.EventsAfter); len(page.Events) != 1 {
 		t.Errorf("the feed after the position has %d events after one more, want 1", len(page.Events))
 	}
@@ -218,6 +220,7 @@ func testCommandChanges(t *testing.T, f *fixture) {
 	first := f.create(f.command(p, gatehouse.ScopeUniverse, "job-1"))
 	second := f.create(f.command(p, gatehouse.ScopeUniverse, "job-1"))
 	f.create(f.command(q, gatehouse.ScopeUniverse, "job-9"))
+	f.settle()
 	changes, next := read(start)
 	if len(changes) != 2 || changes[0].ID != first.ID || changes[1].ID != second.ID || changes[0].Status != gatehouse.CommandPending {
 		t.Fatalf("changes after two commands = %+v", changes)
@@ -228,6 +231,7 @@ func testCommandChanges(t *testing.T, f *fixture) {
 	f.now = f.now.Add(time.Second)
 	_, err := f.s.CancelCommand(ctx, cancelledEntry(), p.org.ID, first.ID, f.now)
 	must(t, err)
+	f.settle()
 	changes, _ = read(next)
 	if len(changes) != 1 || changes[0].ID != first.ID || changes[0].Status != gatehouse.CommandCancelled {
 		t.Errorf("changes after a cancel = %+v", changes)

@@ -68,10 +68,14 @@ type request struct {
 	// Expect is "accept", or "refuse" when the spec sent something bad on
 	// purpose and the fake refused it (Answer): Gatehouse must refuse it too.
 	Expect string `json:"expect"`
+	// Answer is what the fake answered (none for a network error); Own
+	// says it is the fake Gatehouse's own answer, not one a spec scripted.
 	Answer *struct {
-		Status int             `json:"status"`
-		Body   json.RawMessage `json:"body"`
+		Status  int             `json:"status"`
+		Headers headers         `json:"headers"`
+		Body    json.RawMessage `json:"body"`
 	} `json:"answer"`
+	Own bool `json:"own"`
 }
 
 // headers are a request's headers; the runner writes none as [] (an

@@ -30,7 +30,7 @@ func replay(t *testing.T, api *apitest.API, requests []request) {
 		t.Fatal("the specs made no request to replay")
 	}
 	key := api.NewKey(t, gatehouse.ScopeGameServer, gatehouse.ScopeEventsWrite)
-	accepted, refused := 0, 0
+	accepted, refused, ownAnswers := 0, 0, 0
 	var shift time.Duration
 	spec := ""
 	for i, r := range requests {
@@ -84,8 +84,45 @@ func replay(t *testing.T, api *apitest.API, requests []request) {
 		default:
 			accepted++
 		}
+		if r.Own {
+			checkFake(t, r, raw)
+			ownAnswers++
+		}
 	}
-	t.Logf("replayed %d requests against a live Gatehouse: %d accepted, %d refused as the fake refused them", len(requests), accepted, refused)
+	t.Logf("replayed %d requests against a live Gatehouse: %d accepted, %d refused as the fake refused them; %d answers of the fake checked against the OpenAPI document",
+		len(requests), accepted, refused, ownAnswers)
+}
+
+// checkFake checks the fake Gatehouse's own answer to r against the
+// OpenAPI document, as apitest checks the server's: so that the fake
+// cannot drift from what Gatehouse answers.
+func checkFake(t *testing.T, r request, raw []byte) {
+	t.Helper()
+	if r.Answer == nil {
+		return
+	}
+	req, err := http.NewRequest(r.Method, "http://gatehouse.example"+r.Path, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range r.Headers {
+		req.Header.Set(k, strings.ReplaceAll(v, "<secret>", "gk_fake"))
+	}
+	header := http.Header{}
+	for k, v := range r.Answer.Headers {
+		header.Set(k, v)
+	}
+	body := []byte(r.Answer.Body)
+	var text string
+	if json.Unmarshal(body, &text) == nil {
+		body = []byte(text) // the fake answered text
+	} else {
+		header.Set("Content-Type", "application/json")
+	}
+	if err := apitest.Document(t).Check(req, raw, r.Answer.Status, header, body); err != nil {
+		t.Errorf("%q: the fake's answer to %s %s (%d) does not match the OpenAPI document:\n%v\nbody: %.500s",
+			r.Spec, r.Method, r.Path, r.Answer.Status, err, body)
+	}
 }
 
 // withoutWait sets a sync body's waitSeconds to 0.

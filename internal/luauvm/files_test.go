@@ -55,3 +55,23 @@ func TestEverySpecFileRuns(t *testing.T) {
 		t.Errorf("spec/main.luau requires ./%s, which is not a file", name)
 	}
 }
+
+// TestWallyPackageLeavesOutTheHarness: the package a studio installs holds
+// the SDK, not its specs or the tools that check them.
+func TestWallyPackageLeavesOutTheHarness(t *testing.T) {
+	manifest, err := os.ReadFile(filepath.Join(sdkDir, "wally.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^include\s*=\s*\[(.*)\]`).FindSubmatch(manifest)
+	if m == nil {
+		t.Fatal("wally.toml has no include list: the whole folder, spec/ too, would be published")
+	}
+	for _, entry := range regexp.MustCompile(`"([^"]*)"`).FindAllSubmatch(m[1], -1) {
+		switch name := string(entry[1]); {
+		case name == "spec" || strings.HasPrefix(name, "spec/"),
+			name == "node_modules", name == "package.json", name == "package-lock.json", name == "stylua.toml":
+			t.Errorf("wally.toml includes %s", name)
+		}
+	}
+}

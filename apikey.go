@@ -182,3 +182,37 @@ type NewAPIKey struct {
 	Lifetime  time.Duration
 	RateLimit *Rate // nil: the server's
 }
+
+// ExpiryWarning is how long before its expiry a key is shown as expiring
+// soon: on the dashboard, in the CLI's key list and in the operator's
+// metrics, so that a game's servers do not all start failing one day
+// without warning.
+const ExpiryWarning = 14 * 24 * time.Hour
+
+// ExpiresSoon reports whether the key is active at now and expires
+// within [ExpiryWarning] of it.
+func (k APIKey) ExpiresSoon(now time.Time) bool {
+	return k.Status(now) == "active" && k.ExpiresAt != nil && k.ExpiresAt.Sub(now) <= ExpiryWarning
+}
+
+// ChangeableBy reports whether actor may change the key's settings (its
+// rate limit). A dashboard user and the operator may (their role is
+// checked apart); an API key may change only another key that does not
+// carry [ScopeKeysWrite] itself, so that no key raises its own limits,
+// directly or through a second key that raises them back.
+func (k APIKey) ChangeableBy(actor Actor) bool {
+	if actor.Type != ActorKey {
+		return true
+	}
+	return actor.ID != k.ID && !k.HasScope(ScopeKeysWrite)
+}
+
+// CheckKeyRate reports a rate a key may not carry: nil (the server's
+// rate) is fine, as is any positive rate.
+func CheckKeyRate(r *Rate) error {
+	var errs ValidationError
+	if r != nil && (r.Count < 1 || r.Per <= 0) {
+		errs.Add("rateLimit", "must be a positive rate")
+	}
+	return errs.Err()
+}

@@ -216,3 +216,17 @@ func CheckKeyRate(r *Rate) error {
 	}
 	return errs.Err()
 }
+
+// GameServerScopes are what the Luau SDK calls and nothing more: the sync
+// loop, the policy set and decisions ([ScopeGameServer]) and recording
+// events ([ScopeEventsWrite]). The dashboard's "Game server" preset
+// offers them, and the docs' key create command names them.
+var GameServerScopes = []Scope{ScopeGameServer, ScopeEventsWrite}
+
+// GameServerRate is the rate the "Game server" preset gives a key that
+// every server of an experience shares: a busy server (50 players at a
+// door every second) sends about 15 requests a minute with the SDK's
+// defaults (12 event batches, 2 to 3 syncs), so 150/s serves 600 busy
+// servers, and its burst (two seconds of it: 300) their first requests
+// after a release. The server's default of 20/s serves 80.
+var GameServerRate = Rate{Count: 150, Per: time.Second}

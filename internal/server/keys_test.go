@@ -143,3 +143,41 @@ func TestKeyRateChangedThroughTheAPI(t *testing.T) {
 		t.Errorf("audit: %+v, want two changes by the key", entries.Entries)
 	}
 }
+
+// TestMetricsCountKeysExpiringSoon: /metrics, which needs no key, counts
+// the keys of every organization that expire within 14 days, and names
+// no organization nor key.
+func TestMetricsCountKeysExpiringSoon(t *testing.T) {
+	e := newEnv(t)
+	o, rival := e.newOrg("Acme"), e.newOrg("Rival")
+	metric := func() string {
+		for line := range strings.SplitSeq(string(e.get("/metrics", "").body), "\n") {
+			if strings.HasPrefix(line, "gatehouse_api_keys_expiring") {
+				return line
+			}
+		}
+		return ""
+	}
+	if got := metric(); got != "gatehouse_api_keys_expiring 0" {
+		t.Fatalf("with no key expiring: %q", got)
+	}
+	in := func(d time.Duration) func(*gatehouse.APIKey) {
+		return func(k *gatehouse.APIKey) { k.ExpiresAt = ptr(e.clock.Now().Add(d)) }
+	}
+	soon := e.newKeyWith(o.ID, in(3*24*time.Hour), gatehouse.ScopeGameServer)
+	e.newKeyWith(rival.ID, in(13*24*time.Hour), gatehouse.ScopeEventsRead)
+	e.newKeyWith(o.ID, in(30*24*time.Hour), gatehouse.ScopeEventsRead)
+	if got := metric(); got != "gatehouse_api_keys_expiring 2" {
+		t.Errorf("with two keys of two organizations expiring: %q", got)
+	}
+	body := string(e.get("/metrics", "").body)
+	for _, secret := range []string{o.ID.String(), rival.ID.String(), "Acme", "Rival", e.keyID(soon), soon[:11]} {
+		if strings.Contains(body, secret) {
+			t.Errorf("/metrics names %q", secret)
+		}
+	}
+	e.clock.Advance(4 * 24 * time.Hour)
+	if got := metric(); got != "gatehouse_api_keys_expiring 1" {
+		t.Errorf("once one has expired: %q", got)
+	}
+}

@@ -109,8 +109,9 @@ func (db *DB) SetAPIKeyRate(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 	}
 	var k gatehouse.APIKey
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
-		// The row lock of FOR UPDATE makes two changes of one key agree
-		// on the rate each replaced: each records what it saw.
+		// The row lock of FOR UPDATE orders two changes of one key: each
+		// compares with the rate the other left, and one that changes
+		// nothing records nothing.
 		var oldCount, oldPer *int64
 		err := tx.QueryRow(ctx, "SELECT rate_count, rate_per_ms FROM api_keys WHERE id = $1 AND org = $2 FOR UPDATE", id, org).Scan(&oldCount, &oldPer)
 		if errors.Is(err, pgx.ErrNoRows) {

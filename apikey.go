@@ -182,3 +182,51 @@ type NewAPIKey struct {
 	Lifetime  time.Duration
 	RateLimit *Rate // nil: the server's
 }
+
+// ExpiryWarning is how long before its expiry a key is shown as expiring
+// soon: on the dashboard, in the CLI's key list and in the operator's
+// metrics, so that a game's servers do not all start failing one day
+// without warning.
+const ExpiryWarning = 14 * 24 * time.Hour
+
+// ExpiresSoon reports whether the key is active at now and expires
+// within [ExpiryWarning] of it.
+func (k APIKey) ExpiresSoon(now time.Time) bool {
+	return k.Status(now) == "active" && k.ExpiresAt != nil && k.ExpiresAt.Sub(now) <= ExpiryWarning
+}
+
+// ChangeableBy reports whether actor may change the key's settings (its
+// rate limit). A dashboard user and the operator may (their role is
+// checked apart); an API key may change only another key that does not
+// carry [ScopeKeysWrite] itself, so that no key raises its own limits,
+// directly or through a second key that raises them back.
+func (k APIKey) ChangeableBy(actor Actor) bool {
+	if actor.Type != ActorKey {
+		return true
+	}
+	return actor.ID != k.ID && !k.HasScope(ScopeKeysWrite)
+}
+
+// CheckKeyRate reports a rate a key may not carry: nil (the server's
+// rate) is fine, as is any positive rate.
+func CheckKeyRate(r *Rate) error {
+	var errs ValidationError
+	if r != nil && (r.Count < 1 || r.Per <= 0) {
+		errs.Add("rateLimit", "must be a positive rate")
+	}
+	return errs.Err()
+}
+
+// GameServerScopes are what the Luau SDK calls and nothing more: the sync
+// loop, the policy set and decisions ([ScopeGameServer]) and recording
+// events ([ScopeEventsWrite]). The dashboard's "Game server" preset
+// offers them, and the docs' key create command names them.
+var GameServerScopes = []Scope{ScopeGameServer, ScopeEventsWrite}
+
+// GameServerRate is the rate the "Game server" preset gives a key that
+// every server of an experience shares: a busy server (50 players at a
+// door every second) sends about 15 requests a minute with the SDK's
+// defaults (12 event batches, 2 to 3 syncs), so 150/s serves 600 busy
+// servers, and its burst (two seconds of it: 300) their first requests
+// after a release. The server's default of 20/s serves 80.
+var GameServerRate = Rate{Count: 150, Per: time.Second}

@@ -134,3 +134,26 @@ func TestRedactKeepsOnlyTheDisplayPrefix(t *testing.T) {
 		t.Errorf("Redact changed a plain path: %q", got)
 	}
 }
+
+// TestKeyExpiresSoon: an active key is flagged from ExpiryWarning before
+// its expiry; an expired, revoked or never-expiring one is not.
+func TestKeyExpiresSoon(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *time.Time { t := now.Add(d); return &t }
+	for _, c := range []struct {
+		name string
+		k    gatehouse.APIKey
+		want bool
+	}{
+		{"never expires", gatehouse.APIKey{}, false},
+		{"in 3 days", gatehouse.APIKey{ExpiresAt: at(72 * time.Hour)}, true},
+		{"in exactly 14 days", gatehouse.APIKey{ExpiresAt: at(gatehouse.ExpiryWarning)}, true},
+		{"in 15 days", gatehouse.APIKey{ExpiresAt: at(gatehouse.ExpiryWarning + 24*time.Hour)}, false},
+		{"expired", gatehouse.APIKey{ExpiresAt: at(0)}, false},
+		{"revoked", gatehouse.APIKey{ExpiresAt: at(time.Hour), RevokedAt: at(-time.Hour)}, false},
+	} {
+		if got := c.k.ExpiresSoon(now); got != c.want {
+			t.Errorf("%s: ExpiresSoon = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

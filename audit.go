@@ -15,10 +15,13 @@ type AuditAction string
 // The audited actions. Every change of an organization's records appends
 // exactly one of them, in the transaction of the change.
 const (
-	AuditSignedIn            AuditAction = "user.signed_in"
-	AuditSignInFailed        AuditAction = "user.sign_in_failed"
-	AuditAPIKeyCreated       AuditAction = "api_key.created"
-	AuditAPIKeyRevoked       AuditAction = "api_key.revoked"
+	AuditSignedIn      AuditAction = "user.signed_in"
+	AuditSignInFailed  AuditAction = "user.sign_in_failed"
+	AuditAPIKeyCreated AuditAction = "api_key.created"
+	AuditAPIKeyRevoked AuditAction = "api_key.revoked"
+	// AuditAPIKeyRateChanged: a key's own rate limit was set or cleared
+	// (cleared: the server's default applies).
+	AuditAPIKeyRateChanged   AuditAction = "api_key.rate_changed"
 	AuditUserAdded           AuditAction = "user.added"
 	AuditUserRoleChanged     AuditAction = "user.role_changed"
 	AuditUserRemoved         AuditAction = "user.removed"
@@ -52,7 +55,7 @@ const (
 
 // AuditActions lists every action in documentation order.
 var AuditActions = []AuditAction{
-	AuditSignedIn, AuditSignInFailed, AuditAPIKeyCreated, AuditAPIKeyRevoked,
+	AuditSignedIn, AuditSignInFailed, AuditAPIKeyCreated, AuditAPIKeyRevoked, AuditAPIKeyRateChanged,
 	AuditUserAdded, AuditUserRoleChanged, AuditUserRemoved, AuditUserPasswordSet,
 	AuditLocationCreated, AuditLocationRenamed, AuditAccessPointCreated,
 	AuditAccessPointRenamed, AuditAccessPointMoved,

@@ -22,6 +22,9 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrForbidden: the actor's role does not allow the action.
 	ErrForbidden = errors.New("your role does not allow this")
+	// ErrKeyNotChangeable: an API key asked to change a key it may not:
+	// itself, or a key that manages keys too (see [APIKey.ChangeableBy]).
+	ErrKeyNotChangeable = fmt.Errorf("an API key changes neither itself nor a key with keys:write: %w", ErrForbidden)
 	// ErrUnavailable: a dependency (the database) cannot answer now; retrying later may work.
 	ErrUnavailable = errors.New("service unavailable")
 	// ErrBusy: the organization already has as many reads in flight as

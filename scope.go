@@ -28,10 +28,14 @@ const (
 	// ScopePrivacyWrite erases a player's data and reads and sets the
 	// organization's retention.
 	ScopePrivacyWrite Scope = "privacy:write"
+	// ScopeKeysWrite lists the organization's keys (never a secret) and
+	// changes their rate limits, but not its own nor that of another key
+	// with this scope (see [APIKey.ChangeableBy]).
+	ScopeKeysWrite Scope = "keys:write"
 )
 
 // Scopes lists every known scope in documentation order.
-var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead, ScopePoliciesWrite, ScopeWebhooksWrite, ScopePrivacyWrite}
+var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead, ScopePoliciesWrite, ScopeWebhooksWrite, ScopePrivacyWrite, ScopeKeysWrite}
 
 // ParseScopes reads a comma-separated list of scopes. Duplicates collapse;
 // an unknown or empty list is an error naming the known scopes.

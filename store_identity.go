@@ -26,6 +26,15 @@ type IdentityStore interface {
 	// it already is, and returns it. [ErrNotFound] for an unknown key or one
 	// of another organization.
 	RevokeAPIKey(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, at time.Time) (APIKey, error)
+	// SetAPIKeyRate sets an organization's key's own rate limit (nil: the
+	// server's) and returns the key. It records e only when the rate
+	// changed. [ErrNotFound] for an unknown key or one of another
+	// organization.
+	SetAPIKeyRate(ctx context.Context, e AuditEntry, orgID, id uuid.UUID, rate *Rate) (APIKey, error)
+	// CountAPIKeysExpiring counts the keys of every organization, not
+	// revoked, that expire after from and by to: what the operator's metrics
+	// show, with no organization named.
+	CountAPIKeysExpiring(ctx context.Context, from, to time.Time) (int, error)
 	// MarkAPIKeysUsed records last-use times in one write; unknown ids are
 	// ignored and a time never moves backwards.
 	MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error

@@ -212,6 +212,7 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		Retention:     retention,
 	})
 	metrics := server.NewMetrics(s.Registry)
+	s.Registry.MustRegister(expiringKeys{svc: svc, logger: logger})
 	cfg := server.Config{
 		Service:         svc,
 		Auth:            authn,
@@ -340,4 +341,32 @@ func signInLimiter(l ratelimit.Limiter, strict, ceiling ratelimit.Limit, reg *pr
 		}
 		return r.Refund, wait, ok
 	}
+}
+
+// expiringKeys is the gauge of the keys, of every organization, that
+// expire within gatehouse.ExpiryWarning: read from the database at each
+// scrape (one count), so that every instance reports the same. It names
+// no organization: whoever reads the metrics learns a number, never
+// whose keys. A scrape the database does not answer leaves the gauge out
+// and logs why, rather than failing the other metrics.
+type expiringKeys struct {
+	svc    *service.Service
+	logger *slog.Logger
+}
+
+var expiringKeysDesc = prometheus.NewDesc("gatehouse_api_keys_expiring",
+	"Active API keys, of every organization, that expire within 14 days: replace them before their users (a game's servers) fail.", nil, nil)
+
+func (c expiringKeys) Describe(ch chan<- *prometheus.Desc) { ch <- expiringKeysDesc }
+
+func (c expiringKeys) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	n, err := c.svc.APIKeysExpiring(ctx)
+	if err != nil {
+		c.logger.Warn("counting the keys that expire soon failed; gatehouse_api_keys_expiring left out of this scrape",
+			slog.String("error", err.Error()))
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(expiringKeysDesc, prometheus.GaugeValue, float64(n))
 }

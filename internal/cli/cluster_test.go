@@ -170,6 +170,55 @@ func TestTwoInstancesActAsOne(t *testing.T) {
 	}
 }
 
+// TestRateChangeReachesEveryInstance: a key's rate changed through the
+// CLI, then through the API of one instance, applies on both within a
+// second, as a revocation does.
+func TestRateChangeReachesEveryInstance(t *testing.T) {
+	g := newGH(t)
+	g.db = testenv.PostgresDSN(t)
+	redisURL := testenv.RedisURL(t)
+	orgID, newKey := seedCluster(t, g)
+	args := []string{"--db", g.db, "--redis", redisURL, "--rate-limit", "1/m", "--rate-burst", "2"}
+	a, b := startServe(t, args...), startServe(t, args...)
+	var manager record
+	g.json(&manager, "key", "create", "--org", orgID, "--name", "keys", "--scopes", "keys:write")
+	k := newKey()
+	for _, in := range []*instance{a, b} {
+		in.get(t, "/api/consumer/v1/events?limit=1", k.Key)
+	}
+	if r := a.get(t, "/api/consumer/v1/events?limit=1", k.Key); r.status != 429 {
+		t.Fatalf("past the shared burst of 2: %d", r.status)
+	}
+	// within polls every instance until each answers as want says.
+	within := func(what string, want func(reply) bool) {
+		t.Helper()
+		changed := time.Now()
+		for _, in := range []*instance{a, b} {
+			for {
+				r := in.get(t, "/api/consumer/v1/events?limit=1", k.Key)
+				if want(r) {
+					break
+				}
+				if time.Since(changed) > time.Second {
+					t.Fatalf("%s: %s still answers %d, RateLimit-Policy %q, %v after the change", what, in.base, r.status, r.header.Get("RateLimit-Policy"), time.Since(changed))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	}
+	var changed record
+	g.json(&changed, "key", "set-rate", k.ID, "--rate-limit", "100/s")
+	within("raised through the CLI", func(r reply) bool {
+		return r.status == 200 && r.header.Get("RateLimit-Policy") == `"default";q=200;w=2`
+	})
+	if r := a.do(t, "PATCH", "/api/consumer/v1/keys/"+k.ID, manager.Key, `{"rateLimit":"1/m"}`); r.status != 200 {
+		t.Fatalf("PATCH through A: %d %s", r.status, r.body)
+	}
+	within("lowered through A's API", func(r reply) bool {
+		return r.header.Get("RateLimit-Policy") == `"default";q=2;w=120`
+	})
+}
+
 // TestRedisDownStillServes points an instance at a Redis that is not
 // there: requests are answered with per-process limits, never a 5xx.
 func TestRedisDownStillServes(t *testing.T) {

@@ -12,23 +12,25 @@ import (
 // keyRecord is how the CLI prints a key. Key is set only by key create:
 // the raw key is shown once and never again.
 type keyRecord struct {
-	ID         string            `json:"id"`
-	Name       string            `json:"name"`
-	Prefix     string            `json:"prefix"`
-	Scopes     []gatehouse.Scope `json:"scopes"`
-	RateLimit  *string           `json:"rateLimit"`
-	Status     string            `json:"status"`
-	ExpiresAt  *gatehouse.Time   `json:"expiresAt"`
-	RevokedAt  *gatehouse.Time   `json:"revokedAt"`
-	LastUsedAt *gatehouse.Time   `json:"lastUsedAt"`
-	CreatedAt  gatehouse.Time    `json:"createdAt"`
-	Key        string            `json:"key,omitempty"`
+	ID        string            `json:"id"`
+	Name      string            `json:"name"`
+	Prefix    string            `json:"prefix"`
+	Scopes    []gatehouse.Scope `json:"scopes"`
+	RateLimit *string           `json:"rateLimit"`
+	Status    string            `json:"status"`
+	// ExpiresSoon: active, and expiring within gatehouse.ExpiryWarning.
+	ExpiresSoon bool            `json:"expiresSoon"`
+	ExpiresAt   *gatehouse.Time `json:"expiresAt"`
+	RevokedAt   *gatehouse.Time `json:"revokedAt"`
+	LastUsedAt  *gatehouse.Time `json:"lastUsedAt"`
+	CreatedAt   gatehouse.Time  `json:"createdAt"`
+	Key         string          `json:"key,omitempty"`
 }
 
 func newKeyRecord(k gatehouse.APIKey, now time.Time) keyRecord {
 	r := keyRecord{
 		ID: k.ID.String(), Name: k.Name, Prefix: k.Prefix, Scopes: k.Scopes, Status: k.Status(now),
-		ExpiresAt: gatehouse.TimePtr(k.ExpiresAt), RevokedAt: gatehouse.TimePtr(k.RevokedAt),
+		ExpiresSoon: k.ExpiresSoon(now), ExpiresAt: gatehouse.TimePtr(k.ExpiresAt), RevokedAt: gatehouse.TimePtr(k.RevokedAt),
 		LastUsedAt: gatehouse.TimePtr(k.LastUsedAt), CreatedAt: gatehouse.Time(k.CreatedAt),
 	}
 	if k.RateLimit != nil {
@@ -115,8 +117,18 @@ func runKeyList(ctx context.Context, e *env) error {
 		if *f.json {
 			return f.print(recs, "")
 		}
+		soon := 0
 		for _, r := range recs {
-			fmt.Fprintf(e.stdout, "%s  %s…  %-8s %-40s %s\n", r.ID, r.Prefix, r.Status, gatehouse.JoinScopes(r.Scopes), r.Name)
+			marker := ""
+			if r.ExpiresSoon {
+				marker = "  (expires " + gatehouse.FormatTime(time.Time(*r.ExpiresAt)) + ": replace it)"
+				soon++
+			}
+			fmt.Fprintf(e.stdout, "%s  %s…  %-8s %-40s %s%s\n", r.ID, r.Prefix, r.Status, gatehouse.JoinScopes(r.Scopes), r.Name, marker)
+		}
+		if soon > 0 {
+			fmt.Fprintf(e.stderr, "warning: %d key(s) expire within %d days; create their replacements before then\n",
+				soon, int(gatehouse.ExpiryWarning/(24*time.Hour)))
 		}
 		return nil
 	})
@@ -139,5 +151,42 @@ func runKeyRevoke(ctx context.Context, e *env) error {
 		}
 		now := e.now()
 		return f.print(newKeyRecord(k, now), "revoked key %s (%s)", k.ID, k.Prefix)
+	})
+}
+
+// runKeySetRate changes a key's rate limit: N/s, N/m, or "default" for
+// the server's. Every instance applies it within a second.
+func runKeySetRate(ctx context.Context, e *env) error {
+	f := newFlags(e, "key set-rate")
+	rate := f.String("rate-limit", "", "the key's rate, N/s or N/m, or default for the server's --rate-limit")
+	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
+		id, err := positionalID(args, "key set-rate KEY_ID --rate-limit N/s|N/m|default", "KEY_ID")
+		if err != nil {
+			return err
+		}
+		if err := required("rate-limit", *rate); err != nil {
+			return err
+		}
+		var r *gatehouse.Rate
+		if *rate != "default" {
+			parsed, err := gatehouse.ParseRate(*rate)
+			if err != nil {
+				return usagef("--rate-limit: %v, or default", err)
+			}
+			r = &parsed
+		}
+		orgID, err := svc.OrgOfAPIKey(ctx, id)
+		if err != nil {
+			return err
+		}
+		k, err := svc.SetAPIKeyRate(ctx, orgID, id, r)
+		if err != nil {
+			return err
+		}
+		shown := "the server's default"
+		if k.RateLimit != nil {
+			shown = k.RateLimit.String()
+		}
+		return f.print(newKeyRecord(k, e.now()), "key %s (%s) now has rate %s; every instance applies it within a second", k.ID, k.Prefix, shown)
 	})
 }

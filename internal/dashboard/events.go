@@ -35,6 +35,10 @@ type eventLogPage struct {
 	Count       int    // the events of the filter, exact up to CountBound; CountBound+1 means more
 	CountBound  int
 	MaxRangeDay int
+	// ExpiringKeys counts the organization's keys that expire within
+	// gatehouse.ExpiryWarning, for an admin: this page is where one
+	// looks first, and a game's key that expires stops every server.
+	ExpiringKeys int
 }
 
 // countBound is how far the Event Log counts its filter's events exactly:
@@ -57,6 +61,9 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Locations = locs
+	if p.ExpiringKeys, ok = d.expiringKeys(w, r); !ok {
+		return
+	}
 	status := http.StatusOK
 	q, err := d.Service.ReadEventQuery(orgID, zonedDates(form, zoneOf(r).Loc))
 	var ve *gatehouse.ValidationError
@@ -285,4 +292,25 @@ func defuseFormula(v string) string {
 		return "'" + v
 	}
 	return v
+}
+
+// expiringKeys counts the organization's keys that expire within
+// gatehouse.ExpiryWarning, for a user who manages keys (0 for another).
+func (d *dashboard) expiringKeys(w http.ResponseWriter, r *http.Request) (int, bool) {
+	v := viewerOf(r)
+	if !v.user.Role.Can(gatehouse.PermManageKeys) {
+		return 0, true
+	}
+	keys, err := d.Service.ListAPIKeys(r.Context(), v.user.OrgID)
+	if err != nil {
+		d.fail(w, r, err)
+		return 0, false
+	}
+	now, n := d.Now(), 0
+	for _, k := range keys {
+		if k.ExpiresSoon(now) {
+			n++
+		}
+	}
+	return n, true
 }

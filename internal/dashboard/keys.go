@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -13,16 +14,24 @@ import (
 // keysPage lists the organization's API keys; Created is set only on the
 // answer to the form that created a key, the one time its raw value shows.
 type keysPage struct {
-	Keys    []keyRow
-	Scopes  []gatehouse.Scope
-	Created *createdKey
-	Form    keyForm
-	Issues  map[string][]string
+	Keys []keyRow
+	// Expiring counts the active keys that expire within
+	// gatehouse.ExpiryWarning: the page warns of them above the list.
+	Expiring int
+	Scopes   []gatehouse.Scope
+	Created  *createdKey
+	Form     keyForm
+	Issues   map[string][]string
 }
 
 type keyRow struct {
 	gatehouse.APIKey
-	Status string
+	Status      string
+	ExpiresSoon bool
+}
+
+func newKeyRow(k gatehouse.APIKey, now time.Time) keyRow {
+	return keyRow{APIKey: k, Status: k.Status(now), ExpiresSoon: k.ExpiresSoon(now)}
 }
 
 type createdKey struct {
@@ -33,16 +42,28 @@ type keyForm struct {
 	Name    string
 	Scopes  []string
 	Expires string // days, or "" for never
+	Rate    string // "N/s" or "N/m", or "" for the server's
 }
 
 // expiryChoices are the lifetimes the form offers, in days.
 var expiryChoices = []string{"30", "90", "365"}
 
-// keyPresets are the scope sets the form offers by name (?preset=…): a
-// game server's key is "server,events:write", as the contract says.
-var keyPresets = map[string][]string{
-	"game-server": {string(gatehouse.ScopeGameServer), string(gatehouse.ScopeEventsWrite)},
-	"reader":      {string(gatehouse.ScopeEventsRead), string(gatehouse.ScopeLocationsRead)},
+// keyPresets are the forms the page offers filled by name (?preset=…).
+// A game server's key carries what the Luau SDK calls and nothing more
+// (gatehouse.GameServerScopes), never expires unless asked (when it does,
+// every server of the experience fails closed at once), and has a rate
+// for hundreds of servers sharing it (gatehouse.GameServerRate).
+var keyPresets = map[string]keyForm{
+	"game-server": {Name: "game-servers", Scopes: scopeNames(gatehouse.GameServerScopes), Expires: "", Rate: gatehouse.GameServerRate.String()},
+	"reader":      {Scopes: scopeNames([]gatehouse.Scope{gatehouse.ScopeEventsRead, gatehouse.ScopeLocationsRead}), Expires: "90"},
+}
+
+func scopeNames(scopes []gatehouse.Scope) []string {
+	s := make([]string, len(scopes))
+	for i, sc := range scopes {
+		s[i] = string(sc)
+	}
+	return s
 }
 
 // keysPage lists the keys, with the key just created shown once (see
@@ -50,8 +71,8 @@ var keyPresets = map[string][]string{
 func (d *dashboard) keysPage(w http.ResponseWriter, r *http.Request) {
 	p := keysPage{Form: keyForm{Scopes: []string{string(gatehouse.ScopeEventsRead)}, Expires: "90"},
 		Created: takeCreatedKey(w, r)}
-	if scopes, ok := keyPresets[r.URL.Query().Get("preset")]; ok {
-		p.Form.Scopes = scopes
+	if form, ok := keyPresets[r.URL.Query().Get("preset")]; ok {
+		p.Form = form
 	}
 	d.renderKeys(w, r, http.StatusOK, p)
 }
@@ -64,7 +85,11 @@ func (d *dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status in
 	}
 	now := d.Now()
 	for _, k := range keys {
-		p.Keys = append(p.Keys, keyRow{APIKey: k, Status: k.Status(now)})
+		row := newKeyRow(k, now)
+		if row.ExpiresSoon {
+			p.Expiring++
+		}
+		p.Keys = append(p.Keys, row)
 	}
 	p.Scopes = gatehouse.Scopes
 	d.render(w, r, status, "keys", p)
@@ -73,7 +98,8 @@ func (d *dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status in
 // createKey stores a key and redirects to the keys page, which shows it,
 // raw, this once (POST-redirect-GET: reloading that page creates nothing).
 func (d *dashboard) createKey(w http.ResponseWriter, r *http.Request) {
-	form := keyForm{Name: r.PostFormValue("name"), Scopes: r.PostForm["scope"], Expires: r.PostFormValue("expires")}
+	form := keyForm{Name: r.PostFormValue("name"), Scopes: r.PostForm["scope"], Expires: r.PostFormValue("expires"),
+		Rate: strings.TrimSpace(r.PostFormValue("rate"))}
 	nk := gatehouse.NewAPIKey{OrgID: viewerOf(r).user.OrgID, Name: form.Name}
 	for _, sc := range form.Scopes {
 		nk.Scopes = append(nk.Scopes, gatehouse.Scope(sc))
@@ -85,6 +111,13 @@ func (d *dashboard) createKey(w http.ResponseWriter, r *http.Request) {
 		} else {
 			days, _ := strconv.Atoi(form.Expires)
 			nk.Lifetime = time.Duration(days) * 24 * time.Hour
+		}
+	}
+	if form.Rate != "" {
+		if rate, err := gatehouse.ParseRate(form.Rate); err != nil {
+			formErrs.Add("rate", "%v", err)
+		} else {
+			nk.RateLimit = &rate
 		}
 	}
 	var (
@@ -138,7 +171,7 @@ func (d *dashboard) ownKey(w http.ResponseWriter, r *http.Request) (gatehouse.AP
 // confirmRevoke asks before revoking: the form on this page does it.
 func (d *dashboard) confirmRevoke(w http.ResponseWriter, r *http.Request) {
 	if k, ok := d.ownKey(w, r); ok {
-		d.render(w, r, http.StatusOK, "revoke", keyRow{APIKey: k, Status: k.Status(d.Now())})
+		d.render(w, r, http.StatusOK, "revoke", newKeyRow(k, d.Now()))
 	}
 }
 
@@ -147,6 +180,63 @@ func (d *dashboard) confirmRevoke(w http.ResponseWriter, r *http.Request) {
 func (d *dashboard) revokeKey(w http.ResponseWriter, r *http.Request) {
 	_, err := d.Service.RevokeAPIKey(r.Context(), viewerOf(r).user.OrgID, pathID(r))
 	switch {
+	case errors.Is(err, gatehouse.ErrNotFound):
+		d.errorPage(w, r, http.StatusNotFound, "There is no such key.")
+	case err != nil:
+		d.fail(w, r, err)
+	default:
+		http.Redirect(w, r, Prefix+"/keys", http.StatusSeeOther)
+	}
+}
+
+// keyRatePage is the form that changes a key's rate limit.
+type keyRatePage struct {
+	Key    keyRow
+	Rate   string // as typed; "" for the server's
+	Issues map[string][]string
+}
+
+// keyRateForm shows the form that changes one of the organization's
+// keys' rate limit.
+func (d *dashboard) keyRateForm(w http.ResponseWriter, r *http.Request) {
+	if k, ok := d.ownKey(w, r); ok {
+		p := keyRatePage{Key: newKeyRow(k, d.Now())}
+		if k.RateLimit != nil {
+			p.Rate = k.RateLimit.String()
+		}
+		d.render(w, r, http.StatusOK, "key-rate", p)
+	}
+}
+
+// setKeyRate changes a key's rate limit (empty: the server's), which
+// every instance applies within a second, and goes back to the keys.
+func (d *dashboard) setKeyRate(w http.ResponseWriter, r *http.Request) {
+	typed := strings.TrimSpace(r.PostFormValue("rate"))
+	var rate *gatehouse.Rate
+	var err error
+	if typed != "" {
+		var parsed gatehouse.Rate
+		if parsed, err = gatehouse.ParseRate(typed); err == nil {
+			rate = &parsed
+		} else {
+			err = gatehouse.Invalid("rate", "%v", err)
+		}
+	}
+	if err == nil {
+		_, err = d.Service.SetAPIKeyRate(r.Context(), viewerOf(r).user.OrgID, pathID(r), rate)
+	}
+	var ve *gatehouse.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		k, ok := d.ownKey(w, r)
+		if !ok {
+			return
+		}
+		issues := map[string][]string{}
+		for _, msgs := range ve.Issues {
+			issues["rate"] = append(issues["rate"], msgs...)
+		}
+		d.render(w, r, http.StatusBadRequest, "key-rate", keyRatePage{Key: newKeyRow(k, d.Now()), Rate: typed, Issues: issues})
 	case errors.Is(err, gatehouse.ErrNotFound):
 		d.errorPage(w, r, http.StatusNotFound, "There is no such key.")
 	case err != nil:

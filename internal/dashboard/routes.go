@@ -87,6 +87,8 @@ func (d *dashboard) routes() []route {
 		// API keys.
 		{"GET", "/keys", member, d.keysPage},
 		{"POST", "/keys", member, d.createKey},
+		{"GET", "/keys/{id}/rate", member, d.keyRateForm},
+		{"POST", "/keys/{id}/rate", member, d.setKeyRate},
 		{"GET", "/keys/{id}/revoke", member, d.confirmRevoke},
 		{"POST", "/keys/{id}/revoke", member, d.revokeKey},
 
@@ -143,6 +145,6 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 
 // templatePages are the pages the handlers render, each one
 // templates/NAME.html in templates/layout.html with templates/filters.html.
-var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "revoke", "locations", "users", "remove-user", "audit", "invitations",
+var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
 	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player"}

@@ -58,6 +58,10 @@ var table = []struct {
 	message string
 }{
 	{gatehouse.ErrInvalid, http.StatusBadRequest, "validation_failed", "the request has invalid parameters; see issues"},
+	// Before ErrForbidden, which it wraps: a key's limit to what it may
+	// change, not a role's.
+	{gatehouse.ErrKeyNotChangeable, http.StatusForbidden, "key_not_changeable",
+		"an API key changes the rate of neither itself nor a key with keys:write; change it from the dashboard or the CLI"},
 	{gatehouse.ErrForbidden, http.StatusForbidden, "forbidden", "your role does not allow this"},
 	// Before ErrNotFound, which it wraps: a game's setup to fix, not a
 	// record that went away.

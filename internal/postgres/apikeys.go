@@ -98,6 +98,52 @@ func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, i
 	return k, err
 }
 
+// SetAPIKeyRate sets an organization's key's own rate limit; it records e
+// only when the rate changed.
+func (db *DB) SetAPIKeyRate(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, rate *gatehouse.Rate) (_ gatehouse.APIKey, err error) {
+	defer sqlstore.Label(&err, "Store.SetAPIKeyRate", orgID, id)
+	rateCount, ratePer := sqlstore.RateColumns(rate)
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return gatehouse.APIKey{}, err
+	}
+	var k gatehouse.APIKey
+	err = db.withTx(ctx, func(tx pgx.Tx) error {
+		// The row lock of FOR UPDATE orders two changes of one key: each
+		// compares with the rate the other left, and one that changes
+		// nothing records nothing.
+		var oldCount, oldPer *int64
+		err := tx.QueryRow(ctx, "SELECT rate_count, rate_per_ms FROM api_keys WHERE id = $1 AND org = $2 FOR UPDATE", id, org).Scan(&oldCount, &oldPer)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("api key %s: %w", id, gatehouse.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		rows, _ := tx.Query(ctx, `WITH upd AS (
+				UPDATE api_keys SET rate_count = $3, rate_per_ms = $4 WHERE id = $1 AND org = $2 RETURNING *)
+			SELECT `+apiKeyColumns+` FROM upd k JOIN organizations o ON o.seq = k.org`, id, org, rateCount, ratePer)
+		if k, err = pgx.CollectExactlyOneRow(rows, scanAPIKey); err != nil {
+			return err
+		}
+		if _, before := sqlstore.KeyFields("", oldCount, oldPer); sqlstore.SameRate(before, k.RateLimit) {
+			return nil // nothing changed, nothing to record
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAPIKey, ID: k.ID, Name: k.Name}))
+	})
+	return k, err
+}
+
+// CountAPIKeysExpiring counts the keys of every organization, not
+// revoked, that expire after from and by to.
+func (db *DB) CountAPIKeysExpiring(ctx context.Context, from, to time.Time) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.CountAPIKeysExpiring")
+	var n int
+	err = db.pool.QueryRow(ctx, `SELECT count(*) FROM api_keys
+		WHERE revoked_at IS NULL AND expires_at > $1 AND expires_at <= $2`, from, to).Scan(&n)
+	return n, wrap(err)
+}
+
 // FindAPIKey returns an organization's key, or ErrNotFound.
 func (db *DB) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.APIKey, err error) {
 	defer sqlstore.Label(&err, "Store.FindAPIKey", orgID, id)

@@ -139,3 +139,23 @@ func BenchmarkLocalAllow(b *testing.B) {
 		}
 	})
 }
+
+// TestForKey: a key's own rate keeps the server's burst unless two
+// seconds of it are more.
+func TestForKey(t *testing.T) {
+	def := ratelimit.Limit{Rate: gatehouse.Rate{Count: 20, Per: time.Second}, Burst: 40}
+	for _, c := range []struct {
+		own  *gatehouse.Rate
+		want ratelimit.Limit
+	}{
+		{nil, def},
+		{&gatehouse.Rate{Count: 5, Per: time.Second}, ratelimit.Limit{Rate: gatehouse.Rate{Count: 5, Per: time.Second}, Burst: 40}},
+		{&gatehouse.Rate{Count: 150, Per: time.Second}, ratelimit.Limit{Rate: gatehouse.Rate{Count: 150, Per: time.Second}, Burst: 300}},
+		{&gatehouse.Rate{Count: 9000, Per: time.Minute}, ratelimit.Limit{Rate: gatehouse.Rate{Count: 9000, Per: time.Minute}, Burst: 300}},
+		{&gatehouse.Rate{Count: 1, Per: time.Minute}, ratelimit.Limit{Rate: gatehouse.Rate{Count: 1, Per: time.Minute}, Burst: 40}},
+	} {
+		if got := def.ForKey(c.own); got != c.want {
+			t.Errorf("ForKey(%v) = %+v, want %+v", c.own, got, c.want)
+		}
+	}
+}

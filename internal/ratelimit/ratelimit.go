@@ -25,6 +25,25 @@ func (l Limit) Window() time.Duration {
 	return time.Duration(l.Burst) * l.Rate.Interval()
 }
 
+// OwnBurstWindow is how long a key's own rate (see [Limit.ForKey]) may be
+// spent at once: the server's default shape, 40 at 20/s, holds two
+// seconds too.
+const OwnBurstWindow = 2 * time.Second
+
+// ForKey is the limit of a key with its own rate own (nil: l itself): the
+// rate own, and a burst of [OwnBurstWindow] of it, or l's burst when that
+// is more. A key raised to 150/s so that hundreds of game servers share
+// it then takes 300 at once, such as their first requests after a
+// release, where the server's burst of 40 would refuse most of them.
+func (l Limit) ForKey(own *gatehouse.Rate) Limit {
+	if own == nil {
+		return l
+	}
+	// Ceil of OwnBurstWindow / own.Interval(), in integers: Count per Per.
+	n := (int64(own.Count)*int64(OwnBurstWindow) + int64(own.Per) - 1) / int64(own.Per)
+	return Limit{Rate: *own, Burst: max(l.Burst, int(min(n, 1<<30)))}
+}
+
 // Result is the outcome of one request against a bucket.
 type Result struct {
 	Allowed    bool

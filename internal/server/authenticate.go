@@ -131,11 +131,15 @@ func (s *server) unauthorized(w http.ResponseWriter, r *http.Request, f *auth.Fa
 // RateLimit headers; it answers 429 itself and returns false when the
 // bucket is empty. When the limiter cannot decide, the request is served.
 func (s *server) allowKey(w http.ResponseWriter, r *http.Request, key gatehouse.APIKey) bool {
-	limit := s.KeyLimit
+	limit := s.KeyLimit.ForKey(key.RateLimit)
+	// A key's own rate names its bucket too: a changed rate starts a full
+	// bucket at once, instead of paying first the debt run up at the old
+	// rate (two minutes of it for an exhausted key at 1/m).
+	bucket := "key:" + key.ID.String()
 	if key.RateLimit != nil {
-		limit.Rate = *key.RateLimit
+		bucket += "@" + key.RateLimit.String()
 	}
-	res, err := s.Limiter.Allow(r.Context(), "key:"+key.ID.String(), limit, 1)
+	res, err := s.Limiter.Allow(r.Context(), bucket, limit, 1)
 	if err != nil {
 		s.Logger.LogAttrs(r.Context(), slog.LevelWarn, "rate limiter unavailable; request served unlimited",
 			slog.String("requestId", requestID(r.Context())), slog.String("error", err.Error()))

@@ -49,6 +49,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"DELETE /api/consumer/v1/platform-users/{platformUserId}", "GET /api/consumer/v1/organization/settings",
 		"PATCH /api/consumer/v1/organization/settings", "GET /api/consumer/v1/privacy/erasure-requests",
 		"POST /api/consumer/v1/integrations/roblox/erasure/{token}",
+		"GET /api/consumer/v1/keys", "PATCH /api/consumer/v1/keys/{id}",
 	}
 	slices.Sort(served)
 	if !slices.Equal(documented, served) {

@@ -49,6 +49,8 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("DELETE /api/consumer/v1/platform-users/{platformUserId}", s.requireScope(gatehouse.ScopePrivacyWrite, s.erasePlatformUser()))
 	mux.Handle("GET /api/consumer/v1/organization/settings", s.requireScope(gatehouse.ScopePrivacyWrite, s.showSettings()))
 	mux.Handle("PATCH /api/consumer/v1/organization/settings", s.requireScope(gatehouse.ScopePrivacyWrite, s.updateSettings()))
+	mux.Handle("GET /api/consumer/v1/keys", s.requireScope(gatehouse.ScopeKeysWrite, s.listKeys()))
+	mux.Handle("PATCH /api/consumer/v1/keys/{id}", s.requireScope(gatehouse.ScopeKeysWrite, s.updateKey()))
 	mux.Handle("GET /api/consumer/v1/privacy/erasure-requests", s.requireScope(gatehouse.ScopePrivacyWrite, s.listErasureRequests()))
 	// The platform calls it with no key: its token and signature stand in.
 	mux.Handle("POST /api/consumer/v1/integrations/roblox/erasure/{token}", s.receiveErasure())

@@ -75,9 +75,7 @@ func (s *Service) checkAPIKey(nk gatehouse.NewAPIKey) (string, []gatehouse.Scope
 	if nk.Lifetime < 0 || (nk.ExpiresAt != nil && !nk.ExpiresAt.After(now)) {
 		errs.Add("expiresAt", "must be in the future")
 	}
-	if nk.RateLimit != nil && (nk.RateLimit.Count < 1 || nk.RateLimit.Per <= 0) {
-		errs.Add("rateLimit", "must be a positive rate")
-	}
+	errs.Merge("", gatehouse.AsValidation(gatehouse.CheckKeyRate(nk.RateLimit)))
 	return name, scopes, errs.Err()
 }
 
@@ -114,6 +112,57 @@ func (s *Service) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID) (gateho
 	now := s.Now()
 	e := s.entry(ctx, orgID, gatehouse.AuditAPIKeyRevoked, gatehouse.TargetAPIKey).Change("revokedAt", "", gatehouse.FormatTime(now))
 	return s.store.RevokeAPIKey(ctx, e, orgID, id, now)
+}
+
+// SetAPIKeyRate sets the rate limit of one of the organization's keys
+// (nil: the server's default), whatever its status, and returns the key.
+// Every instance applies it within a second, as a revocation: the
+// authenticator reads keys again after auth.CacheTTL. The audit log
+// records the change once, "default" standing for the server's rate.
+//
+// Errors:
+//   - a [*gatehouse.ValidationError] keyed "rateLimit" for a rate that is
+//     not positive;
+//   - [gatehouse.ErrNotFound] for an unknown key or one of another
+//     organization;
+//   - [gatehouse.ErrForbidden] unless the acting user is an admin;
+//   - [gatehouse.ErrKeyNotChangeable] when the acting API key asks to
+//     change itself or a key with keys:write (see
+//     [gatehouse.APIKey.ChangeableBy]).
+func (s *Service) SetAPIKeyRate(ctx context.Context, orgID, id uuid.UUID, rate *gatehouse.Rate) (gatehouse.APIKey, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageKeys); err != nil {
+		return gatehouse.APIKey{}, err
+	}
+	if err := gatehouse.CheckKeyRate(rate); err != nil {
+		return gatehouse.APIKey{}, err
+	}
+	k, err := s.store.FindAPIKey(ctx, orgID, id)
+	if err != nil {
+		return gatehouse.APIKey{}, err
+	}
+	if !k.ChangeableBy(gatehouse.ActorFrom(ctx)) {
+		return gatehouse.APIKey{}, gatehouse.ErrKeyNotChangeable
+	}
+	e := s.entry(ctx, orgID, gatehouse.AuditAPIKeyRateChanged, gatehouse.TargetAPIKey).
+		Change("rateLimit", rateText(k.RateLimit), rateText(rate))
+	return s.store.SetAPIKeyRate(ctx, e, orgID, id, rate)
+}
+
+// rateText is how the audit log writes a key's own rate: "default" when
+// it has none.
+func rateText(r *gatehouse.Rate) string {
+	if r == nil {
+		return "default"
+	}
+	return r.String()
+}
+
+// APIKeysExpiring counts the keys of every organization, not revoked,
+// that expire within [gatehouse.ExpiryWarning]: the operator's warning,
+// which names no organization. Only the operator's metrics ask it.
+func (s *Service) APIKeysExpiring(ctx context.Context) (int, error) {
+	now := s.Now()
+	return s.store.CountAPIKeysExpiring(ctx, now, now.Add(gatehouse.ExpiryWarning))
 }
 
 // OrgOfAPIKey returns the organization that owns a key, or

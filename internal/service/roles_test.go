@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -57,6 +58,10 @@ func TestRolesInTheService(t *testing.T) {
 		{"list keys", gatehouse.RoleAdmin, func(ctx context.Context) error { _, err := f.svc.ListAPIKeys(ctx, f.org.ID); return err }},
 		{"create a key", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, _, err := f.svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: f.org.ID, Name: "x", Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}})
+			return err
+		}},
+		{"change a key's rate", gatehouse.RoleAdmin, func(ctx context.Context) error {
+			_, err := f.svc.SetAPIKeyRate(ctx, f.org.ID, key.ID, &gatehouse.Rate{Count: 100, Per: time.Second})
 			return err
 		}},
 		{"revoke a key", gatehouse.RoleAdmin, func(ctx context.Context) error { _, err := f.svc.RevokeAPIKey(ctx, f.org.ID, key.ID); return err }},

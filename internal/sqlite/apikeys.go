@@ -97,6 +97,46 @@ func (db *DB) RevokeAPIKey(ctx context.Context, e gatehouse.AuditEntry, orgID, i
 	return k, err
 }
 
+// SetAPIKeyRate sets an organization's key's own rate limit; it records e
+// only when the rate changed.
+func (db *DB) SetAPIKeyRate(ctx context.Context, e gatehouse.AuditEntry, orgID, id uuid.UUID, rate *gatehouse.Rate) (_ gatehouse.APIKey, err error) {
+	defer sqlstore.Label(&err, "Store.SetAPIKeyRate", orgID, id)
+	rateCount, ratePer := sqlstore.RateColumns(rate)
+	var k gatehouse.APIKey
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		org, err := db.orgSeq(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		before, err := findAPIKey(ctx, tx, org, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE api_keys SET rate_count = ?, rate_per_ms = ? WHERE id = ? AND org = ?",
+			rateCount, ratePer, id[:], org); err != nil {
+			return err
+		}
+		if k, err = findAPIKey(ctx, tx, org, id); err != nil {
+			return err
+		}
+		if sqlstore.SameRate(before.RateLimit, k.RateLimit) {
+			return nil // nothing changed, nothing to record
+		}
+		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetAPIKey, ID: k.ID, Name: k.Name}))
+	})
+	return k, err
+}
+
+// CountAPIKeysExpiring counts the keys of every organization, not
+// revoked, that expire after from and by to.
+func (db *DB) CountAPIKeysExpiring(ctx context.Context, from, to time.Time) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.CountAPIKeysExpiring")
+	var n int
+	err = db.read.QueryRowContext(ctx, `SELECT count(*) FROM api_keys
+		WHERE revoked_at IS NULL AND expires_at > ? AND expires_at <= ?`, millis(from), millis(to)).Scan(&n)
+	return n, wrap(err)
+}
+
 // FindAPIKey returns an organization's key, or ErrNotFound.
 func (db *DB) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.APIKey, err error) {
 	defer sqlstore.Label(&err, "Store.FindAPIKey", orgID, id)

@@ -29,3 +29,12 @@ func KeyFields(scopes string, count, perMillis *int64) ([]gatehouse.Scope, *gate
 	}
 	return s, &gatehouse.Rate{Count: int(*count), Per: time.Duration(*perMillis) * time.Millisecond}
 }
+
+// SameRate reports whether two keys' own rates are the same, both nil
+// (the server's) included.
+func SameRate(a, b *gatehouse.Rate) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

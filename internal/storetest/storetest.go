@@ -29,6 +29,8 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"Organizations", testOrganizations},
 		{"APIKeys", testAPIKeys},
+		{"APIKeyRate", testAPIKeyRate},
+		{"CountAPIKeysExpiring", testCountAPIKeysExpiring},
 		{"Locations", testLocations},
 		{"ListLocationsPages", testListLocationsPages},
 		{"RenameAccessPoint", testRenameAccessPoint},

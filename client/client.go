@@ -13,8 +13,9 @@
 // (Policy, SetPolicy), follows the feed (ReadFeed, Feed), manages webhook
 // endpoints (CreateWebhook, ListWebhooks, UpdateWebhook, DeleteWebhook,
 // WebhookDeliveries, RedeliverWebhook, ReplayWebhook, TestWebhook) and
-// verifies their deliveries (VerifyWebhook), and does what a game server
-// does: its sync (Sync), its universe's policy set (PolicySet) and
+// verifies their deliveries (VerifyWebhook), lists the organization's
+// keys and sets their rates (ListKeys, SetKeyRate), and does what a game
+// server does: its sync (Sync), its universe's policy set (PolicySet) and
 // decisions (Decide).
 //
 // The client walks pages with nextCursor, waits out 429 and 503 answers as

@@ -120,30 +120,37 @@ func otherLast(raw string) string {
 
 // TestWebhooksWriteAloneReadsNoEvents: a key with webhooks:write but not
 // events:read could read every event through an endpoint of its own,
-// replayed from the feed's start. Making, changing into, or replaying an
-// endpoint that receives events needs events:read as well; one that
-// receives only command changes does not.
+// replayed from the feed's start, and without commands:write every
+// command. Making, changing into, or replaying an endpoint that receives
+// events needs events:read as well; making or changing one that receives
+// command changes needs commands:write as well.
 func TestWebhooksWriteAloneReadsNoEvents(t *testing.T) {
 	e := newEnv(t)
 	o := e.newOrg("Acme")
 	hooksOnly := e.newKey(o.ID, gatehouse.ScopeWebhooksWrite)
 	both := e.newKey(o.ID, gatehouse.ScopeWebhooksWrite, gatehouse.ScopeEventsRead)
-	refused := func(what string, r response) {
+	commands := e.newKey(o.ID, gatehouse.ScopeWebhooksWrite, gatehouse.ScopeCommandsWrite)
+	refusedFor := func(scope, what string, r response) {
 		t.Helper()
-		want := `Bearer realm="gatehouse", error="insufficient_scope", scope="events:read"`
+		want := `Bearer realm="gatehouse", error="insufficient_scope", scope="` + scope + `"`
 		if r.status != http.StatusForbidden || r.header.Get("WWW-Authenticate") != want || r.apiError(t).Code != "insufficient_scope" {
-			t.Errorf("%s with webhooks:write alone: %d %s %q, want 403 insufficient_scope naming events:read",
-				what, r.status, r.body, r.header.Get("WWW-Authenticate"))
+			t.Errorf("%s without %s: %d %s %q, want 403 insufficient_scope naming it",
+				what, scope, r.status, r.body, r.header.Get("WWW-Authenticate"))
 		}
 	}
+	refused := func(what string, r response) { t.Helper(); refusedFor("events:read", what, r) }
 	refused("POST /webhooks (events by default)", e.post("/api/consumer/v1/webhooks", hooksOnly, `{"url": "https://hooks.example.com/x"}`))
 	refused("POST /webhooks event.created", e.post("/api/consumer/v1/webhooks", hooksOnly,
 		`{"url": "https://hooks.example.com/x", "types": ["command.updated", "event.created"]}`))
 
-	cmds := e.createWebhook(hooksOnly, `{"url": "https://hooks.example.com/c", "types": ["command.updated"]}`)
-	refused("PATCH types to event.created", e.do(http.MethodPatch, "/api/consumer/v1/webhooks/"+cmds.ID.String(), hooksOnly,
+	refusedFor("commands:write", "POST /webhooks command.updated", e.post("/api/consumer/v1/webhooks", hooksOnly,
+		`{"url": "https://hooks.example.com/c", "types": ["command.updated"]}`))
+	cmds := e.createWebhook(commands, `{"url": "https://hooks.example.com/c", "types": ["command.updated"]}`)
+	refusedFor("commands:write", "PATCH the URL of a command endpoint", e.do(http.MethodPatch, "/api/consumer/v1/webhooks/"+cmds.ID.String(), hooksOnly,
+		strings.NewReader(`{"url": "https://attacker.example.com/c"}`), "Content-Type", "application/json"))
+	refused("PATCH types to event.created", e.do(http.MethodPatch, "/api/consumer/v1/webhooks/"+cmds.ID.String(), commands,
 		strings.NewReader(`{"types": ["event.created"]}`), "Content-Type", "application/json"))
-	refused("POST /replay", e.post("/api/consumer/v1/webhooks/"+cmds.ID.String()+"/replay", hooksOnly, `{"after": null}`))
+	refused("POST /replay", e.post("/api/consumer/v1/webhooks/"+cmds.ID.String()+"/replay", commands, `{"after": null}`))
 
 	events := e.createWebhook(both, `{"url": "https://hooks.example.com/e"}`)
 	refused("PATCH the URL of an events endpoint", e.do(http.MethodPatch, "/api/consumer/v1/webhooks/"+events.ID.String(), hooksOnly,

@@ -338,7 +338,7 @@ func TestErasureDuringACommandRound(t *testing.T) {
 	e := newEnv(t, webhookSettings)
 	o := e.newUnlockOrg("Acme")
 	recv := newReceiver(t)
-	e.createWebhook(e.newKey(o.ID, gatehouse.ScopeWebhooksWrite), `{"url": "`+recv.srv.URL+`", "types": ["command.updated"]}`)
+	e.createWebhook(e.newKey(o.ID, gatehouse.ScopeWebhooksWrite, gatehouse.ScopeCommandsWrite), `{"url": "`+recv.srv.URL+`", "types": ["command.updated"]}`)
 	ap := o.accessPoints[0].ID.String()
 	kept, _ := e.issue(o.cmdKey, `{"accessPointId": "`+ap+`", "scope": "UNIVERSE", "durationSeconds": 30}`)
 	for range 2 {

@@ -24,7 +24,7 @@ func TestWebhookCommandUpdated(t *testing.T) {
 	e := newEnv(t, webhookSettings)
 	o := e.newUnlockOrg("Acme")
 	recv := newReceiver(t)
-	e.createWebhook(e.newKey(o.ID, gatehouse.ScopeWebhooksWrite), `{"url": "`+recv.srv.URL+`", "types": ["command.updated"]}`)
+	e.createWebhook(e.newKey(o.ID, gatehouse.ScopeWebhooksWrite, gatehouse.ScopeCommandsWrite), `{"url": "`+recv.srv.URL+`", "types": ["command.updated"]}`)
 	c, _ := e.issue(o.cmdKey, `{"accessPointId": "`+o.accessPoints[0].ID.String()+`", "scope": "UNIVERSE", "durationSeconds": 30}`)
 	e.roundsUntil("the command sent", func() bool { return len(recv.messages()) >= 1 })
 	if r := e.post("/api/consumer/v1/commands/"+c.ID.String()+"/cancel", o.cmdKey, ""); r.status != http.StatusOK {

@@ -411,7 +411,7 @@ func TestDeliveryLogLimit(t *testing.T) {
 func TestWebhookSecretRotation(t *testing.T) {
 	e := newEnv(t, webhookSettings)
 	acme := e.newOrg("Acme")
-	key := e.newKey(acme.ID, gatehouse.ScopeWebhooksWrite)
+	key := e.newKey(acme.ID, gatehouse.ScopeWebhooksWrite, gatehouse.ScopeCommandsWrite)
 	recv := newReceiver(t)
 	h := e.createWebhook(key, `{"url": "`+recv.srv.URL+`", "types": ["command.updated"]}`)
 	path := "/api/consumer/v1/webhooks/" + h.ID.String()

@@ -31,7 +31,7 @@ func (s *Service) CreateWebhook(ctx context.Context, orgID uuid.UUID, in gatehou
 	if err != nil {
 		return gatehouse.Webhook{}, "", err
 	}
-	if err := mayReceiveEvents(ctx, c.Types); err != nil {
+	if err := mayReceive(ctx, c.Types); err != nil {
 		return gatehouse.Webhook{}, "", err
 	}
 	sealer, err := s.sealing(ctx)
@@ -103,7 +103,7 @@ func (s *Service) UpdateWebhook(ctx context.Context, orgID, id uuid.UUID, in gat
 			}
 			types = old.Types
 		}
-		if err := mayReceiveEvents(ctx, types); err != nil {
+		if err := mayReceive(ctx, types); err != nil {
 			return gatehouse.Webhook{}, err
 		}
 	}
@@ -260,15 +260,24 @@ func (s *Service) manualDelivery(msgID string, t gatehouse.WebhookType, object u
 		Manual: true, Attempt: 1, At: gatehouse.Time(gatehouse.Truncate(s.Now()))}
 }
 
-// mayReceiveEvents refuses, with a [*gatehouse.ScopeError], a key without
-// events:read that makes or changes an endpoint subscribed to types
-// that receives events: webhooks:write alone would otherwise read every
-// event through an endpoint of its own.
-func mayReceiveEvents(ctx context.Context, types []gatehouse.WebhookType) error {
-	if !slices.Contains(types, gatehouse.WebhookEventCreated) {
-		return nil
+// mayReceive refuses, with a [*gatehouse.ScopeError], a key that makes or
+// changes an endpoint subscribed to types without the scope that reads
+// what it would receive: webhooks:write alone would otherwise read, through
+// an endpoint of its own,
+//   - every event (event.created), which needs events:read;
+//   - every command (command.updated), which needs commands:write, the
+//     scope of GET /commands.
+func mayReceive(ctx context.Context, types []gatehouse.WebhookType) error {
+	a := gatehouse.ActorFrom(ctx)
+	if slices.Contains(types, gatehouse.WebhookEventCreated) {
+		if err := gatehouse.RequireKeyScope(a, gatehouse.ScopeEventsRead, "an endpoint that receives events needs"); err != nil {
+			return err
+		}
 	}
-	return gatehouse.RequireKeyScope(gatehouse.ActorFrom(ctx), gatehouse.ScopeEventsRead, "an endpoint that receives events needs")
+	if slices.Contains(types, gatehouse.WebhookCommandUpdated) {
+		return gatehouse.RequireKeyScope(a, gatehouse.ScopeCommandsWrite, "an endpoint that receives command changes needs")
+	}
+	return nil
 }
 
 // openWebhookSecret opens an endpoint's sealed secret.

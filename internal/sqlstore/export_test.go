@@ -3,4 +3,4 @@ package sqlstore
 import "time"
 
 // SetClockForTest sets the clock the cache ages by.
-func (c *TermCache) SetClockForTest(now func() time.Time) { c.now = now }
+func (c *TermCache) SetClockForTest(now func() time.Time) { c.terms.now = now }

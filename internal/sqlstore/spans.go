@@ -81,15 +81,13 @@ func JobSpans(events []gatehouse.NewEvent) []JobSpan {
 // SpanCache remembers the spans this instance knows to be stored, so that
 // ingest writes a job's span only when a batch's events fall outside it:
 // a live server's span grows once an hour, and each of its batches
-// otherwise costs a map lookup. Like TermCache it keeps two generations
-// of termCacheSize and trusts itself termCacheAge at most (retention
-// deletes spans, of which other instances know nothing). Safe for
-// concurrent use; the zero value is ready.
+// otherwise costs a map lookup. Its memory is bounded in size and age as
+// TermCache's (see generations): retention deletes spans, of which other
+// instances know nothing. Safe for concurrent use; the zero value is
+// ready.
 type SpanCache struct {
-	mu        sync.Mutex
-	cur, prev map[orgJob]Span
-	born      time.Time
-	now       func() time.Time
+	mu    sync.Mutex
+	spans generations[orgJob, Span]
 }
 
 type orgJob struct {
@@ -102,24 +100,12 @@ type orgJob struct {
 func (c *SpanCache) Wider(org int64, spans []JobSpan) []JobSpan {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := time.Now
-	if c.now != nil {
-		now = c.now
-	}
-	if t := now(); t.Sub(c.born) >= termCacheAge {
-		c.cur, c.prev, c.born = nil, nil, t
-	}
+	c.spans.age()
 	var wider []JobSpan
 	for _, s := range spans {
-		k := orgJob{org, s.Job}
-		if known, ok := c.cur[k]; ok && known.Covers(s.Span) {
-			continue
+		if known, ok := c.spans.get(orgJob{org, s.Job}); !ok || !known.Covers(s.Span) {
+			wider = append(wider, s)
 		}
-		if known, ok := c.prev[k]; ok && known.Covers(s.Span) {
-			c.addLocked(k, known) // in use: keep it through the next generation
-			continue
-		}
-		wider = append(wider, s)
 	}
 	return wider
 }
@@ -131,12 +117,10 @@ func (c *SpanCache) Add(org int64, spans []JobSpan) {
 	defer c.mu.Unlock()
 	for _, s := range spans {
 		k := orgJob{org, s.Job}
-		if known, ok := c.cur[k]; ok {
-			s.Span = s.Union(known)
-		} else if known, ok := c.prev[k]; ok {
+		if known, ok := c.spans.get(k); ok {
 			s.Span = s.Union(known)
 		}
-		c.addLocked(k, s.Span)
+		c.spans.put(k, s.Span)
 	}
 }
 
@@ -144,13 +128,5 @@ func (c *SpanCache) Add(org int64, spans []JobSpan) {
 func (c *SpanCache) Forget(org int64, job string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.cur, orgJob{org, job})
-	delete(c.prev, orgJob{org, job})
-}
-
-func (c *SpanCache) addLocked(k orgJob, s Span) {
-	if c.cur == nil || len(c.cur) >= termCacheSize {
-		c.prev, c.cur = c.cur, make(map[orgJob]Span, 1024)
-	}
-	c.cur[k] = s
+	c.spans.forget(orgJob{org, job})
 }

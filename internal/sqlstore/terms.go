@@ -83,15 +83,12 @@ const termCacheAge = 5 * time.Minute
 
 // TermCache remembers which terms this instance knows to be stored, so that
 // ingest writes a term the first time it sees it rather than with every
-// event: a known term costs a map lookup. It keeps two generations: when
-// the current one fills, it becomes the previous one and the older is
-// dropped, so memory stays bounded and terms in use stay known. It is safe
-// for concurrent use; the zero value is ready.
+// event: a known term costs a map lookup. Its memory is bounded in size
+// and age (see generations). It is safe for concurrent use; the zero
+// value is ready.
 type TermCache struct {
-	mu        sync.Mutex
-	cur, prev map[orgTerm]struct{}
-	born      time.Time // when the cache was last emptied
-	now       func() time.Time
+	mu    sync.Mutex
+	terms generations[orgTerm, struct{}]
 }
 
 type orgTerm struct {
@@ -105,24 +102,12 @@ type orgTerm struct {
 func (c *TermCache) Missing(org int64, terms []Term) []Term {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := time.Now
-	if c.now != nil {
-		now = c.now
-	}
-	if t := now(); t.Sub(c.born) >= termCacheAge {
-		c.cur, c.prev, c.born = nil, nil, t
-	}
+	c.terms.age()
 	var missing []Term
 	for _, t := range terms {
-		k := orgTerm{org, t}
-		if _, ok := c.cur[k]; ok {
-			continue
+		if _, ok := c.terms.get(orgTerm{org, t}); !ok {
+			missing = append(missing, t)
 		}
-		if _, ok := c.prev[k]; ok {
-			c.addLocked(k) // in use: keep it through the next generation
-			continue
-		}
-		missing = append(missing, t)
 	}
 	slices.SortFunc(missing, compareTerms)
 	return slices.CompactFunc(missing, func(a, b Term) bool { return a == b })
@@ -133,7 +118,7 @@ func (c *TermCache) Add(org int64, terms []Term) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, t := range terms {
-		c.addLocked(orgTerm{org, t})
+		c.terms.put(orgTerm{org, t}, struct{}{})
 	}
 }
 
@@ -141,13 +126,5 @@ func (c *TermCache) Add(org int64, terms []Term) {
 func (c *TermCache) Forget(org int64, t Term) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.cur, orgTerm{org, t})
-	delete(c.prev, orgTerm{org, t})
-}
-
-func (c *TermCache) addLocked(k orgTerm) {
-	if c.cur == nil || len(c.cur) >= termCacheSize {
-		c.prev, c.cur = c.cur, make(map[orgTerm]struct{}, 1024)
-	}
-	c.cur[k] = struct{}{}
+	c.terms.forget(orgTerm{org, t})
 }

@@ -19,6 +19,9 @@ type Metrics struct {
 	authFailures *prometheus.CounterVec
 	rateLimited  *prometheus.CounterVec
 	responsesCut *prometheus.CounterVec
+	// unreadablePolicies counts the policies the policy sets served left
+	// out because they could not be read back; the log names each.
+	unreadablePolicies prometheus.Counter
 }
 
 // NewMetrics registers the service's metrics, and the Go runtime and
@@ -47,6 +50,10 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 			Name: "gatehouse_http_responses_cut_total",
 			Help: "Responses that did not end as a whole, by route pattern and cause: aborted (the handler gave up mid-response, e.g. an export whose database failed) or shutdown (cut when the drain's deadline passed).",
 		}, []string{"route", "cause"}),
+		unreadablePolicies: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gatehouse_policy_set_unreadable_policies_total",
+			Help: "Policies left out of the policy sets served because they could not be read back (replace each with PUT /access-points/{id}/policy; the log names it). Counted once per answer that left one out.",
+		}),
 	}
 	// Known label values start at zero, so dashboards and alerts see the
 	// series before the first failure.
@@ -56,7 +63,7 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 	m.rateLimited.WithLabelValues("key")
 	m.rateLimited.WithLabelValues("address")
 	m.rateLimited.WithLabelValues("sync")
-	reg.MustRegister(m.requests, m.latency, m.authFailures, m.rateLimited, m.responsesCut,
+	reg.MustRegister(m.requests, m.latency, m.authFailures, m.rateLimited, m.responsesCut, m.unreadablePolicies,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

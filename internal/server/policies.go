@@ -182,6 +182,7 @@ func (s *server) showPolicySet() http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
+		s.Metrics.unreadablePolicies.Add(float64(len(set.Unreadable)))
 		for _, u := range set.Unreadable {
 			s.Logger.LogAttrs(r.Context(), slog.LevelError, "policy set skips an unreadable policy; replace it with PUT",
 				slog.String("universeId", universeID), slog.String("accessPointId", u.AccessPoint.ID.String()),

@@ -76,6 +76,9 @@ func TestUnreadablePolicyHurtsOnlyItself(t *testing.T) {
 		len(set.Unreadable) != 1 || set.Unreadable[0].AccessPoint.ID != bad || set.Unreadable[0].PolicyVersion != 1 {
 		t.Fatalf("the set with an unreadable policy: %+v", set)
 	}
+	if !strings.Contains(string(e.get("/metrics", "").body), "gatehouse_policy_set_unreadable_policies_total 1\n") {
+		t.Error("/metrics does not count the policy the set left out")
+	}
 	if !strings.Contains(e.logs.String(), bad.String()) {
 		t.Errorf("no log line names the unreadable policy's access point:\n%s", e.logs.String())
 	}

@@ -103,3 +103,40 @@ func TestSDKRequiresByString(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeShowsThePublicAPI: sdk/luau/README.md shows every function
+// of the package and every type it exports, and the package re-exports
+// every public type of Types.luau.
+func TestReadmeShowsThePublicAPI(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(sdkDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	readme, init, types := read("README.md"), read("src/init.luau"), read("src/Types.luau")
+	functions := regexp.MustCompile(`(?m)^function Gatehouse\.(\w+)\(`).FindAllStringSubmatch(init, -1)
+	exported := regexp.MustCompile(`(?m)^export type (\w+) = Types\.(\w+)$`).FindAllStringSubmatch(init, -1)
+	if len(functions) < 5 || len(exported) < 5 {
+		t.Fatalf("init.luau: %d functions, %d exported types", len(functions), len(exported))
+	}
+	for _, f := range functions {
+		if !strings.Contains(readme, "Gatehouse."+f[1]+"(") {
+			t.Errorf("README.md does not show Gatehouse.%s", f[1])
+		}
+	}
+	reexported := map[string]bool{}
+	for _, e := range exported {
+		reexported[e[2]] = true
+		if !regexp.MustCompile(`(?m)^type ` + e[1] + ` = `).MatchString(readme) {
+			t.Errorf("README.md does not show the type %s", e[1])
+		}
+	}
+	internal := map[string]bool{"Attributes": true, "ActiveUnlock": true, "DecisionInput": true}
+	for _, m := range regexp.MustCompile(`(?m)^export type (\w+)`).FindAllStringSubmatch(types, -1) {
+		if !reexported[m[1]] && !internal[m[1]] {
+			t.Errorf("Types.%s is public but init.luau does not re-export it", m[1])
+		}
+	}
+}

@@ -11,10 +11,9 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-// TestSpecFilesFormatted: the spec harness is as StyLua writes it, with
-// sdk/luau/stylua.toml. (The SDK's own files are formatted by the typed
-// rewrite; until then only spec/ is checked.)
-func TestSpecFilesFormatted(t *testing.T) {
+// TestFilesFormatted: the SDK (src/), its spec harness (spec/) and its
+// benchmark (bench/) are as StyLua writes them, with sdk/luau/stylua.toml.
+func TestFilesFormatted(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		testenv.Missing(t, "node is not installed")
 	}
@@ -22,10 +21,10 @@ func TestSpecFilesFormatted(t *testing.T) {
 	if _, err := os.Stat(stylua); err != nil {
 		testenv.Missing(t, "StyLua is not installed: npm ci --prefix sdk/luau")
 	}
-	cmd := exec.Command(filepath.Join("node_modules", ".bin", "stylua"), "--check", "spec")
+	cmd := exec.Command(filepath.Join("node_modules", ".bin", "stylua"), "--check", "src", "spec", "bench")
 	cmd.Dir = sdkDir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("stylua --check spec (run `stylua spec` in sdk/luau): %v\n%s", err, out)
+		t.Fatalf("stylua --check src spec bench (run `stylua src spec bench` in sdk/luau): %v\n%s", err, out)
 	}
 }
 
@@ -72,6 +71,72 @@ func TestWallyPackageLeavesOutTheHarness(t *testing.T) {
 		case name == "spec" || strings.HasPrefix(name, "spec/"),
 			name == "node_modules", name == "package.json", name == "package-lock.json", name == "stylua.toml":
 			t.Errorf("wally.toml includes %s", name)
+		}
+	}
+}
+
+// TestSDKRequiresByString: every require in src/ names its module by a
+// string, as the platform resolves it in a ModuleScript ("@self/Queue" in
+// init.luau, "./Queue" beside it), so that luau-analyze follows each one
+// and checks the types across modules.
+func TestSDKRequiresByString(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(sdkDir, "src", "*.luau"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no SDK sources (%v)", err)
+	}
+	call := regexp.MustCompile(`\brequire\s*\(([^)]*)\)`)
+	comments := regexp.MustCompile(`--\[\[[\s\S]*?\]\]|--\[=\[[\s\S]*?\]=\]|--[^\n]*`)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = comments.ReplaceAll(src, nil) // the examples in doc comments are the game's requires
+		want := `^"\./[A-Za-z]+"$`
+		if filepath.Base(f) == "init.luau" {
+			want = `^"@self/[A-Za-z]+"$`
+		}
+		for _, m := range call.FindAllStringSubmatch(string(src), -1) {
+			if !regexp.MustCompile(want).MatchString(m[1]) {
+				t.Errorf("%s: require(%s), want a path matching %s", filepath.Base(f), m[1], want)
+			}
+		}
+	}
+}
+
+// TestReadmeShowsThePublicAPI: sdk/luau/README.md shows every function
+// of the package and every type it exports, and the package re-exports
+// every public type of Types.luau.
+func TestReadmeShowsThePublicAPI(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(sdkDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	readme, init, types := read("README.md"), read("src/init.luau"), read("src/Types.luau")
+	functions := regexp.MustCompile(`(?m)^function Gatehouse\.(\w+)\(`).FindAllStringSubmatch(init, -1)
+	exported := regexp.MustCompile(`(?m)^export type (\w+) = Types\.(\w+)$`).FindAllStringSubmatch(init, -1)
+	if len(functions) < 5 || len(exported) < 5 {
+		t.Fatalf("init.luau: %d functions, %d exported types", len(functions), len(exported))
+	}
+	for _, f := range functions {
+		if !strings.Contains(readme, "Gatehouse."+f[1]+"(") {
+			t.Errorf("README.md does not show Gatehouse.%s", f[1])
+		}
+	}
+	reexported := map[string]bool{}
+	for _, e := range exported {
+		reexported[e[2]] = true
+		if !regexp.MustCompile(`(?m)^type ` + e[1] + ` = `).MatchString(readme) {
+			t.Errorf("README.md does not show the type %s", e[1])
+		}
+	}
+	internal := map[string]bool{"Attributes": true, "ActiveUnlock": true, "DecisionInput": true}
+	for _, m := range regexp.MustCompile(`(?m)^export type (\w+)`).FindAllStringSubmatch(types, -1) {
+		if !reexported[m[1]] && !internal[m[1]] {
+			t.Errorf("Types.%s is public but init.luau does not re-export it", m[1])
 		}
 	}
 }

@@ -73,6 +73,21 @@ func TestWallyPackageLeavesOutTheHarness(t *testing.T) {
 			t.Errorf("wally.toml includes %s", name)
 		}
 	}
+	// Wally keeps a file that matches include or does not match exclude:
+	// the harness must be excluded by name, or it is published anyway.
+	x := regexp.MustCompile(`(?m)^exclude\s*=\s*\[(.*)\]`).FindSubmatch(manifest)
+	if x == nil {
+		t.Fatal("wally.toml has no exclude list: Wally would publish spec/ and bench/ whatever include says")
+	}
+	excluded := map[string]bool{}
+	for _, entry := range regexp.MustCompile(`"([^"]*)"`).FindAllSubmatch(x[1], -1) {
+		excluded[string(entry[1])] = true
+	}
+	for _, name := range []string{"spec", "bench", "node_modules", "package.json", "package-lock.json", "stylua.toml"} {
+		if !excluded[name] {
+			t.Errorf("wally.toml does not exclude %s", name)
+		}
+	}
 }
 
 // TestSDKRequiresByString: every require in src/ names its module by a

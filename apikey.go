@@ -230,3 +230,34 @@ var GameServerScopes = []Scope{ScopeGameServer, ScopeEventsWrite}
 // servers, and its burst (two seconds of it: 300) their first requests
 // after a release. The server's default of 20/s serves 80.
 var GameServerRate = Rate{Count: 150, Per: time.Second}
+
+// APIKeyView is a key as every door shows it, in lists and in the answers
+// of its changes: never the raw key, which exists only in the answer that
+// created it, nor its hash.
+type APIKeyView struct {
+	ID     uuid.UUID `json:"id"`
+	Name   string    `json:"name"`
+	Prefix string    `json:"prefix"`
+	Scopes []Scope   `json:"scopes"`
+	// RateLimit is the key's own rate, "N/s" or "N/m"; nil: the server's.
+	RateLimit *string `json:"rateLimit"`
+	Status    string  `json:"status"`
+	// ExpiresSoon: active, and expiring within [ExpiryWarning].
+	ExpiresSoon bool  `json:"expiresSoon"`
+	ExpiresAt   *Time `json:"expiresAt"`
+	RevokedAt   *Time `json:"revokedAt"`
+	LastUsedAt  *Time `json:"lastUsedAt"`
+	CreatedAt   Time  `json:"createdAt"`
+}
+
+// View is k as the doors show it at now.
+func (k APIKey) View(now time.Time) APIKeyView {
+	v := APIKeyView{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: k.Scopes, Status: k.Status(now),
+		ExpiresSoon: k.ExpiresSoon(now), ExpiresAt: TimePtr(k.ExpiresAt), RevokedAt: TimePtr(k.RevokedAt),
+		LastUsedAt: TimePtr(k.LastUsedAt), CreatedAt: Time(k.CreatedAt)}
+	if k.RateLimit != nil {
+		s := k.RateLimit.String()
+		v.RateLimit = &s
+	}
+	return v
+}

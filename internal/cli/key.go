@@ -9,35 +9,15 @@ import (
 	"github.com/gatehouse/gatehouse/internal/service"
 )
 
-// keyRecord is how the CLI prints a key. Key is set only by key create:
-// the raw key is shown once and never again.
+// keyRecord is how the CLI prints a key: as the API shows it, and with
+// Key set only by key create: the raw key is shown once and never again.
 type keyRecord struct {
-	ID        string            `json:"id"`
-	Name      string            `json:"name"`
-	Prefix    string            `json:"prefix"`
-	Scopes    []gatehouse.Scope `json:"scopes"`
-	RateLimit *string           `json:"rateLimit"`
-	Status    string            `json:"status"`
-	// ExpiresSoon: active, and expiring within gatehouse.ExpiryWarning.
-	ExpiresSoon bool            `json:"expiresSoon"`
-	ExpiresAt   *gatehouse.Time `json:"expiresAt"`
-	RevokedAt   *gatehouse.Time `json:"revokedAt"`
-	LastUsedAt  *gatehouse.Time `json:"lastUsedAt"`
-	CreatedAt   gatehouse.Time  `json:"createdAt"`
-	Key         string          `json:"key,omitempty"`
+	gatehouse.APIKeyView
+	Key string `json:"key,omitempty"`
 }
 
 func newKeyRecord(k gatehouse.APIKey, now time.Time) keyRecord {
-	r := keyRecord{
-		ID: k.ID.String(), Name: k.Name, Prefix: k.Prefix, Scopes: k.Scopes, Status: k.Status(now),
-		ExpiresSoon: k.ExpiresSoon(now), ExpiresAt: gatehouse.TimePtr(k.ExpiresAt), RevokedAt: gatehouse.TimePtr(k.RevokedAt),
-		LastUsedAt: gatehouse.TimePtr(k.LastUsedAt), CreatedAt: gatehouse.Time(k.CreatedAt),
-	}
-	if k.RateLimit != nil {
-		s := k.RateLimit.String()
-		r.RateLimit = &s
-	}
-	return r
+	return keyRecord{APIKeyView: k.View(now)}
 }
 
 func runKeyCreate(ctx context.Context, e *env) error {

@@ -2,40 +2,9 @@ package server
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/google/uuid"
 )
-
-// keyBody is an API key as the API shows it: never the raw key, which
-// exists only in the answer that created it, nor its hash.
-type keyBody struct {
-	ID     uuid.UUID         `json:"id"`
-	Name   string            `json:"name"`
-	Prefix string            `json:"prefix"`
-	Scopes []gatehouse.Scope `json:"scopes"`
-	// RateLimit is the key's own rate, "N/s" or "N/m"; null: the server's.
-	RateLimit *string `json:"rateLimit"`
-	Status    string  `json:"status"`
-	// ExpiresSoon: active, and expiring within gatehouse.ExpiryWarning.
-	ExpiresSoon bool            `json:"expiresSoon"`
-	ExpiresAt   *gatehouse.Time `json:"expiresAt"`
-	RevokedAt   *gatehouse.Time `json:"revokedAt"`
-	LastUsedAt  *gatehouse.Time `json:"lastUsedAt"`
-	CreatedAt   gatehouse.Time  `json:"createdAt"`
-}
-
-func newKeyBody(k gatehouse.APIKey, now time.Time) keyBody {
-	b := keyBody{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: k.Scopes, Status: k.Status(now),
-		ExpiresSoon: k.ExpiresSoon(now), ExpiresAt: gatehouse.TimePtr(k.ExpiresAt), RevokedAt: gatehouse.TimePtr(k.RevokedAt),
-		LastUsedAt: gatehouse.TimePtr(k.LastUsedAt), CreatedAt: gatehouse.Time(k.CreatedAt)}
-	if k.RateLimit != nil {
-		s := k.RateLimit.String()
-		b.RateLimit = &s
-	}
-	return b
-}
 
 // listKeys serves GET /api/consumer/v1/keys: the organization's keys,
 // newest first, all in one page (an organization has few).
@@ -52,10 +21,10 @@ func (s *server) listKeys() http.Handler {
 		}
 		now := s.Now()
 		body := struct {
-			Data []keyBody `json:"data"`
-		}{Data: make([]keyBody, len(keys))}
+			Data []gatehouse.APIKeyView `json:"data"`
+		}{Data: make([]gatehouse.APIKeyView, len(keys))}
 		for i, k := range keys {
-			body.Data[i] = newKeyBody(k, now)
+			body.Data[i] = k.View(now)
 		}
 		writeJSON(w, http.StatusOK, body)
 	})
@@ -105,6 +74,6 @@ func (s *server) updateKey() http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, newKeyBody(k, s.Now()))
+		writeJSON(w, http.StatusOK, k.View(s.Now()))
 	})
 }

@@ -1,5 +1,5 @@
-// Package clock holds the waits of the loops outside the service: the
-// stores' retries and the publisher's pauses.
+// Package clock holds the one wait of the loops that pause or retry: the
+// service's loops, the stores' retries and the publisher's pauses.
 package clock
 
 import (

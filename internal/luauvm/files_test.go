@@ -155,3 +155,28 @@ func TestReadmeShowsThePublicAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeInstallsByHandEveryModule: the README's install by hand names
+// one child ModuleScript per file of src, so that a package set up from it
+// finds every module it requires.
+func TestReadmeInstallsByHandEveryModule(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(sdkDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, byHand, ok := strings.Cut(string(readme), "**By hand**")
+	byHand, _, _ = strings.Cut(byHand, "\n\n")
+	if !ok {
+		t.Fatal("README.md has no **By hand** install")
+	}
+	names, err := filepath.Glob(filepath.Join(sdkDir, "src", "*.luau"))
+	if err != nil || len(names) < 10 {
+		t.Fatalf("src: %v, %v", names, err)
+	}
+	for _, name := range names {
+		module := strings.TrimSuffix(filepath.Base(name), ".luau")
+		if module != "init" && !strings.Contains(byHand, "`"+module+"`") {
+			t.Errorf("the README's install by hand does not name the ModuleScript %s", module)
+		}
+	}
+}

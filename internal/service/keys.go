@@ -88,6 +88,24 @@ func (s *Service) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]gatehouse
 	return s.store.ListAPIKeys(ctx, orgID)
 }
 
+// ExpiringAPIKeys counts the organization's active keys that expire
+// within [gatehouse.ExpiryWarning]: what the dashboard warns a key's
+// managers of before a game's servers fail closed. Errors as
+// [Service.ListAPIKeys].
+func (s *Service) ExpiringAPIKeys(ctx context.Context, orgID uuid.UUID) (int, error) {
+	keys, err := s.ListAPIKeys(ctx, orgID)
+	if err != nil {
+		return 0, err
+	}
+	now, n := s.Now(), 0
+	for _, k := range keys {
+		if k.ExpiresSoon(now) {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // FindAPIKey returns one of the organization's keys, whatever its status,
 // or [gatehouse.ErrNotFound] (another organization's key included).
 func (s *Service) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.APIKey, error) {

@@ -110,5 +110,8 @@ func TestServiceCountsKeysExpiringSoon(t *testing.T) {
 	n, err := f.svc.APIKeysExpiring(ctx)
 	if err != nil || n != 2 {
 		t.Fatalf("APIKeysExpiring = %d, %v; want 2 (in 3 and 14 days; not in 15 days, nor never)", n, err)
+	} // An organization's own count, for its dashboard, is its keys only.
+	if n, err := f.svc.ExpiringAPIKeys(ctx, f.org.ID); err != nil || n != 1 {
+		t.Errorf("ExpiringAPIKeys(org) = %d, %v; want 1 (in 3 days)", n, err)
 	}
 }

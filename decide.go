@@ -136,20 +136,26 @@ func civilDay(y int, m time.Month, d int) int64 {
 
 // Decide is the one evaluator of the contract. It is pure and allocates
 // nothing. The first match wins, in this order:
-//  1. an active remote unlock covering the player, their server or the
+//  1. a lockdown running at the instant: denied LOCKDOWN;
+//  2. an active remote unlock covering the player, their server or the
 //     universe: granted REMOTE_UNLOCK;
-//  2. LOCKED: denied ACCESS_POINT_DISABLED;
-//  3. an unexpired deny rule: denied BLOCKED;
-//  4. OPEN: granted OPEN;
-//  5. outside the schedule: denied OUTSIDE_SCHEDULE;
-//  6. an allow rule: granted ALLOWLIST (the lowest index that matches);
-//  7. an empty allow list: granted SCHEDULE;
-//  8. otherwise: denied NOT_ON_ALLOWLIST.
+//  3. LOCKED: denied ACCESS_POINT_DISABLED;
+//  4. an unexpired deny rule: denied BLOCKED;
+//  5. a grant of the player running at the instant: granted GRANT,
+//     whatever the schedule;
+//  6. OPEN: granted OPEN;
+//  7. outside the schedule: denied OUTSIDE_SCHEDULE;
+//  8. an allow rule: granted ALLOWLIST (the lowest index that matches);
+//  9. an empty allow list: granted SCHEDULE;
+//  10. otherwise: denied NOT_ON_ALLOWLIST.
 //
 // A nil policy is decided as [DecideWithoutPolicy]([FailClosed], …).
 func Decide(p *CompiledPolicy, r DecisionInput, at time.Time) Decision {
 	if p == nil {
 		return DecideWithoutPolicy(FailClosed, r, at)
+	}
+	if lockedDown(r, at) {
+		return Decision{Denied, ReasonLockdown, RuleLockdown}
 	}
 	if unlocked(r, at) {
 		return Decision{Granted, ReasonRemoteUnlock, RuleRemoteUnlock}
@@ -159,6 +165,9 @@ func Decide(p *CompiledPolicy, r DecisionInput, at time.Time) Decision {
 	}
 	if d, ok := p.deny[r.PlatformUserID]; ok && (d.forever || d.until.After(at)) {
 		return Decision{Denied, ReasonBlocked, d.rule}
+	}
+	if granted(r, at) {
+		return Decision{Granted, ReasonGrant, RuleGrant}
 	}
 	if p.mode == ModeOpen {
 		return Decision{Granted, ReasonOpen, RuleMode}
@@ -179,15 +188,24 @@ func Decide(p *CompiledPolicy, r DecisionInput, at time.Time) Decision {
 // DecideWithoutPolicy decides for an access point whose policy a caller
 // cannot obtain (a game server that never reached Gatehouse, or a cache
 // that lost it):
-//   - an active remote unlock still lets the player through;
+//   - a lockdown still denies (LOCKDOWN);
+//   - an active remote unlock still lets the player through, and then
+//     the player's grant (GRANT): both name this access point, so they
+//     need no policy to be understood;
 //   - otherwise failMode OPEN grants (reason OPEN), and CLOSED denies
 //     (reason ACCESS_POINT_DISABLED), both naming the rule "failMode".
 //
 // The reasons are the contract's, so a log of such decisions needs no new
 // reason.
 func DecideWithoutPolicy(failMode FailMode, r DecisionInput, at time.Time) Decision {
+	if lockedDown(r, at) {
+		return Decision{Denied, ReasonLockdown, RuleLockdown}
+	}
 	if unlocked(r, at) {
 		return Decision{Granted, ReasonRemoteUnlock, RuleRemoteUnlock}
+	}
+	if granted(r, at) {
+		return Decision{Granted, ReasonGrant, RuleGrant}
 	}
 	if failMode == FailOpen {
 		return Decision{Granted, ReasonOpen, RuleFailMode}
@@ -214,6 +232,28 @@ func unlocked(r DecisionInput, at time.Time) bool {
 			if u.PlatformUserID != "" && u.PlatformUserID == r.PlatformUserID {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// lockedDown reports whether a lockdown runs at the instant.
+func lockedDown(r DecisionInput, at time.Time) bool {
+	for i := range r.Lockdowns {
+		if r.Lockdowns[i].covers(at) {
+			return true
+		}
+	}
+	return false
+}
+
+// granted reports whether a grant of the player runs at the instant: from
+// its start (inclusive) to its end (exclusive).
+func granted(r DecisionInput, at time.Time) bool {
+	for i := range r.Grants {
+		g := &r.Grants[i]
+		if g.PlatformUserID == r.PlatformUserID && !time.Time(g.From).After(at) && time.Time(g.Until).After(at) {
+			return true
 		}
 	}
 	return false

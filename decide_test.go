@@ -19,7 +19,9 @@ type conformanceCase struct {
 	Policy Policy `json:"policy"`
 	Input  struct {
 		DecisionInput
-		Unlocks []ActiveUnlock `json:"unlocks"`
+		Unlocks   []ActiveUnlock `json:"unlocks"`
+		Lockdowns []ActiveSpan   `json:"lockdowns"`
+		Grants    []ActiveGrant  `json:"grants"`
 	} `json:"input"`
 	At   string   `json:"at"`
 	Want Decision `json:"want"`
@@ -66,7 +68,7 @@ func TestConformance(t *testing.T) {
 			continue
 		}
 		in := c.Input.DecisionInput
-		in.Unlocks = c.Input.Unlocks
+		in.Unlocks, in.Lockdowns, in.Grants = c.Input.Unlocks, c.Input.Lockdowns, c.Input.Grants
 		if got := Decide(p, in, at); got != c.Want {
 			t.Errorf("%s: at %s got %+v, want %+v", c.Name, c.At, got, c.Want)
 		}
@@ -88,6 +90,16 @@ func TestDecideWithoutPolicy(t *testing.T) {
 			Decision{Granted, ReasonRemoteUnlock, RuleRemoteUnlock}},
 		{FailClosed, DecisionInput{PlatformUserID: "42", Unlocks: []ActiveUnlock{{Scope: ScopeUniverse, Until: Time(at)}}},
 			Decision{Denied, ReasonAccessPointDisabled, RuleFailMode}},
+		// A lockdown denies whatever the fail mode, before an unlock.
+		{FailOpen, DecisionInput{PlatformUserID: "42", Lockdowns: []ActiveSpan{{}},
+			Unlocks: []ActiveUnlock{{Scope: ScopeUniverse, Until: Time(at.Add(time.Second))}}},
+			Decision{Denied, ReasonLockdown, RuleLockdown}},
+		// The player's grant names this access point: it lets them in
+		// without the policy, and another player's does not.
+		{FailClosed, DecisionInput{PlatformUserID: "42", Grants: []ActiveGrant{{PlatformUserID: "42", From: Time(at), Until: Time(at.Add(time.Hour))}}},
+			Decision{Granted, ReasonGrant, RuleGrant}},
+		{FailClosed, DecisionInput{PlatformUserID: "42", Grants: []ActiveGrant{{PlatformUserID: "43", From: Time(at), Until: Time(at.Add(time.Hour))}}},
+			Decision{Denied, ReasonAccessPointDisabled, RuleFailMode}},
 	} {
 		if got := DecideWithoutPolicy(tc.mode, tc.in, at); got != tc.want {
 			t.Errorf("DecideWithoutPolicy(%q, %+v) = %+v, want %+v", tc.mode, tc.in, got, tc.want)
@@ -98,16 +110,18 @@ func TestDecideWithoutPolicy(t *testing.T) {
 	}
 }
 
-// TestDecisionInputJSON: a request body cannot state its own unlocks.
+// TestDecisionInputJSON: a request body cannot state its own unlocks,
+// lockdowns or grants.
 func TestDecisionInputJSON(t *testing.T) {
 	var in DecisionInput
 	body := `{"platformUserId":"42","serverJobId":"j","attributes":{"groups":{"456":210},"gamepasses":["789"],"badges":[],"premium":true},` +
-		`"unlocks":[{"scope":"UNIVERSE","until":"2099-01-01T00:00:00Z"}]}`
+		`"unlocks":[{"scope":"UNIVERSE","until":"2099-01-01T00:00:00Z"}],"lockdowns":[{}],` +
+		`"grants":[{"platformUserId":"42","from":"2020-01-01T00:00:00Z","until":"2099-01-01T00:00:00Z"}]}`
 	if err := json.Unmarshal([]byte(body), &in); err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Unlocks) != 0 {
-		t.Errorf("unlocks read from JSON: %+v", in.Unlocks)
+	if len(in.Unlocks) != 0 || len(in.Lockdowns) != 0 || len(in.Grants) != 0 {
+		t.Errorf("read from JSON: unlocks %+v, lockdowns %+v, grants %+v", in.Unlocks, in.Lockdowns, in.Grants)
 	}
 	if in.Attributes.Groups["456"] != 210 || !in.Attributes.Premium || in.Attributes.Gamepasses[0] != "789" {
 		t.Errorf("attributes %+v", in.Attributes)

@@ -1,9 +1,13 @@
 package gatehouse
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // DecisionInput is who asks to pass, as the game server states it, and
-// the remote unlocks active for the access point.
+// what the caller knows of the access point beyond its policy: the
+// lockdowns, remote unlocks and grants that cover it.
 type DecisionInput struct {
 	PlatformUserID string           `json:"platformUserId"`
 	ServerJobID    string           `json:"serverJobId"`
@@ -15,6 +19,15 @@ type DecisionInput struct {
 	// that could state its own unlock would let any game server open any
 	// door.
 	Unlocks []ActiveUnlock `json:"-"`
+	// Lockdowns are the lockdowns covering this access point (its
+	// location's, its universe's, the organization's); Decide keeps
+	// those that run at the instant. Never read from JSON either.
+	Lockdowns []ActiveSpan `json:"-"`
+	// Grants are the timed grants of this access point (the caller picks
+	// those of the access point, directly or through its location);
+	// Decide keeps the player's that run at the instant. Never read from
+	// JSON: a game server cannot grant itself a pass.
+	Grants []ActiveGrant `json:"-"`
 }
 
 // Bounds of what a game server states about a player: above the
@@ -87,6 +100,31 @@ type ActiveUnlock struct {
 	Until          Time         `json:"until"`
 }
 
+// ActiveSpan is a lockdown as the evaluator sees it: from its start
+// (inclusive; zero is "since ever") until its end (exclusive; zero is
+// "until released"). A lockdown released early ends at its release.
+type ActiveSpan struct {
+	From  Time `json:"from,omitzero"`
+	Until Time `json:"until,omitzero"`
+}
+
+// covers reports whether the span runs at the instant.
+func (s ActiveSpan) covers(at time.Time) bool {
+	if !time.Time(s.From).IsZero() && time.Time(s.From).After(at) {
+		return false
+	}
+	return time.Time(s.Until).IsZero() || time.Time(s.Until).After(at)
+}
+
+// ActiveGrant is a timed grant as the evaluator sees it: whose it is and
+// when it runs, from (inclusive) until (exclusive). A revoked grant ends
+// at its revocation.
+type ActiveGrant struct {
+	PlatformUserID string `json:"platformUserId"`
+	From           Time   `json:"from"`
+	Until          Time   `json:"until"`
+}
+
 // Decision is the evaluator's answer: the outcome, the reason (one of
 // DecisionReasons) and the rule that decided, e.g. "allow[1]", "deny[0]",
 // "schedule.windows[2]", "mode", "remoteUnlock".
@@ -98,7 +136,9 @@ type Decision struct {
 
 // The rule names a decision gives that are not a list entry.
 const (
+	RuleLockdown     = "lockdown"
 	RuleRemoteUnlock = "remoteUnlock"
+	RuleGrant        = "grant"
 	RuleMode         = "mode"
 	RuleSchedule     = "schedule" // outside every window, or always in schedule (no schedule)
 	RuleAllow        = "allow"    // no allow rule matched

@@ -76,13 +76,15 @@ const (
 	ReasonRemoteUnlock        = "REMOTE_UNLOCK" // an active remote unlock let the player through
 	ReasonBlocked             = "BLOCKED"       // a deny rule of the policy
 	ReasonOpen                = "OPEN"          // the policy's mode is OPEN
+	ReasonLockdown            = "LOCKDOWN"      // a lockdown covers the access point
+	ReasonGrant               = "GRANT"         // a timed grant (pass) of the player
 )
 
 // DecisionReasons lists every reason the evaluator (Decide) gives, in the
 // contract's order of evaluation.
 var DecisionReasons = []string{
-	ReasonRemoteUnlock, ReasonAccessPointDisabled, ReasonBlocked, ReasonOpen,
-	ReasonOutsideSchedule, ReasonAllowlist, ReasonSchedule, ReasonNotOnAllowlist,
+	ReasonLockdown, ReasonRemoteUnlock, ReasonAccessPointDisabled, ReasonBlocked, ReasonGrant,
+	ReasonOpen, ReasonOutsideSchedule, ReasonAllowlist, ReasonSchedule, ReasonNotOnAllowlist,
 }
 
 // ReasonPattern is the shape of a reason code.

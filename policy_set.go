@@ -164,6 +164,13 @@ type DecisionContext struct {
 	// Unlocks are the access point's remote unlocks active at the instant
 	// asked ([Command.ActiveUnlock]).
 	Unlocks []ActiveUnlock
+	// Lockdowns are the lockdowns covering the access point that run at
+	// the instant asked, or ran then (a decision explained at an earlier
+	// instant sees the lockdown of that instant).
+	Lockdowns []ActiveSpan
+	// Grants are the grants of the access point (directly or through its
+	// location) running at the instant asked, of the player asked about.
+	Grants []ActiveGrant
 }
 
 // UnlockLookback bounds how long ago a command still active can have

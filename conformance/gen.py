@@ -23,11 +23,16 @@ CASES = []
 G, D = "granted", "denied"
 
 
-def case(name, policy, at, allowed, reason, rule, user="42", job="job-a", attrs=None, unlocks=None):
+def case(name, policy, at, allowed, reason, rule, user="42", job="job-a", attrs=None, unlocks=None,
+         lockdowns=None, grants=None):
     inp = {"platformUserId": user, "serverJobId": job,
            "attributes": attrs or {"groups": {}, "gamepasses": [], "badges": [], "premium": False}}
     if unlocks:
         inp["unlocks"] = unlocks
+    if lockdowns is not None:
+        inp["lockdowns"] = lockdowns
+    if grants is not None:
+        inp["grants"] = grants
     for c in CASES:
         assert c["name"] != name, name
     CASES.append({"name": name, "policy": policy, "input": inp, "at": at,
@@ -515,6 +520,87 @@ vip = policy(allow=[{"gamepassId": "4242"}, {"platformUserId": "1"}])
 case("VIP with the pass", vip, AT, G, "ALLOWLIST", "allow[0]", attrs=attrs(gamepasses=["4242"]))
 case("VIP owner without the pass", vip, AT, G, "ALLOWLIST", "allow[1]", user="1")
 case("VIP without the pass", vip, AT, D, "NOT_ON_ALLOWLIST", "allow")
+
+# ---------------------------------------------------------------------------
+# 13. Lockdowns and grants. Precedence, strongest first: lockdown; a remote
+# unlock; LOCKED; a deny rule; a grant of the player; OPEN; the schedule;
+# the allow rules. Every pair that involves a lockdown or a grant, then the
+# edges of their windows: from is inclusive, until exclusive, a lockdown
+# without until runs until released (the caller then passes its release
+# as until), and a revoked grant ends at its revocation (likewise).
+# ---------------------------------------------------------------------------
+LD = [{"from": "2026-11-25T09:00:00Z"}]                       # running, no end
+def gr(frm="2026-11-25T00:00:00Z", until="2026-11-26T00:00:00Z", user="42"):
+    return {"platformUserId": user, "from": frm, "until": until}
+GR = [gr()]
+U_ALL = [ul("UNIVERSE"), ul("SERVER", serverJobId="job-a"), ul("PLAYER", platformUserId="42")]
+in_sched = policy(schedule=OFFICE(B), allow=allow_user)
+# Lockdown over everything weaker.
+case("lockdown wins over a universe unlock", policy(), AT, D, "LOCKDOWN", "lockdown", lockdowns=LD, unlocks=[ul("UNIVERSE")])
+case("lockdown wins over a server unlock", policy(), AT, D, "LOCKDOWN", "lockdown", lockdowns=LD, unlocks=[ul("SERVER", serverJobId="job-a")])
+case("lockdown wins over a player unlock", policy(), AT, D, "LOCKDOWN", "lockdown", lockdowns=LD, unlocks=[ul("PLAYER", platformUserId="42")])
+case("lockdown wins over locked", policy("LOCKED"), AT, D, "LOCKDOWN", "lockdown", lockdowns=LD)
+case("lockdown wins over a deny rule", policy(deny=[{"platformUserId": "42"}]), AT, D, "LOCKDOWN", "lockdown", lockdowns=LD)
+case("lockdown wins over a grant", policy(), AT, D, "LOCKDOWN", "lockdown", lockdowns=LD, grants=GR)
+case("lockdown wins over open", policy("OPEN"), AT, D, "LOCKDOWN", "lockdown", lockdowns=LD)
+case("lockdown wins over open with fail mode open", policy("OPEN", fail="OPEN"), AT, D, "LOCKDOWN", "lockdown", lockdowns=LD)
+case("lockdown wins outside the schedule", in_sched, wed20, D, "LOCKDOWN", "lockdown", lockdowns=LD)
+case("lockdown wins over the allow list", in_sched, wed10, D, "LOCKDOWN", "lockdown", lockdowns=LD)
+case("lockdown wins over an empty allow list in schedule", policy(schedule=OFFICE(B)), wed10, D, "LOCKDOWN", "lockdown", lockdowns=LD)
+case("lockdown wins over not on the allow list", policy(allow=[{"platformUserId": "7"}]), AT, D, "LOCKDOWN", "lockdown", lockdowns=LD)
+case("lockdown wins over everything at once", policy("OPEN", allow=allow_user), AT, D, "LOCKDOWN", "lockdown",
+     lockdowns=LD, unlocks=U_ALL, grants=GR)
+# A grant under what is stronger.
+case("universe unlock wins over a grant", policy(), AT, G, "REMOTE_UNLOCK", "remoteUnlock", unlocks=[ul("UNIVERSE")], grants=GR)
+case("player unlock wins over a grant", policy("LOCKED"), AT, G, "REMOTE_UNLOCK", "remoteUnlock", unlocks=[ul("PLAYER", platformUserId="42")], grants=GR)
+case("locked wins over a grant", policy("LOCKED"), AT, D, "ACCESS_POINT_DISABLED", "mode", grants=GR)
+case("a deny rule wins over a grant", policy(deny=[{"platformUserId": "42"}]), AT, D, "BLOCKED", "deny[0]", grants=GR)
+case("an expired deny rule lets the grant pass", policy(deny=[{"platformUserId": "42", "until": "2026-11-25T09:00:00Z"}], allow=[{"platformUserId": "7"}]),
+     AT, G, "GRANT", "grant", grants=GR)
+# A grant over what is weaker.
+case("a grant wins over open", policy("OPEN"), AT, G, "GRANT", "grant", grants=GR)
+case("a grant wins outside the schedule", in_sched, wed20, G, "GRANT", "grant", grants=[gr("2026-11-25T00:00:00+01:00", "2026-11-26T00:00:00+01:00")])
+case("a grant wins outside every window of a schedule with none", policy(schedule=sched(B, [])), wed10, G, "GRANT", "grant",
+     grants=[gr("2026-11-25T00:00:00+01:00", "2026-11-26T00:00:00+01:00")])
+case("a grant wins on a closed exception day", policy(schedule=sched(B, [win(WORKDAYS, "09:00", "17:30")], [{"date": "2026-11-25", "closed": True}])),
+     wed10, G, "GRANT", "grant", grants=[gr("2026-11-25T00:00:00+01:00", "2026-11-26T00:00:00+01:00")])
+case("a grant wins over a matching allow rule", in_sched, wed10, G, "GRANT", "grant", grants=[gr("2026-11-25T00:00:00+01:00", "2026-11-26T00:00:00+01:00")])
+case("a grant wins over an empty allow list", policy(), AT, G, "GRANT", "grant", grants=GR)
+case("a grant lets in a player not on the allow list", policy(allow=[{"platformUserId": "7"}]), AT, G, "GRANT", "grant", grants=GR)
+# Only the player's grants count.
+case("another player's grant does not apply", policy(allow=[{"platformUserId": "7"}]), AT, D, "NOT_ON_ALLOWLIST", "allow", grants=[gr(user="43")])
+case("one of several grants is the player's", policy(allow=[{"platformUserId": "7"}]), AT, G, "GRANT", "grant",
+     grants=[gr(user="43"), gr("2026-11-20T00:00:00Z", "2026-11-21T00:00:00Z"), gr()])
+case("the player's grants all ended", policy(allow=[{"platformUserId": "7"}]), AT, D, "NOT_ON_ALLOWLIST", "allow",
+     grants=[gr("2026-11-20T00:00:00Z", "2026-11-21T00:00:00Z"), gr("2026-11-24T00:00:00Z", AT)])
+case("no grants at all", policy(allow=[{"platformUserId": "7"}]), AT, D, "NOT_ON_ALLOWLIST", "allow", grants=[])
+# Window edges of a grant: from inclusive, until exclusive.
+NOPE = policy(allow=[{"platformUserId": "7"}])
+case("grant starting exactly at the instant", NOPE, AT, G, "GRANT", "grant", grants=[gr(AT, "2026-11-25T11:00:00Z")])
+case("grant starting a millisecond after the instant", NOPE, AT, D, "NOT_ON_ALLOWLIST", "allow", grants=[gr("2026-11-25T10:00:00.001Z", "2026-11-25T11:00:00Z")])
+case("grant ending exactly at the instant has ended", NOPE, AT, D, "NOT_ON_ALLOWLIST", "allow", grants=[gr("2026-11-25T09:00:00Z", AT)])
+case("grant ending a millisecond after the instant", NOPE, AT, G, "GRANT", "grant", grants=[gr("2026-11-25T09:00:00Z", "2026-11-25T10:00:00.001Z")])
+case("grant given with offsets, running", NOPE, AT, G, "GRANT", "grant", grants=[gr("2026-11-25T10:59:59+01:00", "2026-11-25T06:00:01-04:00")])
+case("grant given with offsets, ended at the instant", NOPE, AT, D, "NOT_ON_ALLOWLIST", "allow", grants=[gr("2026-11-25T09:00:00+01:00", "2026-11-25T11:00:00+01:00")])
+case("a grant of 366 days, on its last second", NOPE, "2027-11-25T23:59:59Z", G, "GRANT", "grant", grants=[gr("2026-11-25T00:00:00Z", "2027-11-26T00:00:00Z")])
+# Window edges of a lockdown.
+case("lockdown starting exactly at the instant", policy("OPEN"), AT, D, "LOCKDOWN", "lockdown", lockdowns=[{"from": AT}])
+case("lockdown starting a millisecond after the instant", policy("OPEN"), AT, G, "OPEN", "mode", lockdowns=[{"from": "2026-11-25T10:00:00.001Z"}])
+case("lockdown ending exactly at the instant has ended", policy("OPEN"), AT, G, "OPEN", "mode", lockdowns=[{"from": "2026-11-25T09:00:00Z", "until": AT}])
+case("lockdown ending a millisecond after the instant", policy("OPEN"), AT, D, "LOCKDOWN", "lockdown",
+     lockdowns=[{"from": "2026-11-25T09:00:00Z", "until": "2026-11-25T10:00:00.001Z"}])
+case("lockdown without a start", policy("OPEN"), AT, D, "LOCKDOWN", "lockdown", lockdowns=[{}])
+case("lockdown without an end runs years later", policy("OPEN"), "2030-06-01T00:00:00Z", D, "LOCKDOWN", "lockdown", lockdowns=LD)
+case("lockdown released: the decision before its release", policy("OPEN"), AT, D, "LOCKDOWN", "lockdown",
+     lockdowns=[{"from": "2026-11-25T09:00:00Z", "until": "2026-11-25T10:30:00Z"}])
+case("lockdown released: the decision after its release", policy("OPEN"), "2026-11-25T10:30:00Z", G, "OPEN", "mode",
+     lockdowns=[{"from": "2026-11-25T09:00:00Z", "until": "2026-11-25T10:30:00Z"}])
+case("one running lockdown among ended ones", policy("OPEN"), AT, D, "LOCKDOWN", "lockdown",
+     lockdowns=[{"from": "2026-11-24T09:00:00Z", "until": "2026-11-24T10:00:00Z"}, {"from": "2026-11-25T09:59:00Z"}])
+case("every lockdown ended, then the grant", NOPE, AT, G, "GRANT", "grant",
+     lockdowns=[{"from": "2026-11-24T09:00:00Z", "until": "2026-11-24T10:00:00Z"}, {"until": AT}], grants=GR)
+case("lockdown ended, the unlock issued as it ended runs", policy("LOCKED"), AT, G, "REMOTE_UNLOCK", "remoteUnlock",
+     lockdowns=[{"from": "2026-11-25T09:00:00Z", "until": "2026-11-25T09:59:59Z"}], unlocks=[ul("UNIVERSE", **{"from": "2026-11-25T09:59:59Z"})])
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r gatehouse.Decis
 		return gatehouse.DecisionResult{}, err
 	}
 	in := r.DecisionInput
-	in.Unlocks = dc.Unlocks
+	in.Unlocks, in.Lockdowns, in.Grants = dc.Unlocks, dc.Lockdowns, dc.Grants
 	res := gatehouse.DecisionResult{Decision: gatehouse.Decide(policy, in, at), AccessPoint: dc.AccessPoint, Location: dc.Location, At: gatehouse.Time(at)}
 	if dc.Policy != nil {
 		v := dc.Policy.Version

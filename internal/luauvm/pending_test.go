@@ -128,3 +128,56 @@ func (p pending) described(t *testing.T, r request, body []byte) ([]byte, bool) 
 	}
 	return out, true
 }
+
+// TestPendingLeavesOutOnlyWhatIsPending: the fake's answers lose only the
+// fields the document lacks, and nothing once it has them all.
+func TestPendingLeavesOutOnlyWhatIsPending(t *testing.T) {
+	sync := request{Method: "POST", Path: "/api/consumer/v1/servers/job/sync"}
+	set := request{Method: "GET", Path: "/api/consumer/v1/policies?universeId=42"}
+	grants := request{Method: "POST", Path: "/api/consumer/v1/grants"}
+	syncBody := `{"commands":[{"id":"a","type":"UNLOCK"},{"id":"b","type":"LOCKDOWN","lockdown":{}}],"cursor":"2","grants":[]}`
+	setBody := `{"version":"1","lockdowns":[]}`
+	all := pending{grantsRoute: true, setLockdowns: true, syncGrants: true, commandLockdowns: true}
+	for _, c := range []struct {
+		name    string
+		p       pending
+		r       request
+		body    string
+		want    string
+		skipped bool
+	}{
+		{"sync, all pending", all, sync, syncBody, `{"commands":[{"id":"a","type":"UNLOCK"}],"cursor":"2"}`, false},
+		{"sync, grants described", pending{commandLockdowns: true}, sync, syncBody, `{"commands":[{"id":"a","type":"UNLOCK"}],"cursor":"2","grants":[]}`, false},
+		{"sync, nothing pending", pending{}, sync, syncBody, syncBody, false},
+		{"set, pending", all, set, setBody, `{"version":"1"}`, false},
+		{"set, described", pending{}, set, setBody, setBody, false},
+		{"grants, pending", all, grants, `{}`, `{}`, true},
+		{"grants, described", pending{}, grants, `{}`, `{}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.p.skip(c.r); got != c.skipped {
+				t.Errorf("skip = %v, want %v", got, c.skipped)
+			}
+			got, _ := c.p.described(t, c.r, []byte(c.body))
+			var a, b any
+			if err := json.Unmarshal(got, &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(c.want), &b); err != nil {
+				t.Fatal(err)
+			}
+			if ja, jb := mustJSON(t, a), mustJSON(t, b); ja != jb {
+				t.Errorf("got %s, want %s", ja, jb)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

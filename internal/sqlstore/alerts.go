@@ -86,7 +86,7 @@ func AuditAlert(ruleID uuid.UUID, ruleName string, e gatehouse.AuditEntry) gateh
 	at := gatehouse.Time(e.At)
 	return gatehouse.Alert{ID: gatehouse.NewID(), OrgID: e.OrgID, RuleID: ruleID, RuleName: ruleName, Kind: gatehouse.AlertAudit,
 		GroupBy: "action", Group: AuditAlertGroup(e), Count: 1, WindowStart: at, WindowEnd: at, FiredAt: at,
-		Audit: &gatehouse.AlertAuditEntry{ID: e.ID, Action: e.Action, Actor: e.Actor.Label, Target: target},
+		Audit:    &gatehouse.AlertAuditEntry{ID: e.ID, Action: e.Action, Actor: e.Actor.Label, Target: target},
 		Delivery: gatehouse.AlertDelivery{Status: gatehouse.DeliveryPending}}
 }
 

@@ -154,6 +154,11 @@ func testAlertEvaluations(t *testing.T, f *fixture) {
 	if n := len(f.alerts(a.ID)); n != 3 {
 		t.Errorf("%d alerts, want 3", n)
 	}
+	// An erased player is named by no alert any more.
+	f.erasePlayer(a.ID, "1", 100)
+	if got := f.alerts(a.ID); len(got) != 1 || got[0].Group != "2" {
+		t.Errorf("after erasing player 1: %+v", got)
+	}
 }
 
 // testAuditAlerts: an audit entry of an action an audit rule names fires

@@ -95,9 +95,9 @@ type AlertRule struct {
 	Generation  int64        `json:"-"`
 }
 
-// alertAuditActions are the actions an audit rule may name: every action
+// AlertAuditActions are the actions an audit rule may name: every action
 // of [AuditActions], and those of lockdowns and grants.
-func alertAuditActions() []AuditAction {
+func AlertAuditActions() []AuditAction {
 	acts := slices.Clone(AuditActions)
 	for _, a := range []AuditAction{"lockdown.started", "lockdown.released", "grant.created", "grant.revoked"} {
 		if !slices.Contains(acts, a) {
@@ -249,7 +249,7 @@ func checkAlertCondition(errs *ValidationError, c *AlertCondition) {
 		if len(c.Filters) > 0 || c.GroupBy != "" || c.Threshold != 0 || c.WindowSeconds != 0 {
 			errs.Add("condition", "an audit rule takes only kind and actions")
 		}
-		known := alertAuditActions()
+		known := AlertAuditActions()
 		if len(c.Actions) == 0 || len(c.Actions) > MaxAlertAuditActions {
 			errs.Add("condition.actions", "must name 1 to %d audit actions", MaxAlertAuditActions)
 		}

@@ -1,6 +1,7 @@
 package gatehouse
 
 import (
+	"crypto/sha256"
 	"net/url"
 	"strconv"
 	"time"
@@ -129,43 +130,34 @@ const CursorAlerts = 'F'
 
 // Digest identifies the filter in an organization, for its cursors.
 func (f AlertFilter) Digest(orgID uuid.UUID) [8]byte {
-	var d [8]byte
-	copy(d[:], orgID[:8])
+	h := sha256.New()
+	h.Write([]byte("alerts\x00"))
+	h.Write(orgID[:])
 	if f.RuleID != nil {
-		for i := range d {
-			d[i] ^= f.RuleID[i] ^ f.RuleID[i+8]
-		}
+		h.Write(f.RuleID[:])
 	}
-	return d
+	return [8]byte(h.Sum(nil)[:8])
 }
 
-// ReadAlertQuery reads the query of GET /alerts: limit, ruleId and
-// cursor, opened with cursors for orgID.
+// AlertQueryParams are the parameters of GET /alerts.
+var AlertQueryParams = []string{paramLimit, "ruleId", paramCursor}
+
+// ReadAlertQuery reads the query of GET /alerts (limit, ruleId, cursor)
+// and opens its cursor, signed for orgID and the rule: every problem at
+// once, keyed by parameter.
 func ReadAlertQuery(v url.Values, cursors *Cursors, orgID uuid.UUID) (AlertFilter, error) {
-	var errs ValidationError
-	q := newListQuery(v, []string{paramLimit, "ruleId", "cursor"}, &errs)
-	f := AlertFilter{Limit: parseLimitUpTo(&errs, q.v, MaxLimit)}
-	if s := v.Get("ruleId"); s != "" {
-		id, err := ParseUUID(s)
-		if err != nil {
-			errs.Add("ruleId", "must be a UUID")
-		} else {
-			f.RuleID = &id
-		}
+	var (
+		f    AlertFilter
+		errs ValidationError
+	)
+	q := newListQuery(v, AlertQueryParams, &errs)
+	if s, ok := q.one("ruleId"); ok {
+		f.RuleID = parseUUID(&errs, "ruleId", s)
 	}
-	if c := v.Get("cursor"); c != "" && len(errs.Issues) == 0 {
-		b, err := cursors.Open(c, CursorAlerts, f.Digest(orgID))
-		if err != nil || len(b) == 0 {
-			if err == nil {
-				err = ErrCursorInvalid
-			}
-			errs.Add("cursor", "%s", err.Error())
-		} else if n, perr := strconv.ParseInt(string(b), 10, 64); perr != nil {
-			errs.Add("cursor", "%s", ErrCursorInvalid.Error())
-		} else {
-			f.After = &n
-		}
-	}
+	f.Limit = q.limit()
+	f.After = openListCursor(q, cursors, CursorAlerts, f.Digest(orgID), func(b []byte) (int64, error) {
+		return strconv.ParseInt(string(b), 10, 64)
+	})
 	return f, errs.Err()
 }
 

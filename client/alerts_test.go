@@ -48,7 +48,7 @@ func TestAlertRuleMethods(t *testing.T) {
 	}
 	one, err := c.Alert(ctx, test.ID)
 	must(t, err)
-	if one.ID != test.ID || one.Deliveries == nil && len(one.Deliveries) != 0 {
+	if one.ID != test.ID || one.RuleName != name {
 		t.Errorf("Alert = %+v", one)
 	}
 	var apiErr *client.Error

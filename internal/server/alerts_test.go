@@ -189,6 +189,23 @@ func TestAlertThresholdOncePerGroupAndCooldown(t *testing.T) {
 	if n := len(discord.delivered()); n != 3 {
 		t.Errorf("Discord got %d messages, want 3", n)
 	}
+	// Keyset pages, the cursor bound to the rule filter.
+	var page struct {
+		Data       []alertBody
+		NextCursor *string
+	}
+	e.get("/api/consumer/v1/alerts?limit=2", acme.allKey).decode(t, &page)
+	if len(page.Data) != 2 || page.NextCursor == nil {
+		t.Fatalf("first page: %+v", page)
+	}
+	cursor := *page.NextCursor
+	e.get("/api/consumer/v1/alerts?limit=2&cursor="+cursor, acme.allKey).decode(t, &page)
+	if len(page.Data) != 1 || page.NextCursor != nil || page.Data[0].Group != groups[0] && page.Data[0].Group != groups[1] {
+		t.Errorf("second page: %+v", page)
+	}
+	if r := e.get("/api/consumer/v1/alerts?limit=2&ruleId="+page.Data[0].RuleID+"&cursor="+cursor, acme.allKey); r.status != http.StatusBadRequest {
+		t.Errorf("a cursor with another rule filter: %d", r.status)
+	}
 }
 
 // TestAlertAuditToSlack: an audit rule fires on the actions it names (a

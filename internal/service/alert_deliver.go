@@ -52,6 +52,9 @@ func (s *Service) RunAlerts(ctx context.Context, holder string, report func(erro
 // retry period since the alert fired has passed; then the alert's
 // delivery has failed.
 func (s *Service) DeliverAlerts(ctx context.Context, holder string) (bool, error) {
+	if s.alerts.Send == nil {
+		return false, errors.New("alerts: no sender configured")
+	}
 	c, err := s.store.ClaimAlert(ctx, holder, s.Now(), s.alerts.Lease)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return false, nil

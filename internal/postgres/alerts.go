@@ -239,6 +239,12 @@ func insertAlert(ctx context.Context, q querier, org, rule int64, cooldown int, 
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'pending', $14)`,
 		org, rule, a.ID, string(a.Kind), a.Test, a.GroupBy, a.Group, a.Count, a.WindowSeconds,
 		time.Time(a.WindowStart), time.Time(a.WindowEnd), audit, filters, time.Time(a.FiredAt))
+	if err != nil {
+		return false, err
+	}
+	// A rule keeps its most recent alerts, as an endpoint its deliveries.
+	_, err = q.Exec(ctx, `DELETE FROM alerts WHERE rule = $1 AND status <> 'pending' AND seq <=
+		(SELECT seq FROM alerts WHERE rule = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)`, rule, sqlstore.KeptAlerts)
 	return err == nil, err
 }
 

@@ -362,6 +362,14 @@ func TestAlertRuleChanges(t *testing.T) {
 	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"cooldownSeconds":900`) {
 		t.Fatalf("PATCH = %d %s", r.status, r.body)
 	}
+	r = e.do(http.MethodPatch, "/api/consumer/v1/alert-rules/"+id, acme.allKey,
+		strings.NewReader(`{"destination": {"format": "standard-webhooks", "url": "https://hooks.example.com/alerts"}}`), "Content-Type", "application/json")
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"secret":"whsec_`) {
+		t.Errorf("a destination that becomes standard-webhooks: %d %s", r.status, r.body)
+	}
+	if r := e.get("/api/consumer/v1/alert-rules/"+id, acme.allKey); strings.Contains(string(r.body), "whsec_") {
+		t.Errorf("GET shows the secret: %s", r.body)
+	}
 	if r := e.get("/api/consumer/v1/alert-rules", acme.allKey); !strings.Contains(string(r.body), "Denied a lot") {
 		t.Errorf("GET /alert-rules = %s", r.body)
 	}

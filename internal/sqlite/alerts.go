@@ -221,6 +221,12 @@ func insertAlert(ctx context.Context, q querier, org, rule int64, cooldown int, 
 		org, rule, a.ID[:], string(a.Kind), a.Test, a.GroupBy, a.Group, a.Count, a.WindowSeconds,
 		millis(time.Time(a.WindowStart)), millis(time.Time(a.WindowEnd)), audit, filters, millis(time.Time(a.FiredAt)),
 		millis(time.Time(a.FiredAt)))
+	if err != nil {
+		return false, err
+	}
+	// A rule keeps its most recent alerts, as an endpoint its deliveries.
+	_, err = q.ExecContext(ctx, `DELETE FROM alerts WHERE rule = ? AND status <> 'pending' AND seq <=
+		(SELECT seq FROM alerts WHERE rule = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`, rule, rule, sqlstore.KeptAlerts)
 	return err == nil, err
 }
 

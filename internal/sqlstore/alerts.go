@@ -14,6 +14,11 @@ import (
 // another instance took over, and nothing is stored.
 var ErrAlertLeaseLost = fmt.Errorf("the alert's lease or the rule's position moved: %w", gatehouse.ErrConflict)
 
+// KeptAlerts is how many of a rule's most recent alerts are kept (with
+// their attempts); older ones that are no longer being sent are deleted
+// as new ones fire.
+const KeptAlerts = 1000
+
 // CheckAlertRuleCount refuses a new rule for an organization that has n
 // already, at the limit.
 func CheckAlertRuleCount(n int) error {

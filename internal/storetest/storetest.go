@@ -105,6 +105,10 @@ func Run(t *testing.T, open Opener) {
 		{"RetentionCommands", testRetentionCommands},
 		{"ErasureServers", testErasureServers},
 		{"FailuresNameTheirMethod", testFailuresNameTheirMethod},
+		{"AlertRules", testAlertRules},
+		{"AlertEvaluations", testAlertEvaluations},
+		{"AuditAlerts", testAuditAlerts},
+		{"AlertDeliveries", testAlertDeliveries},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

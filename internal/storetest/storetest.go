@@ -105,6 +105,7 @@ func Run(t *testing.T, open Opener) {
 		{"RetentionCommands", testRetentionCommands},
 		{"ErasureServers", testErasureServers},
 		{"FailuresNameTheirMethod", testFailuresNameTheirMethod},
+		{"Insights", testInsights},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

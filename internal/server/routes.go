@@ -52,6 +52,7 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /api/consumer/v1/keys", s.requireScope(gatehouse.ScopeKeysWrite, s.listKeys()))
 	mux.Handle("PATCH /api/consumer/v1/keys/{id}", s.requireScope(gatehouse.ScopeKeysWrite, s.updateKey()))
 	mux.Handle("GET /api/consumer/v1/privacy/erasure-requests", s.requireScope(gatehouse.ScopePrivacyWrite, s.listErasureRequests()))
+	mux.Handle("GET /api/consumer/v1/insights", s.requireScope(gatehouse.ScopeEventsRead, s.listInsights()))
 	// The platform calls it with no key: its token and signature stand in.
 	mux.Handle("POST /api/consumer/v1/integrations/roblox/erasure/{token}", s.receiveErasure())
 

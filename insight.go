@@ -57,8 +57,8 @@ type InsightQuery struct {
 
 // ParseInsightQuery reads the query parameters of GET /insights. Filters
 // and dates follow GET /events ([ParseEventQuery]); without dateTo the
-// window ends at now, without dateFrom it starts DefaultInsightWindow
-// before its end. timeZone is an IANA name; without it the zone is
+// window ends at the end of the hour now is in, without dateFrom it
+// starts DefaultInsightWindow before its end. timeZone is an IANA name; without it the zone is
 // defaultZone ("" for UTC). It returns a *ValidationError listing every
 // problem at once.
 func ParseInsightQuery(v url.Values, now time.Time, defaultZone string) (InsightQuery, error) {
@@ -91,7 +91,10 @@ func ParseInsightQuery(v url.Values, now time.Time, defaultZone string) (Insight
 	}
 	f := &q.Filter
 	if f.To == nil {
-		to := now.UTC().Truncate(time.Millisecond)
+		// The end of the hour now is in: the hour so far, and events a
+		// clock slightly ahead stamped, whole hours that the rollups
+		// answer alone.
+		to := now.UTC().Truncate(time.Hour).Add(time.Hour)
 		f.To = &to
 	}
 	if f.From == nil {

@@ -26,7 +26,7 @@ func runInsights(ctx context.Context, e *env) error {
 		{"reason", "reason", "only events with this reason, e.g. OUTSIDE_SCHEDULE"},
 		{"scope", "scope", "only remote unlocks of this scope: UNIVERSE, SERVER or PLAYER"},
 		{"date-from", "dateFrom", "from this time (RFC 3339 or YYYY-MM-DD, inclusive; default 30 days before date-to)"},
-		{"date-to", "dateTo", "until this time (exclusive; default now)"},
+		{"date-to", "dateTo", "until this time (exclusive; default the end of the current UTC hour)"},
 		{"limit", "limit", "groups to print, 1 to 500 (default 50)"},
 	} {
 		f.Func(p.flag, p.usage, func(s string) error { v.Set(p.param, s); return nil })

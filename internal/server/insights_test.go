@@ -62,7 +62,7 @@ func TestInsightsAPI(t *testing.T) {
 		t.Errorf("by door = %+v, want %+v", byDoor.Data, want)
 	}
 	if m := byDoor.Meta; m.GroupBy != "accessPointId" || m.TimeZone != "UTC" || m.Limit != 50 ||
-		m.DateTo != "2026-11-20T12:00:00.000Z" || m.DateFrom != "2026-10-21T12:00:00.000Z" || m.Truncated {
+		m.DateTo != "2026-11-20T13:00:00.000Z" || m.DateFrom != "2026-10-21T13:00:00.000Z" || m.Truncated {
 		t.Errorf("meta = %+v", m)
 	}
 	if l := e.insights(acme.readKey, "groupBy=locationId"); len(l.Data) != 1 || *l.Data[0].Label != "HQ" || l.Data[0].Denied != 6 {

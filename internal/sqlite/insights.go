@@ -10,6 +10,35 @@ import (
 	"github.com/google/uuid"
 )
 
+// The rows a batch of stored events adds to the rollups (migration 0021),
+// each once per batch: the triggers of 0021 take out what is deleted.
+const (
+	addInsightHour = `INSERT INTO insight_hours (org, hour, access_point_id, location_id, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+	addInsightPlayer = `INSERT INTO insight_player_days (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+)
+
+// addInsights adds the counts of the events ins stored to the rollups, in
+// key order, and forgets them.
+func (ins *eventInserter) addInsights(ctx context.Context, org int64) error {
+	d := ins.counts
+	ins.counts = sqlstore.InsightDeltas{}
+	for _, k := range sqlstore.Sorted(d.Hours) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightHour, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
+			k.Type, k.Reason, k.Scope, d.Hours[k]); err != nil {
+			return err
+		}
+	}
+	for _, k := range sqlstore.Sorted(d.Players) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightPlayer, org, millis(k.Start), k.Player, k.AccessPoint[:], k.Location[:],
+			k.Type, k.Reason, k.Scope, d.Players[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // hourOf is the UTC hour of an event's occurred_at, in ms, as the rollup
 // triggers compute it (migration 0021): floored before 1970 too.
 const hourOf = "(e.occurred_at - (e.occurred_at % 3600000 + 3600000) % 3600000)"

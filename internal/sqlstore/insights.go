@@ -1,9 +1,14 @@
 package sqlstore
 
 import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 )
 
 // Buckets of the insight rollups: insight_hours counts by UTC hour,
@@ -90,4 +95,59 @@ func InsightColumn(by gatehouse.InsightGroup) (column, eventCond string) {
 		return "platform_user_id", "e.platform_user_id IS NOT NULL"
 	}
 	return "", ""
+}
+
+// InsightKey is one row of insight_hours (Player empty) or of
+// insight_player_days: the bucket's start and the event's keys, absent
+// reason and scope as "".
+type InsightKey struct {
+	Start       time.Time
+	AccessPoint uuid.UUID
+	Location    uuid.UUID
+	Type        string
+	Reason      string
+	Scope       string
+	Player      string
+}
+
+// InsightDeltas are the counts a batch of stored events adds to the
+// rollups, one per row: a store that counts in its own code rather than
+// in a trigger writes each row once per batch, not once per event.
+type InsightDeltas struct {
+	Hours, Players map[InsightKey]int
+}
+
+// Add counts one stored event at its place.
+func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
+	if d.Hours == nil {
+		d.Hours, d.Players = map[InsightKey]int{}, map[InsightKey]int{}
+	}
+	k := InsightKey{Start: ev.OccurredAt.UTC().Truncate(InsightHour), AccessPoint: ev.AccessPointID, Location: p.LocationID,
+		Type: string(ev.Type)}
+	if ev.Reason != nil {
+		k.Reason = *ev.Reason
+	}
+	if ev.Scope != nil {
+		k.Scope = string(*ev.Scope)
+	}
+	d.Hours[k]++
+	if ev.PlatformUserID != nil {
+		k.Start, k.Player = ev.OccurredAt.UTC().Truncate(InsightDay), *ev.PlatformUserID
+		d.Players[k]++
+	}
+}
+
+// Sorted returns the rows of counts in key order, so that a store writes
+// its B-tree in order.
+func Sorted(counts map[InsightKey]int) []InsightKey {
+	keys := make([]InsightKey, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b InsightKey) int {
+		return cmp.Or(a.Start.Compare(b.Start), strings.Compare(a.Player, b.Player),
+			bytes.Compare(a.AccessPoint[:], b.AccessPoint[:]), bytes.Compare(a.Location[:], b.Location[:]),
+			strings.Compare(a.Type, b.Type), strings.Compare(a.Reason, b.Reason), strings.Compare(a.Scope, b.Scope))
+	})
+	return keys
 }

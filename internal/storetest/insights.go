@@ -219,3 +219,26 @@ func testInsights(t *testing.T, f *fixture) {
 	_, err := f.s.CountInsights(ctx, w.org.ID, flt, gatehouse.GroupDay, 0)
 	wantErr(t, "by day", err, gatehouse.ErrInvalid)
 }
+
+// testInsightsCountUnlocks: a remote unlock the service issues is stored
+// with its REMOTE_UNLOCK event by CreateCommand, a path of its own: the
+// rollups count it, by player too.
+func testInsightsCountUnlocks(t *testing.T, f *fixture) {
+	p := f.unlockPlace("Acme")
+	f.create(f.command(p, gatehouse.ScopeUniverse))
+	f.create(f.command(p, gatehouse.ScopePlayer, "job-1"))
+	from, to := f.now.Add(-time.Hour), f.now.Add(time.Hour)
+	flt := gatehouse.EventFilter{From: &from, To: &to}
+	got, err := f.s.CountInsights(ctx, p.org.ID, flt, gatehouse.GroupAccessPoint, 0)
+	must(t, err)
+	if len(got) != 1 || got[0].Key != p.door.ID.String() || got[0].RemoteUnlocks != 2 {
+		t.Errorf("unlocks by door = %+v", got)
+	}
+	// A window of whole days reads the players' rollup alone.
+	from, to = f.now.Truncate(24*time.Hour), f.now.Truncate(24*time.Hour).Add(24*time.Hour)
+	got, err = f.s.CountInsights(ctx, p.org.ID, flt, gatehouse.GroupPlatformUser, 0)
+	must(t, err)
+	if len(got) != 1 || got[0].Key != "7" || got[0].RemoteUnlocks != 1 {
+		t.Errorf("unlocks by player = %+v", got)
+	}
+}

@@ -106,6 +106,7 @@ func Run(t *testing.T, open Opener) {
 		{"ErasureServers", testErasureServers},
 		{"FailuresNameTheirMethod", testFailuresNameTheirMethod},
 		{"Insights", testInsights},
+		{"InsightsCountUnlocks", testInsightsCountUnlocks},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

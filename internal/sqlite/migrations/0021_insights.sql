@@ -1,10 +1,12 @@
 -- Insights (docs/api.md, "Insights"; docs/decisions.md): counts of events
 -- kept as rollups, so that an answer over 366 days reads buckets, not
--- events. Triggers keep them: every path that inserts an event (ingest,
--- bulk import, decisions, remote unlocks) and every path that removes one
+-- events. Events are stored by one path (eventInserter: ingest, bulk
+-- import, decisions, remote unlocks), which adds a batch's counts to each
+-- row once (ingest.go, insights.go): a trigger per row cost a third of
+-- the ingest rate. Triggers take out what every path that removes events
 -- (erasure, retention, the move of the high-water row to organization 0)
--- goes through them, and a duplicate, which inserts nothing, counts
--- nothing. Absent reason and scope are '' so that they can be keys.
+-- removes. A duplicate, which inserts nothing, counts nothing. Absent
+-- reason and scope are '' so that they can be keys.
 --
 -- insight_hours: per organization, UTC hour (ms), door, type, reason and
 -- scope: every grouping and filter but the player's.
@@ -36,18 +38,6 @@ CREATE TABLE insight_player_days (
 ) STRICT, WITHOUT ROWID;
 
 -- Buckets floor the time also before 1970, where % is negative.
-CREATE TRIGGER insight_add AFTER INSERT ON events WHEN NEW.org <> 0 BEGIN
-  INSERT INTO insight_hours (org, hour, access_point_id, location_id, type, reason, scope, n)
-    VALUES (NEW.org, NEW.occurred_at - (NEW.occurred_at % 3600000 + 3600000) % 3600000, NEW.access_point_id,
-      NEW.location_id, NEW.type, coalesce(NEW.reason, ''), coalesce(NEW.scope, ''), 1)
-    ON CONFLICT DO UPDATE SET n = n + 1;
-  INSERT INTO insight_player_days (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)
-    SELECT NEW.org, NEW.occurred_at - (NEW.occurred_at % 86400000 + 86400000) % 86400000, NEW.platform_user_id,
-      NEW.access_point_id, NEW.location_id, NEW.type, coalesce(NEW.reason, ''), coalesce(NEW.scope, ''), 1
-    WHERE NEW.platform_user_id IS NOT NULL
-    ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-
 CREATE TRIGGER insight_remove AFTER DELETE ON events WHEN OLD.org <> 0 BEGIN
   UPDATE insight_hours SET n = n - 1 WHERE org = OLD.org
     AND hour = OLD.occurred_at - (OLD.occurred_at % 3600000 + 3600000) % 3600000

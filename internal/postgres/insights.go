@@ -33,40 +33,39 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 	if err != nil {
 		return nil, err
 	}
-	plan := sqlstore.PlanInsights(f, by)
 	args := []any{org}
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
 	var parts []string
-	if plan.Rollup {
-		table, bucket, key := "insight_hours", "hour", "e.hour"
-		if plan.Grain == sqlstore.InsightDay {
-			table, bucket = "insight_player_days", "day"
+	for _, part := range sqlstore.PlanInsights(f, by) {
+		key := "e." + column
+		if !part.Rollup() {
+			if column == "" {
+				key = hourOf
+			}
+			conds, _ := filterConditions(sqlstore.EventsFilter(f, part), arg)
+			if eventCond != "" {
+				conds = append(conds, eventCond)
+			}
+			parts = append(parts, "SELECT "+key+" AS k, e.type AS t, 1::bigint AS n FROM events e WHERE e.org = $1 AND "+
+				strings.Join(conds, " AND "))
+			continue
 		}
-		if column != "" {
-			key = "e." + column
+		if column == "" {
+			key = "e." + part.Bucket
 		}
 		conds, _ := filterConditions(sqlstore.RollupFilter(f), arg)
-		conds = append(conds, "e."+bucket+" >= "+arg(plan.Lo), "e."+bucket+" < "+arg(plan.Hi))
+		conds = append(conds, "e."+part.Bucket+" >= "+arg(part.From), "e."+part.Bucket+" < "+arg(part.To))
 		if by == gatehouse.GroupReason {
 			conds = append(conds, "e.reason <> ''")
 		}
-		parts = append(parts, "SELECT "+key+" AS k, e.type AS t, e.n AS n FROM "+table+" e WHERE e.org = $1 AND "+
+		parts = append(parts, "SELECT "+key+" AS k, e.type AS t, e.n AS n FROM "+part.Table+" e WHERE e.org = $1 AND "+
 			strings.Join(conds, " AND "))
 	}
-	for _, edge := range plan.Edges {
-		key := hourOf
-		if column != "" {
-			key = "e." + column
-		}
-		conds, _ := filterConditions(sqlstore.EdgeFilter(f, edge), arg)
-		if eventCond != "" {
-			conds = append(conds, eventCond)
-		}
-		parts = append(parts, "SELECT "+key+" AS k, e.type AS t, 1::bigint AS n FROM events e WHERE e.org = $1 AND "+
-			strings.Join(conds, " AND "))
+	if len(parts) == 0 {
+		return nil, nil
 	}
 	keyOut := "k::text COLLATE \"C\""
 	if by == gatehouse.GroupHour {

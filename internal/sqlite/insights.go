@@ -15,6 +15,8 @@ import (
 const (
 	addInsightHour = `INSERT INTO insight_hours (org, hour, access_point_id, location_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+	addInsightDay = `INSERT INTO insight_days (org, day, access_point_id, location_id, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 	addInsightPlayer = `INSERT INTO insight_player_days (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 )
@@ -27,6 +29,12 @@ func (ins *eventInserter) addInsights(ctx context.Context, org int64) error {
 	for _, k := range sqlstore.Sorted(d.Hours) {
 		if _, err := ins.tx.ExecContext(ctx, addInsightHour, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
 			k.Type, k.Reason, k.Scope, d.Hours[k]); err != nil {
+			return err
+		}
+	}
+	for _, k := range sqlstore.Sorted(d.Days) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightDay, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
+			k.Type, k.Reason, k.Scope, d.Days[k]); err != nil {
 			return err
 		}
 	}
@@ -59,38 +67,37 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 	if err != nil {
 		return nil, err
 	}
-	plan := sqlstore.PlanInsights(f, by)
 	var (
 		parts []string
 		args  []any
 	)
-	if plan.Rollup {
-		table, bucket, key, cond := "insight_hours", "hour", "e.hour", ""
-		if plan.Grain == sqlstore.InsightDay {
-			table, bucket = "insight_player_days", "day"
+	for _, part := range sqlstore.PlanInsights(f, by) {
+		key, cond := "e."+column, ""
+		if !part.Rollup() {
+			if column == "" {
+				key = hourOf
+			}
+			if eventCond != "" {
+				cond = " AND " + eventCond
+			}
+			conds, condArgs := filterConditions(org, sqlstore.EventsFilter(f, part))
+			parts = append(parts, "SELECT "+key+" AS k, e.type AS t, 1 AS n FROM events e WHERE e.org = ?"+conds+cond)
+			args = append(append(args, org), condArgs...)
+			continue
 		}
-		if column != "" {
-			key = "e." + column
+		if column == "" {
+			key = "e." + part.Bucket
 		}
 		if by == gatehouse.GroupReason {
 			cond = " AND e.reason <> ''"
 		}
 		conds, condArgs := filterConditions(org, sqlstore.RollupFilter(f))
-		parts = append(parts, "SELECT "+key+" AS k, e.type AS t, e.n AS n FROM "+table+" e WHERE e.org = ? AND e."+
-			bucket+" >= ? AND e."+bucket+" < ?"+conds+cond)
-		args = append(append(args, org, millis(plan.Lo), millis(plan.Hi)), condArgs...)
+		parts = append(parts, "SELECT "+key+" AS k, e.type AS t, e.n AS n FROM "+part.Table+" e WHERE e.org = ? AND e."+
+			part.Bucket+" >= ? AND e."+part.Bucket+" < ?"+conds+cond)
+		args = append(append(args, org, millis(part.From), millis(part.To)), condArgs...)
 	}
-	for _, edge := range plan.Edges {
-		key, cond := hourOf, ""
-		if column != "" {
-			key = "e." + column
-		}
-		if eventCond != "" {
-			cond = " AND " + eventCond
-		}
-		conds, condArgs := filterConditions(org, sqlstore.EdgeFilter(f, edge))
-		parts = append(parts, "SELECT "+key+" AS k, e.type AS t, 1 AS n FROM events e WHERE e.org = ?"+conds+cond)
-		args = append(append(args, org), condArgs...)
+	if len(parts) == 0 {
+		return nil, nil
 	}
 	query := `SELECT k, sum(CASE WHEN t = 'ACCESS_GRANTED' THEN n ELSE 0 END),
 		sum(CASE WHEN t = 'ACCESS_DENIED' THEN n ELSE 0 END),

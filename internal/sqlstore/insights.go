@@ -12,56 +12,83 @@ import (
 )
 
 // Buckets of the insight rollups: insight_hours counts by UTC hour,
-// insight_player_days by player and UTC day.
+// insight_days by UTC day, insight_player_days by player and UTC day.
 const (
 	InsightHour = time.Hour
 	InsightDay  = 24 * time.Hour
 )
 
-// InsightPlan is how a store answers CountInsights exactly: the whole
-// buckets of the window from a rollup, and the ends of the window that
-// do not fill a bucket from the events themselves.
-type InsightPlan struct {
-	// Rollup says whether to read a rollup: ByPlayer's insight_player_days
-	// when Grain is InsightDay, else insight_hours, from Lo to Hi.
-	Rollup bool
-	Grain  time.Duration
-	Lo, Hi time.Time
-	// Edges are the ranges [from, to) read from the events table: at most
-	// a bucket less a millisecond each, or the whole window when a filter
-	// no rollup keeps (a player) is set or the window fills no bucket.
-	Edges [][2]time.Time
+// The tables an insight part reads, and their bucket columns.
+const (
+	TableEvents      = "events"
+	TableHours       = "insight_hours"
+	TableDays        = "insight_days"
+	TablePlayerDays  = "insight_player_days"
+	bucketOfHours    = "hour"
+	bucketOfDays     = "day"
+	bucketOfEvents   = "occurred_at"
+	bucketPlayerDays = "day"
+)
+
+// InsightPart is one range [From, To) of a window and the table that
+// counts it: a rollup for whole buckets, the events for the rest.
+type InsightPart struct {
+	Table    string
+	Bucket   string // the table's time column
+	From, To time.Time
 }
 
-// PlanInsights plans f (From and To set) grouped by by. A filter on a
-// player reads that player's events through their index: its cost follows
-// one player's events, not the organization's.
-func PlanInsights(f gatehouse.EventFilter, by gatehouse.InsightGroup) InsightPlan {
+// Rollup reports whether the part reads a rollup (a count per row)
+// rather than the events (one per row).
+func (p InsightPart) Rollup() bool { return p.Table != TableEvents }
+
+// PlanInsights splits the window of f (From and To set) grouped by by
+// into the parts a store reads, so that the answer is exact and reads
+// the fewest rows:
+//   - by a player: that player's events through their index (no rollup
+//     keeps players by the hour): the cost follows one player's events;
+//   - by player: whole UTC days from insight_player_days, the rest from
+//     the events;
+//   - by hour: whole hours from insight_hours, the rest from the events;
+//   - by anything else: whole days from insight_days, whole hours of the
+//     days cut from insight_hours, the rest from the events.
+func PlanInsights(f gatehouse.EventFilter, by gatehouse.InsightGroup) []InsightPart {
 	from, to := *f.From, *f.To
-	p := InsightPlan{Grain: InsightHour}
-	if by == gatehouse.GroupPlatformUser {
-		p.Grain = InsightDay
+	switch {
+	case f.PlatformUserID != nil:
+		return []InsightPart{{TableEvents, bucketOfEvents, from, to}}
+	case by == gatehouse.GroupPlatformUser:
+		return split(from, to, []InsightPart{{Table: TablePlayerDays, Bucket: bucketPlayerDays}}, []time.Duration{InsightDay})
+	case by == gatehouse.GroupHour:
+		return split(from, to, []InsightPart{{Table: TableHours, Bucket: bucketOfHours}}, []time.Duration{InsightHour})
 	}
-	if f.PlatformUserID != nil {
-		p.Edges = [][2]time.Time{{from, to}}
-		return p
+	return split(from, to, []InsightPart{{Table: TableDays, Bucket: bucketOfDays}, {Table: TableHours, Bucket: bucketOfHours}},
+		[]time.Duration{InsightDay, InsightHour})
+}
+
+// split covers [from, to) with the whole buckets of the first level's
+// grain, then what remains at each end with the next level's, and the
+// rest with events.
+func split(from, to time.Time, levels []InsightPart, grains []time.Duration) []InsightPart {
+	if !from.Before(to) {
+		return nil
 	}
-	lo, hi := from.Truncate(p.Grain), to.Truncate(p.Grain)
+	if len(levels) == 0 {
+		return []InsightPart{{TableEvents, bucketOfEvents, from, to}}
+	}
+	g := grains[0]
+	lo, hi := from.Truncate(g), to.Truncate(g)
 	if lo.Before(from) {
-		lo = lo.Add(p.Grain)
+		lo = lo.Add(g)
 	}
 	if !lo.Before(hi) {
-		p.Edges = [][2]time.Time{{from, to}}
-		return p
+		return split(from, to, levels[1:], grains[1:])
 	}
-	p.Rollup, p.Lo, p.Hi = true, lo, hi
-	if from.Before(lo) {
-		p.Edges = append(p.Edges, [2]time.Time{from, lo})
-	}
-	if hi.Before(to) {
-		p.Edges = append(p.Edges, [2]time.Time{hi, to})
-	}
-	return p
+	part := levels[0]
+	part.From, part.To = lo, hi
+	parts := split(from, lo, levels[1:], grains[1:])
+	parts = append(parts, part)
+	return append(parts, split(hi, to, levels[1:], grains[1:])...)
 }
 
 // RollupFilter is f without what a rollup's query puts itself (the
@@ -71,10 +98,10 @@ func RollupFilter(f gatehouse.EventFilter) gatehouse.EventFilter {
 		Allowed: f.Allowed, Reason: f.Reason, Scope: f.Scope}
 }
 
-// EdgeFilter is f over one edge of a plan.
-func EdgeFilter(f gatehouse.EventFilter, edge [2]time.Time) gatehouse.EventFilter {
+// EventsFilter is f over a part of the events.
+func EventsFilter(f gatehouse.EventFilter, p InsightPart) gatehouse.EventFilter {
 	f.Q, f.ID, f.After = "", nil, nil
-	f.From, f.To = &edge[0], &edge[1]
+	f.From, f.To = &p.From, &p.To
 	return f
 }
 
@@ -97,8 +124,8 @@ func InsightColumn(by gatehouse.InsightGroup) (column, eventCond string) {
 	return "", ""
 }
 
-// InsightKey is one row of insight_hours (Player empty) or of
-// insight_player_days: the bucket's start and the event's keys, absent
+// InsightKey is one row of insight_hours or insight_days (Player empty),
+// or of insight_player_days: the bucket's start and the event's keys, absent
 // reason and scope as "".
 type InsightKey struct {
 	Start       time.Time
@@ -114,13 +141,13 @@ type InsightKey struct {
 // rollups, one per row: a store that counts in its own code rather than
 // in a trigger writes each row once per batch, not once per event.
 type InsightDeltas struct {
-	Hours, Players map[InsightKey]int
+	Hours, Days, Players map[InsightKey]int
 }
 
 // Add counts one stored event at its place.
 func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
 	if d.Hours == nil {
-		d.Hours, d.Players = map[InsightKey]int{}, map[InsightKey]int{}
+		d.Hours, d.Days, d.Players = map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}
 	}
 	k := InsightKey{Start: ev.OccurredAt.UTC().Truncate(InsightHour), AccessPoint: ev.AccessPointID, Location: p.LocationID,
 		Type: string(ev.Type)}
@@ -131,8 +158,10 @@ func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
 		k.Scope = string(*ev.Scope)
 	}
 	d.Hours[k]++
+	k.Start = ev.OccurredAt.UTC().Truncate(InsightDay)
+	d.Days[k]++
 	if ev.PlatformUserID != nil {
-		k.Start, k.Player = ev.OccurredAt.UTC().Truncate(InsightDay), *ev.PlatformUserID
+		k.Player = *ev.PlatformUserID
 		d.Players[k]++
 	}
 }

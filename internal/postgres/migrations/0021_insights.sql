@@ -23,6 +23,20 @@ CREATE TABLE insight_hours (
   PRIMARY KEY (org, hour, access_point_id, location_id, type, reason, scope)
 );
 
+-- insight_days: the same per UTC day, so that a year is 366 rows of
+-- each door and kind, not 8,784.
+CREATE TABLE insight_days (
+  org             bigint NOT NULL,
+  day             timestamptz NOT NULL,
+  access_point_id uuid NOT NULL,
+  location_id     uuid NOT NULL,
+  type            text NOT NULL,
+  reason          text NOT NULL,
+  scope           text NOT NULL,
+  n               bigint NOT NULL,
+  PRIMARY KEY (org, day, access_point_id, location_id, type, reason, scope)
+);
+
 -- insight_player_days: the same per player and UTC day, for the grouping
 -- by player; events without a player are not in it.
 CREATE TABLE insight_player_days (
@@ -45,6 +59,11 @@ BEGIN
       type, coalesce(reason, ''), coalesce(scope, ''), count(*)
     FROM insight_new GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7
     ON CONFLICT (org, hour, access_point_id, location_id, type, reason, scope) DO UPDATE SET n = r.n + excluded.n;
+  INSERT INTO insight_days AS r (org, day, access_point_id, location_id, type, reason, scope, n)
+    SELECT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00'), access_point_id, location_id,
+      type, coalesce(reason, ''), coalesce(scope, ''), count(*)
+    FROM insight_new GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7
+    ON CONFLICT (org, day, access_point_id, location_id, type, reason, scope) DO UPDATE SET n = r.n + excluded.n;
   INSERT INTO insight_player_days AS r (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)
     SELECT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00'), platform_user_id,
       access_point_id, location_id, type, coalesce(reason, ''), coalesce(scope, ''), count(*)
@@ -65,6 +84,16 @@ BEGIN
       SELECT DISTINCT org, date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS hour
       FROM insight_old) d
     WHERE r.org = d.org AND r.hour = d.hour AND r.n <= 0;
+  UPDATE insight_days r SET n = r.n - d.n FROM (
+      SELECT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS day, access_point_id,
+        location_id, type, coalesce(reason, '') AS reason, coalesce(scope, '') AS scope, count(*) AS n
+      FROM insight_old GROUP BY 1, 2, 3, 4, 5, 6, 7) d
+    WHERE (r.org, r.day, r.access_point_id, r.location_id, r.type, r.reason, r.scope)
+      = (d.org, d.day, d.access_point_id, d.location_id, d.type, d.reason, d.scope);
+  DELETE FROM insight_days r USING (
+      SELECT DISTINCT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS day
+      FROM insight_old) d
+    WHERE r.org = d.org AND r.day = d.day AND r.n <= 0;
   UPDATE insight_player_days r SET n = r.n - d.n FROM (
       SELECT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS day, platform_user_id,
         access_point_id, location_id, type, coalesce(reason, '') AS reason, coalesce(scope, '') AS scope, count(*) AS n
@@ -86,6 +115,10 @@ CREATE TRIGGER insight_remove AFTER DELETE ON events REFERENCING OLD TABLE AS in
 -- The events stored before this migration.
 INSERT INTO insight_hours (org, hour, access_point_id, location_id, type, reason, scope, n)
   SELECT org, date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00'), access_point_id, location_id,
+    type, coalesce(reason, ''), coalesce(scope, ''), count(*)
+  FROM events GROUP BY 1, 2, 3, 4, 5, 6, 7;
+INSERT INTO insight_days (org, day, access_point_id, location_id, type, reason, scope, n)
+  SELECT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00'), access_point_id, location_id,
     type, coalesce(reason, ''), coalesce(scope, ''), count(*)
   FROM events GROUP BY 1, 2, 3, 4, 5, 6, 7;
 INSERT INTO insight_player_days (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)

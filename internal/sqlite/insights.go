@@ -17,6 +17,8 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 	addInsightDay = `INSERT INTO insight_days (org, day, access_point_id, location_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+	addInsightMonth = `INSERT INTO insight_months (org, month, access_point_id, location_id, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 	addInsightPlayer = `INSERT INTO insight_player_days (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 )
@@ -35,6 +37,12 @@ func (ins *eventInserter) addInsights(ctx context.Context, org int64) error {
 	for _, k := range sqlstore.Sorted(d.Days) {
 		if _, err := ins.tx.ExecContext(ctx, addInsightDay, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
 			k.Type, k.Reason, k.Scope, d.Days[k]); err != nil {
+			return err
+		}
+	}
+	for _, k := range sqlstore.Sorted(d.Months) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightMonth, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
+			k.Type, k.Reason, k.Scope, d.Months[k]); err != nil {
 			return err
 		}
 	}

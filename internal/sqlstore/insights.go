@@ -12,10 +12,34 @@ import (
 )
 
 // Buckets of the insight rollups: insight_hours counts by UTC hour,
-// insight_days by UTC day, insight_player_days by player and UTC day.
+// insight_days by UTC day, insight_months by UTC month,
+// insight_player_days by player and UTC day.
 const (
 	InsightHour = time.Hour
 	InsightDay  = 24 * time.Hour
+)
+
+// MonthOf is the start of t's UTC month.
+func MonthOf(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// grain is a size of bucket: the start of the bucket of t, and of the
+// next one.
+type grain struct {
+	floor func(time.Time) time.Time
+	next  func(time.Time) time.Time
+}
+
+func fixed(d time.Duration) grain {
+	return grain{func(t time.Time) time.Time { return t.Truncate(d) }, func(t time.Time) time.Time { return t.Add(d) }}
+}
+
+var (
+	hourly  = fixed(InsightHour)
+	daily   = fixed(InsightDay)
+	monthly = grain{MonthOf, func(t time.Time) time.Time { return t.AddDate(0, 1, 0) }}
 )
 
 // The tables an insight part reads, and their bucket columns.
@@ -23,9 +47,11 @@ const (
 	TableEvents      = "events"
 	TableHours       = "insight_hours"
 	TableDays        = "insight_days"
+	TableMonths      = "insight_months"
 	TablePlayerDays  = "insight_player_days"
 	bucketOfHours    = "hour"
 	bucketOfDays     = "day"
+	bucketOfMonths   = "month"
 	bucketOfEvents   = "occurred_at"
 	bucketPlayerDays = "day"
 )
@@ -50,26 +76,27 @@ func (p InsightPart) Rollup() bool { return p.Table != TableEvents }
 //   - by player: whole UTC days from insight_player_days, the rest from
 //     the events;
 //   - by hour: whole hours from insight_hours, the rest from the events;
-//   - by anything else: whole days from insight_days, whole hours of the
-//     days cut from insight_hours, the rest from the events.
+//   - by anything else: whole months from insight_months, whole days of
+//     the months cut from insight_days, whole hours of the days cut from
+//     insight_hours, the rest from the events.
 func PlanInsights(f gatehouse.EventFilter, by gatehouse.InsightGroup) []InsightPart {
 	from, to := *f.From, *f.To
 	switch {
 	case f.PlatformUserID != nil:
 		return []InsightPart{{TableEvents, bucketOfEvents, from, to}}
 	case by == gatehouse.GroupPlatformUser:
-		return split(from, to, []InsightPart{{Table: TablePlayerDays, Bucket: bucketPlayerDays}}, []time.Duration{InsightDay})
+		return split(from, to, []InsightPart{{Table: TablePlayerDays, Bucket: bucketPlayerDays}}, []grain{daily})
 	case by == gatehouse.GroupHour:
-		return split(from, to, []InsightPart{{Table: TableHours, Bucket: bucketOfHours}}, []time.Duration{InsightHour})
+		return split(from, to, []InsightPart{{Table: TableHours, Bucket: bucketOfHours}}, []grain{hourly})
 	}
-	return split(from, to, []InsightPart{{Table: TableDays, Bucket: bucketOfDays}, {Table: TableHours, Bucket: bucketOfHours}},
-		[]time.Duration{InsightDay, InsightHour})
+	return split(from, to, []InsightPart{{Table: TableMonths, Bucket: bucketOfMonths}, {Table: TableDays, Bucket: bucketOfDays},
+		{Table: TableHours, Bucket: bucketOfHours}}, []grain{monthly, daily, hourly})
 }
 
 // split covers [from, to) with the whole buckets of the first level's
 // grain, then what remains at each end with the next level's, and the
 // rest with events.
-func split(from, to time.Time, levels []InsightPart, grains []time.Duration) []InsightPart {
+func split(from, to time.Time, levels []InsightPart, grains []grain) []InsightPart {
 	if !from.Before(to) {
 		return nil
 	}
@@ -77,9 +104,9 @@ func split(from, to time.Time, levels []InsightPart, grains []time.Duration) []I
 		return []InsightPart{{TableEvents, bucketOfEvents, from, to}}
 	}
 	g := grains[0]
-	lo, hi := from.Truncate(g), to.Truncate(g)
+	lo, hi := g.floor(from), g.floor(to)
 	if lo.Before(from) {
-		lo = lo.Add(g)
+		lo = g.next(lo)
 	}
 	if !lo.Before(hi) {
 		return split(from, to, levels[1:], grains[1:])
@@ -124,7 +151,8 @@ func InsightColumn(by gatehouse.InsightGroup) (column, eventCond string) {
 	return "", ""
 }
 
-// InsightKey is one row of insight_hours or insight_days (Player empty),
+// InsightKey is one row of insight_hours, insight_days or insight_months
+// (Player empty),
 // or of insight_player_days: the bucket's start and the event's keys, absent
 // reason and scope as "".
 type InsightKey struct {
@@ -141,13 +169,13 @@ type InsightKey struct {
 // rollups, one per row: a store that counts in its own code rather than
 // in a trigger writes each row once per batch, not once per event.
 type InsightDeltas struct {
-	Hours, Days, Players map[InsightKey]int
+	Hours, Days, Months, Players map[InsightKey]int
 }
 
 // Add counts one stored event at its place.
 func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
 	if d.Hours == nil {
-		d.Hours, d.Days, d.Players = map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}
+		d.Hours, d.Days, d.Months, d.Players = map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}
 	}
 	k := InsightKey{Start: ev.OccurredAt.UTC().Truncate(InsightHour), AccessPoint: ev.AccessPointID, Location: p.LocationID,
 		Type: string(ev.Type)}
@@ -158,6 +186,8 @@ func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
 		k.Scope = string(*ev.Scope)
 	}
 	d.Hours[k]++
+	k.Start = MonthOf(ev.OccurredAt)
+	d.Months[k]++
 	k.Start = ev.OccurredAt.UTC().Truncate(InsightDay)
 	d.Days[k]++
 	if ev.PlatformUserID != nil {

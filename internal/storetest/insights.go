@@ -76,13 +76,16 @@ func checkInsights(t *testing.T, f *fixture, w oracleWorld, flt gatehouse.EventF
 	t.Helper()
 	flt.Q, flt.ID, flt.After, flt.Limit = "", nil, nil, 0
 	if flt.From == nil || rng.IntN(2) == 0 {
-		// Whole hours or days (the rollups alone), or not (their edges too).
-		from := f.now.Add(-time.Duration(rng.IntN(3*24*60)) * time.Minute)
-		switch rng.IntN(3) {
+		// Whole hours, days or months (the rollups alone), or not (their
+		// edges too), up to a hundred days back.
+		from := f.now.Add(-time.Duration(rng.IntN(100*24*60)) * time.Minute)
+		switch rng.IntN(4) {
 		case 0:
 			from = from.Truncate(time.Hour)
 		case 1:
 			from = from.Truncate(24 * time.Hour)
+		case 2:
+			from = time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
 		}
 		flt.From = &from
 	}
@@ -122,11 +125,16 @@ func testInsights(t *testing.T, f *fixture) {
 	rng := rand.New(rand.NewPCG(31, 4))
 	w := newOracleWorld(rng, f, "Insights")
 	other := newOracleWorld(rng, f, "Other")
-	// Events over three days: hours and days of a real log.
+	// Events over three days and, fewer, three months: the hours, days
+	// and months of a real log.
 	var more []gatehouse.NewEvent
-	for i := range 150 {
+	for i := range 200 {
 		ap := w.aps[rng.IntN(len(w.aps))]
-		ev := f.attempt(ap, gatehouse.EventTypes[rng.IntN(3)], rng.IntN(3*24*60))
+		ago := rng.IntN(3 * 24 * 60)
+		if i%4 == 0 {
+			ago = rng.IntN(90 * 24 * 60)
+		}
+		ev := f.attempt(ap, gatehouse.EventTypes[rng.IntN(3)], ago)
 		switch ev.Type {
 		case gatehouse.EventAccessDenied:
 			ev.Reason = ptr([]string{"OUTSIDE_SCHEDULE", "BANNED"}[rng.IntN(2)])
@@ -160,7 +168,7 @@ func testInsights(t *testing.T, f *fixture) {
 			flt, _ := randomFilter(rng, f, w, []oracleWorld{w, other})
 			checkInsights(t, f, w, flt, rng)
 		}
-		from, to := f.now.AddDate(0, 0, -5), f.now.Add(time.Hour)
+		from, to := f.now.AddDate(0, 0, -100), f.now.Add(time.Hour)
 		got, err := f.s.CountInsights(ctx, w.org.ID, gatehouse.EventFilter{From: &from, To: &to}, gatehouse.GroupType, 0)
 		must(t, err)
 		total := 0

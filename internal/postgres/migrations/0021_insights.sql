@@ -37,6 +37,20 @@ CREATE TABLE insight_days (
   PRIMARY KEY (org, day, access_point_id, location_id, type, reason, scope)
 );
 
+-- insight_months: the same per UTC month, so that a year is 12 or 13
+-- rows of each door and kind, and the days of the months a window cuts.
+CREATE TABLE insight_months (
+  org             bigint NOT NULL,
+  month           timestamptz NOT NULL,
+  access_point_id uuid NOT NULL,
+  location_id     uuid NOT NULL,
+  type            text NOT NULL,
+  reason          text NOT NULL,
+  scope           text NOT NULL,
+  n               bigint NOT NULL,
+  PRIMARY KEY (org, month, access_point_id, location_id, type, reason, scope)
+);
+
 -- insight_player_days: the same per player and UTC day, for the grouping
 -- by player; events without a player are not in it.
 CREATE TABLE insight_player_days (
@@ -64,6 +78,11 @@ BEGIN
       type, coalesce(reason, ''), coalesce(scope, ''), count(*)
     FROM insight_new GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7
     ON CONFLICT (org, day, access_point_id, location_id, type, reason, scope) DO UPDATE SET n = r.n + excluded.n;
+  INSERT INTO insight_months AS r (org, month, access_point_id, location_id, type, reason, scope, n)
+    SELECT org, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', access_point_id, location_id,
+      type, coalesce(reason, ''), coalesce(scope, ''), count(*)
+    FROM insight_new GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7
+    ON CONFLICT (org, month, access_point_id, location_id, type, reason, scope) DO UPDATE SET n = r.n + excluded.n;
   INSERT INTO insight_player_days AS r (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)
     SELECT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00'), platform_user_id,
       access_point_id, location_id, type, coalesce(reason, ''), coalesce(scope, ''), count(*)
@@ -94,6 +113,15 @@ BEGIN
       SELECT DISTINCT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS day
       FROM insight_old) d
     WHERE r.org = d.org AND r.day = d.day AND r.n <= 0;
+  UPDATE insight_months r SET n = r.n - d.n FROM (
+      SELECT org, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month, access_point_id,
+        location_id, type, coalesce(reason, '') AS reason, coalesce(scope, '') AS scope, count(*) AS n
+      FROM insight_old GROUP BY 1, 2, 3, 4, 5, 6, 7) d
+    WHERE (r.org, r.month, r.access_point_id, r.location_id, r.type, r.reason, r.scope)
+      = (d.org, d.month, d.access_point_id, d.location_id, d.type, d.reason, d.scope);
+  DELETE FROM insight_months r USING (
+      SELECT DISTINCT org, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month FROM insight_old) d
+    WHERE r.org = d.org AND r.month = d.month AND r.n <= 0;
   UPDATE insight_player_days r SET n = r.n - d.n FROM (
       SELECT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS day, platform_user_id,
         access_point_id, location_id, type, coalesce(reason, '') AS reason, coalesce(scope, '') AS scope, count(*) AS n
@@ -119,6 +147,10 @@ INSERT INTO insight_hours (org, hour, access_point_id, location_id, type, reason
   FROM events GROUP BY 1, 2, 3, 4, 5, 6, 7;
 INSERT INTO insight_days (org, day, access_point_id, location_id, type, reason, scope, n)
   SELECT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00'), access_point_id, location_id,
+    type, coalesce(reason, ''), coalesce(scope, ''), count(*)
+  FROM events GROUP BY 1, 2, 3, 4, 5, 6, 7;
+INSERT INTO insight_months (org, month, access_point_id, location_id, type, reason, scope, n)
+  SELECT org, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', access_point_id, location_id,
     type, coalesce(reason, ''), coalesce(scope, ''), count(*)
   FROM events GROUP BY 1, 2, 3, 4, 5, 6, 7;
 INSERT INTO insight_player_days (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)

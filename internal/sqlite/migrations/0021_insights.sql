@@ -36,6 +36,20 @@ CREATE TABLE insight_days (
   PRIMARY KEY (org, day, access_point_id, location_id, type, reason, scope)
 ) STRICT, WITHOUT ROWID;
 
+-- insight_months: the same per UTC month (ms), so that a year is 12 or
+-- 13 rows of each door and kind, and the days of the months a window cuts.
+CREATE TABLE insight_months (
+  org             INTEGER NOT NULL,
+  month           INTEGER NOT NULL,
+  access_point_id BLOB NOT NULL,
+  location_id     BLOB NOT NULL,
+  type            TEXT NOT NULL,
+  reason          TEXT NOT NULL,
+  scope           TEXT NOT NULL,
+  n               INTEGER NOT NULL,
+  PRIMARY KEY (org, month, access_point_id, location_id, type, reason, scope)
+) STRICT, WITHOUT ROWID;
+
 -- insight_player_days: the same per player and UTC day (ms), for the
 -- grouping by player; events without a player are not in it.
 CREATE TABLE insight_player_days (
@@ -69,6 +83,14 @@ CREATE TRIGGER insight_remove AFTER DELETE ON events WHEN OLD.org <> 0 BEGIN
     AND day = OLD.occurred_at - (OLD.occurred_at % 86400000 + 86400000) % 86400000
     AND access_point_id = OLD.access_point_id AND location_id = OLD.location_id AND type = OLD.type
     AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '') AND n <= 0;
+  UPDATE insight_months SET n = n - 1 WHERE org = OLD.org
+    AND month = CAST(strftime('%s', (OLD.occurred_at - (OLD.occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
+    AND access_point_id = OLD.access_point_id AND location_id = OLD.location_id AND type = OLD.type
+    AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '');
+  DELETE FROM insight_months WHERE org = OLD.org
+    AND month = CAST(strftime('%s', (OLD.occurred_at - (OLD.occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
+    AND access_point_id = OLD.access_point_id AND location_id = OLD.location_id AND type = OLD.type
+    AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '') AND n <= 0;
   UPDATE insight_player_days SET n = n - 1 WHERE OLD.platform_user_id IS NOT NULL AND org = OLD.org
     AND day = OLD.occurred_at - (OLD.occurred_at % 86400000 + 86400000) % 86400000
     AND platform_user_id = OLD.platform_user_id
@@ -100,6 +122,14 @@ CREATE TRIGGER insight_move AFTER UPDATE OF org ON events WHEN OLD.org <> 0 AND 
     AND day = OLD.occurred_at - (OLD.occurred_at % 86400000 + 86400000) % 86400000
     AND access_point_id = OLD.access_point_id AND location_id = OLD.location_id AND type = OLD.type
     AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '') AND n <= 0;
+  UPDATE insight_months SET n = n - 1 WHERE org = OLD.org
+    AND month = CAST(strftime('%s', (OLD.occurred_at - (OLD.occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
+    AND access_point_id = OLD.access_point_id AND location_id = OLD.location_id AND type = OLD.type
+    AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '');
+  DELETE FROM insight_months WHERE org = OLD.org
+    AND month = CAST(strftime('%s', (OLD.occurred_at - (OLD.occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
+    AND access_point_id = OLD.access_point_id AND location_id = OLD.location_id AND type = OLD.type
+    AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '') AND n <= 0;
   UPDATE insight_player_days SET n = n - 1 WHERE OLD.platform_user_id IS NOT NULL AND org = OLD.org
     AND day = OLD.occurred_at - (OLD.occurred_at % 86400000 + 86400000) % 86400000
     AND platform_user_id = OLD.platform_user_id
@@ -119,6 +149,10 @@ INSERT INTO insight_hours (org, hour, access_point_id, location_id, type, reason
   FROM events WHERE org <> 0 GROUP BY 1, 2, 3, 4, 5, 6, 7;
 INSERT INTO insight_days (org, day, access_point_id, location_id, type, reason, scope, n)
   SELECT org, occurred_at - (occurred_at % 86400000 + 86400000) % 86400000, access_point_id, location_id, type,
+    coalesce(reason, ''), coalesce(scope, ''), count(*)
+  FROM events WHERE org <> 0 GROUP BY 1, 2, 3, 4, 5, 6, 7;
+INSERT INTO insight_months (org, month, access_point_id, location_id, type, reason, scope, n)
+  SELECT org, CAST(strftime('%s', (occurred_at - (occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000, access_point_id, location_id, type,
     coalesce(reason, ''), coalesce(scope, ''), count(*)
   FROM events WHERE org <> 0 GROUP BY 1, 2, 3, 4, 5, 6, 7;
 INSERT INTO insight_player_days (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)

@@ -161,7 +161,7 @@ func (db *DB) recordUnlock(ctx context.Context, tx *sql.Tx, org int64, c gatehou
 		Scope: &scope, RequestedBy: c.RequestedByUser,
 		Command: &gatehouse.NewCommand{ID: c.ID, Status: c.Status, Scope: c.Scope, ServerJobID: c.ServerJobID,
 			PlatformUserID: c.PlatformUserID, IssuedAt: time.Time(c.IssuedAt)}}
-	ins := eventInserter{tx: tx}
+	ins := eventInserter{tx: tx, noRollups: db.noRollups.Load()}
 	// Commands are few: their terms are written without the cache.
 	if err := ins.insertTerms(ctx, org, sqlstore.AppendTerms(nil, ev, p)); err != nil {
 		return err

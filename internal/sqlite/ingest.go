@@ -76,7 +76,7 @@ func (db *DB) storeEvents(ctx context.Context, tx querier, org int64, events []g
 	k known) (gatehouse.IngestResult, []sqlstore.Term, []sqlstore.JobSpan, error) {
 	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
 	received := millis(db.Now())
-	ins := eventInserter{tx: tx}
+	ins := eventInserter{tx: tx, noRollups: db.noRollups.Load()}
 	var terms []sqlstore.Term
 	for _, ev := range events {
 		terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
@@ -165,8 +165,9 @@ const (
 // stored for the rollups: addInsights writes the counts, once the
 // inserts are done.
 type eventInserter struct {
-	tx     querier
-	counts sqlstore.InsightDeltas
+	tx        querier
+	counts    sqlstore.InsightDeltas
+	noRollups bool // DB.noRollups
 }
 
 // insert stores one event unless its id is already stored, and reports

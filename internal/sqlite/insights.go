@@ -28,6 +28,9 @@ const (
 func (ins *eventInserter) addInsights(ctx context.Context, org int64) error {
 	d := ins.counts
 	ins.counts = sqlstore.InsightDeltas{}
+	if ins.noRollups {
+		return nil
+	}
 	for _, k := range sqlstore.Sorted(d.Hours) {
 		if _, err := ins.tx.ExecContext(ctx, addInsightHour, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
 			k.Type, k.Reason, k.Scope, d.Hours[k]); err != nil {

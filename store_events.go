@@ -44,6 +44,17 @@ type EventStore interface {
 	// of step from f.From to f.To (both must be set), by outcome: the
 	// dashboard's chart.
 	CountEvents(ctx context.Context, orgID uuid.UUID, f EventFilter, step time.Duration) ([]EventCount, error)
+	// CountInsights counts the organization's events matching f (From and
+	// To must be set; Q, ID, After and Limit are not read) in groups of
+	// by, exactly, from the rollups the store keeps as events come and go
+	// (insights). By GroupHour it gives every UTC hour that has events,
+	// in time order, with Hour set and Key empty; by the other groupings
+	// not by time, Key is the id, reason, type or player, and at most
+	// limit groups (0: all) come, ordered as [SortInsights] orders.
+	// Events without a reason or a player are in no group of those
+	// groupings. GroupDay and GroupHourOfWeek are [ErrInvalid]: they are
+	// folded from hours. An unknown organization has no groups.
+	CountInsights(ctx context.Context, orgID uuid.UUID, f EventFilter, by InsightGroup, limit int) ([]InsightCount, error)
 }
 
 // FindEvents is ListEvents with the exact-id rule of q: when q is a UUID and

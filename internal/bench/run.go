@@ -67,6 +67,7 @@ type class struct {
 	name, query string
 	deep        bool // time page 50 of the query
 	post        bool // POST batches of 1,000 events
+	insights    bool // GET /insights instead of GET /events
 }
 
 // Run measures every class in turn and returns their figures.
@@ -187,6 +188,15 @@ func (d *driver) classes(ctx context.Context) ([]class, error) {
 		{name: "q_event_id", query: "q=" + e.ID},
 		{name: "window_366d", query: window},
 		{name: "post_1000", post: true},
+		{name: "insights_door", query: "groupBy=accessPointId&" + window, insights: true},
+		{name: "insights_location", query: "groupBy=locationId&" + window, insights: true},
+		{name: "insights_reason", query: "groupBy=reason&" + window, insights: true},
+		{name: "insights_type", query: "groupBy=type&" + window, insights: true},
+		{name: "insights_player", query: "groupBy=platformUserId&allowed=denied&" + window, insights: true},
+		{name: "insights_hour", query: "groupBy=hour&timeZone=Europe%2FBerlin&limit=500&" + window, insights: true},
+		{name: "insights_day", query: "groupBy=day&timeZone=Europe%2FBerlin&limit=500&" + window, insights: true},
+		{name: "insights_week", query: "groupBy=hourOfWeek&type=ACCESS_DENIED&timeZone=America%2FNew_York&limit=168&" + window, insights: true},
+		{name: "insights_door_user", query: "groupBy=accessPointId&platformUserId=" + url.QueryEscape(rare) + "&" + window, insights: true},
 	}, nil
 }
 
@@ -223,6 +233,12 @@ func (d *driver) measure(ctx context.Context, c class) (Result, error) {
 	}
 	if c.post {
 		res.API = d.load(ctx, func(ctx context.Context) error { return d.postBatch(ctx) })
+		return res, nil
+	}
+	if c.insights {
+		res.API = d.load(ctx, func(ctx context.Context) error {
+			return d.getJSON(ctx, "/api/consumer/v1/insights?"+query, nil)
+		})
 		return res, nil
 	}
 	res.API = d.load(ctx, func(ctx context.Context) error {

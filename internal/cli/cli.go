@@ -122,6 +122,7 @@ func commands() []command {
 		{"bench decisions", "measure POST /decisions: --url URL --db DB [--concurrency C --duration D --rate R --record=false]", runBenchDecisions},
 		{"bench webhooks", "measure the lag of webhook deliveries from a server run with --webhooks-allow-private: --url URL --db DB [--rate R --duration D --wait D --attack hang|slow]", runBenchWebhooks},
 		{"version", "print the version of this build", runVersion},
+		{"insights", "count an organization's events by a grouping, most first or by time: --org ID --group-by accessPointId|locationId|reason|type|platformUserId|hour|day|hourOfWeek [--time-zone Z] [--access-point ID] [--location ID] [--type T] [--allowed A] [--platform-user-id P] [--reason R] [--scope S] [--date-from T] [--date-to T] [--limit N]", runInsights},
 	}
 }
 

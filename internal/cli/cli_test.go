@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/cli"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/jackc/pgx/v5"
@@ -162,6 +163,23 @@ func endToEnd(t *testing.T, g *gh) {
 	out, _, err = g.run(strings.NewReader(ev("01a1ffff-0000-7000-8000-000000000004", ap.ID)), "event", "import", "--org", org.ID, "-")
 	if err != nil || !strings.Contains(out, "imported 1 events") {
 		t.Errorf("import from stdin: %q %v", out, err)
+	}
+
+	// Insights count what was imported, once, and only this organization's.
+	var counts []struct {
+		Key, Label      string
+		Granted, Denied int
+	}
+	g.json(&counts, "insights", "--org", org.ID, "--group-by", "accessPointId", "--date-from", eventDay)
+	if len(counts) != 1 || counts[0].Key != ap.ID || counts[0].Label != "Front door" || counts[0].Denied != 3 {
+		t.Errorf("insights by access point: %+v", counts)
+	}
+	out, _, err = g.run(nil, "insights", "--org", org.ID, "--group-by", "platformUserId", "--date-from", eventDay)
+	if err != nil || !strings.Contains(out, "42") {
+		t.Errorf("insights for people: %q %v", out, err)
+	}
+	if _, _, err := g.run(nil, "insights", "--org", org.ID, "--group-by", "door"); !errors.Is(err, gatehouse.ErrInvalid) {
+		t.Errorf("an unknown grouping: %v", err)
 	}
 
 	// The raw key is printed by key create only.

@@ -132,6 +132,9 @@ func (d *dashboard) routes() []route {
 		{"GET", "/invitations", member, d.invitationsPage},
 		{"POST", "/invitations/accept", member, d.acceptInvitation},
 
+		// Insights: counts of the organization's events.
+		{"GET", "/insights", member, d.insights},
+
 		// Anything else.
 		{"", "/", anyone, func(w http.ResponseWriter, r *http.Request) {
 			d.errorPage(w, r, http.StatusNotFound, "There is no such page.")
@@ -154,4 +157,4 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templates/NAME.html in templates/layout.html with templates/filters.html.
 var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
-	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "alerts", "alert"}
+	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "alerts", "alert", "insights"}

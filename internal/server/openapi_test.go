@@ -53,6 +53,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"POST /api/consumer/v1/alert-rules", "GET /api/consumer/v1/alert-rules", "GET /api/consumer/v1/alert-rules/{id}",
 		"PATCH /api/consumer/v1/alert-rules/{id}", "DELETE /api/consumer/v1/alert-rules/{id}", "POST /api/consumer/v1/alert-rules/{id}/test",
 		"GET /api/consumer/v1/alerts", "GET /api/consumer/v1/alerts/{id}",
+		"GET /api/consumer/v1/insights",
 	}
 	slices.Sort(served)
 	if !slices.Equal(documented, served) {

@@ -60,6 +60,7 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /api/consumer/v1/alert-rules/{id}/test", s.requireScope(gatehouse.ScopeWebhooksWrite, s.testAlertRule()))
 	mux.Handle("GET /api/consumer/v1/alerts", s.requireScope(gatehouse.ScopeWebhooksWrite, s.listAlerts()))
 	mux.Handle("GET /api/consumer/v1/alerts/{id}", s.requireScope(gatehouse.ScopeWebhooksWrite, s.showAlert()))
+	mux.Handle("GET /api/consumer/v1/insights", s.requireScope(gatehouse.ScopeEventsRead, s.listInsights()))
 	// The platform calls it with no key: its token and signature stand in.
 	mux.Handle("POST /api/consumer/v1/integrations/roblox/erasure/{token}", s.receiveErasure())
 

@@ -76,7 +76,8 @@ func (r *ReadSlots) Acquire(ctx context.Context, orgID uuid.UUID) (release func(
 
 // LimitReads returns s with these reads bounded:
 //   - its event reads ([gatehouse.EventStore.ListEvents],
-//     [gatehouse.EventStore.CountEvents], [gatehouse.EventStore.ReadFeed]);
+//     [gatehouse.EventStore.CountEvents], [gatehouse.EventStore.ReadFeed],
+//     [gatehouse.EventStore.CountInsights]);
 //   - its policy set reads ([gatehouse.PolicyStore.PolicySet]).
 //
 // Each takes one of its organization's slots, and runs with a deadline of
@@ -133,6 +134,15 @@ func (s *limitedStore) CountEvents(ctx context.Context, orgID uuid.UUID, f gateh
 	}
 	defer end()
 	return s.Store.CountEvents(ctx, orgID, f, step)
+}
+
+func (s *limitedStore) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, by gatehouse.InsightGroup, limit int) ([]gatehouse.InsightCount, error) {
+	ctx, end, err := s.begin(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	return s.Store.CountInsights(ctx, orgID, f, by, limit)
 }
 
 // PolicySet reads a universe's policies, megabytes of them: the reads

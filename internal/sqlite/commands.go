@@ -161,13 +161,15 @@ func (db *DB) recordUnlock(ctx context.Context, tx *sql.Tx, org int64, c gatehou
 		Scope: &scope, RequestedBy: c.RequestedByUser,
 		Command: &gatehouse.NewCommand{ID: c.ID, Status: c.Status, Scope: c.Scope, ServerJobID: c.ServerJobID,
 			PlatformUserID: c.PlatformUserID, IssuedAt: time.Time(c.IssuedAt)}}
-	ins := eventInserter{tx}
+	ins := eventInserter{tx: tx, noRollups: db.noRollups.Load()}
 	// Commands are few: their terms are written without the cache.
 	if err := ins.insertTerms(ctx, org, sqlstore.AppendTerms(nil, ev, p)); err != nil {
 		return err
 	}
-	_, err := ins.insert(ctx, org, ev, p, millis(db.Now()))
-	return err
+	if _, err := ins.insert(ctx, org, ev, p, millis(db.Now())); err != nil {
+		return err
+	}
+	return ins.addInsights(ctx, org)
 }
 
 // leaveWake tells the watchers of other processes (WatchCommands) that

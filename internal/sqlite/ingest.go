@@ -76,7 +76,7 @@ func (db *DB) storeEvents(ctx context.Context, tx querier, org int64, events []g
 	k known) (gatehouse.IngestResult, []sqlstore.Term, []sqlstore.JobSpan, error) {
 	res := gatehouse.IngestResult{IDs: make([]uuid.UUID, len(events))}
 	received := millis(db.Now())
-	ins := eventInserter{tx}
+	ins := eventInserter{tx: tx, noRollups: db.noRollups.Load()}
 	var terms []sqlstore.Term
 	for _, ev := range events {
 		terms = sqlstore.AppendTerms(terms, ev, places[ev.AccessPointID])
@@ -102,6 +102,9 @@ func (db *DB) storeEvents(ctx context.Context, tx querier, org int64, events []g
 		} else {
 			res.Duplicates++
 		}
+	}
+	if err := ins.addInsights(ctx, org); err != nil {
+		return res, nil, nil, err
 	}
 	return res, newTerms, newSpans, nil
 }
@@ -158,9 +161,13 @@ const (
 		WHERE excluded.status_at >= commands.status_at AND commands.issued = 0`
 )
 
-// eventInserter writes events in one transaction.
+// eventInserter writes events in one transaction, and counts those it
+// stored for the rollups: addInsights writes the counts, once the
+// inserts are done.
 type eventInserter struct {
-	tx querier
+	tx        querier
+	counts    sqlstore.InsightDeltas
+	noRollups bool // DB.noRollups
 }
 
 // insert stores one event unless its id is already stored, and reports
@@ -180,6 +187,7 @@ func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.Ne
 	if n, _ := r.RowsAffected(); n == 0 {
 		return false, nil
 	}
+	ins.counts.Add(ev, p)
 	if c := ev.Command; c != nil {
 		if _, err := ins.tx.ExecContext(ctx, upsertCommand, org, c.ID[:], ev.AccessPointID[:], string(c.Scope), string(c.Status),
 			optString(c.ServerJobID), optString(c.PlatformUserID), millis(c.IssuedAt), millis(ev.OccurredAt)); err != nil {

@@ -53,8 +53,13 @@ func (db *DB) migrateThrough(ctx context.Context, last int) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
 	}
+	db.noRollups.Store(last < insightsMigration)
 	return nil
 }
+
+// insightsMigration is the number of the migration that makes the
+// insight rollups (0021_insights.sql).
+const insightsMigration = 21
 
 // checkSchema reports whether every embedded migration is applied,
 // without changing anything.

@@ -94,12 +94,13 @@ func testOracle(t *testing.T, f *fixture) {
 			}
 			if c%4 == 0 {
 				checkCounts(t, f, w, flt, rng)
+				checkInsights(t, f, w, flt, rng)
 				counted++
 			}
 			total++
 		}
 	}
-	t.Logf("oracle: %d cases, every page walked, all equal; %d of them counted in buckets too", total, counted)
+	t.Logf("oracle: %d cases, every page walked, all equal; %d of them counted in buckets and insights too", total, counted)
 }
 
 func newOracleWorld(rng *rand.Rand, f *fixture, name string) oracleWorld {

@@ -109,6 +109,8 @@ func Run(t *testing.T, open Opener) {
 		{"AlertEvaluations", testAlertEvaluations},
 		{"AuditAlerts", testAuditAlerts},
 		{"AlertDeliveries", testAlertDeliveries},
+		{"Insights", testInsights},
+		{"InsightsCountUnlocks", testInsightsCountUnlocks},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

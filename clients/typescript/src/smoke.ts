@@ -115,6 +115,16 @@ const unchanged = await client.GET("/api/consumer/v1/policies", {
 });
 expect(unchanged.response.status === 304 && unchanged.response.headers.get("ETag") === etag, `policy set again: ${unchanged.response.status}`);
 
+// Which door denies most: counts from the rollups, with the door's name.
+const byDoor = await client.GET("/api/consumer/v1/insights", {
+  params: { query: { groupBy: "accessPointId", allowed: "denied", limit: 5 } },
+});
+const top = byDoor.data?.data[0];
+expect(byDoor.response.status === 200, `insights: status ${byDoor.response.status}`);
+expect(top?.key === process.env.GATEHOUSE_ACCESS_POINT && top?.denied === denied && top?.granted === 0 && typeof top?.label === "string",
+  `insights by door: ${JSON.stringify(byDoor.data?.data)}`);
+expect(byDoor.data?.meta.groupBy === "accessPointId" && byDoor.data?.meta.truncated === false, "insights: meta");
+
 // Spend the key's burst: the 429 says when to come back.
 let limited: { status: number; retryAfter: string | null; code?: string } | undefined;
 for (let i = 0; i < 300 && !limited; i++) {

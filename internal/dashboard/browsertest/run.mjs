@@ -13,7 +13,8 @@
 // Commands page and reaches it from the Event Log; the operator sees the
 // door's policy without an editor; the admin edits it (a mistake shown
 // next to its field, then saved, the week drawn) and tests decisions
-// against it. A screenshot of each
+// against it; the admin opens Insights, also at a phone's width. A
+// screenshot of each
 // page goes to $SHOTS. The Go test TestBrowser starts the server and runs
 // this.
 //
@@ -212,6 +213,18 @@ try {
   await page.getByText(/The retention is changed/).waitFor();
   check((await page.getByLabel("Retention in days").inputValue()) === "730", "the retention is not 730");
   await shot("24-privacy");
+
+  // Insights: top doors, the week's denials, and on a phone's width no
+  // sideways scrolling of the page (the heat map is hours down, days across).
+  await page.goto(`${BASE}/dashboard/insights?days=90`);
+  await page.getByRole("heading", { name: "Top doors" }).waitFor();
+  check((await page.locator("table.heat tbody tr").count()) === 24, "the heat map lacks its 24 hours");
+  await shot("25-insights");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  check(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), "the Insights page is wider than a phone");
+  await shot("26-insights-phone");
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // Locations: Downtown Club gets its universe, where remote unlocks go.
   await page.goto(`${BASE}/dashboard/locations`);

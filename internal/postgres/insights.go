@@ -1,0 +1,106 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// hourOf is the UTC hour of an event's occurred_at, as the rollup
+// triggers compute it (migration 0021).
+const hourOf = "date_bin('1 hour', e.occurred_at, timestamptz '2000-01-01 00:00:00+00')"
+
+// CountInsights counts from the rollups of migration 0021 the whole
+// buckets of the window and from the events its ends
+// ([sqlstore.PlanInsights]), in one statement.
+func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, by gatehouse.InsightGroup, limit int) (_ []gatehouse.InsightCount, err error) {
+	defer sqlstore.Label(&err, "Store.CountInsights", orgID)
+	column, eventCond := sqlstore.InsightColumn(by)
+	if column == "" && by != gatehouse.GroupHour || f.From == nil || f.To == nil {
+		return nil, gatehouse.Invalid("groupBy", "a store counts insights by %s with a window", by)
+	}
+	org, err := db.orgSeq(ctx, db.replica, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	args := []any{org}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var parts []string
+	for _, part := range sqlstore.PlanInsights(f, by) {
+		key := "e." + column
+		if !part.Rollup() {
+			if column == "" {
+				key = hourOf
+			}
+			conds, _ := filterConditions(sqlstore.EventsFilter(f, part), arg)
+			if eventCond != "" {
+				conds = append(conds, eventCond)
+			}
+			parts = append(parts, "SELECT "+key+" AS k, e.type AS t, 1::bigint AS n FROM events e WHERE e.org = $1 AND "+
+				strings.Join(conds, " AND "))
+			continue
+		}
+		if column == "" {
+			key = "e." + part.Bucket
+		}
+		conds, _ := filterConditions(sqlstore.RollupFilter(f), arg)
+		conds = append(conds, "e."+part.Bucket+" >= "+arg(part.From), "e."+part.Bucket+" < "+arg(part.To))
+		if by == gatehouse.GroupReason {
+			conds = append(conds, "e.reason <> ''")
+		}
+		parts = append(parts, "SELECT "+key+" AS k, e.type AS t, e.n AS n FROM "+part.Table+" e WHERE e.org = $1 AND "+
+			strings.Join(conds, " AND "))
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	keyOut := "k::text COLLATE \"C\""
+	if by == gatehouse.GroupHour {
+		keyOut = "k"
+	}
+	query := `SELECT ` + keyOut + `, sum(CASE WHEN t = 'ACCESS_GRANTED' THEN n ELSE 0 END)::bigint,
+		sum(CASE WHEN t = 'ACCESS_DENIED' THEN n ELSE 0 END)::bigint,
+		sum(CASE WHEN t IN ('ACCESS_GRANTED', 'ACCESS_DENIED') THEN 0 ELSE n END)::bigint
+		FROM (` + strings.Join(parts, " UNION ALL ") + `) u GROUP BY k`
+	if by == gatehouse.GroupHour {
+		query += " ORDER BY k"
+	} else {
+		query += " ORDER BY sum(n) DESC, 1"
+		if limit > 0 {
+			query += " LIMIT " + arg(limit)
+		}
+	}
+	var counts []gatehouse.InsightCount
+	rows, _ := db.replica.Query(ctx, query, args...)
+	var (
+		hour time.Time
+		key  string
+		c    gatehouse.InsightCount
+	)
+	dest := []any{&key, &c.Granted, &c.Denied, &c.RemoteUnlocks}
+	if by == gatehouse.GroupHour {
+		dest[0] = &hour
+	}
+	_, err = pgx.ForEachRow(rows, dest, func() error {
+		c.Key, c.Hour = key, hour.UTC()
+		if by != gatehouse.GroupHour {
+			c.Hour = time.Time{}
+		}
+		counts = append(counts, c)
+		return nil
+	})
+	return counts, wrap(err)
+}

@@ -1,0 +1,212 @@
+package sqlstore
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// Buckets of the insight rollups: insight_hours counts by UTC hour,
+// insight_days by UTC day, insight_months by UTC month,
+// insight_player_days by player and UTC day.
+const (
+	InsightHour = time.Hour
+	InsightDay  = 24 * time.Hour
+)
+
+// MonthOf is the start of t's UTC month.
+func MonthOf(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// grain is a size of bucket: the start of the bucket of t, and of the
+// next one.
+type grain struct {
+	floor func(time.Time) time.Time
+	next  func(time.Time) time.Time
+}
+
+func fixed(d time.Duration) grain {
+	return grain{func(t time.Time) time.Time { return t.Truncate(d) }, func(t time.Time) time.Time { return t.Add(d) }}
+}
+
+var (
+	hourly  = fixed(InsightHour)
+	daily   = fixed(InsightDay)
+	monthly = grain{MonthOf, func(t time.Time) time.Time { return t.AddDate(0, 1, 0) }}
+)
+
+// The tables an insight part reads, and their bucket columns.
+const (
+	TableEvents      = "events"
+	TableHours       = "insight_hours"
+	TableDays        = "insight_days"
+	TableMonths      = "insight_months"
+	TablePlayerDays  = "insight_player_days"
+	bucketOfHours    = "hour"
+	bucketOfDays     = "day"
+	bucketOfMonths   = "month"
+	bucketOfEvents   = "occurred_at"
+	bucketPlayerDays = "day"
+)
+
+// InsightPart is one range [From, To) of a window and the table that
+// counts it: a rollup for whole buckets, the events for the rest.
+type InsightPart struct {
+	Table    string
+	Bucket   string // the table's time column
+	From, To time.Time
+}
+
+// Rollup reports whether the part reads a rollup (a count per row)
+// rather than the events (one per row).
+func (p InsightPart) Rollup() bool { return p.Table != TableEvents }
+
+// PlanInsights splits the window of f (From and To set) grouped by by
+// into the parts a store reads, so that the answer is exact and reads
+// the fewest rows:
+//   - by a player: that player's events through their index (no rollup
+//     keeps players by the hour): the cost follows one player's events;
+//   - by player: whole UTC days from insight_player_days, the rest from
+//     the events;
+//   - by hour: whole hours from insight_hours, the rest from the events;
+//   - by anything else: whole months from insight_months, whole days of
+//     the months cut from insight_days, whole hours of the days cut from
+//     insight_hours, the rest from the events.
+func PlanInsights(f gatehouse.EventFilter, by gatehouse.InsightGroup) []InsightPart {
+	from, to := *f.From, *f.To
+	switch {
+	case f.PlatformUserID != nil:
+		return []InsightPart{{TableEvents, bucketOfEvents, from, to}}
+	case by == gatehouse.GroupPlatformUser:
+		return split(from, to, []InsightPart{{Table: TablePlayerDays, Bucket: bucketPlayerDays}}, []grain{daily})
+	case by == gatehouse.GroupHour:
+		return split(from, to, []InsightPart{{Table: TableHours, Bucket: bucketOfHours}}, []grain{hourly})
+	}
+	return split(from, to, []InsightPart{{Table: TableMonths, Bucket: bucketOfMonths}, {Table: TableDays, Bucket: bucketOfDays},
+		{Table: TableHours, Bucket: bucketOfHours}}, []grain{monthly, daily, hourly})
+}
+
+// split covers [from, to) with the whole buckets of the first level's
+// grain, then what remains at each end with the next level's, and the
+// rest with events.
+func split(from, to time.Time, levels []InsightPart, grains []grain) []InsightPart {
+	if !from.Before(to) {
+		return nil
+	}
+	if len(levels) == 0 {
+		return []InsightPart{{TableEvents, bucketOfEvents, from, to}}
+	}
+	g := grains[0]
+	lo, hi := g.floor(from), g.floor(to)
+	if lo.Before(from) {
+		lo = g.next(lo)
+	}
+	if !lo.Before(hi) {
+		return split(from, to, levels[1:], grains[1:])
+	}
+	part := levels[0]
+	part.From, part.To = lo, hi
+	parts := split(from, lo, levels[1:], grains[1:])
+	parts = append(parts, part)
+	return append(parts, split(hi, to, levels[1:], grains[1:])...)
+}
+
+// RollupFilter is f without what a rollup's query puts itself (the
+// window) or cannot have (a player, q, an id, a position).
+func RollupFilter(f gatehouse.EventFilter) gatehouse.EventFilter {
+	return gatehouse.EventFilter{AccessPointID: f.AccessPointID, LocationID: f.LocationID, Types: f.Types,
+		Allowed: f.Allowed, Reason: f.Reason, Scope: f.Scope}
+}
+
+// EventsFilter is f over a part of the events.
+func EventsFilter(f gatehouse.EventFilter, p InsightPart) gatehouse.EventFilter {
+	f.Q, f.ID, f.After = "", nil, nil
+	f.From, f.To = &p.From, &p.To
+	return f
+}
+
+// InsightColumn is the column of the rollups and of events that holds the
+// key of a grouping (the hour is computed differently in each), and the
+// condition an event must meet to be in a group ("" for none).
+func InsightColumn(by gatehouse.InsightGroup) (column, eventCond string) {
+	switch by {
+	case gatehouse.GroupAccessPoint:
+		return "access_point_id", ""
+	case gatehouse.GroupLocation:
+		return "location_id", ""
+	case gatehouse.GroupReason:
+		return "reason", "e.reason IS NOT NULL"
+	case gatehouse.GroupType:
+		return "type", ""
+	case gatehouse.GroupPlatformUser:
+		return "platform_user_id", "e.platform_user_id IS NOT NULL"
+	}
+	return "", ""
+}
+
+// InsightKey is one row of insight_hours, insight_days or insight_months
+// (Player empty),
+// or of insight_player_days: the bucket's start and the event's keys, absent
+// reason and scope as "".
+type InsightKey struct {
+	Start       time.Time
+	AccessPoint uuid.UUID
+	Location    uuid.UUID
+	Type        string
+	Reason      string
+	Scope       string
+	Player      string
+}
+
+// InsightDeltas are the counts a batch of stored events adds to the
+// rollups, one per row: a store that counts in its own code rather than
+// in a trigger writes each row once per batch, not once per event.
+type InsightDeltas struct {
+	Hours, Days, Months, Players map[InsightKey]int
+}
+
+// Add counts one stored event at its place.
+func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
+	if d.Hours == nil {
+		d.Hours, d.Days, d.Months, d.Players = map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}
+	}
+	k := InsightKey{Start: ev.OccurredAt.UTC().Truncate(InsightHour), AccessPoint: ev.AccessPointID, Location: p.LocationID,
+		Type: string(ev.Type)}
+	if ev.Reason != nil {
+		k.Reason = *ev.Reason
+	}
+	if ev.Scope != nil {
+		k.Scope = string(*ev.Scope)
+	}
+	d.Hours[k]++
+	k.Start = MonthOf(ev.OccurredAt)
+	d.Months[k]++
+	k.Start = ev.OccurredAt.UTC().Truncate(InsightDay)
+	d.Days[k]++
+	if ev.PlatformUserID != nil {
+		k.Player = *ev.PlatformUserID
+		d.Players[k]++
+	}
+}
+
+// Sorted returns the rows of counts in key order, so that a store writes
+// its B-tree in order.
+func Sorted(counts map[InsightKey]int) []InsightKey {
+	keys := make([]InsightKey, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b InsightKey) int {
+		return cmp.Or(a.Start.Compare(b.Start), strings.Compare(a.Player, b.Player),
+			bytes.Compare(a.AccessPoint[:], b.AccessPoint[:]), bytes.Compare(a.Location[:], b.Location[:]),
+			strings.Compare(a.Type, b.Type), strings.Compare(a.Reason, b.Reason), strings.Compare(a.Scope, b.Scope))
+	})
+	return keys
+}

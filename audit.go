@@ -51,6 +51,10 @@ const (
 	AuditPlatformUserErased AuditAction = "platform_user.erased"
 	AuditRetentionChanged   AuditAction = "organization.retention_changed"
 	AuditErasureWebhookSet  AuditAction = "privacy.erasure_webhook_set"
+	// AuditGrantCreated and AuditGrantRevoked: a timed grant was made
+	// or ended early.
+	AuditGrantCreated AuditAction = "grant.created"
+	AuditGrantRevoked AuditAction = "grant.revoked"
 )
 
 // AuditActions lists every action in documentation order.
@@ -64,6 +68,7 @@ var AuditActions = []AuditAction{
 	AuditMessagingSet, AuditMessagingRemoved, AuditPolicyChanged,
 	AuditWebhookCreated, AuditWebhookChanged, AuditWebhookDisabled, AuditWebhookDeleted, AuditWebhookSecretRotated,
 	AuditPlatformUserErased, AuditRetentionChanged, AuditErasureWebhookSet,
+	AuditGrantCreated, AuditGrantRevoked,
 }
 
 // The kinds of record an audit entry targets.
@@ -83,6 +88,8 @@ const (
 	// TargetPlatformUser is an erased player: no id, named by the keyed
 	// hash of the platform user id.
 	TargetPlatformUser = "platform_user"
+	// TargetGrant is a timed grant, named by its player's id.
+	TargetGrant = "grant"
 )
 
 // AuditActor is who made a change: a user (ID and email in Label), a key

@@ -72,6 +72,8 @@ type Service struct {
 	policySets       policySets
 	encodedSets      encodedSets
 	decisionContexts decisionContexts
+	// grantFlags says which organizations hold no grant to read.
+	grantFlags grantFlags
 	// webhooks configures the delivery of webhooks; retention the
 	// deletion of expired events.
 	webhooks  WebhookSettings

@@ -105,6 +105,11 @@ func Run(t *testing.T, open Opener) {
 		{"RetentionCommands", testRetentionCommands},
 		{"ErasureServers", testErasureServers},
 		{"FailuresNameTheirMethod", testFailuresNameTheirMethod},
+		{"Grants", testGrants},
+		{"GrantReceipts", testGrantReceipts},
+		{"RunningGrants", testRunningGrants},
+		{"LiveGrants", testLiveGrants},
+		{"PlayerServers", testPlayerServers},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

@@ -242,8 +242,8 @@ type GrantFilter struct {
 	// ReceiptID keeps the grant of that source.receiptId (the service's
 	// retry of a purchase; not a query parameter).
 	ReceiptID *string
-	Limit  int
-	After  *GrantKey
+	Limit     int
+	After     *GrantKey
 }
 
 // GrantKey is a grant's position in the list order: createdAt

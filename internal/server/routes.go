@@ -52,6 +52,12 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /api/consumer/v1/keys", s.requireScope(gatehouse.ScopeKeysWrite, s.listKeys()))
 	mux.Handle("PATCH /api/consumer/v1/keys/{id}", s.requireScope(gatehouse.ScopeKeysWrite, s.updateKey()))
 	mux.Handle("GET /api/consumer/v1/privacy/erasure-requests", s.requireScope(gatehouse.ScopePrivacyWrite, s.listErasureRequests()))
+	// A game server's key creates the grants of purchases (the service
+	// refuses it others); everything else of grants needs policies:write.
+	mux.Handle("POST /api/consumer/v1/grants", s.requireAnyScope([]gatehouse.Scope{gatehouse.ScopePoliciesWrite, gatehouse.ScopeGameServer}, s.createGrant()))
+	mux.Handle("GET /api/consumer/v1/grants", s.requireScope(gatehouse.ScopePoliciesWrite, s.listGrants()))
+	mux.Handle("GET /api/consumer/v1/grants/{id}", s.requireScope(gatehouse.ScopePoliciesWrite, s.showGrant()))
+	mux.Handle("DELETE /api/consumer/v1/grants/{id}", s.requireScope(gatehouse.ScopePoliciesWrite, s.revokeGrant()))
 	// The platform calls it with no key: its token and signature stand in.
 	mux.Handle("POST /api/consumer/v1/integrations/roblox/erasure/{token}", s.receiveErasure())
 

@@ -241,6 +241,7 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r gatehouse.SyncReq
 		if done {
 			res.Commands = append(res.Commands, cmds...)
 			res.Grants = w.grants
+			s.answered.put(orgID, r.ServerJobID, grantsDigest(w.grants))
 			return s.withPolicyVersion(ctx, orgID, r.UniverseID, res)
 		}
 	}
@@ -248,7 +249,7 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r gatehouse.SyncReq
 
 // syncWait is what a sync's long poll waits with: the server, the
 // players it hosts, the cursor it sent, and the grants of its players
-// as last read (nil before the first read).
+// as last read (read false before the first read).
 type syncWait struct {
 	orgID             uuid.UUID
 	jobID, universeID string
@@ -256,6 +257,8 @@ type syncWait struct {
 	cursor            int64
 	deadline          time.Time
 	grants            []gatehouse.Grant
+	digest            uint64
+	read              bool
 }
 
 // waitForCommands is one round of a sync's long poll: it takes the
@@ -278,9 +281,18 @@ func (s *Service) waitForCommands(ctx context.Context, w *syncWait, res *gatehou
 		return nil, false, err
 	}
 	// A grant made or revoked for one of its players wakes the server:
-	// it answers with the new list.
-	changed := w.grants != nil && !sameGrants(w.grants, grants)
-	w.grants = grants
+	// it answers with the new list. The first read compares with what
+	// this instance answered the server last (see answeredGrants).
+	digest := grantsDigest(grants)
+	var changed bool
+	if w.read {
+		changed = digest != w.digest
+	} else if last, ok := s.answered.get(w.orgID, w.jobID); ok {
+		changed = digest != last
+	} else {
+		changed = len(grants) > 0
+	}
+	w.grants, w.digest, w.read = grants, digest, true
 	left := time.Until(w.deadline)
 	if len(cmds) > 0 || changed || left <= 0 {
 		return cmds, true, nil

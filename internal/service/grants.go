@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 	"net/url"
 	"strconv"
 	"sync"
@@ -327,18 +328,53 @@ func (s *Service) syncGrants(ctx context.Context, orgID uuid.UUID, players []str
 	return grants, err
 }
 
-// sameGrants reports whether two reads of a sync's grants hold the same
-// grants in the same state.
-func sameGrants(a, b []gatehouse.Grant) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].ID != b[i].ID || (a[i].RevokedAt == nil) != (b[i].RevokedAt == nil) {
-			return false
+// grantsDigest sums up a sync's grants: which, and whether revoked
+// (nothing else of a grant changes).
+func grantsDigest(grants []gatehouse.Grant) uint64 {
+	h := fnv.New64a()
+	for _, g := range grants {
+		h.Write(g.ID[:])
+		if g.RevokedAt != nil {
+			h.Write([]byte{1})
 		}
 	}
-	return true
+	return h.Sum64()
+}
+
+// maxAnsweredGrants bounds the servers answeredGrants remembers: past
+// it, it starts again empty.
+const maxAnsweredGrants = 100_000
+
+// answeredGrants remembers, per server, the digest of the grants this
+// instance last answered it. A sync's first read compares with it: a
+// grant made or revoked while the server was between two syncs (no
+// sync waiting to wake) is answered at once, not at the end of the next
+// wait. A server this instance does not know answers at once when its
+// players hold grants, then waits at its next sync.
+type answeredGrants struct {
+	mu sync.Mutex
+	m  map[answeredKey]uint64
+}
+
+type answeredKey struct {
+	org uuid.UUID
+	job string
+}
+
+func (a *answeredGrants) get(orgID uuid.UUID, job string) (uint64, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d, ok := a.m[answeredKey{orgID, job}]
+	return d, ok
+}
+
+func (a *answeredGrants) put(orgID uuid.UUID, job string, d uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m == nil || len(a.m) >= maxAnsweredGrants {
+		a.m = map[answeredKey]uint64{}
+	}
+	a.m[answeredKey{orgID, job}] = d
 }
 
 func joinIDs(ids []uuid.UUID) string {

@@ -74,6 +74,8 @@ type Service struct {
 	decisionContexts decisionContexts
 	// grantFlags says which organizations hold no grant to read.
 	grantFlags grantFlags
+	// answered remembers the grants each server was last answered.
+	answered answeredGrants
 	// webhooks configures the delivery of webhooks; retention the
 	// deletion of expired events.
 	webhooks  WebhookSettings

@@ -117,6 +117,9 @@ func commands() []command {
 		{"bench decisions", "measure POST /decisions: --url URL --db DB [--concurrency C --duration D --rate R --record=false]", runBenchDecisions},
 		{"bench webhooks", "measure the lag of webhook deliveries from a server run with --webhooks-allow-private: --url URL --db DB [--rate R --duration D --wait D --attack hang|slow]", runBenchWebhooks},
 		{"version", "print the version of this build", runVersion},
+		{"grant create", "let a player through access points (or every access point of a location) for a while, whatever their schedule: --org ID --player ID (--access-point ID … | --location ID) (--until RFC3339 | --for DURATION) [--from RFC3339] [--note T]", runGrantCreate},
+		{"grant list", "list an organization's grants, newest first: --org ID [--player ID] [--access-point ID] [--active true|false] [--limit N]", runGrantList},
+		{"grant revoke", "end a grant now: --org ID GRANT_ID", runGrantRevoke},
 	}
 }
 

@@ -35,9 +35,10 @@ type GrantStore interface {
 	// HasLiveGrants reports whether the organization holds a grant that
 	// is not revoked and ends after now.
 	HasLiveGrants(ctx context.Context, orgID uuid.UUID, now time.Time) (bool, error)
-	// LiveGrants returns the organization's grants of the players that
-	// are not revoked and end after now (running or starting later), at
-	// most limit, those that end soonest first (then by id).
+	// LiveGrants returns the organization's grants of the players (nil:
+	// of every player) that are not revoked and end after now (running
+	// or starting later), at most limit, those that end soonest first
+	// (then by id).
 	LiveGrants(ctx context.Context, orgID uuid.UUID, players []string, now time.Time, limit int) ([]Grant, error)
 	// PlayerServers returns the organization's servers, of any
 	// universe, seen at or after since that host player.

@@ -263,7 +263,7 @@ func (db *DB) HasLiveGrants(ctx context.Context, orgID uuid.UUID, now time.Time)
 // end soonest first.
 func (db *DB) LiveGrants(ctx context.Context, orgID uuid.UUID, players []string, now time.Time, limit int) (_ []gatehouse.Grant, err error) {
 	defer sqlstore.Label(&err, "Store.LiveGrants", orgID)
-	if len(players) == 0 || limit < 1 {
+	if (players != nil && len(players) == 0) || limit < 1 {
 		return []gatehouse.Grant{}, nil
 	}
 	org, err := db.orgSeq(ctx, db.pool, orgID)
@@ -273,9 +273,13 @@ func (db *DB) LiveGrants(ctx context.Context, orgID uuid.UUID, players []string,
 	if err != nil {
 		return nil, err
 	}
+	cond, args := "", []any{org, now, limit}
+	if players != nil {
+		cond, args = " AND g.platform_user_id = ANY($4)", append(args, players)
+	}
 	grants, err := readGrants(ctx, db.pool, orgID, `SELECT `+grantColumns+` FROM grants g `+grantJoins+`
-		WHERE g.org = $1 AND g.platform_user_id = ANY($2) AND g.until_at > $3 AND g.revoked_at IS NULL
-		ORDER BY g.until_at, g.id LIMIT $4`, org, players, now, limit)
+		WHERE g.org = $1 AND g.until_at > $2 AND g.revoked_at IS NULL`+cond+`
+		ORDER BY g.until_at, g.id LIMIT $3`, args...)
 	return grants, wrap(err)
 }
 

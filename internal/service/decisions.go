@@ -110,7 +110,7 @@ func (s *Service) wake(w gatehouse.Wake) {
 	} else {
 		s.decisionContexts.forget(w.OrgID)
 	}
-	s.grantFlags.forget(w.OrgID)
+	s.keptGrants.forget(w.OrgID)
 	s.wakes.Wake(w)
 }
 

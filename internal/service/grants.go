@@ -1,9 +1,11 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"hash/fnv"
+	"slices"
 	"net/url"
 	"strconv"
 	"sync"
@@ -237,95 +239,164 @@ func (s *Service) RevokeGrant(ctx context.Context, orgID, id uuid.UUID) (gatehou
 }
 
 // runningGrants returns the player's grants of the access point of dc
-// that run at at. A decision made now skips the read while the
-// organization holds no grant in force or to come (grantFlags).
+// that run at at. A decision made now reads them from the
+// organization's live grants this instance keeps (liveGrants) while
+// they are few enough to keep; one explained at another instant reads
+// the store.
 func (s *Service) runningGrants(ctx context.Context, orgID uuid.UUID, dc gatehouse.DecisionContext, player string, at time.Time, now bool) ([]gatehouse.ActiveGrant, error) {
 	if now {
-		has, err := s.hasLiveGrants(ctx, orgID, at)
-		if err != nil || !has {
+		live, err := s.liveGrants(ctx, orgID, at)
+		if err != nil {
 			return nil, err
+		}
+		if live.complete {
+			var out []gatehouse.ActiveGrant
+			for _, g := range live.byPlayer[player] {
+				if g.Covers(dc.AccessPoint.ID, dc.Location.ID) && g.Runs(at) {
+					out = append(out, g.ActiveGrant())
+				}
+			}
+			return out, nil
 		}
 	}
 	return s.store.RunningGrants(ctx, orgID, dc.AccessPoint.ID, dc.Location.ID, player, at)
 }
 
-// hasLiveGrants reports whether the organization holds a grant in force
-// or to come, reading the store at most once per grantFlagFresh.
-func (s *Service) hasLiveGrants(ctx context.Context, orgID uuid.UUID, now time.Time) (bool, error) {
-	if has, ok := s.grantFlags.get(orgID, time.Now()); ok {
-		return has, nil
+// syncGrants returns the grants a sync answers with: those of the
+// players, in force or to come, at most [gatehouse.MaxSyncGrants], those
+// that end soonest first.
+func (s *Service) syncGrants(ctx context.Context, orgID uuid.UUID, players []string, now time.Time) ([]gatehouse.Grant, error) {
+	out := []gatehouse.Grant{}
+	if len(players) == 0 {
+		return out, nil
 	}
-	has, err := s.store.HasLiveGrants(ctx, orgID, now)
-	if err == nil {
-		s.grantFlags.put(orgID, has, time.Now())
+	live, err := s.liveGrants(ctx, orgID, now)
+	if err != nil {
+		return nil, err
 	}
-	return has, err
+	if !live.complete {
+		if out, err = s.store.LiveGrants(ctx, orgID, players, now, gatehouse.MaxSyncGrants); err != nil {
+			return nil, err
+		}
+	} else if len(live.byPlayer) > 0 {
+		for _, p := range players {
+			for _, g := range live.byPlayer[p] {
+				if g.Ends().After(now) {
+					out = append(out, g)
+				}
+			}
+		}
+		slices.SortFunc(out, func(a, b gatehouse.Grant) int {
+			if c := time.Time(a.Until).Compare(time.Time(b.Until)); c != 0 {
+				return c
+			}
+			return bytes.Compare(a.ID[:], b.ID[:])
+		})
+		out = out[:min(len(out), gatehouse.MaxSyncGrants)]
+	}
+	for i := range out {
+		out[i] = out[i].At(now)
+	}
+	return out, nil
 }
 
-// grantFlagFresh is how long an instance trusts what it read of an
-// organization's grants being none. A grant made on any instance wakes
-// every instance (its wakes name the organization), which forgets the
-// flag at once; this bound only covers a wake lost with its connection.
-const grantFlagFresh = 10 * time.Second
-
-// grantFlags remembers, per organization, whether it holds a grant in
-// force or to come: most organizations hold none, and their decisions
-// then read no grant.
-type grantFlags struct {
-	mu sync.Mutex
-	m  map[uuid.UUID]grantFlag
+// liveGrants returns the organization's grants in force or to come as
+// this instance keeps them, reading them again when:
+//   - a grant was made or revoked on any instance (its wakes name the
+//     organization: [Service.wake] forgets them);
+//   - they were read grantsFresh ago, which only covers a wake lost
+//     with its connection.
+//
+// Past maxKeptGrants the organization's grants are not kept (complete
+// false): its decisions and syncs read the store.
+func (s *Service) liveGrants(ctx context.Context, orgID uuid.UUID, now time.Time) (keptGrants, error) {
+	if k, ok := s.keptGrants.get(orgID, time.Now()); ok {
+		return k, nil
+	}
+	read, epoch := time.Now(), s.keptGrants.begin()
+	grants, err := s.store.LiveGrants(ctx, orgID, nil, now, maxKeptGrants+1)
+	if err != nil {
+		return keptGrants{}, err
+	}
+	k := keptGrants{complete: len(grants) <= maxKeptGrants, at: read}
+	if k.complete {
+		k.byPlayer = map[string][]gatehouse.Grant{}
+		for _, g := range grants {
+			k.byPlayer[g.PlatformUserID] = append(k.byPlayer[g.PlatformUserID], g)
+		}
+	}
+	s.keptGrants.put(orgID, k, epoch)
+	return k, nil
 }
 
-type grantFlag struct {
-	has bool
-	at  time.Time
+// Bounds of the grants an instance keeps (see liveGrants).
+const (
+	grantsFresh   = 10 * time.Second
+	maxKeptGrants = 10_000
+	// maxKeptOrgs bounds the organizations kept: past it, the instance
+	// starts again empty.
+	maxKeptOrgs = 10_000
+)
+
+// keptGrants are an organization's grants in force or to come, by
+// player: most organizations hold none or a few, and a decision or a sync
+// then reads none.
+type keptGrants struct {
+	byPlayer map[string][]gatehouse.Grant
+	complete bool
+	at       time.Time
 }
 
-func (c *grantFlags) get(orgID uuid.UUID, now time.Time) (has, ok bool) {
+// grantKeeper keeps the organizations' live grants. epoch counts the
+// forgets: a read that began before one is not kept.
+type grantKeeper struct {
+	mu    sync.Mutex
+	m     map[uuid.UUID]keptGrants
+	epoch uint64
+}
+
+// begin returns the epoch a read of grants begins in.
+func (c *grantKeeper) begin() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	f, ok := c.m[orgID]
-	if !ok || now.Sub(f.at) >= grantFlagFresh {
-		return false, false
-	}
-	return f.has, true
+	return c.epoch
 }
 
-func (c *grantFlags) put(orgID uuid.UUID, has bool, now time.Time) {
+func (c *grantKeeper) get(orgID uuid.UUID, now time.Time) (keptGrants, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxDecisionContexts {
-		c.m = map[uuid.UUID]grantFlag{}
+	k, ok := c.m[orgID]
+	if !ok || now.Sub(k.at) >= grantsFresh {
+		return keptGrants{}, false
 	}
-	c.m[orgID] = grantFlag{has, now}
+	return k, true
 }
 
-// forget drops the flag of the organization, or of every one for
+// put keeps k, read from epoch on, unless a wake forgot grants since
+// (the read may have missed what woke).
+func (c *grantKeeper) put(orgID uuid.UUID, k keptGrants, epoch uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if epoch != c.epoch {
+		return
+	}
+	if c.m == nil || len(c.m) >= maxKeptOrgs {
+		c.m = map[uuid.UUID]keptGrants{}
+	}
+	c.m[orgID] = k
+}
+
+// forget drops the grants of the organization, or of every one for
 // uuid.Nil.
-func (c *grantFlags) forget(orgID uuid.UUID) {
+func (c *grantKeeper) forget(orgID uuid.UUID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.epoch++
 	if orgID == uuid.Nil {
 		c.m = nil
 		return
 	}
 	delete(c.m, orgID)
-}
-
-// syncGrants returns the grants a sync answers with: those of the
-// players, in force or to come, at most [gatehouse.MaxSyncGrants].
-func (s *Service) syncGrants(ctx context.Context, orgID uuid.UUID, players []string, now time.Time) ([]gatehouse.Grant, error) {
-	if len(players) == 0 {
-		return []gatehouse.Grant{}, nil
-	}
-	if has, err := s.hasLiveGrants(ctx, orgID, now); err != nil || !has {
-		return []gatehouse.Grant{}, err
-	}
-	grants, err := s.store.LiveGrants(ctx, orgID, players, now, gatehouse.MaxSyncGrants)
-	for i := range grants {
-		grants[i] = grants[i].At(now)
-	}
-	return grants, err
 }
 
 // grantsDigest sums up a sync's grants: which, and whether revoked

@@ -72,8 +72,9 @@ type Service struct {
 	policySets       policySets
 	encodedSets      encodedSets
 	decisionContexts decisionContexts
-	// grantFlags says which organizations hold no grant to read.
-	grantFlags grantFlags
+	// keptGrants keeps the organizations' live grants for decisions
+	// and syncs.
+	keptGrants grantKeeper
 	// answered remembers the grants each server was last answered.
 	answered answeredGrants
 	// webhooks configures the delivery of webhooks; retention the

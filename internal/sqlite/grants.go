@@ -283,7 +283,7 @@ func (db *DB) HasLiveGrants(ctx context.Context, orgID uuid.UUID, now time.Time)
 func (db *DB) LiveGrants(ctx context.Context, orgID uuid.UUID, players []string, now time.Time, limit int) (_ []gatehouse.Grant, err error) {
 	defer sqlstore.Label(&err, "Store.LiveGrants", orgID)
 	out := []gatehouse.Grant{}
-	if len(players) == 0 || limit < 1 {
+	if (players != nil && len(players) == 0) || limit < 1 {
 		return out, nil
 	}
 	org, err := db.orgSeq(ctx, db.read, orgID)
@@ -293,14 +293,17 @@ func (db *DB) LiveGrants(ctx context.Context, orgID uuid.UUID, players []string,
 	if err != nil {
 		return nil, err
 	}
-	list, err := json.Marshal(players)
-	if err != nil {
-		return nil, err
+	cond, args := "", []any{org, millis(now)}
+	if players != nil {
+		list, err := json.Marshal(players)
+		if err != nil {
+			return nil, err
+		}
+		cond, args = " AND g.platform_user_id IN (SELECT value FROM json_each(?))", append(args, string(list))
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT `+grantColumns+` FROM grants g `+grantJoins+`
-		WHERE g.org = ? AND g.platform_user_id IN (SELECT value FROM json_each(?))
-		AND g.until_at > ? AND g.revoked_at IS NULL
-		ORDER BY g.until_at, g.id LIMIT ?`, org, string(list), millis(now), limit)
+		WHERE g.org = ? AND g.until_at > ? AND g.revoked_at IS NULL`+cond+`
+		ORDER BY g.until_at, g.id LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, wrap(err)
 	}

@@ -289,8 +289,11 @@ func testLiveGrants(t *testing.T, f *fixture) {
 	if got, want := live([]string{"111", "222"}, f.now.Add(time.Hour), 10), []uuid.UUID{fu.ID, long.ID}; !slices.Equal(got, want) {
 		t.Errorf("an hour on: %v, want %v", got, want)
 	}
-	if got := live(nil, f.now, 10); len(got) != 0 {
+	if got := live([]string{}, f.now, 10); len(got) != 0 {
 		t.Errorf("no players: %v", got)
+	}
+	if got := live(nil, f.now, 10); len(got) != 4 {
+		t.Errorf("every player's: %v, want 4", got)
 	}
 	if has, err := f.s.HasLiveGrants(ctx, p.org.ID, f.now); err != nil || !has {
 		t.Errorf("HasLiveGrants: %v %v", has, err)

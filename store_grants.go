@@ -32,9 +32,6 @@ type GrantStore interface {
 	// (listing it, or naming its location) and run at at, as the
 	// evaluator sees them.
 	RunningGrants(ctx context.Context, orgID, accessPointID, locationID uuid.UUID, player string, at time.Time) ([]ActiveGrant, error)
-	// HasLiveGrants reports whether the organization holds a grant that
-	// is not revoked and ends after now.
-	HasLiveGrants(ctx context.Context, orgID uuid.UUID, now time.Time) (bool, error)
 	// LiveGrants returns the organization's grants of the players (nil:
 	// of every player) that are not revoked and end after now (running
 	// or starting later), at most limit, those that end soonest first

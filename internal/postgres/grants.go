@@ -243,22 +243,6 @@ func (db *DB) RunningGrants(ctx context.Context, orgID, accessPointID, locationI
 	return out, wrap(err)
 }
 
-// HasLiveGrants reports whether the organization holds a grant in force
-// or to come.
-func (db *DB) HasLiveGrants(ctx context.Context, orgID uuid.UUID, now time.Time) (_ bool, err error) {
-	defer sqlstore.Label(&err, "Store.HasLiveGrants", orgID)
-	org, err := db.orgSeq(ctx, db.pool, orgID)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	var ok bool
-	err = db.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM grants WHERE org = $1 AND revoked_at IS NULL AND until_at > $2)", org, now).Scan(&ok)
-	return ok, wrap(err)
-}
-
 // LiveGrants returns the players' grants in force or to come, those that
 // end soonest first.
 func (db *DB) LiveGrants(ctx context.Context, orgID uuid.UUID, players []string, now time.Time, limit int) (_ []gatehouse.Grant, err error) {

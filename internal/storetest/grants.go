@@ -255,12 +255,12 @@ func testRunningGrants(t *testing.T, f *fixture) {
 }
 
 // testLiveGrants: a sync's read lists its players' grants not revoked
-// and not ended, soonest ending first, bounded; HasLiveGrants says
-// whether any exists.
+// and not ended, soonest ending first, bounded (nil players: every
+// player's).
 func testLiveGrants(t *testing.T, f *fixture) {
 	p := f.unlockPlace("acme")
-	if has, err := f.s.HasLiveGrants(ctx, p.org.ID, f.now); err != nil || has {
-		t.Fatalf("HasLiveGrants of a new organization: %v %v", has, err)
+	if got, err := f.s.LiveGrants(ctx, p.org.ID, nil, f.now, 10); err != nil || len(got) != 0 {
+		t.Fatalf("LiveGrants of a new organization: %v %v", got, err)
 	}
 	long := f.createGrant(f.newGrant(p.org.ID, "111", nil, p.door.ID))
 	short := f.newGrant(p.org.ID, "222", &p.loc.ID)
@@ -295,11 +295,8 @@ func testLiveGrants(t *testing.T, f *fixture) {
 	if got := live(nil, f.now, 10); len(got) != 4 {
 		t.Errorf("every player's: %v, want 4", got)
 	}
-	if has, err := f.s.HasLiveGrants(ctx, p.org.ID, f.now); err != nil || !has {
-		t.Errorf("HasLiveGrants: %v %v", has, err)
-	}
-	if has, err := f.s.HasLiveGrants(ctx, p.org.ID, f.now.Add(25*time.Hour)); err != nil || has {
-		t.Errorf("HasLiveGrants when all ended: %v %v", has, err)
+	if got := live(nil, f.now.Add(25*time.Hour), 10); len(got) != 0 {
+		t.Errorf("when all ended: %v", got)
 	}
 	q := f.unlockPlace("other")
 	if got, err := f.s.LiveGrants(ctx, q.org.ID, []string{"111"}, f.now, 10); err != nil || len(got) != 0 {

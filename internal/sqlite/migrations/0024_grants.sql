@@ -27,8 +27,8 @@ CREATE INDEX grants_page ON grants (org, created_at DESC, id DESC);
 CREATE INDEX grants_by_player ON grants (org, platform_user_id, until_at);
 -- Grants of a location: the list per access point.
 CREATE INDEX grants_by_location ON grants (org, location_id) WHERE location_id IS NOT NULL;
--- Whether an organization holds any grant in force (decisions skip the
--- read when none).
+-- An organization's grants in force or to come, soonest ending first:
+-- what each instance keeps for decisions and syncs.
 CREATE INDEX grants_live ON grants (org, until_at) WHERE revoked_at IS NULL;
 
 -- The access points a grant lists, for the list per access point.

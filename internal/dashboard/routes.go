@@ -125,6 +125,12 @@ func (d *dashboard) routes() []route {
 		{"GET", "/invitations", member, d.invitationsPage},
 		{"POST", "/invitations/accept", member, d.acceptInvitation},
 
+		// Timed grants.
+		{"GET", "/grants", member, d.grantsList},
+		{"POST", "/grants", member, d.createGrant},
+		{"GET", "/grants/{id}/revoke", member, d.confirmRevokeGrant},
+		{"POST", "/grants/{id}/revoke", member, d.revokeGrant},
+
 		// Anything else.
 		{"", "/", anyone, func(w http.ResponseWriter, r *http.Request) {
 			d.errorPage(w, r, http.StatusNotFound, "There is no such page.")
@@ -147,4 +153,4 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templates/NAME.html in templates/layout.html with templates/filters.html.
 var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
-	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player"}
+	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "grants", "revoke-grant"}

@@ -241,7 +241,7 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r gatehouse.SyncReq
 		if done {
 			res.Commands = append(res.Commands, cmds...)
 			res.Grants = w.grants
-			s.answered.put(orgID, r.ServerJobID, grantsDigest(w.grants))
+			s.answered.answer(orgID, r.ServerJobID, w.grants)
 			return s.withPolicyVersion(ctx, orgID, r.UniverseID, res)
 		}
 	}
@@ -284,13 +284,9 @@ func (s *Service) waitForCommands(ctx context.Context, w *syncWait, res *gatehou
 	// it answers with the new list. The first read compares with what
 	// this instance answered the server last (see answeredGrants).
 	digest := grantsDigest(grants)
-	var changed bool
-	if w.read {
-		changed = digest != w.digest
-	} else if last, ok := s.answered.get(w.orgID, w.jobID); ok {
-		changed = digest != last
-	} else {
-		changed = len(grants) > 0
+	changed := digest != w.digest
+	if !w.read {
+		changed = s.answered.changed(w.orgID, w.jobID, grants)
 	}
 	w.grants, w.digest, w.read = grants, digest, true
 	left := time.Until(w.deadline)

@@ -417,11 +417,13 @@ func grantsDigest(grants []gatehouse.Grant) uint64 {
 const maxAnsweredGrants = 100_000
 
 // answeredGrants remembers, per server, the digest of the grants this
-// instance last answered it. A sync's first read compares with it: a
-// grant made or revoked while the server was between two syncs (no
-// sync waiting to wake) is answered at once, not at the end of the next
-// wait. A server this instance does not know answers at once when its
-// players hold grants, then waits at its next sync.
+// instance last answered it, when there were any. A sync's first read
+// compares with it: a grant made or revoked while the server was between
+// two syncs (no sync waiting to wake) is answered at once, not at the
+// end of the next wait. A server it does not remember was answered no
+// grant (or by another instance): it answers at once when its players
+// hold grants, then waits at its next sync. Servers without grants,
+// nearly all of them, leave nothing here.
 type answeredGrants struct {
 	mu sync.Mutex
 	m  map[answeredKey]uint64
@@ -432,20 +434,31 @@ type answeredKey struct {
 	job string
 }
 
-func (a *answeredGrants) get(orgID uuid.UUID, job string) (uint64, bool) {
+// changed reports whether grants differ from what the server was last
+// answered.
+func (a *answeredGrants) changed(orgID uuid.UUID, job string, grants []gatehouse.Grant) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	d, ok := a.m[answeredKey{orgID, job}]
-	return d, ok
+	if !ok {
+		return len(grants) > 0
+	}
+	return d != grantsDigest(grants)
 }
 
-func (a *answeredGrants) put(orgID uuid.UUID, job string, d uint64) {
+// answer remembers what the server is answered.
+func (a *answeredGrants) answer(orgID uuid.UUID, job string, grants []gatehouse.Grant) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	k := answeredKey{orgID, job}
+	if len(grants) == 0 {
+		delete(a.m, k)
+		return
+	}
 	if a.m == nil || len(a.m) >= maxAnsweredGrants {
 		a.m = map[answeredKey]uint64{}
 	}
-	a.m[answeredKey{orgID, job}] = d
+	a.m[k] = grantsDigest(grants)
 }
 
 func joinIDs(ids []uuid.UUID) string {

@@ -31,11 +31,11 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/google/uuid"
 	"github.com/gatehouse/gatehouse/internal/httperror"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/requestid"
 	"github.com/gatehouse/gatehouse/internal/service"
+	"github.com/google/uuid"
 )
 
 // Prefix is where the dashboard is served.

@@ -23,8 +23,9 @@ import (
 //
 //   - parseTime: RFC 3339 texts and the epoch milliseconds Go reads (nil
 //     where Go refuses the text);
-//   - withoutPolicy: DecideWithoutPolicy's answers, an active unlock first,
-//     and Decide's for no compiled policy;
+//   - withoutPolicy: DecideWithoutPolicy's answers (a lockdown, an active
+//     unlock, a grant of the player, or none of them), and Decide's for no
+//     compiled policy;
 //   - set: what a live server answers on GET /policies for a policy in Lord
 //     Howe (whose clocks move by half an hour) and one in New York, and
 //     Decide's answers for four players at every instant of a sweep over
@@ -106,13 +107,46 @@ func withoutPolicyCases() []any {
 		if unlocks != nil {
 			m["unlocks"] = unlocks
 		}
+		var lockdowns []any
+		for _, l := range in.Lockdowns {
+			span := map[string]any{}
+			if !time.Time(l.From).IsZero() {
+				span["from"] = time.Time(l.From).UnixMilli()
+			}
+			if !time.Time(l.Until).IsZero() {
+				span["until"] = time.Time(l.Until).UnixMilli()
+			}
+			lockdowns = append(lockdowns, span)
+		}
+		if lockdowns != nil {
+			m["lockdowns"] = lockdowns
+		}
+		var grants []any
+		for _, g := range in.Grants {
+			grants = append(grants, map[string]any{"platformUserId": g.PlatformUserID,
+				"from": time.Time(g.From).UnixMilli(), "until": time.Time(g.Until).UnixMilli()})
+		}
+		if grants != nil {
+			m["grants"] = grants
+		}
 		return m
 	}
+	// A lockdown before everything, then the unlock, then the player's
+	// grant (another player's grants nothing).
+	lockedDown := unlockedUntil("UNIVERSE", at.Add(time.Hour))
+	lockedDown.Lockdowns = []gatehouse.ActiveSpan{{From: gatehouse.Time(at)}}
+	lockdownEnded := player
+	lockdownEnded.Lockdowns = []gatehouse.ActiveSpan{{Until: gatehouse.Time(at)}}
+	grantedNow := player
+	grantedNow.Grants = []gatehouse.ActiveGrant{{PlatformUserID: "7", From: gatehouse.Time(at.Add(-time.Hour)), Until: gatehouse.Time(at.Add(time.Hour))},
+		{PlatformUserID: "42", From: gatehouse.Time(at), Until: gatehouse.Time(at.Add(time.Millisecond))}}
+	grantEnded := player
+	grantEnded.Grants = []gatehouse.ActiveGrant{{PlatformUserID: "42", From: gatehouse.Time(at.Add(-time.Hour)), Until: gatehouse.Time(at)}}
 	var out []any
 	for _, mode := range []gatehouse.FailMode{gatehouse.FailClosed, gatehouse.FailOpen, ""} {
 		for _, in := range []gatehouse.DecisionInput{player,
 			unlockedUntil("PLAYER", at.Add(time.Second)), unlockedUntil("SERVER", at.Add(time.Millisecond)),
-			unlockedUntil("UNIVERSE", at)} {
+			unlockedUntil("UNIVERSE", at), lockedDown, lockdownEnded, grantedNow, grantEnded} {
 			out = append(out, map[string]any{"failMode": string(mode), "input": luauInput(in), "at": at.UnixMilli(),
 				"want": decisionValue(gatehouse.DecideWithoutPolicy(mode, in, at))})
 		}

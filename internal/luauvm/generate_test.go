@@ -127,8 +127,9 @@ func longString(s string) string {
 
 // vectorCase is a conformance vector with what the SDK's evaluator needs
 // that GET /policies gives it: the zones of the policy around the
-// instant, the instant in epoch milliseconds, and the input with its
-// unlocks' from and until in milliseconds, as the SDK holds them.
+// instant, the instant in epoch milliseconds, and the input with the from
+// and until of its unlocks, lockdowns and grants in milliseconds, as the
+// SDK holds them.
 type vectorCase struct {
 	Name        string                            `json:"name"`
 	Policy      json.RawMessage                   `json:"policy"`
@@ -179,21 +180,25 @@ func vectorJSON(t *testing.T) []byte {
 		if err := dec.Decode(&input); err != nil {
 			t.Fatalf("%s: input: %v", c.Name, err)
 		}
-		unlocks, _ := input["unlocks"].([]any)
-		if len(unlocks) == 0 {
-			continue
-		}
-		for _, u := range unlocks {
-			u := u.(map[string]any)
-			for _, field := range []string{"until", "from"} {
-				if s, ok := u[field].(string); ok {
-					instant, err := time.Parse(time.RFC3339Nano, s)
-					if err != nil {
-						t.Fatalf("%s: %s: %v", c.Name, field, err)
+		converted := false
+		for _, list := range []string{"unlocks", "lockdowns", "grants"} {
+			spans, _ := input[list].([]any)
+			for _, u := range spans {
+				u := u.(map[string]any)
+				for _, field := range []string{"until", "from"} {
+					if s, ok := u[field].(string); ok {
+						instant, err := time.Parse(time.RFC3339Nano, s)
+						if err != nil {
+							t.Fatalf("%s: %s.%s: %v", c.Name, list, field, err)
+						}
+						u[field] = instant.UnixMilli()
+						converted = true
 					}
-					u[field] = instant.UnixMilli()
 				}
 			}
+		}
+		if !converted {
+			continue
 		}
 		if c.InputMillis, err = json.Marshal(input); err != nil {
 			t.Fatal(err)

@@ -170,8 +170,13 @@ var generous = ratelimit.Limit{Rate: gatehouse.Rate{Count: 100000, Per: time.Sec
 func TestLuauSpecs(t *testing.T) {
 	luau := toolchain(t)
 	api := apitest.Start(t, generous)
+	door, err := api.Store.FindAccessPoint(context.Background(), api.OrgID, api.AccessPointID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	work := generate(t, map[string]any{
 		"door":        api.AccessPointID.String(),
+		"location":    door.LocationID.String(),
 		"universeId":  "42",
 		"jobId":       jobID,
 		"url":         fakeURL,

@@ -20,20 +20,30 @@ import (
 // them. The server checks every exchange against the OpenAPI document
 // (apitest) and fails t on any drift.
 //
-// Two things differ from what the SDK sent: a sync's long poll is asked
-// with waitSeconds 0 (the answer, not the wait, is what is checked), and
-// the server's clock follows each spec's virtual clock, shifted so that
-// the specs come one after another: its per-minute limits (a server's
-// syncs) judge each spec's pace, and no event is dated in its future.
+// Three things differ from what the SDK sent: a sync's long poll is asked
+// with waitSeconds 0 (the answer, not the wait, is what is checked); the
+// server's clock follows each spec's virtual clock, shifted so that the
+// specs come one after another: its per-minute limits (a server's syncs)
+// judge each spec's pace, and no event is dated in its future; and a
+// grant's from and until move by the same shift.
+//
+// What the document does not describe yet (see [pending]) is left out
+// and logged: requests to routes the server does not serve, fields of
+// the fake's answers.
 func replay(t *testing.T, api *apitest.API, requests []request) {
 	if len(requests) == 0 {
 		t.Fatal("the specs made no request to replay")
 	}
 	key := api.NewKey(t, gatehouse.ScopeGameServer, gatehouse.ScopeEventsWrite)
-	accepted, refused, ownAnswers := 0, 0, 0
+	accepted, refused, ownAnswers, skipped, trimmed := 0, 0, 0, 0, 0
+	later := pendingParts(t)
 	var shift time.Duration
 	spec := ""
 	for i, r := range requests {
+		if later.skip(r) {
+			skipped++
+			continue
+		}
 		if r.Spec != spec {
 			// Each spec's game server starts at the same virtual instant; on
 			// the server it starts two minutes after the last one ended,
@@ -50,6 +60,9 @@ func replay(t *testing.T, api *apitest.API, requests []request) {
 			raw = []byte(*r.Body)
 			if strings.HasSuffix(r.Path, "/sync") {
 				raw = withoutWait(t, raw)
+			}
+			if strings.HasSuffix(r.Path, "/grants") {
+				raw = shifted(t, raw, shift)
 			}
 			body = bytes.NewReader(raw)
 		}
@@ -85,21 +98,55 @@ func replay(t *testing.T, api *apitest.API, requests []request) {
 			accepted++
 		}
 		if r.Own {
-			checkFake(t, r, raw)
+			if checkFake(t, r, raw, later) {
+				trimmed++
+			}
 			ownAnswers++
 		}
 	}
 	t.Logf("replayed %d requests against a live Gatehouse: %d accepted, %d refused as the fake refused them; %d answers of the fake checked against the OpenAPI document",
-		len(requests), accepted, refused, ownAnswers)
+		len(requests)-skipped, accepted, refused, ownAnswers)
+	if later != (pending{}) {
+		t.Logf("NOT YET CHECKED, the document does not describe %s: %d requests skipped, %d answers of the fake checked without those fields", later, skipped, trimmed)
+	}
+}
+
+// shifted moves a body's from and until (RFC 3339) by d.
+func shifted(t *testing.T, raw []byte, d time.Duration) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	for _, field := range []string{"from", "until"} {
+		var s string
+		if json.Unmarshal(m[field], &s) != nil {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			continue
+		}
+		b, err := json.Marshal(at.Add(d).UTC().Format(time.RFC3339Nano))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[field] = b
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // checkFake checks the fake Gatehouse's own answer to r against the
 // OpenAPI document, as apitest checks the server's: so that the fake
-// cannot drift from what Gatehouse answers.
-func checkFake(t *testing.T, r request, raw []byte) {
+// cannot drift from what Gatehouse answers. It reports whether it left
+// out fields the document does not describe yet.
+func checkFake(t *testing.T, r request, raw []byte, later pending) bool {
 	t.Helper()
 	if r.Answer == nil {
-		return
+		return false
 	}
 	req, err := http.NewRequest(r.Method, "http://gatehouse.example"+r.Path, bytes.NewReader(raw))
 	if err != nil {
@@ -114,15 +161,18 @@ func checkFake(t *testing.T, r request, raw []byte) {
 	}
 	body := []byte(r.Answer.Body)
 	var text string
+	trimmed := false
 	if json.Unmarshal(body, &text) == nil {
 		body = []byte(text) // the fake answered text
 	} else {
 		header.Set("Content-Type", "application/json")
+		body, trimmed = later.described(t, r, body)
 	}
 	if err := apitest.Document(t).Check(req, raw, r.Answer.Status, header, body); err != nil {
 		t.Errorf("%q: the fake's answer to %s %s (%d) does not match the OpenAPI document:\n%v\nbody: %.500s",
 			r.Spec, r.Method, r.Path, r.Answer.Status, err, body)
 	}
+	return trimmed
 }
 
 // withoutWait sets a sync body's waitSeconds to 0.

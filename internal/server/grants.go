@@ -15,6 +15,9 @@ const maxGrantBody = 16 << 10
 // grantFields are the fields of a grant request's body.
 var grantFields = []string{"platformUserId", "accessPointIds", "locationId", "from", "until", "note", "source"}
 
+// grantSourceFields are the fields of a grant request's source.
+var grantSourceFields = []string{"type", "receiptId"}
+
 // grantList is the body of GET /grants.
 type grantList struct {
 	Data       []gatehouse.Grant `json:"data"`
@@ -25,11 +28,7 @@ type grantList struct {
 // 200 with the grant already made for the same source.receiptId.
 func (s *server) createGrant() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req gatehouse.GrantRequest
-		data, err := readJSON(w, r, maxGrantBody)
-		if err == nil {
-			_, err = gatehouse.DecodeFields(data, &req, grantFields)
-		}
+		req, err := decodeGrant(w, r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -46,6 +45,26 @@ func (s *server) createGrant() http.Handler {
 		}
 		writeJSON(w, status, g)
 	})
+}
+
+// decodeGrant reads a grant request as strictly as a command's, its
+// source included: an unknown, repeated or mistyped field is reported by
+// its path ("source.kind").
+func decodeGrant(w http.ResponseWriter, r *http.Request) (gatehouse.GrantRequest, error) {
+	var req gatehouse.GrantRequest
+	data, err := readJSON(w, r, maxGrantBody)
+	if err != nil {
+		return req, err
+	}
+	var errs gatehouse.ValidationError
+	obj, err := gatehouse.DecodeFields(data, &req, grantFields)
+	errs.Absorb("", err)
+	if src := obj["source"]; len(src) > 0 && string(src) != "null" && !errs.Reported("source") {
+		var s gatehouse.GrantSource
+		_, err := gatehouse.DecodeFields(src, &s, grantSourceFields)
+		errs.Absorb("source", err)
+	}
+	return req, errs.Err()
 }
 
 // listGrants serves GET /api/consumer/v1/grants: newest first, in keyset

@@ -266,6 +266,8 @@ func TestGrantValidation(t *testing.T) {
 		{fmt.Sprintf(`{"platformUserId": "156", "accessPointIds": [%q], "until": %q, "source": {"type": "GIFT"}}`, door, at(time.Hour)), "source.type"},
 		{fmt.Sprintf(`{"platformUserId": "156", "accessPointIds": [%q], "until": %q, "note": "bell\u0007"}`, door, at(time.Hour)), "note"},
 		{fmt.Sprintf(`{"platformUserId": "156", "accessPointIds": [%q], "until": %q, "colour": "red"}`, door, at(time.Hour)), "colour"},
+		{fmt.Sprintf(`{"platformUserId": "156", "accessPointIds": [%q], "until": %q, "source": {"type": "MANUAL", "kind": "x"}}`, door, at(time.Hour)), "source.kind"},
+		{fmt.Sprintf(`{"platformUserId": "156", "accessPointIds": [%q], "until": "tomorrow"}`, door), "until"},
 	} {
 		r := e.post("/api/consumer/v1/grants", o.policyKey, tc.body)
 		if r.status != http.StatusBadRequest {

@@ -36,6 +36,12 @@ func TestGrantsPage(t *testing.T) {
 		t.Fatalf("granting answers %d %s: %.600s", made.status, made.header.Get("Location"), made.body)
 	}
 	admin.do("POST", "/dashboard/grants", url.Values{"csrf": {csrf}, "platformUserId": {"157"}, "target": {"loc:" + acme.loc.ID.String()}, "for": {"2h"}})
+	// The test form of the door's policy sees the grant (the door has no
+	// policy: a grant passes even the fail mode).
+	if r := admin.do("GET", "/dashboard/access-points/"+acme.ap.ID.String()+"/policy/test?platformUserId=156", nil); !strings.Contains(r.body, `<strong class="reason">GRANT</strong>`) ||
+		!strings.Contains(r.body, "A grant of this player") {
+		t.Errorf("testing a decision for the granted player: %d %.600s", r.status, r.body)
+	}
 	list := admin.do("GET", "/dashboard/grants?platformUserId=156&saved=granted", nil)
 	if !strings.Contains(list.body, "Granted.") || !strings.Contains(list.body, "VIP night") || !strings.Contains(list.body, "running") || strings.Contains(list.body, ">157<") {
 		t.Errorf("the player's grants: %.2000s", list.body)

@@ -51,6 +51,10 @@ const (
 	AuditPlatformUserErased AuditAction = "platform_user.erased"
 	AuditRetentionChanged   AuditAction = "organization.retention_changed"
 	AuditErasureWebhookSet  AuditAction = "privacy.erasure_webhook_set"
+	// An alert rule's life (docs/api.md, "Alert rules").
+	AuditAlertRuleCreated AuditAction = "alert_rule.created"
+	AuditAlertRuleChanged AuditAction = "alert_rule.changed"
+	AuditAlertRuleDeleted AuditAction = "alert_rule.deleted"
 	// AuditGrantCreated and AuditGrantRevoked: a timed grant was made
 	// or ended early.
 	AuditGrantCreated AuditAction = "grant.created"
@@ -68,6 +72,7 @@ var AuditActions = []AuditAction{
 	AuditMessagingSet, AuditMessagingRemoved, AuditPolicyChanged,
 	AuditWebhookCreated, AuditWebhookChanged, AuditWebhookDisabled, AuditWebhookDeleted, AuditWebhookSecretRotated,
 	AuditPlatformUserErased, AuditRetentionChanged, AuditErasureWebhookSet,
+	AuditAlertRuleCreated, AuditAlertRuleChanged, AuditAlertRuleDeleted,
 	AuditGrantCreated, AuditGrantRevoked,
 }
 
@@ -88,6 +93,8 @@ const (
 	// TargetPlatformUser is an erased player: no id, named by the keyed
 	// hash of the platform user id.
 	TargetPlatformUser = "platform_user"
+	// TargetAlertRule is an alert rule, named by its name.
+	TargetAlertRule = "alert_rule"
 	// TargetGrant is a timed grant, named by its player's id.
 	TargetGrant = "grant"
 )

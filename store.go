@@ -38,6 +38,7 @@ type Store interface {
 	WebhookStore
 	PrivacyStore
 	AuditStore
+	AlertStore
 	GrantStore
 
 	// TryLease takes or renews the lease name for holder until now+ttl,

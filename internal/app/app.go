@@ -108,6 +108,12 @@ type Settings struct {
 	Webhooks func(*service.WebhookSettings)
 	// Retention, when set, edits the retention settings last.
 	Retention func(*service.RetentionSettings)
+	// PublicURL is where people reach this server (--public-url): the
+	// links of alerts start with it; empty: they are paths.
+	PublicURL string
+	// Alerts, when set, edits the alert settings last: tests shorten the
+	// polls and point the links at their server.
+	Alerts func(*service.AlertSettings)
 }
 
 // App is a built Gatehouse: Handler serves the API and the dashboard;
@@ -197,6 +203,10 @@ func New(ctx context.Context, s Settings) (*App, error) {
 	if s.Webhooks != nil {
 		s.Webhooks(&hooks)
 	}
+	alerts := service.AlertSettings{DashboardURL: s.PublicURL, Send: webhook.Exchange(webhook.NewClient(s.WebhooksAllowPrivate))}
+	if s.Alerts != nil {
+		s.Alerts(&alerts)
+	}
 	retention := retentionMetrics(s.Registry)
 	if s.Retention != nil {
 		s.Retention(&retention)
@@ -210,6 +220,7 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		Publisher:     publisher,
 		Webhooks:      hooks,
 		Retention:     retention,
+		Alerts:        alerts,
 	})
 	metrics := server.NewMetrics(s.Registry)
 	s.Registry.MustRegister(expiringKeys{svc: svc, logger: logger})
@@ -242,7 +253,8 @@ func New(ctx context.Context, s Settings) (*App, error) {
 // (service.Service.RunStatistics, under a lease), and the delivery of
 // webhooks (service.Service.RunWebhooks, each endpoint under a lease),
 // and the deletion of expired events (service.Service.RunRetention,
-// under a lease).
+// under a lease), and alert rules (service.Service.RunAlerts, each rule
+// and alert under a lease).
 // Every instance runs
 // it; they coordinate through the database.
 func (a *App) Background(ctx context.Context) {
@@ -276,6 +288,14 @@ func (a *App) Background(ctx context.Context) {
 		})
 	}()
 	defer func() { <-delivered }()
+	alerted := make(chan struct{})
+	go func() {
+		defer close(alerted)
+		a.Service.RunAlerts(ctx, holder, func(err error) {
+			a.Logger.Error("evaluating or delivering alerts failed; retrying", slog.String("error", err.Error()))
+		})
+	}()
+	defer func() { <-alerted }()
 	a.Service.RunCommands(ctx, holder, func(err error) {
 		a.Logger.Error("commands background work failed; retrying", slog.String("error", err.Error()))
 	})

@@ -26,8 +26,8 @@ import (
 
 // serveSettings are the flags of serve and demo.
 type serveSettings struct {
-	db, addr, metricsAddr, redis, rate, burst, trustedProxies, openCloud, webhooksLease *string
-	webhooksAllowPrivate                                                                *bool
+	db, addr, metricsAddr, redis, rate, burst, trustedProxies, openCloud, webhooksLease, publicURL *string
+	webhooksAllowPrivate                                                                           *bool
 }
 
 func addServeFlags(f *flags) serveSettings {
@@ -47,7 +47,22 @@ func addServeFlags(f *flags) serveSettings {
 			"let webhook endpoints use http and reach loopback, private and link-local addresses (a trusted network only)"),
 		webhooksLease: f.setting("webhooks-lease", "GATEHOUSE_WEBHOOKS_LEASE", "30s",
 			"how long an instance holds a webhook endpoint it delivers to: one that dies delays that endpoint so long, and loses nothing"),
+		publicURL: f.setting("public-url", "GATEHOUSE_PUBLIC_URL", "",
+			"where people reach this server, such as https://gatehouse.example.com: the links of alerts start with it; empty: they are paths"),
 	}
+}
+
+// publicBase checks --public-url before anything starts: empty, or an
+// absolute http(s) URL without query or fragment.
+func (s serveSettings) publicBase() (string, error) {
+	if *s.publicURL == "" {
+		return "", nil
+	}
+	u, err := url.Parse(*s.publicURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", usagef("--public-url must be an http(s) URL such as https://gatehouse.example.com, got %q", *s.publicURL)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
 }
 
 // openCloudURL checks --opencloud-url before anything starts: an
@@ -112,6 +127,9 @@ func (s serveSettings) check(f *flags) error {
 		return err
 	}
 	if _, err := s.webhookLease(); err != nil {
+		return err
+	}
+	if _, err := s.publicBase(); err != nil {
 		return err
 	}
 	_, err := s.proxies()
@@ -221,6 +239,10 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 	if err != nil {
 		return err
 	}
+	public, err := s.publicBase()
+	if err != nil {
+		return err
+	}
 	a, err := app.New(ctx, app.Settings{
 		DB:              db,
 		Secret:          []byte(e.getenv("GATEHOUSE_SECRET")),
@@ -233,6 +255,7 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 
 		WebhooksAllowPrivate: *s.webhooksAllowPrivate,
 		Webhooks:             func(w *service.WebhookSettings) { w.Lease = lease },
+		PublicURL:            public,
 	})
 	var redisErr *app.RedisError
 	if errors.As(err, &redisErr) {

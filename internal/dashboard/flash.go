@@ -24,6 +24,8 @@ var (
 	// erasedFlash carries an erasure's counts (never the player's id) to
 	// the Privacy page, so that nothing of the erasure is in a URL.
 	erasedFlash = flash{name: "gatehouse_erased", path: Prefix + "/privacy"}
+	// newAlertRuleFlash carries a new standard-webhooks rule's secret.
+	newAlertRuleFlash = flash{name: "gatehouse_new_alert_rule", path: Prefix + "/alerts"}
 )
 
 // flashMaxAge is how long a flash cookie lives, in seconds: the redirect

@@ -109,6 +109,13 @@ func (d *dashboard) routes() []route {
 		{"GET", "/webhooks/{id}/delete", member, d.confirmDeleteWebhook},
 		{"POST", "/webhooks/{id}/delete", member, d.deleteWebhook},
 
+		// Alert rules, what they fired and each alert's deliveries.
+		{"GET", "/alerts", member, d.alertsPage},
+		{"POST", "/alerts/rules", member, d.createAlertRule},
+		{"POST", "/alerts/rules/{id}/test", member, d.testAlertRule},
+		{"POST", "/alerts/rules/{id}/delete", member, d.deleteAlertRule},
+		{"GET", "/alerts/{id}", member, d.alertDetail},
+
 		// Privacy: retention, a player's erasure, the erasure webhook.
 		{"GET", "/privacy", member, d.privacyPage},
 		{"POST", "/privacy/retention", member, d.setRetention},
@@ -153,4 +160,4 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templates/NAME.html in templates/layout.html with templates/filters.html.
 var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
-	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "grants", "revoke-grant"}
+	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "alerts", "alert", "grants", "revoke-grant"}

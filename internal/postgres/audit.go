@@ -31,6 +31,11 @@ func (db *DB) appendAudit(ctx context.Context, q querier, org any, e gatehouse.A
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 		e.ID, org, e.At, string(e.Action), string(e.Actor.Type), e.Actor.ID, e.Actor.Label,
 		e.Target.Type, target, e.Target.Name, string(changes), e.RequestID, e.ClientAddress)
+	if seq, ok := org.(int64); ok && err == nil {
+		// The audit rules that name the action fire in the transaction
+		// of the change (docs/api.md, "Alert rules").
+		err = db.fireAuditAlerts(ctx, q, seq, e)
+	}
 	return err
 }
 

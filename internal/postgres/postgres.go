@@ -12,6 +12,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,6 +41,9 @@ type DB struct {
 	// beforeIngestCommit, set by tests, runs in every ingest transaction
 	// just before it commits: the feed's test holds commits back with it.
 	beforeIngestCommit func()
+	// alertRules is set once the alert rules' table is known to exist
+	// (migration 0022; a database is migrated forward only).
+	alertRules atomic.Bool
 }
 
 var _ gatehouse.Store = (*DB)(nil)

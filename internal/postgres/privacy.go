@@ -55,6 +55,9 @@ func (db *DB) FinishErasure(ctx context.Context, e gatehouse.AuditEntry, orgID u
 		if _, err := tx.Exec(ctx, "DELETE FROM server_players WHERE org = $1 AND platform_user_id = $2", org, platformUserID); err != nil {
 			return err
 		}
+		if err := db.eraseAlerts(ctx, tx, org, platformUserID); err != nil {
+			return err
+		}
 		// The servers' own lists of who is on them name the player too;
 		// the digest is cleared, so that the next sync writes its list
 		// whole, and the count of their rows (the organization's cap)

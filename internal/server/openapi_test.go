@@ -50,6 +50,9 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"PATCH /api/consumer/v1/organization/settings", "GET /api/consumer/v1/privacy/erasure-requests",
 		"POST /api/consumer/v1/integrations/roblox/erasure/{token}",
 		"GET /api/consumer/v1/keys", "PATCH /api/consumer/v1/keys/{id}",
+		"POST /api/consumer/v1/alert-rules", "GET /api/consumer/v1/alert-rules", "GET /api/consumer/v1/alert-rules/{id}",
+		"PATCH /api/consumer/v1/alert-rules/{id}", "DELETE /api/consumer/v1/alert-rules/{id}", "POST /api/consumer/v1/alert-rules/{id}/test",
+		"GET /api/consumer/v1/alerts", "GET /api/consumer/v1/alerts/{id}",
 		"POST /api/consumer/v1/grants", "GET /api/consumer/v1/grants", "GET /api/consumer/v1/grants/{id}", "DELETE /api/consumer/v1/grants/{id}",
 	}
 	slices.Sort(served)

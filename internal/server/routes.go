@@ -52,6 +52,14 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /api/consumer/v1/keys", s.requireScope(gatehouse.ScopeKeysWrite, s.listKeys()))
 	mux.Handle("PATCH /api/consumer/v1/keys/{id}", s.requireScope(gatehouse.ScopeKeysWrite, s.updateKey()))
 	mux.Handle("GET /api/consumer/v1/privacy/erasure-requests", s.requireScope(gatehouse.ScopePrivacyWrite, s.listErasureRequests()))
+	mux.Handle("POST /api/consumer/v1/alert-rules", s.requireScope(gatehouse.ScopeWebhooksWrite, s.createAlertRule()))
+	mux.Handle("GET /api/consumer/v1/alert-rules", s.requireScope(gatehouse.ScopeWebhooksWrite, s.listAlertRules()))
+	mux.Handle("GET /api/consumer/v1/alert-rules/{id}", s.requireScope(gatehouse.ScopeWebhooksWrite, s.showAlertRule()))
+	mux.Handle("PATCH /api/consumer/v1/alert-rules/{id}", s.requireScope(gatehouse.ScopeWebhooksWrite, s.updateAlertRule()))
+	mux.Handle("DELETE /api/consumer/v1/alert-rules/{id}", s.requireScope(gatehouse.ScopeWebhooksWrite, s.deleteAlertRule()))
+	mux.Handle("POST /api/consumer/v1/alert-rules/{id}/test", s.requireScope(gatehouse.ScopeWebhooksWrite, s.testAlertRule()))
+	mux.Handle("GET /api/consumer/v1/alerts", s.requireScope(gatehouse.ScopeWebhooksWrite, s.listAlerts()))
+	mux.Handle("GET /api/consumer/v1/alerts/{id}", s.requireScope(gatehouse.ScopeWebhooksWrite, s.showAlert()))
 	// A game server's key creates the grants of purchases (the service
 	// refuses it others); everything else of grants needs policies:write.
 	mux.Handle("POST /api/consumer/v1/grants", s.requireAnyScope([]gatehouse.Scope{gatehouse.ScopePoliciesWrite, gatehouse.ScopeGameServer}, s.createGrant()))

@@ -81,6 +81,8 @@ type Service struct {
 	// deletion of expired events.
 	webhooks  WebhookSettings
 	retention RetentionSettings
+	// alerts configures the evaluation and delivery of alert rules.
+	alerts AlertSettings
 }
 
 // Config is what [New] needs. Store is required; Hasher is required by the
@@ -104,6 +106,8 @@ type Config struct {
 	Webhooks WebhookSettings
 	// Retention configures the deletion of expired events.
 	Retention RetentionSettings
+	// Alerts configures alert rules: their links and their delivery.
+	Alerts AlertSettings
 }
 
 // CommandPublisher pushes an issued command to the platform's messaging
@@ -133,8 +137,9 @@ func New(cfg Config) *Service {
 	s := &Service{store: cfg.Store, cursors: gatehouse.NewCursors(cfg.Secret), sessions: gatehouse.NewSessions(cfg.Secret), feedCursors: gatehouse.NewFeedCursors(cfg.Secret),
 		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now,
 		wakes: NewWakes(), ending: make(chan struct{}), publish: cfg.Publisher,
-		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}, webhooks: cfg.Webhooks, retention: cfg.Retention}
+		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}, webhooks: cfg.Webhooks, retention: cfg.Retention, alerts: cfg.Alerts}
 	s.webhooks.defaults()
+	s.alerts.defaults()
 	s.retention.defaults()
 	if s.now == nil {
 		s.now = time.Now

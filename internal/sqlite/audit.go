@@ -31,6 +31,11 @@ func (db *DB) appendAudit(ctx context.Context, q querier, org any, e gatehouse.A
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID[:], org, millis(e.At), e.Action, e.Actor.Type, sqlstore.OptID(e.Actor.ID), e.Actor.Label,
 		e.Target.Type, target, e.Target.Name, string(changes), e.RequestID, e.ClientAddress)
+	if seq, ok := org.(int64); ok && err == nil {
+		// The audit rules that name the action fire in the transaction
+		// of the change (docs/api.md, "Alert rules").
+		err = db.fireAuditAlerts(ctx, q, seq, e)
+	}
 	return err
 }
 

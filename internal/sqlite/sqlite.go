@@ -54,6 +54,9 @@ type DB struct {
 	// beforeIngestCommit, set by tests, runs in every ingest transaction
 	// just before it commits: the feed's test holds commits back with it.
 	beforeIngestCommit func()
+	// alertRules is set once the alert rules' table is known to exist
+	// (migration 0022; a database is migrated forward only).
+	alertRules atomic.Bool
 }
 
 // checkpointEvery is how often the checkpointer copies the pages that

@@ -79,17 +79,27 @@ func ReadResponse(res *http.Response) ([]byte, error) {
 // header to url, answered with the status and at most MaxResponseRead
 // bytes of the response.
 func Sender(client *http.Client) func(ctx context.Context, url string, header http.Header, body []byte) (int, []byte, error) {
+	exchange := Exchange(client)
 	return func(ctx context.Context, url string, header http.Header, body []byte) (int, []byte, error) {
+		status, _, response, err := exchange(ctx, url, header, body)
+		return status, response, err
+	}
+}
+
+// Exchange is Sender that also returns the response's headers: alert
+// deliveries read Retry-After from them.
+func Exchange(client *http.Client) func(ctx context.Context, url string, header http.Header, body []byte) (int, http.Header, []byte, error) {
+	return func(ctx context.Context, url string, header http.Header, body []byte) (int, http.Header, []byte, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
 		req.Header = header
 		res, err := client.Do(req)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
 		response, err := ReadResponse(res)
-		return res.StatusCode, response, err
+		return res.StatusCode, res.Header, response, err
 	}
 }

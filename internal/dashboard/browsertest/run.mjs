@@ -192,6 +192,17 @@ try {
   await page.getByRole("cell", { name: "webhook.test" }).first().waitFor();
   await shot("23-webhook");
 
+  // An alert rule: made with the form, tested, what fired listed.
+  await page.goto(`${BASE}/dashboard/alerts`);
+  await page.getByLabel("Name", { exact: true }).fill("Door probing");
+  await page.getByLabel("Webhook URL").fill("https://hooks.example.com/alerts");
+  await page.getByRole("button", { name: "Create rule" }).click();
+  await page.waitForURL(/\/dashboard\/alerts\?done=created$/);
+  await page.getByRole("button", { name: "Send a test alert of Door probing" }).click();
+  await page.waitForURL(/done=tested$/);
+  await page.getByRole("cell", { name: "Door probing" }).nth(1).waitFor();
+  await shot("23a-alerts");
+
   // Privacy: the platform's erasure webhook, and the retention.
   await page.goto(`${BASE}/dashboard/privacy`);
   await page.getByRole("button", { name: "Set up the erasure webhook" }).click();

@@ -55,6 +55,10 @@ const (
 	AuditAlertRuleCreated AuditAction = "alert_rule.created"
 	AuditAlertRuleChanged AuditAction = "alert_rule.changed"
 	AuditAlertRuleDeleted AuditAction = "alert_rule.deleted"
+	// AuditGrantCreated and AuditGrantRevoked: a timed grant was made
+	// or ended early.
+	AuditGrantCreated AuditAction = "grant.created"
+	AuditGrantRevoked AuditAction = "grant.revoked"
 )
 
 // AuditActions lists every action in documentation order.
@@ -69,6 +73,7 @@ var AuditActions = []AuditAction{
 	AuditWebhookCreated, AuditWebhookChanged, AuditWebhookDisabled, AuditWebhookDeleted, AuditWebhookSecretRotated,
 	AuditPlatformUserErased, AuditRetentionChanged, AuditErasureWebhookSet,
 	AuditAlertRuleCreated, AuditAlertRuleChanged, AuditAlertRuleDeleted,
+	AuditGrantCreated, AuditGrantRevoked,
 }
 
 // The kinds of record an audit entry targets.
@@ -90,6 +95,8 @@ const (
 	TargetPlatformUser = "platform_user"
 	// TargetAlertRule is an alert rule, named by its name.
 	TargetAlertRule = "alert_rule"
+	// TargetGrant is a timed grant, named by its player's id.
+	TargetGrant = "grant"
 )
 
 // AuditActor is who made a change: a user (ID and email in Label), a key

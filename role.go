@@ -74,6 +74,11 @@ const (
 	// PermManagePrivacy: erase a player's data, set the retention, set
 	// up the platform's right-to-erasure webhook and read its requests.
 	PermManagePrivacy Permission = "privacy:manage"
+	// PermManageGrants: create and revoke timed grants. A grant lets a
+	// player through whatever the schedule and allow rules, for up to
+	// 366 days: a change of who may pass, as a policy is, so only admins
+	// hold it (reading grants is PermView).
+	PermManageGrants Permission = "grants:manage"
 )
 
 // permissions is the one table of what each role may do. RoleAdmin is not

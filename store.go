@@ -39,6 +39,7 @@ type Store interface {
 	PrivacyStore
 	AuditStore
 	AlertStore
+	GrantStore
 
 	// TryLease takes or renews the lease name for holder until now+ttl,
 	// and reports whether holder has it: another holder's unexpired lease

@@ -161,6 +161,11 @@ type SyncResult struct {
 	// delivered to this server (unknown, another organization's, or
 	// already answered): they changed nothing.
 	RejectedAcks []uuid.UUID `json:"rejectedAcks"`
+	// Grants are the grants of the players the sync listed that are not
+	// revoked and end after now (running, or starting later): at most
+	// MaxSyncGrants, those that end soonest first. The list is complete
+	// each time: the server keeps it instead of the one it had.
+	Grants []Grant `json:"grants"`
 }
 
 // GameServer is a game server as its syncs describe it.

@@ -14,7 +14,9 @@
 // endpoints (CreateWebhook, ListWebhooks, UpdateWebhook, DeleteWebhook,
 // WebhookDeliveries, RedeliverWebhook, ReplayWebhook, TestWebhook) and
 // verifies their deliveries (VerifyWebhook), lists the organization's
-// keys and sets their rates (ListKeys, SetKeyRate), and does what a game
+// keys and sets their rates (ListKeys, SetKeyRate), makes, lists and
+// revokes timed grants (CreateGrant, Grants, Grant, RevokeGrant), and
+// does what a game
 // server does: its sync (Sync), its universe's policy set (PolicySet) and
 // decisions (Decide).
 //
@@ -136,18 +138,18 @@ func (e *Error) Error() string {
 // do sends a request and decodes a 2xx JSON answer into out, retrying 429
 // and 503 answers after their Retry-After. path is escaped already.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, body any, out any) error {
-	_, err := c.exchange(ctx, method, path, query, nil, body, out)
+	_, _, err := c.exchange(ctx, method, path, query, nil, body, out)
 	return err
 }
 
-// exchange is do with request headers, returning the headers of the 2xx
-// answer.
-func (c *Client) exchange(ctx context.Context, method, path string, query url.Values, header http.Header, body any, out any) (http.Header, error) {
+// exchange is do with request headers, returning the status and the
+// headers of the 2xx answer.
+func (c *Client) exchange(ctx context.Context, method, path string, query url.Values, header http.Header, body any, out any) (int, http.Header, error) {
 	var payload []byte
 	if body != nil {
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
-			return nil, fmt.Errorf("gatehouse client: encoding the request: %w", err)
+			return 0, nil, fmt.Errorf("gatehouse client: encoding the request: %w", err)
 		}
 	}
 	u := c.base.JoinPath(path)
@@ -155,7 +157,7 @@ func (c *Client) exchange(ctx context.Context, method, path string, query url.Va
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(payload))
 		if err != nil {
-			return nil, fmt.Errorf("gatehouse client: %w", err)
+			return 0, nil, fmt.Errorf("gatehouse client: %w", err)
 		}
 		for name, values := range header {
 			req.Header[name] = values
@@ -168,44 +170,45 @@ func (c *Client) exchange(ctx context.Context, method, path string, query url.Va
 		} else {
 			req.Body, req.GetBody = nil, nil
 		}
-		got, apiErr, err := c.send(req, out)
+		status, got, apiErr, err := c.send(req, out)
 		if err != nil || apiErr == nil {
-			return got, err
+			return status, got, err
 		}
 		retryable := apiErr.Status == http.StatusTooManyRequests || apiErr.Status == http.StatusServiceUnavailable
 		if !retryable || attempt >= c.maxRetries || apiErr.RetryAfter > c.maxWait {
-			return nil, apiErr
+			return 0, nil, apiErr
 		}
 		wait := apiErr.RetryAfter
 		if wait <= 0 {
 			wait = time.Second
 		}
 		if err := c.sleep(ctx, wait); err != nil {
-			return nil, err
+			return 0, nil, err
 		}
 	}
 }
 
-// send makes one attempt: the headers of a 2xx answer, an *Error for an
-// API error answer, an error for a transport or decoding failure.
-func (c *Client) send(req *http.Request, out any) (http.Header, *Error, error) {
+// send makes one attempt: the status and headers of a 2xx answer, an
+// *Error for an API error answer, an error for a transport or decoding
+// failure.
+func (c *Client) send(req *http.Request, out any) (int, http.Header, *Error, error) {
 	res, err := c.http.Do(req)
 	if err != nil {
-		return nil, nil, fmt.Errorf("gatehouse client: %s %s: %w", req.Method, req.URL.Path, unwrapURLError(err))
+		return 0, nil, nil, fmt.Errorf("gatehouse client: %s %s: %w", req.Method, req.URL.Path, unwrapURLError(err))
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
 	if err != nil {
-		return nil, nil, fmt.Errorf("gatehouse client: reading the answer: %w", err)
+		return 0, nil, nil, fmt.Errorf("gatehouse client: reading the answer: %w", err)
 	}
 	if res.StatusCode >= 200 && res.StatusCode < 300 {
 		if out == nil {
-			return res.Header, nil, nil // 204, or an answer not asked for
+			return res.StatusCode, res.Header, nil, nil // 204, or an answer not asked for
 		}
 		if err := json.Unmarshal(data, out); err != nil {
-			return nil, nil, fmt.Errorf("gatehouse client: decoding the answer: %w", err)
+			return 0, nil, nil, fmt.Errorf("gatehouse client: decoding the answer: %w", err)
 		}
-		return res.Header, nil, nil
+		return res.StatusCode, res.Header, nil, nil
 	}
 	apiErr := &Error{Status: res.StatusCode, RequestID: res.Header.Get("X-Request-Id"), body: data}
 	var body struct {
@@ -225,7 +228,7 @@ func (c *Client) send(req *http.Request, out any) (http.Header, *Error, error) {
 	if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && s >= 0 {
 		apiErr.RetryAfter = time.Duration(s) * time.Second
 	}
-	return nil, apiErr, nil
+	return 0, nil, apiErr, nil
 }
 
 // unwrapURLError drops *url.Error's wrapping, which repeats the full URL.

@@ -105,7 +105,7 @@ func (c *Client) IssueCommand(ctx context.Context, r CommandRequest, opts ...Iss
 		opt(&o)
 	}
 	var out Command
-	h, err := c.exchange(ctx, "POST", "/api/consumer/v1/commands", nil, http.Header{"Idempotency-Key": {o.key}}, r, &out)
+	_, h, err := c.exchange(ctx, "POST", "/api/consumer/v1/commands", nil, http.Header{"Idempotency-Key": {o.key}}, r, &out)
 	if err != nil {
 		return nil, false, err
 	}

@@ -153,7 +153,7 @@ func (c *Client) SetPolicy(ctx context.Context, accessPointID string, p Policy, 
 	}
 	p.Version, p.UpdatedAt = 0, nil
 	var out Policy
-	if _, err := c.exchange(ctx, "PUT", policyPath(accessPointID), nil, header, p, &out); err != nil {
+	if _, _, err := c.exchange(ctx, "PUT", policyPath(accessPointID), nil, header, p, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -172,7 +172,7 @@ func (c *Client) PolicySet(ctx context.Context, universeID, etag string) (set *P
 		header.Set("If-None-Match", etag)
 	}
 	var out PolicySet
-	_, err = c.exchange(ctx, "GET", "/api/consumer/v1/policies", url.Values{"universeId": {universeID}}, header, nil, &out)
+	_, _, err = c.exchange(ctx, "GET", "/api/consumer/v1/policies", url.Values{"universeId": {universeID}}, header, nil, &out)
 	var apiErr *Error
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotModified {
 		return nil, true, nil

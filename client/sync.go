@@ -42,6 +42,10 @@ type SyncResult struct {
 	// RejectedAcks are the acks that matched no command delivered to this
 	// server; they changed nothing.
 	RejectedAcks []string `json:"rejectedAcks"`
+	// Grants are every grant of the players listed that is not revoked
+	// and ends after now (at most 2,000, those that end soonest first):
+	// the complete list, to keep instead of the one held.
+	Grants []Grant `json:"grants"`
 }
 
 // Sync is one call of a game server's loop (a key with the server

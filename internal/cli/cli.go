@@ -123,6 +123,9 @@ func commands() []command {
 		{"bench webhooks", "measure the lag of webhook deliveries from a server run with --webhooks-allow-private: --url URL --db DB [--rate R --duration D --wait D --attack hang|slow]", runBenchWebhooks},
 		{"version", "print the version of this build", runVersion},
 		{"insights", "count an organization's events by a grouping, most first or by time: --org ID --group-by accessPointId|locationId|reason|type|platformUserId|hour|day|hourOfWeek [--time-zone Z] [--access-point ID] [--location ID] [--type T] [--allowed A] [--platform-user-id P] [--reason R] [--scope S] [--date-from T] [--date-to T] [--limit N]", runInsights},
+		{"grant create", "let a player through access points (or every access point of a location) for a while, whatever their schedule: --org ID --player ID (--access-point ID … | --location ID) (--until RFC3339 | --for DURATION) [--from RFC3339] [--note T]", runGrantCreate},
+		{"grant list", "list an organization's grants, newest first: --org ID [--player ID] [--access-point ID] [--active true|false] [--limit N]", runGrantList},
+		{"grant revoke", "end a grant now: --org ID GRANT_ID", runGrantRevoke},
 	}
 }
 

@@ -129,6 +129,8 @@ func ruleText(p *gatehouse.Policy, rule string) string {
 	switch rule {
 	case gatehouse.RuleRemoteUnlock:
 		return "an active remote unlock covers the player, their server or the universe"
+	case gatehouse.RuleGrant:
+		return "a running grant of the player covers the access point (gatehouse grant list)"
 	case gatehouse.RuleFailMode:
 		return "the access point has no policy, and fails closed until one is set (gatehouse policy set)"
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/requestid"
 	"github.com/gatehouse/gatehouse/internal/service"
+	"github.com/google/uuid"
 )
 
 // Prefix is where the dashboard is served.
@@ -91,7 +92,8 @@ func New(cfg Config) http.Handler {
 		"list": func(s ...string) []string { return s }, "isDay": isDay,
 		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
-		"seconds": seconds, "inc": func(i int) int { return i + 1 }}
+		"seconds": seconds, "inc": func(i int) int { return i + 1 },
+		"tv": func(t *gatehouse.Time) gatehouse.Time { return *t }, "uid": func(u *uuid.UUID) uuid.UUID { return *u }}
 	for _, page := range templatePages {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/"+page+".html"))

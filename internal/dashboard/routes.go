@@ -134,6 +134,11 @@ func (d *dashboard) routes() []route {
 
 		// Insights: counts of the organization's events.
 		{"GET", "/insights", member, d.insights},
+		// Timed grants.
+		{"GET", "/grants", member, d.grantsList},
+		{"POST", "/grants", member, d.createGrant},
+		{"GET", "/grants/{id}/revoke", member, d.confirmRevokeGrant},
+		{"POST", "/grants/{id}/revoke", member, d.revokeGrant},
 
 		// Anything else.
 		{"", "/", anyone, func(w http.ResponseWriter, r *http.Request) {
@@ -157,4 +162,4 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templates/NAME.html in templates/layout.html with templates/filters.html.
 var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
-	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "alerts", "alert", "insights"}
+	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant"}

@@ -150,6 +150,8 @@ func explain(res gatehouse.DecisionResult, p *gatehouse.Policy, loc *time.Locati
 	switch res.Reason {
 	case gatehouse.ReasonRemoteUnlock:
 		a.Words = "A remote unlock active at that time covers this player (or their server, or the whole universe), so they pass whatever the policy says."
+	case gatehouse.ReasonGrant:
+		a.Words = "A grant of this player for this access point (or its location) runs at that time, so they pass whatever the schedule and allow rules say (see Grants)."
 	case gatehouse.ReasonAccessPointDisabled:
 		if res.Rule == gatehouse.RuleFailMode {
 			a.Words = "This access point has no policy yet, so every decision for it denies (fails closed) until an admin sets one."
@@ -189,6 +191,8 @@ func describeRule(rule string, p *gatehouse.Policy, loc *time.Location) string {
 	switch {
 	case rule == gatehouse.RuleRemoteUnlock:
 		return "an active remote unlock"
+	case rule == gatehouse.RuleGrant:
+		return "a running grant (timed pass) of the player"
 	case rule == gatehouse.RuleMode && p != nil:
 		return "the mode, " + string(p.Mode)
 	case rule == gatehouse.RuleFailMode:

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -34,7 +36,13 @@ func apiKey(ctx context.Context) gatehouse.APIKey {
 //  4. over the key's rate is 429;
 //  5. a key without the scope is 403.
 func (s *server) requireScope(scope gatehouse.Scope, next http.Handler) http.Handler {
-	return s.requireScopeFor(scope, 0, next)
+	return s.requireScopeFor([]gatehouse.Scope{scope}, 0, next)
+}
+
+// requireAnyScope is requireScope for a route that keys with any one of
+// scopes may call (the service may ask more of some requests).
+func (s *server) requireAnyScope(scopes []gatehouse.Scope, next http.Handler) http.Handler {
+	return s.requireScopeFor(scopes, 0, next)
 }
 
 // requireLongPoll is requireScope for a route that may wait up to wait
@@ -42,10 +50,10 @@ func (s *server) requireScope(scope gatehouse.Scope, next http.Handler) http.Han
 // that much longer than the query timeout. The handler narrows the
 // deadline to the wait its request asks for.
 func (s *server) requireLongPoll(scope gatehouse.Scope, wait time.Duration, next http.Handler) http.Handler {
-	return s.requireScopeFor(scope, wait, next)
+	return s.requireScopeFor([]gatehouse.Scope{scope}, wait, next)
 }
 
-func (s *server) requireScopeFor(scope gatehouse.Scope, wait time.Duration, next http.Handler) http.Handler {
+func (s *server) requireScopeFor(scopes []gatehouse.Scope, wait time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Every API route passes here: its work, the key lookup included,
 		// is bounded by the query timeout (and a long poll's wait).
@@ -82,10 +90,11 @@ func (s *server) requireScopeFor(scope gatehouse.Scope, wait time.Duration, next
 		if !s.allowKey(w, r, key) {
 			return
 		}
-		if !key.HasScope(scope) {
-			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="gatehouse", error="insufficient_scope", scope=%q`, scope))
+		if !slices.ContainsFunc(scopes, key.HasScope) {
+			names := gatehouse.JoinScopes(scopes)
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="gatehouse", error="insufficient_scope", scope=%q`, strings.ReplaceAll(names, ",", " ")))
 			s.writeError(w, r, errorf(http.StatusForbidden, "insufficient_scope",
-				"this API key lacks the %s scope this endpoint requires", scope))
+				"this API key lacks the %s scope this endpoint requires", strings.ReplaceAll(names, ",", " or ")))
 			return
 		}
 		// The key acts: what the service records of who changed what.

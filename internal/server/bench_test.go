@@ -84,7 +84,9 @@ func BenchmarkDecodeIngest(b *testing.B) {
 
 // BenchmarkDecisions measures POST /decisions through the whole handler
 // (authentication, rate limit, strict decoding, the decision's read, the
-// answer), without a network, with and without recording:
+// answer), without a network, with and without recording, and then with
+// a grant in the organization (another player's: each decision reads the
+// player's grants, which it skips while the organization holds none):
 //
 //	go test ./internal/server -run '^$' -bench Decisions -benchmem -cpu 1,32
 func BenchmarkDecisions(b *testing.B) {
@@ -114,4 +116,21 @@ func BenchmarkDecisions(b *testing.B) {
 			})
 		})
 	}
+	e.grant(o.policyKey, e.grantBody("999", "accessPointIds", ap, ""), http.StatusCreated)
+	b.Run("record=false/grants", func(b *testing.B) {
+		body := fmt.Sprintf(`{"accessPointId": %q, "platformUserId": "123", "serverJobId": "job-1", "record": false}`, ap)
+		b.SetParallelism(16)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				req := httptest.NewRequest("POST", "/api/consumer/v1/decisions", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+o.serverKey)
+				req.Header.Set("Content-Type", "application/json")
+				w := httptest.NewRecorder()
+				e.handler.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
+	})
 }

@@ -54,6 +54,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"PATCH /api/consumer/v1/alert-rules/{id}", "DELETE /api/consumer/v1/alert-rules/{id}", "POST /api/consumer/v1/alert-rules/{id}/test",
 		"GET /api/consumer/v1/alerts", "GET /api/consumer/v1/alerts/{id}",
 		"GET /api/consumer/v1/insights",
+		"POST /api/consumer/v1/grants", "GET /api/consumer/v1/grants", "GET /api/consumer/v1/grants/{id}", "DELETE /api/consumer/v1/grants/{id}",
 	}
 	slices.Sort(served)
 	if !slices.Equal(documented, served) {

@@ -61,6 +61,12 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /api/consumer/v1/alerts", s.requireScope(gatehouse.ScopeWebhooksWrite, s.listAlerts()))
 	mux.Handle("GET /api/consumer/v1/alerts/{id}", s.requireScope(gatehouse.ScopeWebhooksWrite, s.showAlert()))
 	mux.Handle("GET /api/consumer/v1/insights", s.requireScope(gatehouse.ScopeEventsRead, s.listInsights()))
+	// A game server's key creates the grants of purchases (the service
+	// refuses it others); everything else of grants needs policies:write.
+	mux.Handle("POST /api/consumer/v1/grants", s.requireAnyScope([]gatehouse.Scope{gatehouse.ScopePoliciesWrite, gatehouse.ScopeGameServer}, s.createGrant()))
+	mux.Handle("GET /api/consumer/v1/grants", s.requireScope(gatehouse.ScopePoliciesWrite, s.listGrants()))
+	mux.Handle("GET /api/consumer/v1/grants/{id}", s.requireScope(gatehouse.ScopePoliciesWrite, s.showGrant()))
+	mux.Handle("DELETE /api/consumer/v1/grants/{id}", s.requireScope(gatehouse.ScopePoliciesWrite, s.revokeGrant()))
 	// The platform calls it with no key: its token and signature stand in.
 	mux.Handle("POST /api/consumer/v1/integrations/roblox/erasure/{token}", s.receiveErasure())
 

@@ -24,6 +24,7 @@ type syncResult struct {
 	Cursor        string              `json:"cursor"`
 	PolicyVersion string              `json:"policyVersion"`
 	RejectedAcks  []string            `json:"rejectedAcks"`
+	Grants        []gatehouse.Grant   `json:"grants"`
 }
 
 // TestUniverseUnlockReachesEveryServer: three game servers long-poll in
@@ -126,7 +127,7 @@ func TestSyncWaitEndsWithNothing(t *testing.T) {
 		t.Errorf("policyVersion %q is not a policy set's version", res.PolicyVersion)
 	}
 	body := bytes.Replace(r.body, []byte(res.PolicyVersion), []byte("v"), 1)
-	sameJSON(t, "sync", body, `{"commands": [], "cursor": "0", "policyVersion": "v", "rejectedAcks": []}`)
+	sameJSON(t, "sync", body, `{"commands": [], "cursor": "0", "policyVersion": "v", "rejectedAcks": [], "grants": []}`)
 }
 
 // TestSyncOfAnUnknownUniverseIs404: a sync for a universe none of the

@@ -191,7 +191,12 @@ func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (gateh
 //   - records the server as live in its universe with its players;
 //   - applies its acknowledgements;
 //   - answers the commands due to it, waiting up to r.WaitSeconds for one
-//     to be issued on any instance.
+//     to be issued on any instance, or for a grant of one of its players
+//     to be made or revoked;
+//   - answers, every time, the grants of its players in force or to
+//     come ([gatehouse.MaxSyncGrants] at most, those that end soonest
+//     first): the complete list, which the server keeps instead of its
+//     own.
 //
 // Any other universe is [gatehouse.ErrUnknownUniverse]. Only an API key
 // (scope server, checked by the API) syncs.
@@ -227,34 +232,65 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r gatehouse.SyncReq
 		}
 		res.RejectedAcks = append(res.RejectedAcks, rejected...)
 	}
+	w := syncWait{orgID: orgID, jobID: r.ServerJobID, universeID: r.UniverseID, players: players, cursor: cursor, deadline: deadline}
 	for {
-		cmds, done, err := s.waitForCommands(ctx, orgID, r.ServerJobID, r.UniverseID, cursor, deadline, &res)
+		cmds, done, err := s.waitForCommands(ctx, &w, &res)
 		if err != nil {
 			return gatehouse.SyncResult{}, err
 		}
 		if done {
 			res.Commands = append(res.Commands, cmds...)
+			res.Grants = w.grants
+			s.answered.answer(orgID, r.ServerJobID, w.grants)
 			return s.withPolicyVersion(ctx, orgID, r.UniverseID, res)
 		}
 	}
 }
 
+// syncWait is what a sync's long poll waits with: the server, the
+// players it hosts, the cursor it sent, and the grants of its players
+// as last read (read false before the first read).
+type syncWait struct {
+	orgID             uuid.UUID
+	jobID, universeID string
+	players           []string
+	cursor            int64
+	deadline          time.Time
+	grants            []gatehouse.Grant
+	digest            uint64
+	read              bool
+}
+
 // waitForCommands is one round of a sync's long poll: it takes the
-// commands due to the server and, when there are none and the deadline
-// is not past, waits for a wake, the deadline or the instance's stop.
-// done says the sync answers now with cmds; res.Cursor is set. The
-// channels it waits on are left before it returns.
-func (s *Service) waitForCommands(ctx context.Context, orgID uuid.UUID, jobID, universeID string, cursor int64,
-	deadline time.Time, res *gatehouse.SyncResult) (cmds []gatehouse.Command, done bool, err error) {
-	universe, server, leave := s.wakes.Wait(orgID, universeID, jobID)
+// commands due to the server and reads its players' grants and, when
+// there are no commands, the grants did not change since the last round
+// and the deadline is not past, waits for a wake, the deadline or the
+// instance's stop. done says the sync answers now with cmds; res.Cursor
+// and w.grants are set. The channels it waits on are left before it
+// returns.
+func (s *Service) waitForCommands(ctx context.Context, w *syncWait, res *gatehouse.SyncResult) (cmds []gatehouse.Command, done bool, err error) {
+	universe, server, leave := s.wakes.Wait(w.orgID, w.universeID, w.jobID)
 	defer leave()
-	cmds, gen, err := s.take(ctx, orgID, jobID, universeID, cursor)
+	cmds, gen, err := s.take(ctx, w.orgID, w.jobID, w.universeID, w.cursor)
 	if err != nil {
 		return nil, false, err
 	}
 	res.Cursor = gatehouse.FormatCursor(gen)
-	left := time.Until(deadline)
-	if len(cmds) > 0 || left <= 0 {
+	grants, err := s.syncGrants(ctx, w.orgID, w.players, s.Now())
+	if err != nil {
+		return nil, false, err
+	}
+	// A grant made or revoked for one of its players wakes the server:
+	// it answers with the new list. The first read compares with what
+	// this instance answered the server last (see answeredGrants).
+	digest := grantsDigest(grants)
+	changed := digest != w.digest
+	if !w.read {
+		changed = s.answered.changed(w.orgID, w.jobID, grants)
+	}
+	w.grants, w.digest, w.read = grants, digest, true
+	left := time.Until(w.deadline)
+	if len(cmds) > 0 || changed || left <= 0 {
 		return cmds, true, nil
 	}
 	timer := time.NewTimer(left)

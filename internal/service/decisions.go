@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -10,8 +11,8 @@ import (
 )
 
 // Decide decides whether a player passes one of the organization's access
-// points, by its current policy and the remote unlocks active for it
-// (docs/api.md, "POST /decisions"). With r.Record, it stores the decision
+// points, by its current policy, the remote unlocks active for it and the
+// player's grants running then (docs/api.md, "POST /decisions"). With r.Record, it stores the decision
 // as an ACCESS_GRANTED or ACCESS_DENIED event before answering. An access
 // point without a policy fails closed ([gatehouse.Decide] of a nil
 // policy).
@@ -50,8 +51,12 @@ func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r gatehouse.Decis
 	if err != nil {
 		return gatehouse.DecisionResult{}, err
 	}
+	grants, err := s.runningGrants(ctx, orgID, dc, r.PlatformUserID, at, r.At == nil)
+	if err != nil {
+		return gatehouse.DecisionResult{}, err
+	}
 	in := r.DecisionInput
-	in.Unlocks, in.Lockdowns, in.Grants = dc.Unlocks, dc.Lockdowns, dc.Grants
+	in.Unlocks, in.Lockdowns, in.Grants = dc.Unlocks, dc.Lockdowns, slices.Concat(dc.Grants, grants)
 	res := gatehouse.DecisionResult{Decision: gatehouse.Decide(policy, in, at), AccessPoint: dc.AccessPoint, Location: dc.Location, At: gatehouse.Time(at)}
 	if dc.Policy != nil {
 		v := dc.Policy.Version
@@ -94,10 +99,10 @@ func (s *Service) decisionContext(ctx context.Context, orgID, accessPointID uuid
 	return dc, err
 }
 
-// wake tells this instance that commands changed: its waiting syncs wake,
-// and its decisions read the organization's unlocks again (all
-// organizations' for the zero [gatehouse.Wake], "anything may have
-// changed"). Commands issued or cancelled on any instance reach decisions
+// wake tells this instance that commands or grants changed: its waiting
+// syncs wake, and its decisions read the organization's unlocks and
+// whether it holds grants again (all organizations' for the zero
+// [gatehouse.Wake], "anything may have changed"). Commands issued or cancelled on any instance reach decisions
 // as fast as they reach syncs.
 func (s *Service) wake(w gatehouse.Wake) {
 	if w.OrgID == uuid.Nil {
@@ -105,6 +110,7 @@ func (s *Service) wake(w gatehouse.Wake) {
 	} else {
 		s.decisionContexts.forget(w.OrgID)
 	}
+	s.keptGrants.forget(w.OrgID)
 	s.wakes.Wake(w)
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 )
 
 // TestRolesInTheService: the service, not the pages, decides what a
@@ -118,6 +119,18 @@ func TestRolesInTheService(t *testing.T) {
 		}},
 		{"set a password", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, err := f.svc.SetPassword(ctx, f.org.ID, admin.Email, "correct horse battery")
+			return err
+		}},
+		{"grant and revoke a timed pass", gatehouse.RoleAdmin, func(ctx context.Context) error {
+			until := gatehouse.Time(f.now.Add(time.Hour))
+			g, _, err := f.svc.CreateGrant(ctx, f.org.ID, gatehouse.GrantRequest{PlatformUserID: "156", AccessPointIDs: []uuid.UUID{door.ID}, Until: &until})
+			if err == nil {
+				_, err = f.svc.RevokeGrant(ctx, f.org.ID, g.ID)
+			}
+			return err
+		}},
+		{"list grants", gatehouse.RoleViewer, func(ctx context.Context) error {
+			_, err := f.svc.ListGrants(ctx, f.org.ID, gatehouse.GrantFilter{Limit: 10})
 			return err
 		}},
 	}

@@ -72,6 +72,11 @@ type Service struct {
 	policySets       policySets
 	encodedSets      encodedSets
 	decisionContexts decisionContexts
+	// keptGrants keeps the organizations' live grants for decisions
+	// and syncs.
+	keptGrants grantKeeper
+	// answered remembers the grants each server was last answered.
+	answered answeredGrants
 	// webhooks configures the delivery of webhooks; retention the
 	// deletion of expired events.
 	webhooks  WebhookSettings

@@ -111,6 +111,11 @@ func Run(t *testing.T, open Opener) {
 		{"AlertDeliveries", testAlertDeliveries},
 		{"Insights", testInsights},
 		{"InsightsCountUnlocks", testInsightsCountUnlocks},
+		{"Grants", testGrants},
+		{"GrantReceipts", testGrantReceipts},
+		{"RunningGrants", testRunningGrants},
+		{"LiveGrants", testLiveGrants},
+		{"PlayerServers", testPlayerServers},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

@@ -1,0 +1,473 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"hash/fnv"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// CreateGrant makes a timed grant for the organization (docs/api.md,
+// "POST /grants"), attributed to the acting user or key, and wakes the
+// waiting syncs of the servers hosting its player. created is false when
+// the organization holds a grant of the same source.receiptId already:
+// that grant is returned, whatever r says, and nothing is recorded, so a
+// purchase handler may retry safely.
+//
+// Who may:
+//   - a dashboard user with [gatehouse.PermManageGrants] (admins);
+//   - an API key with policies:write, any grant; a key without it (a
+//     game server's, scope server) only a purchase
+//     ([gatehouse.GrantSourceType.Purchase]): a *[gatehouse.ScopeError];
+//   - the operator's CLI.
+//
+// Errors: a [*gatehouse.ValidationError] naming every bad field, an
+// access point or location of another organization included.
+func (s *Service) CreateGrant(ctx context.Context, orgID uuid.UUID, r gatehouse.GrantRequest) (_ gatehouse.Grant, created bool, err error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageGrants); err != nil {
+		return gatehouse.Grant{}, false, err
+	}
+	now := s.Now()
+	if r, err = r.Check(now); err != nil {
+		return gatehouse.Grant{}, false, err
+	}
+	a := gatehouse.ActorFrom(ctx)
+	if !r.Source.Type.Purchase() {
+		if err := gatehouse.RequireKeyScope(a, gatehouse.ScopePoliciesWrite,
+			"to grant other than a purchase (source.type DEVELOPER_PRODUCT or GAME_PASS)"); err != nil {
+			return gatehouse.Grant{}, false, err
+		}
+	}
+	if r.Source.ReceiptID != nil {
+		// A retry finds its grant without checking what the grant names
+		// again (an access point removed since would refuse it).
+		if g, err := s.grantOfReceipt(ctx, orgID, *r.Source.ReceiptID); err == nil || !errors.Is(err, gatehouse.ErrNotFound) {
+			return g.At(now), false, err
+		}
+	}
+	if err := s.checkGrantTargets(ctx, orgID, r); err != nil {
+		return gatehouse.Grant{}, false, err
+	}
+	aps := r.AccessPointIDs
+	if aps == nil {
+		aps = []uuid.UUID{}
+	}
+	ng := gatehouse.NewGrant{Grant: gatehouse.Grant{ID: gatehouse.NewID(), OrgID: orgID, PlatformUserID: r.PlatformUserID,
+		AccessPointIDs: aps, LocationID: r.LocationID, From: *r.From, Until: *r.Until, Note: r.Note, Source: *r.Source,
+		CreatedAt: gatehouse.Time(now)}}
+	if a.ID != uuid.Nil {
+		id := a.ID
+		switch a.Type {
+		case gatehouse.ActorUser:
+			ng.CreatedByUser = &id
+		case gatehouse.ActorKey:
+			ng.CreatedByKeyID = &id
+		}
+	}
+	if ng.Wakes, err = s.grantWakes(ctx, orgID, r.PlatformUserID, now); err != nil {
+		return gatehouse.Grant{}, false, err
+	}
+	e := s.entry(ctx, orgID, gatehouse.AuditGrantCreated, gatehouse.TargetGrant).
+		Change("platformUserId", "", r.PlatformUserID).
+		Change("from", "", gatehouse.FormatTime(time.Time(*r.From))).Change("until", "", gatehouse.FormatTime(time.Time(*r.Until))).
+		Change("source", "", string(r.Source.Type))
+	if r.LocationID != nil {
+		e = e.Change("locationId", "", r.LocationID.String())
+	} else {
+		e = e.Change("accessPoints", "", joinIDs(aps))
+	}
+	g, created, err := s.store.CreateGrant(ctx, e, ng)
+	if err != nil {
+		return gatehouse.Grant{}, false, err
+	}
+	if created {
+		for _, w := range ng.Wakes {
+			s.wake(w)
+		}
+	}
+	return g.At(now), created, nil
+}
+
+// grantOfReceipt returns the organization's grant of a receipt id, or
+// [gatehouse.ErrNotFound].
+func (s *Service) grantOfReceipt(ctx context.Context, orgID uuid.UUID, receipt string) (gatehouse.Grant, error) {
+	page, err := s.store.ListGrants(ctx, orgID, gatehouse.GrantFilter{ReceiptID: &receipt, Limit: 1})
+	if err != nil {
+		return gatehouse.Grant{}, err
+	}
+	if len(page.Grants) == 0 {
+		return gatehouse.Grant{}, gatehouse.ErrNotFound
+	}
+	return page.Grants[0], nil
+}
+
+// checkGrantTargets refuses, keyed by the field, an access point or a
+// location the organization does not hold.
+func (s *Service) checkGrantTargets(ctx context.Context, orgID uuid.UUID, r gatehouse.GrantRequest) error {
+	var errs gatehouse.ValidationError
+	for i, id := range r.AccessPointIDs {
+		_, err := s.store.FindAccessPoint(ctx, orgID, id)
+		switch {
+		case errors.Is(err, gatehouse.ErrNotFound):
+			errs.Add("accessPointIds["+strconv.Itoa(i)+"]", "is not an access point of your organization")
+		case err != nil:
+			return err
+		}
+	}
+	if r.LocationID != nil {
+		_, err := s.store.FindLocation(ctx, orgID, *r.LocationID)
+		switch {
+		case errors.Is(err, gatehouse.ErrNotFound):
+			errs.Add("locationId", "is not a location of your organization")
+		case err != nil:
+			return err
+		}
+	}
+	return errs.Err()
+}
+
+// grantWakes are the wakes of a change of player's grants: every live
+// server hosting the player, whose waiting sync answers with the new
+// list, and the organization's own, which tells every instance that its
+// decisions may see a grant (see grantFlags).
+func (s *Service) grantWakes(ctx context.Context, orgID uuid.UUID, player string, now time.Time) ([]gatehouse.Wake, error) {
+	servers, err := s.store.PlayerServers(ctx, orgID, player, now.Add(-gatehouse.LiveWindow))
+	if err != nil {
+		return nil, err
+	}
+	wakes := []gatehouse.Wake{{OrgID: orgID}}
+	for _, sv := range servers {
+		wakes = append(wakes, gatehouse.Wake{OrgID: orgID, UniverseID: sv.UniverseID, JobID: sv.JobID})
+	}
+	return wakes, nil
+}
+
+// ReadGrantQuery parses the query of a grant list and opens its cursor
+// for orgID (see [gatehouse.ReadGrantQuery]).
+func (s *Service) ReadGrantQuery(orgID uuid.UUID, v url.Values) (gatehouse.GrantFilter, error) {
+	return gatehouse.ReadGrantQuery(v, s.cursors, orgID)
+}
+
+// GrantCursor signs the position next of the list of orgID's grants
+// matching f: the nextCursor of a page.
+func (s *Service) GrantCursor(orgID uuid.UUID, f gatehouse.GrantFilter, next gatehouse.GrantKey) string {
+	return s.cursors.Sign(gatehouse.CursorGrants, f.Digest(orgID), gatehouse.EncodeGrantKey(next))
+}
+
+// ListGrants returns a page of the organization's grants matching f,
+// newest first, each with Active set for now. f.AccessPointID matches the
+// grants that list it and those of its location; an access point the
+// organization does not hold matches none. f must pass
+// [gatehouse.GrantFilter.Check].
+func (s *Service) ListGrants(ctx context.Context, orgID uuid.UUID, f gatehouse.GrantFilter) (gatehouse.GrantPage, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+		return gatehouse.GrantPage{}, err
+	}
+	if err := f.Check(); err != nil {
+		return gatehouse.GrantPage{}, err
+	}
+	now := s.Now()
+	f.Now, f.LocationOf = now, nil
+	if f.AccessPointID != nil {
+		ap, err := s.store.FindAccessPoint(ctx, orgID, *f.AccessPointID)
+		switch {
+		case errors.Is(err, gatehouse.ErrNotFound):
+		case err != nil:
+			return gatehouse.GrantPage{}, err
+		default:
+			f.LocationOf = &ap.LocationID
+		}
+	}
+	page, err := s.store.ListGrants(ctx, orgID, f)
+	for i := range page.Grants {
+		page.Grants[i] = page.Grants[i].At(now)
+	}
+	return page, err
+}
+
+// FindGrant returns one of the organization's grants, or
+// [gatehouse.ErrNotFound].
+func (s *Service) FindGrant(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Grant, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+		return gatehouse.Grant{}, err
+	}
+	g, err := s.store.FindGrant(ctx, orgID, id)
+	return g.At(s.Now()), err
+}
+
+// RevokeGrant ends one of the organization's grants now and wakes the
+// syncs of the servers hosting its player. A grant revoked already is
+// returned as it is and nothing is recorded. [gatehouse.ErrNotFound];
+// [gatehouse.ErrForbidden] for a user without
+// [gatehouse.PermManageGrants].
+func (s *Service) RevokeGrant(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Grant, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageGrants); err != nil {
+		return gatehouse.Grant{}, err
+	}
+	now := s.Now()
+	old, err := s.store.FindGrant(ctx, orgID, id)
+	if err != nil {
+		return gatehouse.Grant{}, err
+	}
+	if old.RevokedAt != nil {
+		return old.At(now), nil
+	}
+	wakes, err := s.grantWakes(ctx, orgID, old.PlatformUserID, now)
+	if err != nil {
+		return gatehouse.Grant{}, err
+	}
+	e := s.entry(ctx, orgID, gatehouse.AuditGrantRevoked, gatehouse.TargetGrant).
+		Change("revokedAt", "", gatehouse.FormatTime(now))
+	g, revoked, err := s.store.RevokeGrant(ctx, e, orgID, id, now, wakes)
+	if err != nil {
+		return gatehouse.Grant{}, err
+	}
+	if revoked {
+		for _, w := range wakes {
+			s.wake(w)
+		}
+	}
+	return g.At(now), nil
+}
+
+// runningGrants returns the player's grants of the access point of dc
+// that run at at. A decision made now reads them from the
+// organization's live grants this instance keeps (liveGrants) while
+// they are few enough to keep; one explained at another instant reads
+// the store.
+func (s *Service) runningGrants(ctx context.Context, orgID uuid.UUID, dc gatehouse.DecisionContext, player string, at time.Time, now bool) ([]gatehouse.ActiveGrant, error) {
+	if now {
+		live, err := s.liveGrants(ctx, orgID, at)
+		if err != nil {
+			return nil, err
+		}
+		if live.complete {
+			var out []gatehouse.ActiveGrant
+			for _, g := range live.byPlayer[player] {
+				if g.Covers(dc.AccessPoint.ID, dc.Location.ID) && g.Runs(at) {
+					out = append(out, g.ActiveGrant())
+				}
+			}
+			return out, nil
+		}
+	}
+	return s.store.RunningGrants(ctx, orgID, dc.AccessPoint.ID, dc.Location.ID, player, at)
+}
+
+// syncGrants returns the grants a sync answers with: those of the
+// players, in force or to come, at most [gatehouse.MaxSyncGrants], those
+// that end soonest first.
+func (s *Service) syncGrants(ctx context.Context, orgID uuid.UUID, players []string, now time.Time) ([]gatehouse.Grant, error) {
+	out := []gatehouse.Grant{}
+	if len(players) == 0 {
+		return out, nil
+	}
+	live, err := s.liveGrants(ctx, orgID, now)
+	if err != nil {
+		return nil, err
+	}
+	if !live.complete {
+		if out, err = s.store.LiveGrants(ctx, orgID, players, now, gatehouse.MaxSyncGrants); err != nil {
+			return nil, err
+		}
+	} else if len(live.byPlayer) > 0 {
+		for _, p := range players {
+			for _, g := range live.byPlayer[p] {
+				if g.Ends().After(now) {
+					out = append(out, g)
+				}
+			}
+		}
+		slices.SortFunc(out, func(a, b gatehouse.Grant) int {
+			if c := time.Time(a.Until).Compare(time.Time(b.Until)); c != 0 {
+				return c
+			}
+			return bytes.Compare(a.ID[:], b.ID[:])
+		})
+		out = out[:min(len(out), gatehouse.MaxSyncGrants)]
+	}
+	for i := range out {
+		out[i] = out[i].At(now)
+	}
+	return out, nil
+}
+
+// liveGrants returns the organization's grants in force or to come as
+// this instance keeps them, reading them again when:
+//   - a grant was made or revoked on any instance (its wakes name the
+//     organization: [Service.wake] forgets them);
+//   - they were read grantsFresh ago, which only covers a wake lost
+//     with its connection.
+//
+// Past maxKeptGrants the organization's grants are not kept (complete
+// false): its decisions and syncs read the store.
+func (s *Service) liveGrants(ctx context.Context, orgID uuid.UUID, now time.Time) (keptGrants, error) {
+	if k, ok := s.keptGrants.get(orgID, time.Now()); ok {
+		return k, nil
+	}
+	read, epoch := time.Now(), s.keptGrants.begin()
+	grants, err := s.store.LiveGrants(ctx, orgID, nil, now, maxKeptGrants+1)
+	if err != nil {
+		return keptGrants{}, err
+	}
+	k := keptGrants{complete: len(grants) <= maxKeptGrants, at: read}
+	if k.complete {
+		k.byPlayer = map[string][]gatehouse.Grant{}
+		for _, g := range grants {
+			k.byPlayer[g.PlatformUserID] = append(k.byPlayer[g.PlatformUserID], g)
+		}
+	}
+	s.keptGrants.put(orgID, k, epoch)
+	return k, nil
+}
+
+// Bounds of the grants an instance keeps (see liveGrants).
+const (
+	grantsFresh   = 10 * time.Second
+	maxKeptGrants = 10_000
+	// maxKeptOrgs bounds the organizations kept: past it, the instance
+	// starts again empty.
+	maxKeptOrgs = 10_000
+)
+
+// keptGrants are an organization's grants in force or to come, by
+// player: most organizations hold none or a few, and a decision or a sync
+// then reads none.
+type keptGrants struct {
+	byPlayer map[string][]gatehouse.Grant
+	complete bool
+	at       time.Time
+}
+
+// grantKeeper keeps the organizations' live grants. epoch counts the
+// forgets: a read that began before one is not kept.
+type grantKeeper struct {
+	mu    sync.Mutex
+	m     map[uuid.UUID]keptGrants
+	epoch uint64
+}
+
+// begin returns the epoch a read of grants begins in.
+func (c *grantKeeper) begin() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.epoch
+}
+
+func (c *grantKeeper) get(orgID uuid.UUID, now time.Time) (keptGrants, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k, ok := c.m[orgID]
+	if !ok || now.Sub(k.at) >= grantsFresh {
+		return keptGrants{}, false
+	}
+	return k, true
+}
+
+// put keeps k, read from epoch on, unless a wake forgot grants since
+// (the read may have missed what woke).
+func (c *grantKeeper) put(orgID uuid.UUID, k keptGrants, epoch uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if epoch != c.epoch {
+		return
+	}
+	if c.m == nil || len(c.m) >= maxKeptOrgs {
+		c.m = map[uuid.UUID]keptGrants{}
+	}
+	c.m[orgID] = k
+}
+
+// forget drops the grants of the organization, or of every one for
+// uuid.Nil.
+func (c *grantKeeper) forget(orgID uuid.UUID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.epoch++
+	if orgID == uuid.Nil {
+		c.m = nil
+		return
+	}
+	delete(c.m, orgID)
+}
+
+// grantsDigest sums up a sync's grants: which, and whether revoked
+// (nothing else of a grant changes).
+func grantsDigest(grants []gatehouse.Grant) uint64 {
+	h := fnv.New64a()
+	for _, g := range grants {
+		h.Write(g.ID[:])
+		if g.RevokedAt != nil {
+			h.Write([]byte{1})
+		}
+	}
+	return h.Sum64()
+}
+
+// maxAnsweredGrants bounds the servers answeredGrants remembers: past
+// it, it starts again empty.
+const maxAnsweredGrants = 100_000
+
+// answeredGrants remembers, per server, the digest of the grants this
+// instance last answered it, when there were any. A sync's first read
+// compares with it: a grant made or revoked while the server was between
+// two syncs (no sync waiting to wake) is answered at once, not at the
+// end of the next wait. A server it does not remember was answered no
+// grant (or by another instance): it answers at once when its players
+// hold grants, then waits at its next sync. Servers without grants,
+// nearly all of them, leave nothing here.
+type answeredGrants struct {
+	mu sync.Mutex
+	m  map[answeredKey]uint64
+}
+
+type answeredKey struct {
+	org uuid.UUID
+	job string
+}
+
+// changed reports whether grants differ from what the server was last
+// answered.
+func (a *answeredGrants) changed(orgID uuid.UUID, job string, grants []gatehouse.Grant) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d, ok := a.m[answeredKey{orgID, job}]
+	if !ok {
+		return len(grants) > 0
+	}
+	return d != grantsDigest(grants)
+}
+
+// answer remembers what the server is answered.
+func (a *answeredGrants) answer(orgID uuid.UUID, job string, grants []gatehouse.Grant) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	k := answeredKey{orgID, job}
+	if len(grants) == 0 {
+		delete(a.m, k)
+		return
+	}
+	if a.m == nil || len(a.m) >= maxAnsweredGrants {
+		a.m = map[answeredKey]uint64{}
+	}
+	a.m[k] = grantsDigest(grants)
+}
+
+func joinIDs(ids []uuid.UUID) string {
+	out := ""
+	for i, id := range ids {
+		if i > 0 {
+			out += ","
+		}
+		out += id.String()
+	}
+	return out
+}

@@ -82,14 +82,7 @@ var alertFormFields = []string{"name", "kind", "threshold", "windowMinutes", "gr
 // createAlertRule makes a rule from the form and redirects to the page
 // (POST-redirect-GET), which shows a standard-webhooks secret this once.
 func (d *dashboard) createAlertRule(w http.ResponseWriter, r *http.Request) {
-	form := url.Values{}
-	for _, name := range append(alertFormFields, webhookFilterFields...) {
-		for _, v := range r.PostForm[name] {
-			if v = strings.TrimSpace(v); v != "" {
-				form.Add(name, v)
-			}
-		}
-	}
+	form := postedForm(r, append(alertFormFields, webhookFilterFields...))
 	minutes := func(name string) int {
 		n, err := strconv.ParseFloat(form.Get(name), 64)
 		if err != nil {
@@ -105,12 +98,7 @@ func (d *dashboard) createAlertRule(w http.ResponseWriter, r *http.Request) {
 	} else {
 		c.Threshold, _ = strconv.Atoi(form.Get("threshold"))
 		c.WindowSeconds, c.GroupBy = minutes("windowMinutes"), gatehouse.AlertGroupBy(form.Get("groupBy"))
-		c.Filters = map[string]string{}
-		for _, f := range webhookFilterFields {
-			if v := strings.Join(form[f], ","); v != "" {
-				c.Filters[f] = v
-			}
-		}
+		c.Filters = formFilters(form)
 	}
 	cooldown := minutes("cooldownMinutes")
 	in := gatehouse.AlertRuleInput{Name: ptr(form.Get("name")), Condition: &c, CooldownSeconds: &cooldown,

@@ -78,12 +78,7 @@ func (d *dashboard) createWebhook(w http.ResponseWriter, r *http.Request) {
 	for _, t := range form["types"] {
 		in.Types = append(in.Types, gatehouse.WebhookType(t))
 	}
-	filters := map[string]string{}
-	for _, f := range webhookFilterFields {
-		if v := strings.Join(form[f], ","); v != "" {
-			filters[f] = v
-		}
-	}
+	filters := formFilters(form)
 	in.Filters = &filters
 	hook, secret, err := d.Service.CreateWebhook(r.Context(), viewerOf(r).user.OrgID, in)
 	var (
@@ -107,8 +102,15 @@ func (d *dashboard) createWebhook(w http.ResponseWriter, r *http.Request) {
 // webhookForm is the create form's fields, trimmed, without the CSRF
 // token: what the form shows again when it has a problem.
 func webhookForm(r *http.Request) url.Values {
+	return postedForm(r, append([]string{"url", "description", "types"}, webhookFilterFields...))
+}
+
+// postedForm is the posted values of the named fields, trimmed, the
+// empty ones left out (and with them the CSRF token and anything else
+// the form does not name).
+func postedForm(r *http.Request, names []string) url.Values {
 	form := url.Values{}
-	for _, name := range append([]string{"url", "description", "types"}, webhookFilterFields...) {
+	for _, name := range names {
 		for _, v := range r.PostForm[name] {
 			if v = strings.TrimSpace(v); v != "" {
 				form.Add(name, v)
@@ -116,6 +118,18 @@ func webhookForm(r *http.Request) url.Values {
 		}
 	}
 	return form
+}
+
+// formFilters is the feed filters a form sets (webhookFilterFields), a
+// field's several values joined with commas as the feed takes them.
+func formFilters(form url.Values) map[string]string {
+	filters := map[string]string{}
+	for _, f := range webhookFilterFields {
+		if v := strings.Join(form[f], ","); v != "" {
+			filters[f] = v
+		}
+	}
+	return filters
 }
 
 // webhookFieldLabels name the endpoint's fields as the form does.

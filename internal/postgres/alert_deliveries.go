@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -19,21 +18,15 @@ const alertColumnsQuery = `SELECT a.seq, a.id, o.id, r.id, r.name, a.kind, a.tes
 
 const alertFrom = ` FROM alerts a JOIN alert_rules r ON r.seq = a.rule JOIN organizations o ON o.seq = a.org`
 
-// seqAlert is an alert and its row's seq, the list's keyset position.
-type seqAlert struct {
-	seq int64
-	a   gatehouse.Alert
-}
-
-func scanAlert(row pgx.CollectableRow) (seqAlert, error) {
+func scanAlert(row pgx.CollectableRow) (sqlstore.SeqAlert, error) {
 	var (
-		s                       seqAlert
-		a                       = &s.a
+		s                       sqlstore.SeqAlert
+		a                       = &s.Alert
 		start, end, fired, next time.Time
 		audit                   *string
 		kind, filters           string
 	)
-	if err := row.Scan(&s.seq, &a.ID, &a.OrgID, &a.RuleID, &a.RuleName, &kind, &a.Test, &a.GroupBy, &a.Group, &a.Count,
+	if err := row.Scan(&s.Seq, &a.ID, &a.OrgID, &a.RuleID, &a.RuleName, &kind, &a.Test, &a.GroupBy, &a.Group, &a.Count,
 		&a.WindowSeconds, &start, &end, &audit, &filters, &fired, &a.Delivery.Status, &a.Delivery.Attempts, &next,
 		&a.Delivery.LastError); err != nil {
 		return s, err
@@ -52,11 +45,7 @@ func (db *DB) AddAlert(ctx context.Context, a gatehouse.Alert) (_ gatehouse.Aler
 		return gatehouse.Alert{}, err
 	}
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
-		var rule int64
-		err := tx.QueryRow(ctx, "SELECT seq FROM alert_rules WHERE org = $1 AND id = $2", org, a.RuleID).Scan(&rule)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("alert rule %s: %w", a.RuleID, gatehouse.ErrNotFound)
-		}
+		rule, err := rowSeq(ctx, tx, "alert_rules", "alert rule", org, a.RuleID)
 		if err != nil {
 			return err
 		}
@@ -88,21 +77,7 @@ func (db *DB) ListAlerts(ctx context.Context, orgID uuid.UUID, f gatehouse.Alert
 	if err != nil {
 		return gatehouse.AlertPage{}, wrap(err)
 	}
-	return alertPage(all, f.Limit), nil
-}
-
-// alertPage trims one row over limit into the page's Next.
-func alertPage(rows []seqAlert, limit int) gatehouse.AlertPage {
-	p := gatehouse.AlertPage{Alerts: []gatehouse.Alert{}}
-	for i, r := range rows {
-		if i == limit {
-			seq := rows[i-1].seq
-			p.Next = &seq
-			break
-		}
-		p.Alerts = append(p.Alerts, r.a)
-	}
-	return p
+	return sqlstore.AlertPage(all, f.Limit), nil
 }
 
 // FindAlert returns an organization's alert with its attempts.
@@ -113,16 +88,13 @@ func (db *DB) FindAlert(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.A
 
 func findAlert(ctx context.Context, q querier, orgID, id uuid.UUID) (gatehouse.Alert, error) {
 	rows, _ := q.Query(ctx, alertColumnsQuery+alertFrom+" WHERE o.id = $1 AND a.id = $2", orgID, id)
-	s, err := pgx.CollectExactlyOneRow(rows, scanAlert)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return gatehouse.Alert{}, fmt.Errorf("alert %s: %w", id, gatehouse.ErrNotFound)
-	}
+	s, err := oneOf(rows, scanAlert, "alert", id)
 	if err != nil {
-		return gatehouse.Alert{}, wrap(err)
+		return gatehouse.Alert{}, err
 	}
-	a := s.a
+	a := s.Alert
 	rows, _ = q.Query(ctx, `SELECT id, attempt, at, status, response_code, latency_ms, error, response FROM alert_attempts
-		WHERE alert = $1 ORDER BY seq DESC`, s.seq)
+		WHERE alert = $1 ORDER BY seq DESC`, s.Seq)
 	a.Deliveries, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.AlertAttempt, error) {
 		var (
 			t  gatehouse.AlertAttempt
@@ -190,16 +162,10 @@ func (db *DB) SaveAlertEvaluation(ctx context.Context, p gatehouse.AlertEvaluati
 		if err != nil {
 			return err
 		}
-		for _, a := range p.Alerts {
-			ok, err := insertAlert(ctx, tx, org, rule, cooldown, a)
-			if err != nil {
-				return err
-			}
-			if ok {
-				fired = append(fired, a)
-			}
-		}
-		return nil
+		fired, err = sqlstore.StoreAlerts(p.Alerts, func(a gatehouse.Alert) (bool, error) {
+			return insertAlert(ctx, tx, org, rule, cooldown, a)
+		})
+		return err
 	})
 	return fired, err
 }

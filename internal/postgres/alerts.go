@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -45,19 +43,15 @@ func (db *DB) CreateAlertRule(ctx context.Context, e gatehouse.AuditEntry, r gat
 		return gatehouse.AlertRule{}, err
 	}
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
-		// One rule made at a time per organization, so the count holds.
-		if _, err := tx.Exec(ctx, "SELECT 1 FROM organizations WHERE seq = $1 FOR UPDATE", org); err != nil {
-			return err
-		}
-		var n int
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM alert_rules WHERE org = $1", org).Scan(&n); err != nil {
+		n, err := lockedCount(ctx, tx, "alert_rules", org)
+		if err != nil {
 			return err
 		}
 		if err := sqlstore.CheckAlertRuleCount(n); err != nil {
 			return err
 		}
 		at := time.Time(r.CreatedAt)
-		_, err := tx.Exec(ctx, `INSERT INTO alert_rules (org, id, name, kind, condition, format, url, sealed,
+		_, err = tx.Exec(ctx, `INSERT INTO alert_rules (org, id, name, kind, condition, format, url, sealed,
 			cooldown_seconds, created_at, updated_at, events_txn, events_seq, next_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, `+feedHead+`, 0, $10)`,
 			org, r.ID, r.Name, string(r.Condition.Kind), gatehouse.EncodeAlertCondition(r.Condition),
@@ -94,11 +88,7 @@ func (db *DB) FindAlertRule(ctx context.Context, orgID, id uuid.UUID) (_ gatehou
 func findAlertRule(ctx context.Context, q querier, orgID, id uuid.UUID) (gatehouse.AlertRule, error) {
 	rows, _ := q.Query(ctx, `SELECT `+alertRuleColumns+`
 		FROM alert_rules r JOIN organizations o ON o.seq = r.org WHERE o.id = $1 AND r.id = $2`, orgID, id)
-	r, err := pgx.CollectExactlyOneRow(rows, scanAlertRule)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, fmt.Errorf("alert rule %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return r, wrap(err)
+	return oneOf(rows, scanAlertRule, "alert rule", id)
 }
 
 // UpdateAlertRule applies c to an organization's rule.
@@ -151,13 +141,7 @@ func (db *DB) UpdateAlertRule(ctx context.Context, e gatehouse.AuditEntry, orgID
 // AlertRuleSecret returns the sealed secret of an organization's rule.
 func (db *DB) AlertRuleSecret(ctx context.Context, orgID, id uuid.UUID) (_ []byte, err error) {
 	defer sqlstore.Label(&err, "Store.AlertRuleSecret", orgID, id)
-	var sealed []byte
-	err = db.pool.QueryRow(ctx, `SELECT r.sealed FROM alert_rules r JOIN organizations o ON o.seq = r.org
-		WHERE o.id = $1 AND r.id = $2`, orgID, id).Scan(&sealed)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("alert rule %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return sealed, wrap(err)
+	return db.sealedOf(ctx, "alert_rules", "alert rule", orgID, id)
 }
 
 // DeleteAlertRule deletes an organization's rule and its alerts.
@@ -168,11 +152,7 @@ func (db *DB) DeleteAlertRule(ctx context.Context, e gatehouse.AuditEntry, orgID
 		return err
 	}
 	return db.withTx(ctx, func(tx pgx.Tx) error {
-		var name string
-		err := tx.QueryRow(ctx, "DELETE FROM alert_rules WHERE org = $1 AND id = $2 RETURNING name", org, id).Scan(&name)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("alert rule %s: %w", id, gatehouse.ErrNotFound)
-		}
+		name, err := deleteRow(ctx, tx, "alert_rules", "name", "alert rule", org, id)
 		if err != nil {
 			return err
 		}
@@ -186,33 +166,26 @@ func (db *DB) DeleteAlertRule(ctx context.Context, e gatehouse.AuditEntry, orgID
 // is locked first, so that two changes committing at once cannot both
 // fire within one cooldown.
 func (db *DB) fireAuditAlerts(ctx context.Context, q querier, org int64, e gatehouse.AuditEntry) error {
-	type rule struct {
-		seq      int64
-		id       uuid.UUID
-		name     string
-		cond     string
-		cooldown int
-	}
 	if ok, err := db.alertTables(ctx, q); !ok {
 		return err
 	}
 	rows, _ := q.Query(ctx, "SELECT seq, id, name, condition, cooldown_seconds FROM alert_rules WHERE org = $1 AND kind = 'audit' ORDER BY seq", org)
-	rules, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (rule, error) {
-		var r rule
-		return r, row.Scan(&r.seq, &r.id, &r.name, &r.cond, &r.cooldown)
+	rules, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sqlstore.AuditRule, error) {
+		var r sqlstore.AuditRule
+		return r, row.Scan(&r.Seq, &r.ID, &r.Name, &r.Condition, &r.Cooldown)
 	})
 	if err != nil {
 		return err
 	}
 	for _, r := range rules {
-		c, err := gatehouse.DecodeAlertCondition(r.cond)
-		if err != nil || !c.Matches(e.Action) {
+		a, ok := r.Fires(e)
+		if !ok {
 			continue
 		}
-		if _, err := q.Exec(ctx, "SELECT 1 FROM alert_rules WHERE seq = $1 FOR UPDATE", r.seq); err != nil {
+		if _, err := q.Exec(ctx, "SELECT 1 FROM alert_rules WHERE seq = $1 FOR UPDATE", r.Seq); err != nil {
 			return err
 		}
-		if _, err := insertAlert(ctx, q, org, r.seq, r.cooldown, sqlstore.AuditAlert(r.id, r.name, e)); err != nil {
+		if _, err := insertAlert(ctx, q, org, r.Seq, r.Cooldown, a); err != nil {
 			return err
 		}
 	}

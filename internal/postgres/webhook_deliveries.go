@@ -120,11 +120,7 @@ func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgre
 	lost := false
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
 		lost = false
-		var hook int64
-		err := tx.QueryRow(ctx, "SELECT seq FROM webhooks WHERE org = $1 AND id = $2", org, p.ID).Scan(&hook)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("webhook %s: %w", p.ID, gatehouse.ErrNotFound)
-		}
+		hook, err := rowSeq(ctx, tx, "webhooks", "webhook", org, p.ID)
 		if err != nil {
 			return err
 		}

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -28,18 +26,14 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 		return gatehouse.Webhook{}, err
 	}
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
-		// One endpoint made at a time per organization, so the count holds.
-		if _, err := tx.Exec(ctx, "SELECT 1 FROM organizations WHERE seq = $1 FOR UPDATE", org); err != nil {
-			return err
-		}
-		var n int
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM webhooks WHERE org = $1", org).Scan(&n); err != nil {
+		n, err := lockedCount(ctx, tx, "webhooks", org)
+		if err != nil {
 			return err
 		}
 		if err := sqlstore.CheckWebhookCount(n); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO webhooks (org, id, url, description, types, filters, sealed, enabled,
+		_, err = tx.Exec(ctx, `INSERT INTO webhooks (org, id, url, description, types, filters, sealed, enabled,
 			created_at, events_txn, events_seq, commands_txn, commands_seq, next_at)
 			SELECT $1, $2, $3, $4, $5, $6, $7, true, $8, h, 0, h, 0, $8
 			FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS h) head`,
@@ -76,11 +70,7 @@ func (db *DB) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse
 func findWebhook(ctx context.Context, q querier, orgID, id uuid.UUID, lock string) (gatehouse.Webhook, error) {
 	rows, _ := q.Query(ctx, `SELECT `+webhookColumns+`
 		FROM webhooks w JOIN organizations o ON o.seq = w.org WHERE o.id = $1 AND w.id = $2`+lock, orgID, id)
-	w, err := pgx.CollectExactlyOneRow(rows, scanWebhook)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return w, fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return w, wrap(err)
+	return oneOf(rows, scanWebhook, "webhook", id)
 }
 
 // UpdateWebhook applies c to an organization's endpoint.
@@ -133,13 +123,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 // WebhookSecret returns an organization's endpoint's sealed secrets.
 func (db *DB) WebhookSecret(ctx context.Context, orgID, id uuid.UUID) (_ []byte, err error) {
 	defer sqlstore.Label(&err, "Store.WebhookSecret", orgID, id)
-	var sealed []byte
-	err = db.pool.QueryRow(ctx, `SELECT w.sealed FROM webhooks w JOIN organizations o ON o.seq = w.org
-		WHERE o.id = $1 AND w.id = $2`, orgID, id).Scan(&sealed)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return sealed, wrap(err)
+	return db.sealedOf(ctx, "webhooks", "webhook", orgID, id)
 }
 
 // RotateWebhookSecret replaces an endpoint's sealed secrets.
@@ -175,11 +159,7 @@ func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		return err
 	}
 	return db.withTx(ctx, func(tx pgx.Tx) error {
-		var url string
-		err := tx.QueryRow(ctx, "DELETE FROM webhooks WHERE org = $1 AND id = $2 RETURNING url", org, id).Scan(&url)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
-		}
+		url, err := deleteRow(ctx, tx, "webhooks", "url", "webhook", org, id)
 		if err != nil {
 			return err
 		}

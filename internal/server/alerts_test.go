@@ -107,18 +107,7 @@ func (e *env) evaluate(svcs ...*service.Service) {
 // 10 s before each turn (past any backoff of webhookSettings).
 func (e *env) deliverAlerts(turns int) {
 	e.t.Helper()
-	for range turns {
-		e.clock.Advance(10 * time.Second)
-		for {
-			did, err := e.svc.DeliverAlerts(context.Background(), "deliverer")
-			if err != nil {
-				e.t.Fatal(err)
-			}
-			if !did {
-				break
-			}
-		}
-	}
+	e.drain(turns, 10*time.Second, e.svc.DeliverAlerts, "deliverer")
 }
 
 // TestAlertThresholdOncePerGroupAndCooldown: a threshold rule grouped by

@@ -110,14 +110,21 @@ func webhookSettings(s *app.Settings) {
 // past any backoff of webhookSettings.
 func (e *env) rounds(n int) {
 	e.t.Helper()
-	for range n {
-		e.clock.Advance(5 * time.Second)
+	e.drain(n, 5*time.Second, e.svc.DeliverWebhooks, "test")
+}
+
+// drain runs work as holder until it does nothing, turns times, the
+// clock moving step before each turn.
+func (e *env) drain(turns int, step time.Duration, work func(context.Context, string) (bool, error), holder string) {
+	e.t.Helper()
+	for range turns {
+		e.clock.Advance(step)
 		for {
-			claimed, err := e.svc.DeliverWebhooks(context.Background(), "test")
+			did, err := work(context.Background(), holder)
 			if err != nil {
 				e.t.Fatal(err)
 			}
-			if !claimed {
+			if !did {
 				break
 			}
 		}

@@ -2,8 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -250,13 +248,5 @@ func (s *Service) withLink(a gatehouse.Alert) gatehouse.Alert {
 
 // openAlertSecret opens a rule's sealed secret.
 func (s *Service) openAlertSecret(ctx context.Context, orgID, id uuid.UUID, sealed []byte) (string, error) {
-	sealer, err := s.sealing(ctx)
-	if err != nil {
-		return "", err
-	}
-	secret, err := sealer.Open(orgID, alertSealLabel(id), sealed)
-	if err != nil {
-		return "", fmt.Errorf("the secret of alert rule %s: %w", id, errors.Join(err, gatehouse.ErrUnsealable))
-	}
-	return string(secret), nil
+	return s.openSealed(ctx, orgID, alertSealLabel(id), "alert rule "+id.String(), sealed)
 }

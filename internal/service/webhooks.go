@@ -282,13 +282,19 @@ func mayReceive(ctx context.Context, types []gatehouse.WebhookType) error {
 
 // openWebhookSecret opens an endpoint's sealed secret.
 func (s *Service) openWebhookSecret(ctx context.Context, orgID, id uuid.UUID, sealed []byte) (string, error) {
+	return s.openSealed(ctx, orgID, webhookSealLabel(id), "webhook "+id.String(), sealed)
+}
+
+// openSealed opens a secret sealed under label; owner names what it is
+// the secret of in the error ("webhook <id>").
+func (s *Service) openSealed(ctx context.Context, orgID uuid.UUID, label, owner string, sealed []byte) (string, error) {
 	sealer, err := s.sealing(ctx)
 	if err != nil {
 		return "", err
 	}
-	secret, err := sealer.Open(orgID, webhookSealLabel(id), sealed)
+	secret, err := sealer.Open(orgID, label, sealed)
 	if err != nil {
-		return "", fmt.Errorf("the secret of webhook %s: %w", id, errors.Join(err, gatehouse.ErrUnsealable))
+		return "", fmt.Errorf("the secret of %s: %w", owner, errors.Join(err, gatehouse.ErrUnsealable))
 	}
 	return string(secret), nil
 }

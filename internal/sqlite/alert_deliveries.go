@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -17,20 +16,14 @@ const alertColumns = `a.seq, a.id, o.id, r.id, r.name, a.kind, a.test, a.group_b
 
 const alertFrom = ` FROM alerts a JOIN alert_rules r ON r.seq = a.rule JOIN organizations o ON o.seq = a.org`
 
-// seqAlert is an alert and its row's seq, the list's keyset position.
-type seqAlert struct {
-	seq int64
-	a   gatehouse.Alert
-}
-
-func scanAlert(rows *sql.Rows, s *seqAlert) error {
+func scanAlert(rows *sql.Rows, s *sqlstore.SeqAlert) error {
 	var (
-		a                       = &s.a
+		a                       = &s.Alert
 		start, end, fired, next int64
 		audit                   sql.NullString
 		kind, filters           string
 	)
-	if err := rows.Scan(&s.seq, &a.ID, &a.OrgID, &a.RuleID, &a.RuleName, &kind, &a.Test, &a.GroupBy, &a.Group, &a.Count,
+	if err := rows.Scan(&s.Seq, &a.ID, &a.OrgID, &a.RuleID, &a.RuleName, &kind, &a.Test, &a.GroupBy, &a.Group, &a.Count,
 		&a.WindowSeconds, &start, &end, &audit, &filters, &fired, &a.Delivery.Status, &a.Delivery.Attempts, &next,
 		&a.Delivery.LastError); err != nil {
 		return err
@@ -49,11 +42,7 @@ func (db *DB) AddAlert(ctx context.Context, a gatehouse.Alert) (_ gatehouse.Aler
 		if err != nil {
 			return err
 		}
-		var rule int64
-		err = tx.QueryRowContext(ctx, "SELECT seq FROM alert_rules WHERE org = ? AND id = ?", org, a.RuleID[:]).Scan(&rule)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("alert rule %s: %w", a.RuleID, gatehouse.ErrNotFound)
-		}
+		rule, err := rowSeq(ctx, tx, "alert_rules", "alert rule", org, a.RuleID)
 		if err != nil {
 			return err
 		}
@@ -84,24 +73,10 @@ func (db *DB) ListAlerts(ctx context.Context, orgID uuid.UUID, f gatehouse.Alert
 	if err != nil {
 		return gatehouse.AlertPage{}, wrap(err)
 	}
-	return alertPage(rows, f.Limit), nil
+	return sqlstore.AlertPage(rows, f.Limit), nil
 }
 
 const alertColumnsQuery = "SELECT " + alertColumns
-
-// alertPage trims one row over limit into the page's Next.
-func alertPage(rows []seqAlert, limit int) gatehouse.AlertPage {
-	p := gatehouse.AlertPage{Alerts: []gatehouse.Alert{}}
-	for i, r := range rows {
-		if i == limit {
-			seq := rows[i-1].seq
-			p.Next = &seq
-			break
-		}
-		p.Alerts = append(p.Alerts, r.a)
-	}
-	return p
-}
 
 // FindAlert returns an organization's alert with its attempts.
 func (db *DB) FindAlert(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.Alert, err error) {
@@ -111,13 +86,11 @@ func (db *DB) FindAlert(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse.A
 
 func (db *DB) findAlert(ctx context.Context, q querier, orgID, id uuid.UUID) (gatehouse.Alert, error) {
 	rows, err := queryAll(ctx, q, scanAlert, alertColumnsQuery+alertFrom+" WHERE o.id = ? AND a.id = ?", orgID[:], id[:])
+	s, err := firstOf(rows, err, "alert", id)
 	if err != nil {
-		return gatehouse.Alert{}, wrap(err)
+		return gatehouse.Alert{}, err
 	}
-	if len(rows) == 0 {
-		return gatehouse.Alert{}, fmt.Errorf("alert %s: %w", id, gatehouse.ErrNotFound)
-	}
-	a := rows[0].a
+	a := s.Alert
 	a.Deliveries, err = queryAll(ctx, q, func(rows *sql.Rows, t *gatehouse.AlertAttempt) error {
 		var at int64
 		var code, latency sql.NullInt64
@@ -134,33 +107,44 @@ func (db *DB) findAlert(ctx context.Context, q querier, orgID, id uuid.UUID) (ga
 		}
 		return nil
 	}, `SELECT id, attempt, at, status, response_code, latency_ms, error, response FROM alert_attempts
-		WHERE alert = ? ORDER BY seq DESC`, rows[0].seq)
+		WHERE alert = ? ORDER BY seq DESC`, s.Seq)
 	if a.Deliveries == nil {
 		a.Deliveries = []gatehouse.AlertAttempt{}
 	}
 	return a, wrap(err)
 }
 
-// ClaimAlertRule leases a due threshold rule, the one due longest. Most
-// polls find nothing due: they ask a reader first.
+// ClaimAlertRule leases a due threshold rule, the one due longest.
 func (db *DB) ClaimAlertRule(ctx context.Context, holder string, now time.Time, ttl time.Duration) (_ gatehouse.AlertRuleClaim, err error) {
 	defer sqlstore.Label(&err, "Store.ClaimAlertRule")
 	var c gatehouse.AlertRuleClaim
+	err = db.claimDue(ctx, "alert_rules", "kind = 'threshold'", holder, now, ttl, func(tx *sql.Tx, orgID, id uuid.UUID) (err error) {
+		c.Rule, err = db.findAlertRule(ctx, tx, orgID, id)
+		return err
+	})
+	return c, err
+}
+
+// claimDue leases the row of table that is due longest among those where
+// which holds, and runs then on it in the lease's transaction. Most polls
+// find nothing due: they ask a reader first. It returns ErrNotFound when
+// none is due.
+func (db *DB) claimDue(ctx context.Context, table, which, holder string, now time.Time, ttl time.Duration, then func(tx *sql.Tx, orgID, id uuid.UUID) error) error {
 	var due int
-	err = db.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM alert_rules WHERE kind = 'threshold' AND next_at <= ?
+	err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+table+` WHERE `+which+` AND next_at <= ?
 		AND (lease_until <= ? OR lease_holder = ?) LIMIT 1)`, millis(now), millis(now), holder).Scan(&due)
 	if err != nil {
-		return c, wrap(err)
+		return wrap(err)
 	}
 	if due == 0 {
-		return c, gatehouse.ErrNotFound
+		return gatehouse.ErrNotFound
 	}
-	err = db.withTx(ctx, func(tx *sql.Tx) error {
+	return db.withTx(ctx, func(tx *sql.Tx) error {
 		var orgID, id uuid.UUID
-		err := tx.QueryRowContext(ctx, `UPDATE alert_rules SET lease_holder = ?, lease_until = ?
-			WHERE seq = (SELECT seq FROM alert_rules WHERE kind = 'threshold' AND next_at <= ?
+		err := tx.QueryRowContext(ctx, `UPDATE `+table+` SET lease_holder = ?, lease_until = ?
+			WHERE seq = (SELECT seq FROM `+table+` WHERE `+which+` AND next_at <= ?
 				AND (lease_until <= ? OR lease_holder = ?) ORDER BY next_at LIMIT 1)
-			RETURNING (SELECT id FROM organizations WHERE seq = alert_rules.org), id`,
+			RETURNING (SELECT id FROM organizations WHERE seq = `+table+`.org), id`,
 			holder, millis(now.Add(ttl)), millis(now), millis(now), holder).Scan(&orgID, &id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return gatehouse.ErrNotFound
@@ -168,10 +152,8 @@ func (db *DB) ClaimAlertRule(ctx context.Context, holder string, now time.Time, 
 		if err != nil {
 			return err
 		}
-		c.Rule, err = db.findAlertRule(ctx, tx, orgID, id)
-		return err
+		return then(tx, orgID, id)
 	})
-	return c, err
 }
 
 // SaveAlertEvaluation stores an evaluation of a leased rule.
@@ -199,16 +181,10 @@ func (db *DB) SaveAlertEvaluation(ctx context.Context, p gatehouse.AlertEvaluati
 		if err != nil {
 			return err
 		}
-		for _, a := range p.Alerts {
-			ok, err := insertAlert(ctx, tx, org, rule, cooldown, a)
-			if err != nil {
-				return err
-			}
-			if ok {
-				fired = append(fired, a)
-			}
-		}
-		return nil
+		fired, err = sqlstore.StoreAlerts(p.Alerts, func(a gatehouse.Alert) (bool, error) {
+			return insertAlert(ctx, tx, org, rule, cooldown, a)
+		})
+		return err
 	})
 	return fired, err
 }
@@ -217,28 +193,7 @@ func (db *DB) SaveAlertEvaluation(ctx context.Context, p gatehouse.AlertEvaluati
 func (db *DB) ClaimAlert(ctx context.Context, holder string, now time.Time, ttl time.Duration) (_ gatehouse.AlertClaim, err error) {
 	defer sqlstore.Label(&err, "Store.ClaimAlert")
 	var c gatehouse.AlertClaim
-	var due int
-	err = db.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM alerts WHERE status = 'pending' AND next_at <= ?
-		AND (lease_until <= ? OR lease_holder = ?) LIMIT 1)`, millis(now), millis(now), holder).Scan(&due)
-	if err != nil {
-		return c, wrap(err)
-	}
-	if due == 0 {
-		return c, gatehouse.ErrNotFound
-	}
-	err = db.withTx(ctx, func(tx *sql.Tx) error {
-		var orgID, id uuid.UUID
-		err := tx.QueryRowContext(ctx, `UPDATE alerts SET lease_holder = ?, lease_until = ?
-			WHERE seq = (SELECT seq FROM alerts WHERE status = 'pending' AND next_at <= ?
-				AND (lease_until <= ? OR lease_holder = ?) ORDER BY next_at LIMIT 1)
-			RETURNING (SELECT id FROM organizations WHERE seq = alerts.org), id`,
-			holder, millis(now.Add(ttl)), millis(now), millis(now), holder).Scan(&orgID, &id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return gatehouse.ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
+	err = db.claimDue(ctx, "alerts", "status = 'pending'", holder, now, ttl, func(tx *sql.Tx, orgID, id uuid.UUID) (err error) {
 		if c.Alert, err = db.findAlert(ctx, tx, orgID, id); err != nil {
 			return err
 		}

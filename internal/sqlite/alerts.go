@@ -3,8 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -37,8 +35,8 @@ func (db *DB) CreateAlertRule(ctx context.Context, e gatehouse.AuditEntry, r gat
 		if err != nil {
 			return err
 		}
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM alert_rules WHERE org = ?", org).Scan(&n); err != nil {
+		n, err := countRows(ctx, tx, "alert_rules", org)
+		if err != nil {
 			return err
 		}
 		if err := sqlstore.CheckAlertRuleCount(n); err != nil {
@@ -81,13 +79,7 @@ func (db *DB) FindAlertRule(ctx context.Context, orgID, id uuid.UUID) (_ gatehou
 func (db *DB) findAlertRule(ctx context.Context, q querier, orgID, id uuid.UUID) (gatehouse.AlertRule, error) {
 	rules, err := queryAll(ctx, q, scanAlertRule, `SELECT `+alertRuleColumns+`
 		FROM alert_rules r JOIN organizations o ON o.seq = r.org WHERE o.id = ? AND r.id = ?`, orgID[:], id[:])
-	if err != nil {
-		return gatehouse.AlertRule{}, wrap(err)
-	}
-	if len(rules) == 0 {
-		return gatehouse.AlertRule{}, fmt.Errorf("alert rule %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return rules[0], nil
+	return firstOf(rules, err, "alert rule", id)
 }
 
 // UpdateAlertRule applies c to an organization's rule.
@@ -109,10 +101,7 @@ func (db *DB) UpdateAlertRule(ctx context.Context, e gatehouse.AuditEntry, orgID
 			return err
 		}
 		sets, args := []string{"updated_at = ?"}, []any{millis(now)}
-		for _, s := range set {
-			sets = append(sets, s.Column+" = ?")
-			args = append(args, s.Value)
-		}
+		sets, args = setColumns(sets, args, set)
 		if sealed != nil {
 			sets = append(sets, "sealed = ?")
 			args = append(args, sealed)
@@ -137,13 +126,7 @@ func (db *DB) UpdateAlertRule(ctx context.Context, e gatehouse.AuditEntry, orgID
 // AlertRuleSecret returns the sealed secret of an organization's rule.
 func (db *DB) AlertRuleSecret(ctx context.Context, orgID, id uuid.UUID) (_ []byte, err error) {
 	defer sqlstore.Label(&err, "Store.AlertRuleSecret", orgID, id)
-	var sealed []byte
-	err = db.read.QueryRowContext(ctx, `SELECT r.sealed FROM alert_rules r JOIN organizations o ON o.seq = r.org
-		WHERE o.id = ? AND r.id = ?`, orgID[:], id[:]).Scan(&sealed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("alert rule %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return sealed, wrap(err)
+	return db.sealedOf(ctx, "alert_rules", "alert rule", orgID, id)
 }
 
 // DeleteAlertRule deletes an organization's rule and its alerts.
@@ -154,11 +137,7 @@ func (db *DB) DeleteAlertRule(ctx context.Context, e gatehouse.AuditEntry, orgID
 		if err != nil {
 			return err
 		}
-		var name string
-		err = tx.QueryRowContext(ctx, "DELETE FROM alert_rules WHERE org = ? AND id = ? RETURNING name", org, id[:]).Scan(&name)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("alert rule %s: %w", id, gatehouse.ErrNotFound)
-		}
+		name, err := deleteRow(ctx, tx, "alert_rules", "name", "alert rule", org, id)
 		if err != nil {
 			return err
 		}
@@ -171,29 +150,21 @@ func (db *DB) DeleteAlertRule(ctx context.Context, e gatehouse.AuditEntry, orgID
 // same rule and group fired within its cooldown. The one writer makes the
 // check and the insert one step.
 func (db *DB) fireAuditAlerts(ctx context.Context, q querier, org int64, e gatehouse.AuditEntry) error {
-	type rule struct {
-		seq      int64
-		id       uuid.UUID
-		name     string
-		cond     string
-		cooldown int
-	}
 	if ok, err := db.alertTables(ctx, q); !ok {
 		return err
 	}
-	rules, err := queryAll(ctx, q, func(rows *sql.Rows, r *rule) error {
-		return rows.Scan(&r.seq, &r.id, &r.name, &r.cond, &r.cooldown)
+	rules, err := queryAll(ctx, q, func(rows *sql.Rows, r *sqlstore.AuditRule) error {
+		return rows.Scan(&r.Seq, &r.ID, &r.Name, &r.Condition, &r.Cooldown)
 	}, "SELECT seq, id, name, condition, cooldown_seconds FROM alert_rules WHERE org = ? AND kind = 'audit' ORDER BY seq", org)
 	if err != nil {
 		return err
 	}
 	for _, r := range rules {
-		c, err := gatehouse.DecodeAlertCondition(r.cond)
-		if err != nil || !c.Matches(e.Action) {
+		a, ok := r.Fires(e)
+		if !ok {
 			continue
 		}
-		a := sqlstore.AuditAlert(r.id, r.name, e)
-		if _, err := insertAlert(ctx, q, org, r.seq, r.cooldown, a); err != nil {
+		if _, err := insertAlert(ctx, q, org, r.Seq, r.Cooldown, a); err != nil {
 			return err
 		}
 	}

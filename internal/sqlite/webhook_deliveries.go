@@ -133,11 +133,7 @@ func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgre
 		if err != nil {
 			return err
 		}
-		var hook int64
-		err = tx.QueryRowContext(ctx, "SELECT seq FROM webhooks WHERE org = ? AND id = ?", org, p.ID[:]).Scan(&hook)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("webhook %s: %w", p.ID, gatehouse.ErrNotFound)
-		}
+		hook, err := rowSeq(ctx, tx, "webhooks", "webhook", org, p.ID)
 		if err != nil {
 			return err
 		}

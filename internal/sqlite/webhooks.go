@@ -3,8 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -25,8 +23,8 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 		if err != nil {
 			return err
 		}
-		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM webhooks WHERE org = ?", org).Scan(&n); err != nil {
+		n, err := countRows(ctx, tx, "webhooks", org)
+		if err != nil {
 			return err
 		}
 		if err := sqlstore.CheckWebhookCount(n); err != nil {
@@ -70,13 +68,7 @@ func (db *DB) FindWebhook(ctx context.Context, orgID, id uuid.UUID) (_ gatehouse
 func (db *DB) findWebhook(ctx context.Context, q querier, orgID, id uuid.UUID) (gatehouse.Webhook, error) {
 	hooks, err := queryAll(ctx, q, scanWebhook, `SELECT `+webhookColumns+`
 		FROM webhooks w JOIN organizations o ON o.seq = w.org WHERE o.id = ? AND w.id = ?`, orgID[:], id[:])
-	if err != nil {
-		return gatehouse.Webhook{}, wrap(err)
-	}
-	if len(hooks) == 0 {
-		return gatehouse.Webhook{}, fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return hooks[0], nil
+	return firstOf(hooks, err, "webhook", id)
 }
 
 // UpdateWebhook applies c to an organization's endpoint.
@@ -97,10 +89,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 			sets []string
 			args []any
 		)
-		for _, s := range set {
-			sets = append(sets, s.Column+" = ?")
-			args = append(args, s.Value)
-		}
+		sets, args = setColumns(sets, args, set)
 		if sqlstore.WebhookRestarts(old, c) {
 			sets = append(sets, "attempts = 0", "failing_since = NULL", "last_error = ''", "next_at = ?")
 			args = append(args, millis(now))
@@ -131,13 +120,7 @@ func (db *DB) UpdateWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 // WebhookSecret returns an organization's endpoint's sealed secrets.
 func (db *DB) WebhookSecret(ctx context.Context, orgID, id uuid.UUID) (_ []byte, err error) {
 	defer sqlstore.Label(&err, "Store.WebhookSecret", orgID, id)
-	var sealed []byte
-	err = db.read.QueryRowContext(ctx, `SELECT w.sealed FROM webhooks w JOIN organizations o ON o.seq = w.org
-		WHERE o.id = ? AND w.id = ?`, orgID[:], id[:]).Scan(&sealed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
-	}
-	return sealed, wrap(err)
+	return db.sealedOf(ctx, "webhooks", "webhook", orgID, id)
 }
 
 // RotateWebhookSecret replaces an endpoint's sealed secrets.
@@ -173,11 +156,7 @@ func (db *DB) DeleteWebhook(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		if err != nil {
 			return err
 		}
-		var url string
-		err = tx.QueryRowContext(ctx, "DELETE FROM webhooks WHERE org = ? AND id = ? RETURNING url", org, id[:]).Scan(&url)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("webhook %s: %w", id, gatehouse.ErrNotFound)
-		}
+		url, err := deleteRow(ctx, tx, "webhooks", "url", "webhook", org, id)
 		if err != nil {
 			return err
 		}

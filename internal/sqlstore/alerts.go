@@ -137,3 +137,61 @@ func FillAlert(a *gatehouse.Alert, audit *string, filters string, nextAt time.Ti
 func AlertInCooldown(last, now time.Time, seconds int) bool {
 	return now.Before(last.Add(time.Duration(seconds) * time.Second))
 }
+
+// SeqAlert is an alert and its row's seq, the list's keyset position.
+type SeqAlert struct {
+	Seq   int64
+	Alert gatehouse.Alert
+}
+
+// AlertPage is the page of alerts, read one beyond limit newest first:
+// at most limit alerts (never nil), and the seq of the next page when
+// another follows.
+func AlertPage(rows []SeqAlert, limit int) gatehouse.AlertPage {
+	p := gatehouse.AlertPage{Alerts: []gatehouse.Alert{}}
+	rows, last := TrimPage(rows, limit)
+	for _, r := range rows {
+		p.Alerts = append(p.Alerts, r.Alert)
+	}
+	if last != nil {
+		seq := last.Seq
+		p.Next = &seq
+	}
+	return p
+}
+
+// AuditRule is an audit rule as fireAuditAlerts reads it: its row's seq,
+// its id and name, its encoded condition and its cooldown.
+type AuditRule struct {
+	Seq       int64
+	ID        uuid.UUID
+	Name      string
+	Condition string
+	Cooldown  int
+}
+
+// Fires returns the alert r fires on entry e, and false when r does not
+// name e's action (or its condition does not decode).
+func (r AuditRule) Fires(e gatehouse.AuditEntry) (gatehouse.Alert, bool) {
+	c, err := gatehouse.DecodeAlertCondition(r.Condition)
+	if err != nil || !c.Matches(e.Action) {
+		return gatehouse.Alert{}, false
+	}
+	return AuditAlert(r.ID, r.Name, e), true
+}
+
+// StoreAlerts stores each of alerts with insert, which reports whether a
+// cooldown let it through, and returns those stored.
+func StoreAlerts(alerts []gatehouse.Alert, insert func(gatehouse.Alert) (bool, error)) ([]gatehouse.Alert, error) {
+	var fired []gatehouse.Alert
+	for _, a := range alerts {
+		ok, err := insert(a)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			fired = append(fired, a)
+		}
+	}
+	return fired, nil
+}

@@ -2,8 +2,9 @@
 // internal/postgres, do alike apart from their SQL: the organization key
 // cache, the escalation of a search for q from scanning to the index,
 // keyset page trimming, the migration runner and schema check, the checks
-// and messages of ingest, the fields every new record gets, and the
-// decoding of key columns. Between those two packages only SQL and driver
+// and messages of ingest, the fields every new record gets, the
+// decoding of key columns, and the alert rules' page of alerts, audit
+// match and storing of what an evaluation fired. Between those two packages only SQL and driver
 // calls should repeat; a rule both follow lives here, once.
 //
 // It imports no database driver (a test keeps it so): the stores pass

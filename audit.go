@@ -51,6 +51,11 @@ const (
 	AuditPlatformUserErased AuditAction = "platform_user.erased"
 	AuditRetentionChanged   AuditAction = "organization.retention_changed"
 	AuditErasureWebhookSet  AuditAction = "privacy.erasure_webhook_set"
+	// AuditLockdownStarted and AuditLockdownReleased: a lockdown of a
+	// location, a universe or the organization; released by a user, a
+	// key, or the system when its until came.
+	AuditLockdownStarted  AuditAction = "lockdown.started"
+	AuditLockdownReleased AuditAction = "lockdown.released"
 )
 
 // AuditActions lists every action in documentation order.
@@ -64,6 +69,7 @@ var AuditActions = []AuditAction{
 	AuditMessagingSet, AuditMessagingRemoved, AuditPolicyChanged,
 	AuditWebhookCreated, AuditWebhookChanged, AuditWebhookDisabled, AuditWebhookDeleted, AuditWebhookSecretRotated,
 	AuditPlatformUserErased, AuditRetentionChanged, AuditErasureWebhookSet,
+	AuditLockdownStarted, AuditLockdownReleased,
 }
 
 // The kinds of record an audit entry targets.
@@ -83,6 +89,9 @@ const (
 	// TargetPlatformUser is an erased player: no id, named by the keyed
 	// hash of the platform user id.
 	TargetPlatformUser = "platform_user"
+	// TargetLockdown is a lockdown, named by what it covers (the
+	// location's name, "universe N" or "organization").
+	TargetLockdown = "lockdown"
 )
 
 // AuditActor is who made a change: a user (ID and email in Label), a key

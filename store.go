@@ -38,6 +38,7 @@ type Store interface {
 	WebhookStore
 	PrivacyStore
 	AuditStore
+	LockdownStore
 
 	// TryLease takes or renews the lease name for holder until now+ttl,
 	// and reports whether holder has it: another holder's unexpired lease

@@ -54,6 +54,10 @@ func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r gatehouse
 	if err != nil {
 		return gatehouse.Command{}, false, err
 	}
+	// A lockdown outranks every unlock: none is issued under it.
+	if err := s.refuseLockedDown(ctx, orgID, nc.Location.ID, nc.UniverseID, now); err != nil {
+		return gatehouse.Command{}, false, err
+	}
 	nc.Idempotency = key
 	e := s.entry(ctx, orgID, gatehouse.AuditCommandIssued, gatehouse.TargetCommand).
 		Change("scope", "", string(r.Scope)).Change("accessPointId", "", r.AccessPointID.String()).
@@ -301,7 +305,9 @@ const (
 //     ([gatehouse.CommandStore.WatchCommands]) to this one's waiting syncs;
 //   - every second, holding the lease "commands.sweep" so that one
 //     instance at a time does it, it expires the commands past their
-//     deadline ([gatehouse.CommandStore.SweepCommands]).
+//     deadline ([gatehouse.CommandStore.SweepCommands]);
+//   - every second, it releases the lockdowns whose until came
+//     ([Service.ExpireLockdowns]; each once, whichever instance).
 //
 // Every instance runs it; holder names this one. Errors are reported to
 // report and retried.
@@ -326,6 +332,9 @@ func (s *Service) RunCommands(ctx context.Context, holder string, report func(er
 		case <-tick.C:
 		}
 		if err := s.SweepCommands(ctx, holder); err != nil && ctx.Err() == nil {
+			report(err)
+		}
+		if err := s.ExpireLockdowns(ctx); err != nil && ctx.Err() == nil {
 			report(err)
 		}
 	}

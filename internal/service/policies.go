@@ -67,7 +67,12 @@ func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID str
 	if err != nil {
 		return gatehouse.PolicySet{}, err
 	}
-	set := gatehouse.NewPolicySet(universeID, aps, s.Now(), cachedZoneOffsets)
+	now := s.Now()
+	lockdowns, err := s.store.UniverseLockdowns(ctx, orgID, universeID, now)
+	if err != nil {
+		return gatehouse.PolicySet{}, err
+	}
+	set := gatehouse.NewPolicySet(universeID, aps, now, cachedZoneOffsets).WithLockdowns(lockdowns)
 	if len(aps) > 0 {
 		// A set with access points is of a universe a location names: a
 		// sync may take its version. An empty one may be of any id at
@@ -98,7 +103,11 @@ func (s *Service) EncodedPolicySet(ctx context.Context, orgID uuid.UUID, univers
 		return nil, err
 	}
 	now := s.Now()
-	version := gatehouse.PolicySetVersion(universeID, members, now)
+	lockdowns, err := s.store.UniverseLockdowns(ctx, orgID, universeID, now)
+	if err != nil {
+		return nil, err
+	}
+	version := gatehouse.LockdownsVersion(gatehouse.PolicySetVersion(universeID, members, now), lockdowns)
 	return s.encodedSets.get(encodedSetKey{orgID, universeID, version}, time.Now(), func() (*EncodedPolicySet, error) {
 		// Shared by the callers waiting: the first one leaving must not
 		// cancel the others' read (the store's read deadline bounds it).
@@ -106,7 +115,7 @@ func (s *Service) EncodedPolicySet(ctx context.Context, orgID uuid.UUID, univers
 		if err != nil {
 			return nil, err
 		}
-		return encodePolicySet(gatehouse.NewPolicySet(universeID, aps, now, cachedZoneOffsets))
+		return encodePolicySet(gatehouse.NewPolicySet(universeID, aps, now, cachedZoneOffsets).WithLockdowns(lockdowns))
 	})
 }
 
@@ -136,7 +145,12 @@ func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, univers
 			return "", gatehouse.ErrUnknownUniverse
 		}
 	}
-	v := gatehouse.PolicySetVersion(universeID, members, s.Now())
+	now := s.Now()
+	lockdowns, err := s.store.UniverseLockdowns(ctx, orgID, universeID, now)
+	if err != nil {
+		return "", err
+	}
+	v := gatehouse.LockdownsVersion(gatehouse.PolicySetVersion(universeID, members, now), lockdowns)
 	s.policySets.put(orgID, universeID, v, time.Now())
 	return v, nil
 }

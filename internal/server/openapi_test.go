@@ -50,6 +50,8 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"PATCH /api/consumer/v1/organization/settings", "GET /api/consumer/v1/privacy/erasure-requests",
 		"POST /api/consumer/v1/integrations/roblox/erasure/{token}",
 		"GET /api/consumer/v1/keys", "PATCH /api/consumer/v1/keys/{id}",
+		"POST /api/consumer/v1/lockdowns", "GET /api/consumer/v1/lockdowns", "GET /api/consumer/v1/lockdowns/{id}",
+		"POST /api/consumer/v1/lockdowns/{id}/release",
 	}
 	slices.Sort(served)
 	if !slices.Equal(documented, served) {

@@ -117,6 +117,9 @@ func commands() []command {
 		{"bench decisions", "measure POST /decisions: --url URL --db DB [--concurrency C --duration D --rate R --record=false]", runBenchDecisions},
 		{"bench webhooks", "measure the lag of webhook deliveries from a server run with --webhooks-allow-private: --url URL --db DB [--rate R --duration D --wait D --attack hang|slow]", runBenchWebhooks},
 		{"version", "print the version of this build", runVersion},
+		{"lockdown start", "deny every access point of the organization, a universe or a location with LOCKDOWN until released (or --until/--for); unlocks in force end: --org ID (--organization | --universe ID | --location ID) --reason TEXT [--until RFC3339 | --for DURATION] [--as EMAIL]", runLockdownStart},
+		{"lockdown release", "release a lockdown: --org ID LOCKDOWN_ID [--as EMAIL]", runLockdownRelease},
+		{"lockdown list", "list an organization's lockdowns, newest first: --org ID [--active] [--limit N]", runLockdownList},
 	}
 }
 

@@ -105,6 +105,9 @@ func Run(t *testing.T, open Opener) {
 		{"RetentionCommands", testRetentionCommands},
 		{"ErasureServers", testErasureServers},
 		{"FailuresNameTheirMethod", testFailuresNameTheirMethod},
+		{"Lockdowns", testLockdowns},
+		{"LockdownEndsUnlocks", testLockdownEndsUnlocks},
+		{"ExpireLockdowns", testExpireLockdowns},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

@@ -148,6 +148,9 @@ func (db *DB) CreateLockdown(ctx context.Context, e gatehouse.AuditEntry, nl gat
 			nl.RequestedByUser, nl.IssuedByKeyID); err != nil {
 			return err
 		}
+		if err := addLockdownChange(ctx, tx, org, nl.ID, false); err != nil {
+			return err
+		}
 		for _, c := range nl.Commands {
 			if err := insertLockdownCommand(ctx, tx, org, c, true); err != nil {
 				return err
@@ -163,6 +166,12 @@ func (db *DB) CreateLockdown(ctx context.Context, e gatehouse.AuditEntry, nl gat
 		return err
 	})
 	return out, err
+}
+
+// addLockdownChange appends a start or release to the lockdown feed.
+func addLockdownChange(ctx context.Context, tx pgx.Tx, org int64, id uuid.UUID, released bool) error {
+	_, err := tx.Exec(ctx, "INSERT INTO lockdown_changes (org, lockdown_id, released) VALUES ($1, $2, $3)", org, id, released)
+	return err
 }
 
 // lockdownName names a lockdown's target in its audit entries.
@@ -287,8 +296,7 @@ func (db *DB) ReleaseLockdown(ctx context.Context, e gatehouse.AuditEntry, orgID
 	at := gatehouse.Truncate(r.At)
 	var out gatehouse.Lockdown
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE lockdowns SET released_at = $3, released_type = $4, released_by = $5,
-			change_xid = pg_current_xact_id(), change_seq = nextval('lockdown_changes')
+		tag, err := tx.Exec(ctx, `UPDATE lockdowns SET released_at = $3, released_type = $4, released_by = $5
 			WHERE org = $1 AND id = $2 AND released_at IS NULL AND (until IS NULL OR until > $3)`,
 			org, id, at, string(r.By.Type), r.By.ID)
 		if err != nil {
@@ -296,6 +304,9 @@ func (db *DB) ReleaseLockdown(ctx context.Context, e gatehouse.AuditEntry, orgID
 		}
 		if tag.RowsAffected() == 0 {
 			out, err = findLockdown(ctx, tx, org, orgID, id, at)
+			return err
+		}
+		if err := addLockdownChange(ctx, tx, org, id, true); err != nil {
 			return err
 		}
 		if out, err = findLockdown(ctx, tx, org, orgID, id, at); err != nil {
@@ -336,11 +347,13 @@ func (db *DB) ExpireLockdowns(ctx context.Context, e gatehouse.AuditEntry, now t
 	out := []gatehouse.Lockdown{}
 	for _, d := range dues {
 		err := db.withTx(ctx, func(tx pgx.Tx) error {
-			tag, err := tx.Exec(ctx, `UPDATE lockdowns SET released_at = until, released_type = 'system', released_by = NULL,
-				change_xid = pg_current_xact_id(), change_seq = nextval('lockdown_changes')
+			tag, err := tx.Exec(ctx, `UPDATE lockdowns SET released_at = until, released_type = 'system', released_by = NULL
 				WHERE org = $1 AND id = $2 AND released_at IS NULL`, d.org, d.id)
 			if err != nil || tag.RowsAffected() == 0 {
 				return err // 0: another instance released it
+			}
+			if err := addLockdownChange(ctx, tx, d.org, d.id, true); err != nil {
+				return err
 			}
 			l, err := findLockdown(ctx, tx, d.org, d.orgID, d.id, now)
 			if err != nil {
@@ -418,10 +431,10 @@ func (db *DB) ReadLockdownChanges(ctx context.Context, orgID uuid.UUID, after ga
 	if err != nil {
 		return nil, err
 	}
-	rows, _ := db.pool.Query(ctx, `SELECT id, released_at IS NOT NULL, change_xid::text::bigint, change_seq FROM lockdowns
-		WHERE org = $1 AND (change_xid, change_seq) > ($2::text::xid8, $3)
-		AND change_xid < pg_snapshot_xmin(pg_current_snapshot())
-		ORDER BY change_xid, change_seq LIMIT $4`, org, strconv.FormatUint(after.Txn, 10), after.Seq, limit)
+	rows, _ := db.pool.Query(ctx, `SELECT lockdown_id, released, xid::text::bigint, seq FROM lockdown_changes
+		WHERE org = $1 AND (xid, seq) > ($2::text::xid8, $3)
+		AND xid < pg_snapshot_xmin(pg_current_snapshot())
+		ORDER BY xid, seq LIMIT $4`, org, strconv.FormatUint(after.Txn, 10), after.Seq, limit)
 	changes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (gatehouse.LockdownChange, error) {
 		var (
 			c   gatehouse.LockdownChange

@@ -229,9 +229,11 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 			if err != nil {
 				return more, false, err
 			}
-			state := "started"
-			if l.ReleasedAt != nil {
-				state = "released"
+			// Each change is sent as it left the lockdown: a start
+			// read after the release still says it started.
+			state := "released"
+			if !ch.Released {
+				state, l.ReleasedAt, l.ReleasedBy, l.Active = "started", nil, nil, true
 			}
 			if !r.send(ctx, gatehouse.WebhookLockdownUpdated, "msg_lockdown_"+ch.ID.String()+"_"+state, ch.ID, l) {
 				return false, true, nil

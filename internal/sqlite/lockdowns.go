@@ -133,9 +133,11 @@ func readLockdowns(ctx context.Context, q querier, org int64, orgID uuid.UUID, n
 	return out, nil
 }
 
-// nextLockdownChange is the change_seq of a start or release: one writer,
-// so max + 1 is commit order.
-const nextLockdownChange = "(SELECT coalesce(max(change_seq), 0) + 1 FROM lockdowns)"
+// addLockdownChange appends a start or release to the lockdown feed.
+func addLockdownChange(ctx context.Context, tx *sql.Tx, org int64, id uuid.UUID, released bool) error {
+	_, err := tx.ExecContext(ctx, "INSERT INTO lockdown_changes (org, lockdown_id, released) VALUES (?, ?, ?)", org, id[:], released)
+	return err
+}
 
 // CreateLockdown stores a lockdown, its start commands, the end of the
 // unlocks in force it covers and its audit entry, in one transaction.
@@ -156,9 +158,12 @@ func (db *DB) CreateLockdown(ctx context.Context, e gatehouse.AuditEntry, nl gat
 			name = loc.Name
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO lockdowns (org, id, scope, universe_id, location_id, reason,
-			started_at, until, requested_by, issued_by_key, change_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+nextLockdownChange+`)`,
+			started_at, until, requested_by, issued_by_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			org, nl.ID[:], string(nl.Scope), optString(nl.UniverseID), optUUID(nl.LocationID), nl.Reason,
 			millis(time.Time(nl.StartedAt)), optTimeMillis(nl.Until), optUUID(nl.RequestedByUser), optUUID(nl.IssuedByKeyID)); err != nil {
+			return err
+		}
+		if err := addLockdownChange(ctx, tx, org, nl.ID, false); err != nil {
 			return err
 		}
 		for _, c := range nl.Commands {
@@ -316,9 +321,12 @@ func (db *DB) ReleaseLockdown(ctx context.Context, e gatehouse.AuditEntry, orgID
 		if out.ReleasedAt != nil || (out.Until != nil && !time.Time(*out.Until).After(r.At)) {
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE lockdowns SET released_at = ?, released_type = ?, released_by = ?,
-			change_seq = `+nextLockdownChange+` WHERE org = ? AND id = ? AND released_at IS NULL`,
+		if _, err := tx.ExecContext(ctx, `UPDATE lockdowns SET released_at = ?, released_type = ?, released_by = ?
+			WHERE org = ? AND id = ? AND released_at IS NULL`,
 			millis(r.At), string(r.By.Type), optUUID(r.By.ID), org, id[:]); err != nil {
+			return err
+		}
+		if err := addLockdownChange(ctx, tx, org, id, true); err != nil {
 			return err
 		}
 		for _, c := range r.Commands {
@@ -354,13 +362,16 @@ func (db *DB) ExpireLockdowns(ctx context.Context, e gatehouse.AuditEntry, now t
 	out := []gatehouse.Lockdown{}
 	for _, d := range dues {
 		err := db.withTx(ctx, func(tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, `UPDATE lockdowns SET released_at = until, released_type = 'system', released_by = NULL,
-				change_seq = `+nextLockdownChange+` WHERE org = ? AND id = ? AND released_at IS NULL`, d.org, d.id[:])
+			res, err := tx.ExecContext(ctx, `UPDATE lockdowns SET released_at = until, released_type = 'system', released_by = NULL
+				WHERE org = ? AND id = ? AND released_at IS NULL`, d.org, d.id[:])
 			if err != nil {
 				return err
 			}
 			if n, _ := res.RowsAffected(); n == 0 {
 				return nil // another instance released it
+			}
+			if err := addLockdownChange(ctx, tx, d.org, d.id, true); err != nil {
+				return err
 			}
 			l, err := findLockdown(ctx, tx, d.org, d.orgID, d.id, now)
 			if err != nil {
@@ -429,7 +440,7 @@ func (db *DB) OrgUniverses(ctx context.Context, orgID uuid.UUID) (_ []string, er
 }
 
 // ReadLockdownChanges returns the organization's lockdown starts and
-// releases after a position, in change_seq order.
+// releases after a position, in the order they were stored.
 func (db *DB) ReadLockdownChanges(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, limit int) (_ []gatehouse.LockdownChange, err error) {
 	defer sqlstore.Label(&err, "Store.ReadLockdownChanges", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
@@ -441,7 +452,7 @@ func (db *DB) ReadLockdownChanges(ctx context.Context, orgID uuid.UUID, after ga
 	}
 	changes, err := queryAll(ctx, db.read, func(r *sql.Rows, c *gatehouse.LockdownChange) error {
 		return r.Scan(&c.ID, &c.Released, &c.Position.Seq)
-	}, `SELECT id, released_at IS NOT NULL, change_seq FROM lockdowns WHERE org = ? AND change_seq > ?
-		ORDER BY change_seq LIMIT ?`, org, after.Seq, limit)
+	}, `SELECT lockdown_id, released, seq FROM lockdown_changes WHERE org = ? AND seq > ?
+		ORDER BY seq LIMIT ?`, org, after.Seq, limit)
 	return changes, wrap(err)
 }

@@ -37,7 +37,7 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 			VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?,
 				(SELECT coalesce(max(seq), 0) FROM events WHERE org = ?),
 				(SELECT coalesce(max(change_seq), 0) FROM commands WHERE org = ? AND issued = 1), ?,
-				(SELECT coalesce(max(change_seq), 0) FROM lockdowns WHERE org = ?))`,
+				(SELECT coalesce(max(seq), 0) FROM lockdown_changes WHERE org = ?))`,
 			org, w.ID[:], w.URL, w.Description, sqlstore.JoinTypes(w.Types), filters, sealed,
 			millis(time.Time(w.CreatedAt)), org, org, millis(time.Time(w.CreatedAt)), org)
 		if err != nil {

@@ -220,7 +220,7 @@ func testExpireLockdowns(t *testing.T, f *fixture) {
 	f.settle()
 	changes, err = f.s.ReadLockdownChanges(ctx, p.org.ID, gatehouse.FeedPosition{}, 10)
 	must(t, err)
-	if len(changes) != 1 || !changes[0].Released {
+	if len(changes) != 2 || changes[0].Released || !changes[1].Released || changes[1].ID != l.ID {
 		t.Errorf("changes after the release %+v", changes)
 	}
 }

@@ -2,10 +2,6 @@
 -- denies every access point of a location, a universe or the whole
 -- organization with reason LOCKDOWN until released or until `until`.
 
--- Starts and releases are a feed of their own, for lockdown.updated
--- deliveries, positioned as events are (0012_feed.sql): the changing
--- transaction's id, then a sequence value.
-CREATE SEQUENCE lockdown_changes;
 CREATE TABLE lockdowns (
   org           bigint NOT NULL REFERENCES organizations (seq),
   id            uuid NOT NULL,
@@ -20,14 +16,24 @@ CREATE TABLE lockdowns (
   issued_by_key uuid,            -- an API key
   released_type text,            -- user, key or system
   released_by   uuid,            -- the user or key
-  change_xid    xid8 NOT NULL DEFAULT pg_current_xact_id(),
-  change_seq    bigint NOT NULL DEFAULT nextval('lockdown_changes'),
   PRIMARY KEY (org, id)
 );
 CREATE INDEX lockdowns_page ON lockdowns (org, started_at DESC, id DESC);
 CREATE INDEX lockdowns_running ON lockdowns (org) WHERE released_at IS NULL;
 CREATE INDEX lockdowns_until ON lockdowns (until) WHERE released_at IS NULL AND until IS NOT NULL;
-CREATE INDEX lockdowns_changes ON lockdowns (org, change_xid, change_seq);
+
+-- Starts and releases are a feed of their own, for lockdown.updated
+-- deliveries, one row each, positioned as events are (0012_feed.sql): the
+-- changing transaction's id, then a sequence value.
+CREATE SEQUENCE lockdown_change_seq;
+CREATE TABLE lockdown_changes (
+  org         bigint NOT NULL,
+  xid         xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  seq         bigint NOT NULL DEFAULT nextval('lockdown_change_seq'),
+  lockdown_id uuid NOT NULL,
+  released    boolean NOT NULL,
+  PRIMARY KEY (org, xid, seq)
+);
 
 -- A LOCKDOWN command tells the servers of one universe of a lockdown's
 -- start or release: it has no access point (the zero id) and carries the

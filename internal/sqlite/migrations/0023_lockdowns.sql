@@ -16,15 +16,21 @@ CREATE TABLE lockdowns (
   issued_by_key BLOB,            -- an API key
   released_type TEXT,            -- user, key or system
   released_by   BLOB,            -- the user or key
-  -- Starts and releases are a feed of their own, for lockdown.updated
-  -- deliveries: change_seq is max + 1 at each (one writer: commit order).
-  change_seq    INTEGER NOT NULL,
   PRIMARY KEY (org, id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX lockdowns_page ON lockdowns (org, started_at DESC, id DESC);
 CREATE INDEX lockdowns_running ON lockdowns (org) WHERE released_at IS NULL;
 CREATE INDEX lockdowns_until ON lockdowns (until) WHERE released_at IS NULL AND until IS NOT NULL;
-CREATE INDEX lockdowns_changes ON lockdowns (org, change_seq);
+
+-- Starts and releases are a feed of their own, for lockdown.updated
+-- deliveries: one row each, in commit order (one writer).
+CREATE TABLE lockdown_changes (
+  seq         INTEGER PRIMARY KEY,
+  org         INTEGER NOT NULL,
+  lockdown_id BLOB NOT NULL,
+  released    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX lockdown_changes_org ON lockdown_changes (org, seq);
 
 -- A LOCKDOWN command tells the servers of one universe of a lockdown's
 -- start or release: it has no access point (the zero id) and carries the

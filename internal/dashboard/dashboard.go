@@ -91,7 +91,8 @@ func New(cfg Config) http.Handler {
 		"list": func(s ...string) []string { return s }, "isDay": isDay,
 		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
-		"seconds": seconds, "inc": func(i int) int { return i + 1 }}
+		"seconds": seconds, "inc": func(i int) int { return i + 1 },
+		"target_l": lockdownTarget, "ends": func(any) any { return lockdownEnds }}
 	for _, page := range templatePages {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/"+page+".html"))
@@ -187,6 +188,9 @@ type page struct {
 	Zones []string
 	Here  string
 	Data  any
+	// Lockdowns are the lockdowns running in the user's organization: a
+	// banner on every page while one runs.
+	Lockdowns []gatehouse.Lockdown
 }
 
 // Can says whether the signed-in user's role grants the permission named
@@ -197,7 +201,7 @@ func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	v := viewerOf(r)
 	var b bytes.Buffer
 	if err := d.pages[name].Execute(&b, page{User: v.user, CSRF: v.session.CSRF,
-		Zone: zoneOf(r), Zones: zoneChoices, Here: r.URL.RequestURI(), Data: data}); err != nil {
+		Zone: zoneOf(r), Zones: zoneChoices, Here: r.URL.RequestURI(), Data: data, Lockdowns: d.activeLockdowns(r)}); err != nil {
 		d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard template", slog.String("page", name), slog.String("error", err.Error()))
 		httperror.WriteJSON(w, w.Header().Get("X-Request-Id"), httperror.For(err))
 		return

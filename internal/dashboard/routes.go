@@ -125,6 +125,13 @@ func (d *dashboard) routes() []route {
 		{"GET", "/invitations", member, d.invitationsPage},
 		{"POST", "/invitations/accept", member, d.acceptInvitation},
 
+		// Lockdowns: the incident button, its confirmation, its release.
+		{"GET", "/lockdowns", member, d.lockdowns},
+		{"GET", "/lockdowns/new", member, d.confirmLockdown},
+		{"POST", "/lockdowns", member, d.startLockdown},
+		{"GET", "/lockdowns/{id}/release", member, d.confirmRelease},
+		{"POST", "/lockdowns/{id}/release", member, d.releaseLockdown},
+
 		// Anything else.
 		{"", "/", anyone, func(w http.ResponseWriter, r *http.Request) {
 			d.errorPage(w, r, http.StatusNotFound, "There is no such page.")
@@ -147,4 +154,4 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templates/NAME.html in templates/layout.html with templates/filters.html.
 var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
-	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player"}
+	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "lockdowns", "lockdown-start", "lockdown-release"}

@@ -50,7 +50,8 @@ type LockdownStore interface {
 	// UniverseLockdowns returns the organization's lockdowns running at
 	// now that cover an access point of the universe's set: ORGANIZATION
 	// ones, UNIVERSE ones of universeID and LOCATION ones of a location
-	// naming it; oldest first.
+	// naming it; oldest first. Their Targets are not read (zero): every
+	// sync of the universe may ask, and the set has no use of them.
 	UniverseLockdowns(ctx context.Context, orgID uuid.UUID, universeID string, now time.Time) ([]Lockdown, error)
 	// OrgUniverses returns the universes the organization's locations
 	// name, in order.

@@ -77,6 +77,11 @@ func scanLockdown(r pgx.Row) (gatehouse.Lockdown, error) {
 // readLockdowns reads the lockdowns of a query (lockdownSelect and more)
 // with their targets, Active as of now.
 func readLockdowns(ctx context.Context, q querier, org int64, orgID uuid.UUID, now time.Time, query string, args ...any) ([]gatehouse.Lockdown, error) {
+	return readLockdownsWith(ctx, q, org, orgID, now, true, query, args...)
+}
+
+// readLockdownsWith is readLockdowns, reading the targets or not.
+func readLockdownsWith(ctx context.Context, q querier, org int64, orgID uuid.UUID, now time.Time, targets bool, query string, args ...any) ([]gatehouse.Lockdown, error) {
 	rows, _ := q.Query(ctx, query, args...)
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (gatehouse.Lockdown, error) { return scanLockdown(r) })
 	if err != nil {
@@ -84,6 +89,10 @@ func readLockdowns(ctx context.Context, q querier, org int64, orgID uuid.UUID, n
 	}
 	for i := range out {
 		out[i].OrgID = orgID
+		if !targets {
+			out[i] = out[i].WithActive(now)
+			continue
+		}
 		if err := lockdownTargets(ctx, q, org, &out[i]); err != nil {
 			return nil, err
 		}
@@ -397,7 +406,7 @@ func (db *DB) UniverseLockdowns(ctx context.Context, orgID uuid.UUID, universeID
 	if err != nil {
 		return nil, err
 	}
-	ls, err := readLockdowns(ctx, db.pool, org, orgID, now, lockdownSelect+" AND d.released_at IS NULL"+runningAt+`
+	ls, err := readLockdownsWith(ctx, db.pool, org, orgID, now, false, lockdownSelect+" AND d.released_at IS NULL"+runningAt+`
 		AND (d.scope = 'ORGANIZATION' OR d.scope = 'UNIVERSE' AND d.universe_id = $3
 			OR d.scope = 'LOCATION' AND d.location_id IN (SELECT id FROM locations WHERE org = $1 AND universe_id = $3))
 		ORDER BY d.started_at, d.id`, org, now, universeID)

@@ -68,7 +68,7 @@ func (s *Service) StartLockdown(ctx context.Context, orgID uuid.UUID, r gatehous
 	if err != nil {
 		return gatehouse.Lockdown{}, err
 	}
-	s.lockdownChanged(orgID, nl.Commands)
+	s.lockdownChanged(ctx, orgID, nl.Commands)
 	return stored, nil
 }
 
@@ -132,10 +132,16 @@ func (s *Service) lockdownCommands(ctx context.Context, l gatehouse.Lockdown, un
 
 // lockdownChanged tells this instance's syncs, decisions and policy sets
 // that the organization's lockdowns changed; the commands' wakes reach
-// the other instances through the database.
-func (s *Service) lockdownChanged(orgID uuid.UUID, cmds []gatehouse.IssuedCommand) {
+// the other instances through the database. The new version of each
+// universe's set is read once, before the syncs wake: a thousand syncs
+// answering at once then find it kept, rather than each reading it.
+func (s *Service) lockdownChanged(ctx context.Context, orgID uuid.UUID, cmds []gatehouse.IssuedCommand) {
 	s.policySets.forget(orgID)
 	s.decisionContexts.forget(orgID)
+	for _, c := range cmds {
+		// A failure leaves the version to be read by the syncs.
+		s.policySetVersion(context.WithoutCancel(ctx), orgID, c.UniverseID)
+	}
 	for _, c := range cmds {
 		for _, w := range c.Wakes() {
 			s.wake(w)
@@ -229,7 +235,7 @@ func (s *Service) ReleaseLockdown(ctx context.Context, orgID, id uuid.UUID) (gat
 		return gatehouse.Lockdown{}, err
 	}
 	if changed {
-		s.lockdownChanged(orgID, cmds)
+		s.lockdownChanged(ctx, orgID, cmds)
 	}
 	return out, nil
 }

@@ -107,6 +107,11 @@ func lockdownTargets(ctx context.Context, q querier, org int64, l *gatehouse.Loc
 // readLockdowns reads the lockdowns of a query (lockdownSelect and more)
 // with their targets.
 func readLockdowns(ctx context.Context, q querier, org int64, orgID uuid.UUID, now time.Time, query string, args ...any) ([]gatehouse.Lockdown, error) {
+	return readLockdownsWith(ctx, q, org, orgID, now, true, query, args...)
+}
+
+// readLockdownsWith is readLockdowns, reading the targets or not.
+func readLockdownsWith(ctx context.Context, q querier, org int64, orgID uuid.UUID, now time.Time, targets bool, query string, args ...any) ([]gatehouse.Lockdown, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -125,6 +130,10 @@ func readLockdowns(ctx context.Context, q querier, org int64, orgID uuid.UUID, n
 		return nil, err
 	}
 	for i := range out {
+		if !targets {
+			out[i] = out[i].WithActive(now)
+			continue
+		}
 		if err := lockdownTargets(ctx, q, org, &out[i]); err != nil {
 			return nil, err
 		}
@@ -417,7 +426,7 @@ func (db *DB) UniverseLockdowns(ctx context.Context, orgID uuid.UUID, universeID
 		return nil, err
 	}
 	t := millis(now)
-	ls, err := readLockdowns(ctx, db.read, org, orgID, now, lockdownSelect+" AND d.released_at IS NULL"+runningAt+`
+	ls, err := readLockdownsWith(ctx, db.read, org, orgID, now, false, lockdownSelect+" AND d.released_at IS NULL"+runningAt+`
 		AND (d.scope = 'ORGANIZATION' OR d.scope = 'UNIVERSE' AND d.universe_id = ?
 			OR d.scope = 'LOCATION' AND d.location_id IN (SELECT id FROM locations WHERE org = ? AND universe_id = ?))
 		ORDER BY d.started_at, d.id`, org, t, t, t, universeID, org, universeID)

@@ -104,6 +104,9 @@ func TestLockdownOverHTTP(t *testing.T) {
 	if got.PolicyVersion != during.Version {
 		t.Errorf("sync's policyVersion %s, want %s", got.PolicyVersion, during.Version)
 	}
+	if r := e.post("/api/consumer/v1/commands/"+lc.ID.String()+"/cancel", o.cmdKey, ""); r.status != http.StatusConflict {
+		t.Errorf("cancel of a LOCKDOWN command: %d %s", r.status, r.body)
+	}
 	r = e.syncNow(o.serverKey, "job-1", fmt.Sprintf(`{"universeId": "42", "waitSeconds": 0, "cursor": %q,
 		"acks": [{"commandId": %q, "result": "EXECUTED"}]}`, got.Cursor, lc.ID))
 	if !jsonHas(r.body, "rejectedAcks", nil) && r.status != http.StatusOK {

@@ -170,10 +170,14 @@ func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse
 // CancelCommand cancels one of the organization's commands that is not
 // settled yet; the servers that received it are told at their next sync.
 // [gatehouse.ErrNotFound]; a [*gatehouse.ConflictError] when it is settled
-// already.
+// already, or a LOCKDOWN command (its lockdown's release ends it).
 func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Command, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
 		return gatehouse.Command{}, err
+	}
+	// A LOCKDOWN command ends with its lockdown's release, not alone.
+	if c, err := s.store.FindCommand(ctx, orgID, id); err == nil && c.Type == gatehouse.CommandLockdown {
+		return c, &gatehouse.ConflictError{Field: "type", Message: "is LOCKDOWN: release its lockdown (POST /lockdowns/{id}/release) instead"}
 	}
 	e := s.entry(ctx, orgID, gatehouse.AuditCommandCancelled, gatehouse.TargetCommand)
 	c, err := s.store.CancelCommand(ctx, e, orgID, id, s.Now())

@@ -59,6 +59,11 @@ const (
 	// or ended early.
 	AuditGrantCreated AuditAction = "grant.created"
 	AuditGrantRevoked AuditAction = "grant.revoked"
+	// AuditLockdownStarted and AuditLockdownReleased: a lockdown of a
+	// location, a universe or the organization; released by a user, a
+	// key, or the system when its until came.
+	AuditLockdownStarted  AuditAction = "lockdown.started"
+	AuditLockdownReleased AuditAction = "lockdown.released"
 )
 
 // AuditActions lists every action in documentation order.
@@ -74,6 +79,7 @@ var AuditActions = []AuditAction{
 	AuditPlatformUserErased, AuditRetentionChanged, AuditErasureWebhookSet,
 	AuditAlertRuleCreated, AuditAlertRuleChanged, AuditAlertRuleDeleted,
 	AuditGrantCreated, AuditGrantRevoked,
+	AuditLockdownStarted, AuditLockdownReleased,
 }
 
 // The kinds of record an audit entry targets.
@@ -97,6 +103,9 @@ const (
 	TargetAlertRule = "alert_rule"
 	// TargetGrant is a timed grant, named by its player's id.
 	TargetGrant = "grant"
+	// TargetLockdown is a lockdown, named by what it covers (the
+	// location's name, "universe N" or "organization").
+	TargetLockdown = "lockdown"
 )
 
 // AuditActor is who made a change: a user (ID and email in Label), a key

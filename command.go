@@ -200,6 +200,29 @@ type Command struct {
 	// the access point unlocked from now (less than DurationSeconds for a
 	// server that joins an unlock already running).
 	RemainingSeconds *int `json:"remainingSeconds,omitempty"`
+	// Lockdown is, for a LOCKDOWN command, the lockdown as of the
+	// command's issue (ReleasedAt nil for a start, set for a release);
+	// nil for an UNLOCK.
+	Lockdown *Lockdown `json:"lockdown"`
+}
+
+// MarshalJSON writes c; a LOCKDOWN command has no access point and no
+// duration (null), and its location is the lockdown's, or null.
+func (c Command) MarshalJSON() ([]byte, error) {
+	type plain Command
+	if c.Type != CommandLockdown {
+		return json.Marshal(plain(c))
+	}
+	var loc *NamedRef
+	if c.Location.ID != uuid.Nil {
+		loc = &c.Location
+	}
+	return json.Marshal(struct {
+		plain
+		AccessPoint     *NamedRef `json:"accessPoint"`
+		Location        *NamedRef `json:"location"`
+		DurationSeconds *int      `json:"durationSeconds"`
+	}{plain: plain(c), Location: loc})
 }
 
 // KeyRef names the API key that issued a command.

@@ -61,6 +61,9 @@ var (
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")
+	// ErrLockdownActive: a remote unlock of an access point a running
+	// lockdown covers. It is an [ErrConflict].
+	ErrLockdownActive = fmt.Errorf("a lockdown covers the access point: %w", ErrConflict)
 )
 
 // ConflictError is an [ErrConflict] that says which field clashed and how:

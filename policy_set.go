@@ -56,6 +56,20 @@ type PolicySet struct {
 	// read, left out of AccessPoints so that one bad record does not
 	// take the whole set down; empty almost always.
 	Unreadable []UnreadablePolicy `json:"unreadable"`
+	// Lockdowns are the lockdowns running that cover at least one access
+	// point of the set: game servers deny every access point they cover
+	// with LOCKDOWN, and end them at until themselves.
+	Lockdowns []Lockdown `json:"lockdowns"`
+}
+
+// WithLockdowns returns s carrying lockdowns, its Version covering them
+// ([LockdownsVersion]).
+func (s PolicySet) WithLockdowns(lockdowns []Lockdown) PolicySet {
+	if lockdowns == nil {
+		lockdowns = []Lockdown{}
+	}
+	s.Lockdowns, s.Version = lockdowns, LockdownsVersion(s.Version, lockdowns)
+	return s
 }
 
 // Bounds of what one universe's set may hold, checked when a change would
@@ -137,7 +151,7 @@ func NewPolicySet(universeID string, aps []AccessPointPolicy, now time.Time, zon
 	}
 	aps = readable
 	return PolicySet{UniverseID: universeID, Version: PolicySetVersion(universeID, members, now), AccessPoints: aps,
-		Zones: policyZones(aps, now, zones), Unreadable: unreadable}
+		Zones: policyZones(aps, now, zones), Unreadable: unreadable, Lockdowns: []Lockdown{}}
 }
 
 // PolicyBody is the rules of p without its version and time, as stores

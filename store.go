@@ -40,6 +40,7 @@ type Store interface {
 	AuditStore
 	AlertStore
 	GrantStore
+	LockdownStore
 
 	// TryLease takes or renews the lease name for holder until now+ttl,
 	// and reports whether holder has it: another holder's unexpired lease

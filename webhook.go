@@ -22,10 +22,13 @@ const (
 	WebhookEventCreated   WebhookType = "event.created"
 	WebhookCommandUpdated WebhookType = "command.updated"
 	WebhookTest           WebhookType = "webhook.test"
+	// WebhookLockdownUpdated: a lockdown started or was released (by a
+	// person, a key, or its until); its data is the Lockdown.
+	WebhookLockdownUpdated WebhookType = "lockdown.updated"
 )
 
 // WebhookTypes are the types an endpoint may subscribe to.
-var WebhookTypes = []WebhookType{WebhookEventCreated, WebhookCommandUpdated}
+var WebhookTypes = []WebhookType{WebhookEventCreated, WebhookCommandUpdated, WebhookLockdownUpdated}
 
 // Bounds of an endpoint's fields.
 const (
@@ -66,7 +69,10 @@ type Webhook struct {
 	OrgID         uuid.UUID    `json:"-"`
 	EventsAfter   FeedPosition `json:"-"`
 	CommandsAfter FeedPosition `json:"-"`
-	Generation    int64        `json:"-"`
+	// LockdownsAfter is the position in the lockdown feed delivered
+	// through (lockdown.updated).
+	LockdownsAfter FeedPosition `json:"-"`
+	Generation     int64        `json:"-"`
 }
 
 // WebhookFailing describes an endpoint whose deliveries fail.
@@ -133,7 +139,7 @@ func CheckWebhook(in WebhookInput, creating, allowPrivate bool) (WebhookChange, 
 		c.Types = []WebhookType{}
 		for i, t := range in.Types {
 			if !slices.Contains(WebhookTypes, t) {
-				errs.Add(fmt.Sprintf("types[%d]", i), "must be event.created or command.updated")
+				errs.Add(fmt.Sprintf("types[%d]", i), "must be event.created, command.updated or lockdown.updated")
 			} else if !slices.Contains(c.Types, t) {
 				c.Types = append(c.Types, t)
 			}
@@ -141,7 +147,7 @@ func CheckWebhook(in WebhookInput, creating, allowPrivate bool) (WebhookChange, 
 		if len(in.Types) == 0 && creating {
 			c.Types = []WebhookType{WebhookEventCreated}
 		} else if len(in.Types) == 0 {
-			errs.Add("types", "must name at least one of event.created, command.updated")
+			errs.Add("types", "must name at least one of event.created, command.updated, lockdown.updated")
 		}
 	}
 	if in.Filters != nil {
@@ -271,6 +277,9 @@ type WebhookProgress struct {
 	Deliveries []WebhookDelivery // new log rows, and the manual ones sent (same id)
 	// EventsAfter and CommandsAfter are the positions delivered through.
 	EventsAfter, CommandsAfter FeedPosition
+	// LockdownsAfter is the position in the lockdown feed delivered
+	// through.
+	LockdownsAfter FeedPosition
 	// Attempts and FailingSince are the endpoint's failure state
 	// (0 and nil: healthy), LastError the last failure's description.
 	Attempts     int

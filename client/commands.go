@@ -16,7 +16,7 @@ import (
 // FAILED, EXPIRED or CANCELLED.
 type Command struct {
 	ID              string         `json:"id"`
-	Type            string         `json:"type"`   // UNLOCK
+	Type            string         `json:"type"`   // UNLOCK, or LOCKDOWN (in sync answers)
 	Status          string         `json:"status"` // PENDING, DELIVERED, EXECUTED, FAILED, EXPIRED or CANCELLED
 	FailureReason   *string        `json:"failureReason"`
 	Scope           string         `json:"scope"` // UNIVERSE, SERVER or PLAYER
@@ -39,6 +39,9 @@ type Command struct {
 	// RemainingSeconds is set in a sync answer: how long the server keeps
 	// the access point unlocked from now.
 	RemainingSeconds *int `json:"remainingSeconds,omitempty"`
+	// Lockdown is, for a LOCKDOWN command, the lockdown as of the
+	// command's issue (ReleasedAt nil for a start); nil for an UNLOCK.
+	Lockdown *Lockdown `json:"lockdown"`
 }
 
 // KeyRef names the API key that issued a command.

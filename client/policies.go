@@ -101,6 +101,10 @@ type PolicySet struct {
 	// cannot read, left out of AccessPoints; a PUT of the policy, with
 	// If-Match the version named, repairs each.
 	Unreadable []UnreadablePolicy `json:"unreadable"`
+	// Lockdowns are the lockdowns running that cover an access point of
+	// the set: deny every access point they cover with LOCKDOWN, until
+	// the earlier of Until and a release.
+	Lockdowns []Lockdown `json:"lockdowns"`
 }
 
 // UnreadablePolicy names an access point of a set whose current policy

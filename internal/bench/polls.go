@@ -36,6 +36,11 @@ type PollsConfig struct {
 	Interval    time.Duration
 	IssueFor    time.Duration
 	Concurrency int
+	// Lockdown times lockdowns of LocationID instead of UNIVERSE
+	// unlocks: each start, from the request to every server's receipt of
+	// its LOCKDOWN command; each is released (untimed) Interval/2 later.
+	Lockdown   bool
+	LocationID uuid.UUID
 	// Progress, when set, is told what the benchmark does.
 	Progress io.Writer
 }
@@ -119,6 +124,12 @@ func RunPolls(ctx context.Context, cfg PollsConfig) (PollsResult, error) {
 
 	issued := map[string]time.Time{}
 	for i := range cfg.Commands {
+		if cfg.Lockdown {
+			if err := p.lockdown(ctx, i, issued); err != nil {
+				return res, err
+			}
+			continue
+		}
 		start := time.Now()
 		id, err := p.issue(ctx, `{"accessPointId":%q,"scope":"UNIVERSE","durationSeconds":5,"ttlSeconds":60,"note":"bench %d"}`, cfg.AccessPointID, i)
 		if err != nil {
@@ -164,8 +175,14 @@ func (p *poller) serve(ctx context.Context, job string) {
 		body, _ := json.Marshal(map[string]any{"universeId": p.cfg.UniverseID, "players": []string{},
 			"acks": acks, "cursor": cursor, "waitSeconds": 25})
 		var out struct {
-			Commands []struct{ ID string } `json:"commands"`
-			Cursor   string                `json:"cursor"`
+			Commands []struct {
+				ID       string
+				Lockdown *struct {
+					ID         string
+					ReleasedAt *string
+				}
+			} `json:"commands"`
+			Cursor string `json:"cursor"`
 		}
 		status, err := p.post(ctx, p.cfg.URL+"/api/consumer/v1/servers/"+job+"/sync", p.cfg.ServerKey, body, &out)
 		at := time.Now()
@@ -183,7 +200,11 @@ func (p *poller) serve(ctx context.Context, job string) {
 		acks = acks[:0]
 		p.mu.Lock()
 		for _, c := range out.Commands {
-			p.got = append(p.got, receipt{c.ID, at})
+			id := c.ID
+			if c.Lockdown != nil && c.Lockdown.ReleasedAt == nil {
+				id = "lockdown " + c.Lockdown.ID // a start: timed from POST /lockdowns
+			}
+			p.got = append(p.got, receipt{id, at})
 			acks = append(acks, map[string]string{"commandId": c.ID, "result": "EXECUTED"})
 		}
 		p.mu.Unlock()
@@ -221,6 +242,34 @@ func (p *poller) issue(ctx context.Context, format string, args ...any) (string,
 		err = fmt.Errorf("issuing a command: HTTP %d", status)
 	}
 	return c.ID, err
+}
+
+// lockdown starts a lockdown of the location, notes when under its
+// start's receipt id, and releases it half an interval later; the next
+// one starts after the other half.
+func (p *poller) lockdown(ctx context.Context, i int, issued map[string]time.Time) error {
+	start := time.Now()
+	var l struct{ ID string }
+	status, err := p.post(ctx, p.cfg.IssueURL+"/api/consumer/v1/lockdowns", p.cfg.CommandKey,
+		fmt.Appendf(nil, `{"scope":"LOCATION","locationId":%q,"reason":"bench %d"}`, p.cfg.LocationID, i), &l)
+	if err == nil && status != http.StatusCreated {
+		err = fmt.Errorf("starting a lockdown: HTTP %d", status)
+	}
+	if err != nil {
+		return err
+	}
+	issued["lockdown "+l.ID] = start
+	if err := sleepCtx(ctx, p.cfg.Interval/2); err != nil {
+		return err
+	}
+	status, err = p.post(ctx, p.cfg.IssueURL+"/api/consumer/v1/lockdowns/"+l.ID+"/release", p.cfg.CommandKey, nil, &l)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("releasing a lockdown: HTTP %d", status)
+	}
+	if err != nil {
+		return err
+	}
+	return sleepCtx(ctx, p.cfg.Interval-p.cfg.Interval/2)
 }
 
 func (p *poller) post(ctx context.Context, url, key string, body []byte, out any) (int, error) {

@@ -24,6 +24,7 @@ func runBenchPolls(ctx context.Context, e *env) error {
 	interval := f.duration("interval", time.Second, "time between the timed unlocks")
 	issueFor := f.duration("issue-for", 5*time.Second, "then issue SERVER unlocks this long, as fast as answered (0: skip)")
 	concurrency := f.Int("concurrency", 8, "issuing workers of that phase")
+	lockdown := f.Bool("lockdown", false, "time lockdowns of the location instead (start → its LOCKDOWN command at every server), each released half an --interval later")
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		if *servers < 1 || *commands < 0 || *interval <= 0 {
 			return usagef("--servers must be positive, --commands not negative, --interval positive")
@@ -61,7 +62,7 @@ func runBenchPolls(ctx context.Context, e *env) error {
 			URL: strings.TrimRight(*base, "/"), IssueURL: strings.TrimRight(*issueURL, "/"),
 			ServerKey: serverKey, CommandKey: commandKey, AccessPointID: ap.ID, UniverseID: universe,
 			Servers: *servers, Commands: *commands, Interval: *interval, IssueFor: *issueFor,
-			Concurrency: *concurrency, Progress: e.stderr,
+			Concurrency: *concurrency, Progress: e.stderr, Lockdown: *lockdown, LocationID: loc.ID,
 		})
 		if err != nil {
 			return err
@@ -72,8 +73,12 @@ func runBenchPolls(ctx context.Context, e *env) error {
 		fmt.Fprintf(e.stdout, "%d servers long-polling\n", res.Servers)
 		fmt.Fprintf(e.stdout, "  idle:    %d goroutines, %.1f MiB RSS, %.1f MiB heap, %d fds\n", res.Idle.Goroutines, res.Idle.RSSMiB, res.Idle.HeapMiB, res.Idle.OpenFDs)
 		fmt.Fprintf(e.stdout, "  waiting: %d goroutines, %.1f MiB RSS, %.1f MiB heap, %d fds\n", res.Waiting.Goroutines, res.Waiting.RSSMiB, res.Waiting.HeapMiB, res.Waiting.OpenFDs)
-		fmt.Fprintf(e.stdout, "issue to delivery over %d deliveries (%d missing): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms\n",
-			res.Deliveries, res.Missing, res.P50Ms, res.P90Ms, res.P99Ms, res.MaxMs)
+		what := "issue"
+		if *lockdown {
+			what = "lockdown start"
+		}
+		fmt.Fprintf(e.stdout, "%s to delivery over %d deliveries (%d missing): p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+			what, res.Deliveries, res.Missing, res.P50Ms, res.P90Ms, res.P99Ms, res.MaxMs)
 		if *issueFor > 0 {
 			fmt.Fprintf(e.stdout, "SERVER unlocks issued: %.0f per second (%d errors)\n", res.IssuedPerSec, res.IssueErrors)
 		}

@@ -118,7 +118,7 @@ func commands() []command {
 		{"bench seed", "write a synthetic log: --events N --orgs M --seed S [--ids v7|v4] [--order time|shuffled] [--jobs N] [--out FILE]", runBenchSeed},
 		{"bench run", "measure a running server: --url URL --key KEY [--concurrency C --duration D --org ORG]", runBenchRun},
 		{"bench feed", "measure a consumer catching up on the feed: --url URL --key KEY [--limit N]", runBenchFeed},
-		{"bench polls", "measure long polls: --url URL --db DB [--servers N --commands M --issue-url URL2]", runBenchPolls},
+		{"bench polls", "measure long polls: --url URL --db DB [--servers N --commands M --issue-url URL2 --lockdown]", runBenchPolls},
 		{"bench decisions", "measure POST /decisions: --url URL --db DB [--concurrency C --duration D --rate R --record=false]", runBenchDecisions},
 		{"bench webhooks", "measure the lag of webhook deliveries from a server run with --webhooks-allow-private: --url URL --db DB [--rate R --duration D --wait D --attack hang|slow]", runBenchWebhooks},
 		{"version", "print the version of this build", runVersion},
@@ -126,6 +126,9 @@ func commands() []command {
 		{"grant create", "let a player through access points (or every access point of a location) for a while, whatever their schedule: --org ID --player ID (--access-point ID … | --location ID) (--until RFC3339 | --for DURATION) [--from RFC3339] [--note T]", runGrantCreate},
 		{"grant list", "list an organization's grants, newest first: --org ID [--player ID] [--access-point ID] [--active true|false] [--limit N]", runGrantList},
 		{"grant revoke", "end a grant now: --org ID GRANT_ID", runGrantRevoke},
+		{"lockdown start", "deny every access point of the organization, a universe or a location with LOCKDOWN until released (or --until/--for); unlocks in force end: --org ID (--organization | --universe ID | --location ID) --reason TEXT [--until RFC3339 | --for DURATION] [--as EMAIL]", runLockdownStart},
+		{"lockdown release", "release a lockdown: --org ID LOCKDOWN_ID [--as EMAIL]", runLockdownRelease},
+		{"lockdown list", "list an organization's lockdowns, newest first: --org ID [--active] [--limit N]", runLockdownList},
 	}
 }
 

@@ -28,8 +28,15 @@ func commandLine(c gatehouse.Command) string {
 
 // commandRow is a command's line in command list.
 func commandRow(c gatehouse.Command) string {
+	what := c.AccessPoint.Name + " @ " + c.Location.Name
+	if c.Lockdown != nil {
+		what = "lockdown of " + lockdownTarget(*c.Lockdown)
+		if c.Lockdown.ReleasedAt != nil {
+			what = "release of the " + what
+		}
+	}
 	s := fmt.Sprintf("%s  %s  %-9s %-30s %-34s %s", c.ID, gatehouse.FormatTime(time.Time(c.IssuedAt)), c.Status,
-		target(c), progress(c.Targets), c.AccessPoint.Name+" @ "+c.Location.Name)
+		target(c), progress(c.Targets), what)
 	if c.FailureReason != nil {
 		s += "  (" + *c.FailureReason + ")"
 	}

@@ -93,7 +93,8 @@ func New(cfg Config) http.Handler {
 		"at":  func(z zone, t gatehouse.Time) string { return inZone(z, time.Time(t)) },
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
 		"seconds": seconds, "inc": func(i int) int { return i + 1 },
-		"tv": func(t *gatehouse.Time) gatehouse.Time { return *t }, "uid": func(u *uuid.UUID) uuid.UUID { return *u }}
+		"tv": func(t *gatehouse.Time) gatehouse.Time { return *t }, "uid": func(u *uuid.UUID) uuid.UUID { return *u },
+		"target_l": lockdownTarget, "ends": func(any) any { return lockdownEnds }}
 	for _, page := range templatePages {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/"+page+".html"))
@@ -189,6 +190,9 @@ type page struct {
 	Zones []string
 	Here  string
 	Data  any
+	// Lockdowns are the lockdowns running in the user's organization: a
+	// banner on every page while one runs.
+	Lockdowns []gatehouse.Lockdown
 }
 
 // Can says whether the signed-in user's role grants the permission named
@@ -199,7 +203,7 @@ func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	v := viewerOf(r)
 	var b bytes.Buffer
 	if err := d.pages[name].Execute(&b, page{User: v.user, CSRF: v.session.CSRF,
-		Zone: zoneOf(r), Zones: zoneChoices, Here: r.URL.RequestURI(), Data: data}); err != nil {
+		Zone: zoneOf(r), Zones: zoneChoices, Here: r.URL.RequestURI(), Data: data, Lockdowns: d.activeLockdowns(r)}); err != nil {
 		d.Logger.LogAttrs(r.Context(), slog.LevelError, "dashboard template", slog.String("page", name), slog.String("error", err.Error()))
 		httperror.WriteJSON(w, w.Header().Get("X-Request-Id"), httperror.For(err))
 		return

@@ -139,6 +139,12 @@ func (d *dashboard) routes() []route {
 		{"POST", "/grants", member, d.createGrant},
 		{"GET", "/grants/{id}/revoke", member, d.confirmRevokeGrant},
 		{"POST", "/grants/{id}/revoke", member, d.revokeGrant},
+		// Lockdowns: the incident button, its confirmation, its release.
+		{"GET", "/lockdowns", member, d.lockdowns},
+		{"GET", "/lockdowns/new", member, d.confirmLockdown},
+		{"POST", "/lockdowns", member, d.startLockdown},
+		{"GET", "/lockdowns/{id}/release", member, d.confirmRelease},
+		{"POST", "/lockdowns/{id}/release", member, d.releaseLockdown},
 
 		// Anything else.
 		{"", "/", anyone, func(w http.ResponseWriter, r *http.Request) {
@@ -162,4 +168,4 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templates/NAME.html in templates/layout.html with templates/filters.html.
 var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
-	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant"}
+	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant", "lockdowns", "lockdown-start", "lockdown-release"}

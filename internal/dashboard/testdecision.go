@@ -148,6 +148,8 @@ func explain(res gatehouse.DecisionResult, p *gatehouse.Policy, loc *time.Locati
 		}
 	}
 	switch res.Reason {
+	case gatehouse.ReasonLockdown:
+		a.Words = "A lockdown covers this access point at that time: nobody passes, whatever the policy, the rules or a remote unlock say, until it is released."
 	case gatehouse.ReasonRemoteUnlock:
 		a.Words = "A remote unlock active at that time covers this player (or their server, or the whole universe), so they pass whatever the policy says."
 	case gatehouse.ReasonGrant:

@@ -77,6 +77,10 @@ var table = []struct {
 	{gatehouse.ErrTooManyServers, http.StatusConflict, "too_many_servers", fmt.Sprintf(
 		"your organization holds %d game servers, or %d players on them: a new server is refused until servers unseen for %d minutes are forgotten; servers already syncing go on",
 		gatehouse.MaxOrgServers, gatehouse.MaxOrgPlayers, int(gatehouse.ServerForgetAfter.Minutes()))},
+	// Before ErrConflict, which it wraps: an incident in progress, which
+	// only a release ends.
+	{gatehouse.ErrLockdownActive, http.StatusConflict, "lockdown_active",
+		"a lockdown covers this access point: no unlock opens it until the lockdown is released (POST /lockdowns/{id}/release)"},
 	{gatehouse.ErrConflict, http.StatusConflict, "conflict", "the record conflicts with an existing one"},
 	// Before ErrUnavailable, which it wraps: the organization's own load,
 	// not an outage, so a 429 with Retry-After like the key's rate limit.

@@ -24,7 +24,7 @@ const commandSelect = `SELECT c.id, c.type, c.status, c.failure_reason, c.scope,
 		c.universe_id, c.access_point_id, coalesce(a.name, ''), c.location_id, coalesce(l.name, ''), c.duration_s, c.note,
 		c.issued_at, c.expires_at, c.status_at, c.started_at,
 		c.requested_by, coalesce(u.email, ''), coalesce(u.name, ''), c.issued_by_key, coalesce(k.name, ''), coalesce(k.prefix, ''),
-		c.targets_live, t.delivered, t.executed, t.failed, t.joined
+		c.targets_live, t.delivered, t.executed, t.failed, t.joined, c.lockdown
 	FROM commands c
 	LEFT JOIN access_points a ON a.id = c.access_point_id AND a.org = c.org
 	LEFT JOIN locations l ON l.id = c.location_id AND l.org = c.org
@@ -42,14 +42,20 @@ func scanCommand(row pgx.CollectableRow) (gatehouse.Command, error) {
 		started                             *time.Time
 		userID, keyID                       *uuid.UUID
 		email, userName, keyName, keyPrefix string
+		lockdown                            *string
 	)
 	err := row.Scan(&c.ID, &c.Type, &c.Status, &c.FailureReason, &c.Scope, &c.ServerJobID, &c.PlatformUserID,
 		&c.UniverseID, &c.AccessPoint.ID, &c.AccessPoint.Name, &c.Location.ID, &c.Location.Name, &c.DurationSeconds, &c.Note,
 		&issued, &expires, &statusAt, &started,
 		&userID, &email, &userName, &keyID, &keyName, &keyPrefix,
-		&c.Targets.Live, &c.Targets.Delivered, &c.Targets.Executed, &c.Targets.Failed, &c.Targets.Joined)
+		&c.Targets.Live, &c.Targets.Delivered, &c.Targets.Executed, &c.Targets.Failed, &c.Targets.Joined, &lockdown)
 	if err != nil {
 		return c, err
+	}
+	if lockdown != nil {
+		if c.Lockdown, err = gatehouse.CommandLockdownOf(*lockdown); err != nil {
+			return c, err
+		}
 	}
 	c.IssuedAt, c.ExpiresAt, c.StatusAt = gatehouse.Time(issued.UTC()), gatehouse.Time(expires.UTC()), gatehouse.Time(statusAt.UTC())
 	if started != nil {

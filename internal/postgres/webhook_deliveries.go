@@ -138,10 +138,11 @@ func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgre
 			lease_until = CASE WHEN $9 THEN $10 ELSE lease_until END,
 			enabled = enabled AND NOT $11,
 			disabled_reason = CASE WHEN $11 THEN 'failing' ELSE disabled_reason END
+			, lockdowns_txn = $15, lockdowns_seq = $16
 			WHERE seq = $12 AND lease_holder = $13 AND lease_until > $10 AND generation = $14 RETURNING url`,
 			int64(p.EventsAfter.Txn), p.EventsAfter.Seq, int64(p.CommandsAfter.Txn), p.CommandsAfter.Seq,
 			p.Attempts, optUTC(p.FailingSince), p.LastError, p.NextAt, p.Release, now, p.Disable != nil,
-			hook, p.Holder, p.Generation).Scan(&url)
+			hook, p.Holder, p.Generation, int64(p.LockdownsAfter.Txn), p.LockdownsAfter.Seq).Scan(&url)
 		if errors.Is(err, pgx.ErrNoRows) {
 			// Lost the lease, or a replay moved the position: the log rows
 			// stay, the lease (if still ours) ends.

@@ -14,7 +14,7 @@ import (
 
 const webhookColumns = `w.id, o.id, w.url, w.description, w.types, w.filters, w.enabled, w.disabled_reason, w.created_at,
 	w.events_txn, w.events_seq, w.commands_txn, w.commands_seq, w.generation, w.attempts, w.failing_since,
-	w.last_error, w.next_at, w.previous_secret_until`
+	w.last_error, w.next_at, w.previous_secret_until, w.lockdowns_txn, w.lockdowns_seq`
 
 // CreateWebhook stores an organization's endpoint at the heads of its
 // feeds: below the oldest transaction still running, every row is read
@@ -34,8 +34,8 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 			return err
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO webhooks (org, id, url, description, types, filters, sealed, enabled,
-			created_at, events_txn, events_seq, commands_txn, commands_seq, next_at)
-			SELECT $1, $2, $3, $4, $5, $6, $7, true, $8, h, 0, h, 0, $8
+			created_at, events_txn, events_seq, commands_txn, commands_seq, next_at, lockdowns_txn, lockdowns_seq)
+			SELECT $1, $2, $3, $4, $5, $6, $7, true, $8, h, 0, h, 0, $8, h, 0
 			FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS h) head`,
 			org, w.ID, w.URL, w.Description, sqlstore.JoinTypes(w.Types), filters, sealed, time.Time(w.CreatedAt))
 		if err != nil {
@@ -176,19 +176,20 @@ func scanWebhook(r pgx.CollectableRow) (gatehouse.Webhook, error) {
 		types, filters    string
 		created, nextAt   time.Time
 		eventsTxn, cmdTxn int64
+		lockdownTxn       int64
 		since, previous   *time.Time
 		lastError         string
 		attempts          int
 	)
 	if err := r.Scan(&w.ID, &w.OrgID, &w.URL, &w.Description, &types, &filters, &w.Enabled, &w.DisabledReason, &created,
 		&eventsTxn, &w.EventsAfter.Seq, &cmdTxn, &w.CommandsAfter.Seq, &w.Generation, &attempts, &since,
-		&lastError, &nextAt, &previous); err != nil {
+		&lastError, &nextAt, &previous, &lockdownTxn, &w.LockdownsAfter.Seq); err != nil {
 		return w, err
 	}
 	if previous != nil {
 		w.PreviousSecretExpiresAt = (*gatehouse.Time)(optUTC(previous))
 	}
-	w.EventsAfter.Txn, w.CommandsAfter.Txn = uint64(eventsTxn), uint64(cmdTxn)
+	w.EventsAfter.Txn, w.CommandsAfter.Txn, w.LockdownsAfter.Txn = uint64(eventsTxn), uint64(cmdTxn), uint64(lockdownTxn)
 	w.CreatedAt = gatehouse.Time(created.UTC())
 	sqlstore.FillWebhook(&w, types, filters, attempts, optUTC(since), lastError, nextAt.UTC())
 	return w, nil

@@ -96,7 +96,7 @@ func TestIssueCommand(t *testing.T) {
 		"accessPoint": {"id": %q, "name": "Front door"}, "location": {"id": %q, "name": "HQ"},
 		"durationSeconds": 30, "note": "Courier", "issuedAt": %q, "expiresAt": "2026-11-20T12:01:00.000Z", "statusAt": %q,
 		"startedAt": null, "requestedBy": null, "issuedByKey": {"id": %q, "name": "Ops console", "prefix": %q},
-		"targets": {"live": 1, "delivered": 0, "executed": 0, "failed": 0, "joined": 0},
+		"targets": {"live": 1, "delivered": 0, "executed": 0, "failed": 0, "joined": 0}, "lockdown": null,
 		"deliveries": [{"serverJobId": "job-1", "target": true, "deliveredAt": null, "result": null, "detail": null, "ackedAt": null}]}`,
 		c.ID, ap.ID, o.locations[0].ID, now, now, o.keyRef.ID, o.keyRef.Prefix)
 	sameJSON(t, "201", r.body, want)
@@ -251,7 +251,7 @@ func TestCancelCommand(t *testing.T) {
 		"durationSeconds": 10, "note": null, "issuedAt": "2026-11-20T12:00:00.000Z", "expiresAt": "2026-11-20T12:01:00.000Z",
 		"statusAt": "2026-11-20T12:00:01.000Z", "startedAt": null, "requestedBy": null,
 		"issuedByKey": {"id": %q, "name": "Ops console", "prefix": %q},
-		"targets": {"live": 0, "delivered": 0, "executed": 0, "failed": 0, "joined": 0}}`,
+		"targets": {"live": 0, "delivered": 0, "executed": 0, "failed": 0, "joined": 0}, "lockdown": null}`,
 		c.ID, o.accessPoints[0].ID, o.locations[0].ID, o.keyRef.ID, o.keyRef.Prefix)
 	sameJSON(t, "cancel", r.body, want)
 	sameJSON(t, "list", e.get("/api/consumer/v1/commands", o.cmdKey).body, `{"data": [`+want+`], "nextCursor": null}`)

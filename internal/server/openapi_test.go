@@ -55,6 +55,8 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"GET /api/consumer/v1/alerts", "GET /api/consumer/v1/alerts/{id}",
 		"GET /api/consumer/v1/insights",
 		"POST /api/consumer/v1/grants", "GET /api/consumer/v1/grants", "GET /api/consumer/v1/grants/{id}", "DELETE /api/consumer/v1/grants/{id}",
+		"POST /api/consumer/v1/lockdowns", "GET /api/consumer/v1/lockdowns", "GET /api/consumer/v1/lockdowns/{id}",
+		"POST /api/consumer/v1/lockdowns/{id}/release",
 	}
 	slices.Sort(served)
 	if !slices.Equal(documented, served) {

@@ -69,6 +69,10 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("DELETE /api/consumer/v1/grants/{id}", s.requireScope(gatehouse.ScopePoliciesWrite, s.revokeGrant()))
 	// The platform calls it with no key: its token and signature stand in.
 	mux.Handle("POST /api/consumer/v1/integrations/roblox/erasure/{token}", s.receiveErasure())
+	mux.Handle("POST /api/consumer/v1/lockdowns", s.requireScope(gatehouse.ScopeCommandsWrite, s.startLockdown()))
+	mux.Handle("GET /api/consumer/v1/lockdowns", s.requireScope(gatehouse.ScopeCommandsWrite, s.listLockdowns()))
+	mux.Handle("GET /api/consumer/v1/lockdowns/{id}", s.requireScope(gatehouse.ScopeCommandsWrite, s.showLockdown()))
+	mux.Handle("POST /api/consumer/v1/lockdowns/{id}/release", s.requireScope(gatehouse.ScopeCommandsWrite, s.releaseLockdown()))
 
 	if s.Dashboard != nil {
 		mux.Handle("/dashboard/", s.Dashboard)

@@ -54,6 +54,10 @@ func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r gatehouse
 	if err != nil {
 		return gatehouse.Command{}, false, err
 	}
+	// A lockdown outranks every unlock: none is issued under it.
+	if err := s.refuseLockedDown(ctx, orgID, nc.Location.ID, nc.UniverseID, now); err != nil {
+		return gatehouse.Command{}, false, err
+	}
 	nc.Idempotency = key
 	e := s.entry(ctx, orgID, gatehouse.AuditCommandIssued, gatehouse.TargetCommand).
 		Change("scope", "", string(r.Scope)).Change("accessPointId", "", r.AccessPointID.String()).
@@ -166,10 +170,14 @@ func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse
 // CancelCommand cancels one of the organization's commands that is not
 // settled yet; the servers that received it are told at their next sync.
 // [gatehouse.ErrNotFound]; a [*gatehouse.ConflictError] when it is settled
-// already.
+// already, or a LOCKDOWN command (its lockdown's release ends it).
 func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Command, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
 		return gatehouse.Command{}, err
+	}
+	// A LOCKDOWN command ends with its lockdown's release, not alone.
+	if c, err := s.store.FindCommand(ctx, orgID, id); err == nil && c.Type == gatehouse.CommandLockdown {
+		return c, &gatehouse.ConflictError{Field: "type", Message: "is LOCKDOWN: release its lockdown (POST /lockdowns/{id}/release) instead"}
 	}
 	e := s.entry(ctx, orgID, gatehouse.AuditCommandCancelled, gatehouse.TargetCommand)
 	c, err := s.store.CancelCommand(ctx, e, orgID, id, s.Now())
@@ -337,7 +345,9 @@ const (
 //     ([gatehouse.CommandStore.WatchCommands]) to this one's waiting syncs;
 //   - every second, holding the lease "commands.sweep" so that one
 //     instance at a time does it, it expires the commands past their
-//     deadline ([gatehouse.CommandStore.SweepCommands]).
+//     deadline ([gatehouse.CommandStore.SweepCommands]);
+//   - every second, it releases the lockdowns whose until came
+//     ([Service.ExpireLockdowns]; each once, whichever instance).
 //
 // Every instance runs it; holder names this one. Errors are reported to
 // report and retried.
@@ -362,6 +372,9 @@ func (s *Service) RunCommands(ctx context.Context, holder string, report func(er
 		case <-tick.C:
 		}
 		if err := s.SweepCommands(ctx, holder); err != nil && ctx.Err() == nil {
+			report(err)
+		}
+		if err := s.ExpireLockdowns(ctx); err != nil && ctx.Err() == nil {
 			report(err)
 		}
 	}

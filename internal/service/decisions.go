@@ -79,7 +79,8 @@ func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r gatehouse.Decis
 // decisions a second, and each would otherwise read the database before
 // its own write. A change to it is seen:
 //   - at once when made on this instance: a policy, a command issued,
-//     cancelled or answered (decisionContexts.forget);
+//     cancelled or answered, a lockdown started or released
+//     (decisionContexts.forget);
 //   - within decisionContextFresh when made on another instance.
 //
 // The unlocks it holds are filtered again at each decision's instant
@@ -87,15 +88,26 @@ func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r gatehouse.Decis
 // still ends on time.
 func (s *Service) decisionContext(ctx context.Context, orgID, accessPointID uuid.UUID, at time.Time, now bool) (gatehouse.DecisionContext, error) {
 	if !now {
-		return s.store.FindDecisionContext(ctx, orgID, accessPointID, at)
+		return s.readDecisionContext(ctx, orgID, accessPointID, at)
 	}
 	if dc, ok := s.decisionContexts.get(orgID, accessPointID, time.Now()); ok {
 		return dc, nil
 	}
-	dc, err := s.store.FindDecisionContext(ctx, orgID, accessPointID, at)
+	dc, err := s.readDecisionContext(ctx, orgID, accessPointID, at)
 	if err == nil {
 		s.decisionContexts.put(orgID, accessPointID, dc, time.Now())
 	}
+	return dc, err
+}
+
+// readDecisionContext reads the decision context of the access point at
+// at with the lockdowns that cover it then.
+func (s *Service) readDecisionContext(ctx context.Context, orgID, accessPointID uuid.UUID, at time.Time) (gatehouse.DecisionContext, error) {
+	dc, err := s.store.FindDecisionContext(ctx, orgID, accessPointID, at)
+	if err != nil {
+		return dc, err
+	}
+	dc.Lockdowns, err = s.lockdownSpans(ctx, orgID, dc.Location.ID, dc.UniverseID, at)
 	return dc, err
 }
 

@@ -67,7 +67,12 @@ func (s *Service) PolicySet(ctx context.Context, orgID uuid.UUID, universeID str
 	if err != nil {
 		return gatehouse.PolicySet{}, err
 	}
-	set := gatehouse.NewPolicySet(universeID, aps, s.Now(), cachedZoneOffsets)
+	now := s.Now()
+	lockdowns, err := s.store.UniverseLockdowns(ctx, orgID, universeID, now)
+	if err != nil {
+		return gatehouse.PolicySet{}, err
+	}
+	set := gatehouse.NewPolicySet(universeID, aps, now, cachedZoneOffsets).WithLockdowns(lockdowns)
 	if len(aps) > 0 {
 		// A set with access points is of a universe a location names: a
 		// sync may take its version. An empty one may be of any id at
@@ -98,7 +103,11 @@ func (s *Service) EncodedPolicySet(ctx context.Context, orgID uuid.UUID, univers
 		return nil, err
 	}
 	now := s.Now()
-	version := gatehouse.PolicySetVersion(universeID, members, now)
+	lockdowns, err := s.store.UniverseLockdowns(ctx, orgID, universeID, now)
+	if err != nil {
+		return nil, err
+	}
+	version := gatehouse.LockdownsVersion(gatehouse.PolicySetVersion(universeID, members, now), lockdowns)
 	return s.encodedSets.get(encodedSetKey{orgID, universeID, version}, time.Now(), func() (*EncodedPolicySet, error) {
 		// Shared by the callers waiting: the first one leaving must not
 		// cancel the others' read (the store's read deadline bounds it).
@@ -106,7 +115,7 @@ func (s *Service) EncodedPolicySet(ctx context.Context, orgID uuid.UUID, univers
 		if err != nil {
 			return nil, err
 		}
-		return encodePolicySet(gatehouse.NewPolicySet(universeID, aps, now, cachedZoneOffsets))
+		return encodePolicySet(gatehouse.NewPolicySet(universeID, aps, now, cachedZoneOffsets).WithLockdowns(lockdowns))
 	})
 }
 
@@ -123,6 +132,25 @@ func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, univers
 	if v, ok := s.policySets.version(orgID, universeID, time.Now()); ok {
 		return v, nil
 	}
+	// A thousand syncs that find the version stale at once (a wave of
+	// answers to one command) wait for one read of it.
+	call, leader := s.policySets.join(orgID, universeID)
+	if !leader {
+		select {
+		case <-call.done:
+			return call.version, call.err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	call.version, call.err = s.readPolicySetVersion(context.WithoutCancel(ctx), orgID, universeID)
+	s.policySets.finish(orgID, universeID, call, time.Now())
+	return call.version, call.err
+}
+
+// readPolicySetVersion reads the version of a universe's set: its
+// members and the lockdowns covering it.
+func (s *Service) readPolicySetVersion(ctx context.Context, orgID uuid.UUID, universeID string) (string, error) {
 	members, err := s.store.PolicySetMembers(ctx, orgID, universeID)
 	if err != nil {
 		return "", err
@@ -136,9 +164,12 @@ func (s *Service) policySetVersion(ctx context.Context, orgID uuid.UUID, univers
 			return "", gatehouse.ErrUnknownUniverse
 		}
 	}
-	v := gatehouse.PolicySetVersion(universeID, members, s.Now())
-	s.policySets.put(orgID, universeID, v, time.Now())
-	return v, nil
+	now := s.Now()
+	lockdowns, err := s.store.UniverseLockdowns(ctx, orgID, universeID, now)
+	if err != nil {
+		return "", err
+	}
+	return gatehouse.LockdownsVersion(gatehouse.PolicySetVersion(universeID, members, now), lockdowns), nil
 }
 
 // policySetFresh is how long an instance answers syncs with a policy set
@@ -160,6 +191,55 @@ type policySets struct {
 	m     map[uuid.UUID]map[string]policySetSeen
 	n     int
 	swept time.Time
+	// pending are the reads of a version under way, which callers that
+	// miss the same version wait for.
+	pending map[policySetKey]*versionCall
+}
+
+type policySetKey struct {
+	org      uuid.UUID
+	universe string
+}
+
+// versionCall is one read of a set's version and its outcome.
+type versionCall struct {
+	done    chan struct{}
+	version string
+	err     error
+}
+
+// join returns the read under way of the universe's version, or a new one
+// that the caller (leader) makes and then finishes.
+func (c *policySets) join(orgID uuid.UUID, universeID string) (call *versionCall, leader bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := policySetKey{orgID, universeID}
+	if call, ok := c.pending[k]; ok {
+		return call, false
+	}
+	if c.pending == nil {
+		c.pending = map[policySetKey]*versionCall{}
+	}
+	call = &versionCall{done: make(chan struct{})}
+	c.pending[k] = call
+	return call, true
+}
+
+// finish ends a read: its waiters get its outcome, and a version read is
+// kept, unless the organization's sets were forgotten meanwhile (the
+// version may predate the change).
+func (c *policySets) finish(orgID uuid.UUID, universeID string, call *versionCall, now time.Time) {
+	c.mu.Lock()
+	k := policySetKey{orgID, universeID}
+	current := c.pending[k] == call
+	if current {
+		delete(c.pending, k)
+	}
+	c.mu.Unlock()
+	if current && call.err == nil {
+		c.put(orgID, universeID, call.version, now)
+	}
+	close(call.done)
 }
 
 type policySetSeen struct {
@@ -225,6 +305,11 @@ func (c *policySets) forget(orgID uuid.UUID) {
 	defer c.mu.Unlock()
 	c.n -= len(c.m[orgID])
 	delete(c.m, orgID)
+	for k := range c.pending {
+		if k.org == orgID {
+			delete(c.pending, k)
+		}
+	}
 }
 
 // compiledPolicies keeps the compiled current policy of each access point

@@ -99,7 +99,7 @@ func (r *webhookRound) over(ctx context.Context) bool {
 func (r *webhookRound) progress() gatehouse.WebhookProgress {
 	w := r.c.Webhook
 	p := gatehouse.WebhookProgress{OrgID: w.OrgID, ID: w.ID, Holder: r.holder, Generation: w.Generation,
-		EventsAfter: w.EventsAfter, CommandsAfter: w.CommandsAfter}
+		EventsAfter: w.EventsAfter, CommandsAfter: w.CommandsAfter, LockdownsAfter: w.LockdownsAfter}
 	if w.Failing != nil {
 		since := time.Time(w.Failing.Since)
 		p.Attempts, p.FailingSince, p.LastError = w.Failing.Attempts, &since, w.Failing.LastError
@@ -216,6 +216,32 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 		}
 		more = more || len(changes) == webhookPage
 	}
+	if w.Subscribes(gatehouse.WebhookLockdownUpdated) {
+		changes, err := r.s.store.ReadLockdownChanges(ctx, w.OrgID, r.p.LockdownsAfter, webhookPage)
+		if err != nil {
+			return more, false, err
+		}
+		for _, ch := range changes {
+			if r.over(ctx) {
+				return true, false, nil
+			}
+			l, err := r.s.store.FindLockdown(ctx, w.OrgID, ch.ID, r.s.Now())
+			if err != nil {
+				return more, false, err
+			}
+			// Each change is sent as it left the lockdown: a start
+			// read after the release still says it started.
+			state := "released"
+			if !ch.Released {
+				state, l.ReleasedAt, l.ReleasedBy, l.Active = "started", nil, nil, true
+			}
+			if !r.send(ctx, gatehouse.WebhookLockdownUpdated, "msg_lockdown_"+ch.ID.String()+"_"+state, ch.ID, l) {
+				return false, true, nil
+			}
+			r.p.LockdownsAfter = ch.Position
+		}
+		more = more || len(changes) == webhookPage
+	}
 	return more, false, nil
 }
 
@@ -270,6 +296,12 @@ func (r *webhookRound) sendManual(ctx context.Context, d gatehouse.WebhookDelive
 		}
 		c.Deliveries = nil
 		data = c
+	case gatehouse.WebhookLockdownUpdated:
+		l, err := r.s.store.FindLockdown(ctx, r.c.Webhook.OrgID, d.ObjectID, r.s.Now())
+		if err != nil {
+			d.Status, d.Error = gatehouse.DeliveryFailed, gatehouse.ErrorText(err)
+		}
+		data = l
 	}
 	d.Attempt = 1
 	if d.Status == gatehouse.DeliveryPending {

@@ -266,7 +266,9 @@ func (s *Service) manualDelivery(msgID string, t gatehouse.WebhookType, object u
 // an endpoint of its own,
 //   - every event (event.created), which needs events:read;
 //   - every command (command.updated), which needs commands:write, the
-//     scope of GET /commands.
+//     scope of GET /commands;
+//   - every lockdown (lockdown.updated), which needs commands:write, the
+//     scope of GET /lockdowns.
 func mayReceive(ctx context.Context, types []gatehouse.WebhookType) error {
 	a := gatehouse.ActorFrom(ctx)
 	if slices.Contains(types, gatehouse.WebhookEventCreated) {
@@ -275,7 +277,12 @@ func mayReceive(ctx context.Context, types []gatehouse.WebhookType) error {
 		}
 	}
 	if slices.Contains(types, gatehouse.WebhookCommandUpdated) {
-		return gatehouse.RequireKeyScope(a, gatehouse.ScopeCommandsWrite, "an endpoint that receives command changes needs")
+		if err := gatehouse.RequireKeyScope(a, gatehouse.ScopeCommandsWrite, "an endpoint that receives command changes needs"); err != nil {
+			return err
+		}
+	}
+	if slices.Contains(types, gatehouse.WebhookLockdownUpdated) {
+		return gatehouse.RequireKeyScope(a, gatehouse.ScopeCommandsWrite, "an endpoint that receives lockdowns needs")
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ const commandColumns = `c.id, c.type, c.status, c.failure_reason, c.scope, c.ser
 	c.universe_id, c.access_point_id, coalesce(a.name, ''), c.location_id, coalesce(l.name, ''),
 	c.duration_s, c.note, c.issued_at, c.expires_at, c.status_at, c.started_at,
 	c.requested_by, coalesce(u.email, ''), coalesce(u.name, ''), c.issued_by_key, coalesce(k.name, ''), coalesce(k.prefix, ''),
-	c.targets_live, c.targets_delivered, c.targets_executed, c.targets_failed, c.targets_joined`
+	c.targets_live, c.targets_delivered, c.targets_executed, c.targets_failed, c.targets_joined, c.lockdown`
 
 // commandJoins follow FROM commands c.
 const commandJoins = `
@@ -36,13 +36,17 @@ func scanCommand(rows interface{ Scan(...any) error }, orgID uuid.UUID) (gatehou
 		started                      sql.NullInt64
 		requestedBy, issuedByKey     []byte
 		userEmail, userName, kn, kpf string
+		lockdown                     sql.NullString
 	)
 	err := rows.Scan(&c.ID, &c.Type, &c.Status, &failure, &c.Scope, &job, &player,
 		&c.UniverseID, &c.AccessPoint.ID, &c.AccessPoint.Name, &c.Location.ID, &c.Location.Name,
 		&c.DurationSeconds, &note, &issued, &expires, &statusAt, &started,
 		&requestedBy, &userEmail, &userName, &issuedByKey, &kn, &kpf,
-		&c.Targets.Live, &c.Targets.Delivered, &c.Targets.Executed, &c.Targets.Failed, &c.Targets.Joined)
+		&c.Targets.Live, &c.Targets.Delivered, &c.Targets.Executed, &c.Targets.Failed, &c.Targets.Joined, &lockdown)
 	if err != nil {
+		return c, err
+	}
+	if c.Lockdown, err = gatehouse.CommandLockdownOf(lockdown.String); err != nil {
 		return c, err
 	}
 	c.FailureReason, c.ServerJobID, c.PlatformUserID, c.Note = fromOptString(failure), fromOptString(job), fromOptString(player), fromOptString(note)

@@ -145,13 +145,13 @@ func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgre
 			hook, hook, sqlstore.KeptDeliveries); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET events_after = ?, commands_after = ?, attempts = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET events_after = ?, commands_after = ?, lockdowns_after = ?, attempts = ?,
 			failing_since = ?, last_error = ?, next_at = ?,
 			lease_until = CASE WHEN ? THEN ? ELSE lease_until END,
 			enabled = CASE WHEN ? THEN 0 ELSE enabled END,
 			disabled_reason = CASE WHEN ? THEN 'failing' ELSE disabled_reason END
 			WHERE seq = ? AND lease_holder = ? AND lease_until > ? AND generation = ?`,
-			p.EventsAfter.Seq, p.CommandsAfter.Seq, p.Attempts, optMillis(p.FailingSince), p.LastError, millis(p.NextAt),
+			p.EventsAfter.Seq, p.CommandsAfter.Seq, p.LockdownsAfter.Seq, p.Attempts, optMillis(p.FailingSince), p.LastError, millis(p.NextAt),
 			p.Release, millis(p.Now), p.Disable != nil, p.Disable != nil, hook, p.Holder, millis(p.Now), p.Generation)
 		if err != nil {
 			return err

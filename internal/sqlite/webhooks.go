@@ -13,7 +13,7 @@ import (
 
 const webhookColumns = `w.id, o.id, w.url, w.description, w.types, w.filters, w.enabled, w.disabled_reason, w.created_at,
 	w.events_after, w.commands_after, w.generation, w.attempts, w.failing_since, w.last_error, w.next_at,
-	w.previous_secret_until`
+	w.previous_secret_until, w.lockdowns_after`
 
 // CreateWebhook stores an organization's endpoint at the heads of its feeds.
 func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gatehouse.Webhook, filters string, sealed []byte) (_ gatehouse.Webhook, err error) {
@@ -31,12 +31,13 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO webhooks (org, id, url, description, types, filters, sealed, enabled,
-			created_at, events_after, commands_after, next_at)
+			created_at, events_after, commands_after, next_at, lockdowns_after)
 			VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?,
 				(SELECT coalesce(max(seq), 0) FROM events WHERE org = ?),
-				(SELECT coalesce(max(change_seq), 0) FROM commands WHERE org = ? AND issued = 1), ?)`,
+				(SELECT coalesce(max(change_seq), 0) FROM commands WHERE org = ? AND issued = 1), ?,
+				(SELECT coalesce(max(seq), 0) FROM lockdown_changes WHERE org = ?))`,
 			org, w.ID[:], w.URL, w.Description, sqlstore.JoinTypes(w.Types), filters, sealed,
-			millis(time.Time(w.CreatedAt)), org, org, millis(time.Time(w.CreatedAt)))
+			millis(time.Time(w.CreatedAt)), org, org, millis(time.Time(w.CreatedAt)), org)
 		if err != nil {
 			return err
 		}
@@ -176,7 +177,7 @@ func scanWebhook(r *sql.Rows, w *gatehouse.Webhook) error {
 		attempts        int
 	)
 	if err := r.Scan(&w.ID, &w.OrgID, &w.URL, &w.Description, &types, &filters, &w.Enabled, &w.DisabledReason, &created,
-		&w.EventsAfter.Seq, &w.CommandsAfter.Seq, &w.Generation, &attempts, &since, &lastError, &nextAt, &previous); err != nil {
+		&w.EventsAfter.Seq, &w.CommandsAfter.Seq, &w.Generation, &attempts, &since, &lastError, &nextAt, &previous, &w.LockdownsAfter.Seq); err != nil {
 		return err
 	}
 	if previous.Valid {

@@ -116,6 +116,9 @@ func Run(t *testing.T, open Opener) {
 		{"RunningGrants", testRunningGrants},
 		{"LiveGrants", testLiveGrants},
 		{"PlayerServers", testPlayerServers},
+		{"Lockdowns", testLockdowns},
+		{"LockdownEndsUnlocks", testLockdownEndsUnlocks},
+		{"ExpireLockdowns", testExpireLockdowns},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

@@ -13,8 +13,10 @@
 // Commands page and reaches it from the Event Log; the operator sees the
 // door's policy without an editor; the admin edits it (a mistake shown
 // next to its field, then saved, the week drawn) and tests decisions
-// against it; the admin opens Insights, also at a phone's width. A
-// screenshot of each
+// against it; the admin opens Insights, also at a phone's width; then the
+// admin locks the location down from a 360 px wide screen, sees the banner
+// and a tested decision denied with LOCKDOWN, and releases it. A screenshot
+// of each
 // page goes to $SHOTS. The Go test TestBrowser starts the server and runs
 // this.
 //
@@ -368,6 +370,47 @@ try {
   await page.locator(".decision", { hasText: "NOT_ON_ALLOWLIST" }).waitFor();
   check(/no allow rule matches this player/.test(await page.locator(".decision").innerText()), "no explanation of the denial");
   await shot("21-policy-test");
+
+  // An incident: the admin locks Downtown Club down from a phone (360 px
+  // wide): the button is big and in view, a second page asks the reason,
+  // and then every page carries the banner. The same test of a decision
+  // now answers LOCKDOWN; released from the banner (after its own
+  // confirmation), the door decides by its policy again.
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto(`${BASE}/dashboard/locations`);
+  const lockButton = page.getByRole("link", { name: "Lock down Downtown Club…" });
+  const box = await lockButton.boundingBox();
+  check(box && box.height >= 44 && box.x >= 0 && box.x + box.width <= 360, `the Lock down button at 360 px: ${JSON.stringify(box)}`);
+  await lockButton.click();
+  await page.waitForURL(/\/dashboard\/lockdowns\/new\?/);
+  await page.getByRole("heading", { name: "Lock down every access point of Downtown Club?" }).waitFor();
+  await shot("26-lockdown-confirm");
+  await page.getByLabel("Reason").fill("Intruder reported at the bar");
+  await page.getByRole("button", { name: "Lock down now" }).click();
+  await page.waitForURL(/\/dashboard\/lockdowns$/);
+  await page.locator(".lockdown-banner", { hasText: "Intruder reported at the bar" }).waitFor();
+  await shot("27-lockdown-running");
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(policyURL);
+  check(await page.locator(".lockdown-banner").isVisible(), "no lockdown banner on the policy page");
+  await page.getByLabel("Player (user id)", { exact: true }).fill("4242001");
+  await page.getByLabel("Gamepasses owned").fill("777");
+  await page.getByLabel(/^At /).fill("");
+  await page.getByRole("button", { name: "Test the decision" }).click();
+  await page.locator(".decision", { hasText: "LOCKDOWN" }).waitFor();
+  check(/denied/.test(await page.locator(".decision").innerText()), `the decision under the lockdown: ${await page.locator(".decision").innerText()}`);
+  await shot("28-lockdown-decision");
+  await page.locator(".lockdown-banner").getByRole("link", { name: "Release…" }).click();
+  await page.getByRole("heading", { name: "Release the lockdown of Downtown Club?" }).waitFor();
+  await page.getByRole("button", { name: "Release now" }).click();
+  await page.waitForURL(/\/dashboard\/lockdowns$/);
+  check((await page.locator(".lockdown-banner").count()) === 0, "the banner stays after the release");
+  await page.goto(policyURL);
+  await page.getByLabel("Player (user id)", { exact: true }).fill("4242001");
+  await page.getByRole("button", { name: "Test the decision" }).click();
+  await page.waitForURL(/\/policy\/test\?.*#test$/);
+  check(!/LOCKDOWN/.test(await page.locator(".decision").innerText()), "the decision after the release still says LOCKDOWN");
+  await shot("29-lockdown-released");
   console.log(JSON.stringify({ ok: true, steps }));
 } catch (err) {
   // The page as it was when the round failed, to see why.

@@ -1,0 +1,48 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLockdownCommands: lockdown start (exactly one target, --for as an
+// end), list --active and release, which answers the same when run
+// again; a start without a reason is refused.
+func TestLockdownCommands(t *testing.T) {
+	g := newGH(t)
+	var o, loc record
+	g.json(&o, "org", "create", "--name", "Acme")
+	g.json(&loc, "location", "create", "--org", o.ID, "--name", "HQ", "--universe-id", "4242")
+	if _, stderr, err := g.run(nil, "lockdown", "start", "--org", o.ID, "--organization", "--location", loc.ID, "--reason", "x"); err == nil {
+		t.Errorf("two targets were accepted: %s", stderr)
+	}
+	if _, _, err := g.run(nil, "lockdown", "start", "--org", o.ID, "--organization"); err == nil {
+		t.Error("a lockdown without a reason was started")
+	}
+	var l struct {
+		ID, Scope, Reason string
+		Until, ReleasedAt *string
+		Active            bool
+		Location          *struct{ Name string }
+	}
+	g.json(&l, "lockdown", "start", "--org", o.ID, "--location", loc.ID, "--reason", "Raid on the vault", "--for", "1h")
+	if l.Scope != "LOCATION" || l.Location == nil || l.Location.Name != "HQ" || !l.Active || l.Until == nil {
+		t.Fatalf("started %+v", l)
+	}
+	out, _, err := g.run(nil, "lockdown", "list", "--org", o.ID, "--active")
+	if err != nil || !strings.Contains(out, l.ID) || !strings.Contains(out, "RUNNING") || !strings.Contains(out, "location HQ") {
+		t.Errorf("list --active: %v\n%s", err, out)
+	}
+	var released, again struct {
+		Active     bool
+		ReleasedAt *string
+	}
+	g.json(&released, "lockdown", "release", "--org", o.ID, l.ID)
+	g.json(&again, "lockdown", "release", "--org", o.ID, l.ID)
+	if released.Active || released.ReleasedAt == nil || again.ReleasedAt == nil || *again.ReleasedAt != *released.ReleasedAt {
+		t.Errorf("released %+v, again %+v", released, again)
+	}
+	if out, _, _ := g.run(nil, "lockdown", "list", "--org", o.ID, "--active"); strings.Contains(out, l.ID) {
+		t.Errorf("still active: %s", out)
+	}
+}

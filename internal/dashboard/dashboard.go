@@ -96,7 +96,7 @@ func New(cfg Config) http.Handler {
 		"tv": func(t *gatehouse.Time) gatehouse.Time { return *t }, "uid": func(u *uuid.UUID) uuid.UUID { return *u }}
 	for _, page := range templatePages {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
-			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/"+page+".html"))
+			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/pager.html", "templates/"+page+".html"))
 	}
 	mux := http.NewServeMux()
 	for _, rt := range d.routes() {

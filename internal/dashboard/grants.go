@@ -23,11 +23,8 @@ type grantsPage struct {
 	Grants    []gatehouse.Grant
 	Locations []gatehouse.Location
 	// Names are the access points' and locations' names by id.
-	Names  map[uuid.UUID]string
-	Older  string
-	Newer  string
-	Newest string
-	Cursor string
+	Names map[uuid.UUID]string
+	pager
 	// New is the grant form as sent and NewIssues its problems, keyed by
 	// the form's fields; Saved says what was just granted or revoked.
 	New       grantForm
@@ -77,12 +74,9 @@ func (d *dashboard) renderGrants(w http.ResponseWriter, r *http.Request, status 
 		var page gatehouse.GrantPage
 		if page, err = d.Service.ListGrants(r.Context(), orgID, f); err == nil {
 			p.Grants = page.Grants
-			next := ""
-			if page.Next != nil {
-				next = d.Service.GrantCursor(orgID, f, *page.Next)
-			}
-			p.Older, p.Newer = pageLinks(Prefix+"/grants", form, p.Cursor, prev, next)
-			p.Newest = Prefix + "/grants?" + withoutCursor(form).Encode()
+			p.pager = newPager(Prefix+"/grants", form, prev, page.Next, func(k gatehouse.GrantKey) string {
+				return d.Service.GrantCursor(orgID, f, k)
+			})
 		}
 	}
 	var ve *gatehouse.ValidationError

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/client"
 	"github.com/gatehouse/gatehouse/internal/apitest"
 )
@@ -19,8 +18,7 @@ func TestGrantRoundTrip(t *testing.T) {
 	a := apitest.Start(t, generous)
 	ctx := context.Background()
 	ops := newClient(t, a)
-	server, err := client.New(a.URL, a.NewKey(t, gatehouse.ScopeGameServer, gatehouse.ScopeEventsWrite), client.WithHTTPClient(a.Client))
-	must(t, err)
+	server := serverClient(t, a)
 	receipt := "156_99_abc"
 	req := client.GrantRequest{PlatformUserID: "156", AccessPointIDs: []string{a.AccessPointID.String()},
 		Until: a.Clock.Now().Add(24 * time.Hour), Source: &client.GrantSource{Type: "DEVELOPER_PRODUCT", ReceiptID: &receipt}}

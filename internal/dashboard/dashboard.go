@@ -97,7 +97,7 @@ func New(cfg Config) http.Handler {
 		"target_l": lockdownTarget, "ends": func(any) any { return lockdownEnds }}
 	for _, page := range templatePages {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
-			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/"+page+".html"))
+			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/pager.html", "templates/"+page+".html"))
 	}
 	mux := http.NewServeMux()
 	for _, rt := range d.routes() {

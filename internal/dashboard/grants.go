@@ -22,12 +22,8 @@ type grantsPage struct {
 	Issues    map[string][]string
 	Grants    []gatehouse.Grant
 	Locations []gatehouse.Location
-	// Names are the access points' and locations' names by id.
-	Names  map[uuid.UUID]string
-	Older  string
-	Newer  string
-	Newest string
-	Cursor string
+	Names     placeNames
+	pager
 	// New is the grant form as sent and NewIssues its problems, keyed by
 	// the form's fields; Saved says what was just granted or revoked.
 	New       grantForm
@@ -65,24 +61,15 @@ func (d *dashboard) renderGrants(w http.ResponseWriter, r *http.Request, status 
 	if !ok {
 		return
 	}
-	p.Locations, p.Names = locs, map[uuid.UUID]string{}
-	for _, l := range locs {
-		p.Names[l.ID] = l.Name
-		for _, ap := range l.AccessPoints {
-			p.Names[ap.ID] = ap.Name + " · " + l.Name
-		}
-	}
+	p.Locations, p.Names = locs, placeNamesOf(locs)
 	f, err := d.Service.ReadGrantQuery(orgID, form)
 	if err == nil {
 		var page gatehouse.GrantPage
 		if page, err = d.Service.ListGrants(r.Context(), orgID, f); err == nil {
 			p.Grants = page.Grants
-			next := ""
-			if page.Next != nil {
-				next = d.Service.GrantCursor(orgID, f, *page.Next)
-			}
-			p.Older, p.Newer = pageLinks(Prefix+"/grants", form, p.Cursor, prev, next)
-			p.Newest = Prefix + "/grants?" + withoutCursor(form).Encode()
+			p.pager = newPager(Prefix+"/grants", form, prev, page.Next, func(k gatehouse.GrantKey) string {
+				return d.Service.GrantCursor(orgID, f, k)
+			})
 		}
 	}
 	var ve *gatehouse.ValidationError
@@ -179,7 +166,7 @@ func savedNotice(r *http.Request) string {
 // grantPage is the confirmation of a revocation.
 type grantPage struct {
 	Grant gatehouse.Grant
-	Names map[uuid.UUID]string
+	Names placeNames
 }
 
 // confirmRevokeGrant asks before revoking; a revoked grant has nothing to
@@ -206,14 +193,35 @@ func (d *dashboard) confirmRevokeGrant(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	names := map[uuid.UUID]string{}
+	d.render(w, r, http.StatusOK, "revoke-grant", grantPage{Grant: g, Names: placeNamesOf(locs)})
+}
+
+// placeNames are the locations' and access points' names by id, an
+// access point's followed by its location's.
+type placeNames map[uuid.UUID]string
+
+func placeNamesOf(locs []gatehouse.Location) placeNames {
+	names := placeNames{}
 	for _, l := range locs {
 		names[l.ID] = l.Name
 		for _, ap := range l.AccessPoints {
 			names[ap.ID] = ap.Name + " · " + l.Name
 		}
 	}
-	d.render(w, r, http.StatusOK, "revoke-grant", grantPage{Grant: g, Names: names})
+	return names
+}
+
+// Where names where g lets its player through: every access point of its
+// location, or its access points.
+func (n placeNames) Where(g gatehouse.Grant) string {
+	if g.LocationID != nil {
+		return "every access point of " + n[*g.LocationID]
+	}
+	aps := make([]string, len(g.AccessPointIDs))
+	for i, ap := range g.AccessPointIDs {
+		aps[i] = n[ap]
+	}
+	return strings.Join(aps, ", ")
 }
 
 // revokeGrant revokes and goes back to the player's grants.

@@ -165,7 +165,8 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 }
 
 // templatePages are the pages the handlers render, each one
-// templates/NAME.html in templates/layout.html with templates/filters.html.
+// templates/NAME.html in templates/layout.html with the shared blocks of
+// templates/filters.html and templates/pager.html.
 var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
 	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant", "lockdowns", "lockdown-start", "lockdown-release"}

@@ -29,25 +29,14 @@ func scanGrant(row pgx.CollectableRow) (gatehouse.Grant, error) {
 		g                    gatehouse.Grant
 		from, until, created time.Time
 		revoked              *time.Time
-		by, byKey            *uuid.UUID
-		email, name, kn, kpf string
+		by                   sqlstore.Creator
 	)
 	err := row.Scan(&g.ID, &g.PlatformUserID, &g.AccessPointIDs, &g.LocationID, &from, &until, &revoked,
-		&g.Note, &g.Source.Type, &g.Source.ReceiptID, &created, &by, &email, &name, &byKey, &kn, &kpf)
+		&g.Note, &g.Source.Type, &g.Source.ReceiptID, &created, &by.User, &by.Email, &by.Name, &by.Key, &by.KeyName, &by.KeyPrefix)
 	if err != nil {
 		return g, err
 	}
-	if g.AccessPointIDs == nil {
-		g.AccessPointIDs = []uuid.UUID{}
-	}
-	g.From, g.Until, g.CreatedAt = gatehouse.Time(from.UTC()), gatehouse.Time(until.UTC()), gatehouse.Time(created.UTC())
-	g.RevokedAt = gatehouse.TimePtr(optUTC(revoked))
-	if by != nil {
-		g.CreatedBy = &gatehouse.Requester{ID: *by, Email: email, Name: name}
-	}
-	if byKey != nil {
-		g.CreatedByKey = &gatehouse.KeyRef{ID: *byKey, Name: kn, Prefix: kpf}
-	}
+	sqlstore.FillGrant(&g, from, until, created, revoked, by)
 	return g, nil
 }
 
@@ -96,18 +85,24 @@ func (db *DB) CreateGrant(ctx context.Context, e gatehouse.AuditEntry, g gatehou
 				return err
 			}
 		}
-		for _, w := range g.Wakes {
-			if err := notifyWake(ctx, tx, w); err != nil {
-				return err
-			}
-		}
-		return db.appendAudit(ctx, tx, org, e.Of(g.OrgID, gatehouse.AuditTarget{Type: gatehouse.TargetGrant, ID: g.ID, Name: g.PlatformUserID}))
+		return db.grantChanged(ctx, tx, org, g.Wakes, e.Of(g.OrgID, sqlstore.GrantTarget(g.ID, g.PlatformUserID)))
 	})
 	if err != nil {
 		return gatehouse.Grant{}, false, err
 	}
 	out, err := db.findGrant(ctx, db.pool, g.OrgID, id)
 	return out, created, err
+}
+
+// grantChanged ends a grant's change in tx: it wakes the syncs of the
+// servers that host the grant's player and records e.
+func (db *DB) grantChanged(ctx context.Context, tx pgx.Tx, org int64, wakes []gatehouse.Wake, e gatehouse.AuditEntry) error {
+	for _, w := range wakes {
+		if err := notifyWake(ctx, tx, w); err != nil {
+			return err
+		}
+	}
+	return db.appendAudit(ctx, tx, org, e)
 }
 
 // FindGrant returns an organization's grant.
@@ -178,13 +173,7 @@ func (db *DB) ListGrants(ctx context.Context, orgID uuid.UUID, f gatehouse.Grant
 	if err != nil {
 		return gatehouse.GrantPage{}, wrap(err)
 	}
-	page := gatehouse.GrantPage{Grants: grants}
-	if len(page.Grants) > f.Limit {
-		page.Grants = page.Grants[:f.Limit]
-		k := page.Grants[f.Limit-1].Key()
-		page.Next = &k
-	}
-	return page, nil
+	return sqlstore.GrantPage(grants, f.Limit), nil
 }
 
 // RevokeGrant ends an organization's grant at at.
@@ -205,12 +194,7 @@ func (db *DB) RevokeGrant(ctx context.Context, e gatehouse.AuditEntry, orgID, id
 			return err
 		}
 		revoked = true
-		for _, w := range wakes {
-			if err := notifyWake(ctx, tx, w); err != nil {
-				return err
-			}
-		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetGrant, ID: id, Name: g.PlatformUserID}))
+		return db.grantChanged(ctx, tx, org, wakes, e.Of(orgID, sqlstore.GrantTarget(id, g.PlatformUserID)))
 	})
 	if err != nil {
 		return gatehouse.Grant{}, false, err
@@ -229,7 +213,7 @@ func (db *DB) RunningGrants(ctx context.Context, orgID, accessPointID, locationI
 	if err != nil {
 		return nil, err
 	}
-	rows, _ := db.pool.Query(ctx, `SELECT g.from_at, least(g.until_at, coalesce(g.revoked_at, g.until_at)) FROM grants g
+	rows, _ := db.pool.Query(ctx, `SELECT g.from_at, g.until_at, g.revoked_at FROM grants g
 		WHERE g.org = $1 AND g.platform_user_id = $2 AND g.until_at > $3 AND g.from_at <= $3
 		AND (g.revoked_at IS NULL OR g.revoked_at > $3)
 		AND (g.location_id = $4 OR EXISTS (SELECT 1 FROM grant_access_points p
@@ -237,8 +221,9 @@ func (db *DB) RunningGrants(ctx context.Context, orgID, accessPointID, locationI
 		org, player, at, locationID, accessPointID)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.ActiveGrant, error) {
 		var from, until time.Time
-		err := row.Scan(&from, &until)
-		return gatehouse.ActiveGrant{PlatformUserID: player, From: gatehouse.Time(from.UTC()), Until: gatehouse.Time(until.UTC())}, err
+		var revoked *time.Time
+		err := row.Scan(&from, &until, &revoked)
+		return sqlstore.ActiveGrant(player, from, until, revoked), err
 	})
 	return out, wrap(err)
 }

@@ -18,12 +18,6 @@ var grantFields = []string{"platformUserId", "accessPointIds", "locationId", "fr
 // grantSourceFields are the fields of a grant request's source.
 var grantSourceFields = []string{"type", "receiptId"}
 
-// grantList is the body of GET /grants.
-type grantList struct {
-	Data       []gatehouse.Grant `json:"data"`
-	NextCursor *string           `json:"nextCursor"`
-}
-
 // createGrant serves POST /api/consumer/v1/grants: 201 with a new grant,
 // 200 with the grant already made for the same source.receiptId.
 func (s *server) createGrant() http.Handler {
@@ -72,15 +66,9 @@ func decodeGrant(w http.ResponseWriter, r *http.Request) (gatehouse.GrantRequest
 func (s *server) listGrants() http.Handler {
 	return listPage(s, s.Service.ReadGrantQuery, s.Service.ListGrants,
 		func(orgID uuid.UUID, f gatehouse.GrantFilter, page gatehouse.GrantPage) any {
-			body := grantList{Data: page.Grants}
-			if body.Data == nil {
-				body.Data = []gatehouse.Grant{}
-			}
-			if page.Next != nil {
-				c := s.Service.GrantCursor(orgID, f, *page.Next)
-				body.NextCursor = &c
-			}
-			return body
+			return newPageBody(page.Grants, page.Next, func(k gatehouse.GrantKey) string {
+				return s.Service.GrantCursor(orgID, f, k)
+			})
 		})
 }
 

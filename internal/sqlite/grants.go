@@ -26,40 +26,23 @@ const grantJoins = `
 
 func scanGrant(rows interface{ Scan(...any) error }, orgID uuid.UUID) (gatehouse.Grant, error) {
 	var (
-		g                            = gatehouse.Grant{OrgID: orgID}
-		aps                          string
-		loc, by, byKey               []byte
-		from, until, created         int64
-		revoked                      sql.NullInt64
-		note, receipt                sql.NullString
-		userEmail, userName, kn, kpf string
+		g                    = gatehouse.Grant{OrgID: orgID}
+		aps                  string
+		from, until, created int64
+		revoked              sql.NullInt64
+		note, receipt        sql.NullString
+		by                   sqlstore.Creator
 	)
-	err := rows.Scan(&g.ID, &g.PlatformUserID, &aps, &loc, &from, &until, &revoked, &note, &g.Source.Type, &receipt, &created,
-		&by, &userEmail, &userName, &byKey, &kn, &kpf)
+	err := rows.Scan(&g.ID, &g.PlatformUserID, &aps, &g.LocationID, &from, &until, &revoked, &note, &g.Source.Type, &receipt, &created,
+		&by.User, &by.Email, &by.Name, &by.Key, &by.KeyName, &by.KeyPrefix)
 	if err != nil {
 		return g, err
 	}
 	if err := json.Unmarshal([]byte(aps), &g.AccessPointIDs); err != nil {
 		return g, err
 	}
-	if loc != nil {
-		id, err := uuid.FromBytes(loc)
-		if err != nil {
-			return g, err
-		}
-		g.LocationID = &id
-	}
-	g.From, g.Until, g.CreatedAt = gatehouse.Time(fromMillis(from)), gatehouse.Time(fromMillis(until)), gatehouse.Time(fromMillis(created))
-	g.RevokedAt = optTime(revoked)
 	g.Note, g.Source.ReceiptID = fromOptString(note), fromOptString(receipt)
-	if by != nil {
-		g.CreatedBy = &gatehouse.Requester{Email: userEmail, Name: userName}
-		copy(g.CreatedBy.ID[:], by)
-	}
-	if byKey != nil {
-		g.CreatedByKey = &gatehouse.KeyRef{Name: kn, Prefix: kpf}
-		copy(g.CreatedByKey.ID[:], byKey)
-	}
+	sqlstore.FillGrant(&g, fromMillis(from), fromMillis(until), fromMillis(created), fromOptMillis(revoked), by)
 	return g, nil
 }
 
@@ -99,18 +82,24 @@ func (db *DB) CreateGrant(ctx context.Context, e gatehouse.AuditEntry, g gatehou
 				return err
 			}
 		}
-		for _, w := range g.Wakes {
-			if err := db.leaveWake(ctx, tx, w); err != nil {
-				return err
-			}
-		}
-		return db.appendAudit(ctx, tx, org, e.Of(g.OrgID, gatehouse.AuditTarget{Type: gatehouse.TargetGrant, ID: g.ID, Name: g.PlatformUserID}))
+		return db.grantChanged(ctx, tx, org, g.Wakes, e.Of(g.OrgID, sqlstore.GrantTarget(g.ID, g.PlatformUserID)))
 	})
 	if err != nil {
 		return gatehouse.Grant{}, false, err
 	}
 	out, err := db.findGrant(ctx, db.read, g.OrgID, id)
 	return out, created, err
+}
+
+// grantChanged ends a grant's change in tx: it wakes the syncs of the
+// servers that host the grant's player and records e.
+func (db *DB) grantChanged(ctx context.Context, tx *sql.Tx, org int64, wakes []gatehouse.Wake, e gatehouse.AuditEntry) error {
+	for _, w := range wakes {
+		if err := db.leaveWake(ctx, tx, w); err != nil {
+			return err
+		}
+	}
+	return db.appendAudit(ctx, tx, org, e)
 }
 
 // FindGrant returns an organization's grant.
@@ -177,23 +166,18 @@ func (db *DB) ListGrants(ctx context.Context, orgID uuid.UUID, f gatehouse.Grant
 		return gatehouse.GrantPage{}, wrap(err)
 	}
 	defer rows.Close()
-	page := gatehouse.GrantPage{Grants: []gatehouse.Grant{}}
+	var grants []gatehouse.Grant
 	for rows.Next() {
 		g, err := scanGrant(rows, orgID)
 		if err != nil {
 			return gatehouse.GrantPage{}, wrap(err)
 		}
-		page.Grants = append(page.Grants, g)
+		grants = append(grants, g)
 	}
 	if err := rows.Err(); err != nil {
 		return gatehouse.GrantPage{}, wrap(err)
 	}
-	if len(page.Grants) > f.Limit {
-		page.Grants = page.Grants[:f.Limit]
-		k := page.Grants[f.Limit-1].Key()
-		page.Next = &k
-	}
-	return page, nil
+	return sqlstore.GrantPage(grants, f.Limit), nil
 }
 
 // RevokeGrant ends an organization's grant at at.
@@ -216,12 +200,7 @@ func (db *DB) RevokeGrant(ctx context.Context, e gatehouse.AuditEntry, orgID, id
 		}
 		revoked = true
 		g.RevokedAt = gatehouse.TimePtr(&at)
-		for _, w := range wakes {
-			if err := db.leaveWake(ctx, tx, w); err != nil {
-				return err
-			}
-		}
-		return db.appendAudit(ctx, tx, org, e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetGrant, ID: id, Name: g.PlatformUserID}))
+		return db.grantChanged(ctx, tx, org, wakes, e.Of(orgID, sqlstore.GrantTarget(id, g.PlatformUserID)))
 	})
 	if err != nil {
 		return gatehouse.Grant{}, false, err
@@ -247,10 +226,7 @@ func (db *DB) RunningGrants(ctx context.Context, orgID, accessPointID, locationI
 		if err := rows.Scan(&from, &until, &revoked); err != nil {
 			return err
 		}
-		if revoked.Valid && revoked.Int64 < until {
-			until = revoked.Int64
-		}
-		*g = gatehouse.ActiveGrant{PlatformUserID: player, From: gatehouse.Time(fromMillis(from)), Until: gatehouse.Time(fromMillis(until))}
+		*g = sqlstore.ActiveGrant(player, fromMillis(from), fromMillis(until), fromOptMillis(revoked))
 		return nil
 	}, `SELECT g.from_at, g.until_at, g.revoked_at FROM grants g
 		WHERE g.org = ? AND g.platform_user_id = ? AND g.until_at > ? AND g.from_at <= ?

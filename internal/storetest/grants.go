@@ -32,11 +32,7 @@ func (f *fixture) createGrant(g gatehouse.NewGrant) gatehouse.Grant {
 }
 
 func grantIDs(grants []gatehouse.Grant) []uuid.UUID {
-	out := make([]uuid.UUID, len(grants))
-	for i, g := range grants {
-		out[i] = g.ID
-	}
-	return out
+	return pluck(grants, func(g gatehouse.Grant) uuid.UUID { return g.ID })
 }
 
 // testGrants: a grant reads back as stored, lists by player, access

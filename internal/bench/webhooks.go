@@ -106,15 +106,19 @@ func RunWebhooks(ctx context.Context, cfg WebhooksConfig) (WebhookStats, error) 
 	posted := map[string]time.Time{} // event id: when its batch was sent
 	tick := time.NewTicker(cfg.BatchEvery)
 	defer tick.Stop()
-	for i := 1; time.Since(start) < cfg.Duration; i++ {
-		n := int(cfg.Rate*float64(i)*cfg.BatchEvery.Seconds()) - len(posted)
-		body, ids := eventBatch(n, cfg.AccessPointID)
-		at := time.Now()
-		if err := d.send(ctx, http.MethodPost, "/api/consumer/v1/events", body, http.StatusOK, nil); err != nil {
-			return WebhookStats{}, err
-		}
-		for _, id := range ids {
-			posted[id] = at
+	// Exactly rate × duration events, paced by batch: a slow machine takes
+	// longer to send them (and its lags show it), it does not send fewer.
+	total := int(cfg.Rate * cfg.Duration.Seconds())
+	for i := 1; len(posted) < total; i++ {
+		if n := min(total, int(cfg.Rate*float64(i)*cfg.BatchEvery.Seconds())) - len(posted); n > 0 {
+			body, ids := eventBatch(n, cfg.AccessPointID)
+			at := time.Now()
+			if err := d.send(ctx, http.MethodPost, "/api/consumer/v1/events", body, http.StatusOK, nil); err != nil {
+				return WebhookStats{}, err
+			}
+			for _, id := range ids {
+				posted[id] = at
+			}
 		}
 		select {
 		case <-ctx.Done():

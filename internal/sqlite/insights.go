@@ -13,14 +13,18 @@ import (
 // The rows a batch of stored events adds to the rollups (migration 0021),
 // each once per batch: the triggers of 0021 take out what is deleted.
 const (
-	addInsightHour = `INSERT INTO insight_hours (org, hour, access_point_id, location_id, type, reason, scope, n)
+	addInsightHour = `INSERT INTO insight_hours (org, hour, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+	addInsightDay = `INSERT INTO insight_days (org, day, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+	addInsightDoorDay = `INSERT INTO insight_door_days (org, day, access_point_id, location_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
-	addInsightDay = `INSERT INTO insight_days (org, day, access_point_id, location_id, type, reason, scope, n)
+	addInsightDoorMonth = `INSERT INTO insight_door_months (org, month, access_point_id, location_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
-	addInsightMonth = `INSERT INTO insight_months (org, month, access_point_id, location_id, type, reason, scope, n)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
-	addInsightPlayer = `INSERT INTO insight_player_days (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+	addInsightPlayerDay = `INSERT INTO insight_player_days (org, day, platform_user_id, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+	addInsightPlayerMonth = `INSERT INTO insight_player_months (org, month, platform_user_id, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 )
 
 // addInsights adds the counts of the events ins stored to the rollups, in
@@ -32,26 +36,36 @@ func (ins *eventInserter) addInsights(ctx context.Context, org int64) error {
 		return nil
 	}
 	for _, k := range sqlstore.Sorted(d.Hours) {
-		if _, err := ins.tx.ExecContext(ctx, addInsightHour, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
-			k.Type, k.Reason, k.Scope, d.Hours[k]); err != nil {
+		if _, err := ins.tx.ExecContext(ctx, addInsightHour, org, millis(k.Start), k.Type, k.Reason, k.Scope, d.Hours[k]); err != nil {
 			return err
 		}
 	}
 	for _, k := range sqlstore.Sorted(d.Days) {
-		if _, err := ins.tx.ExecContext(ctx, addInsightDay, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
-			k.Type, k.Reason, k.Scope, d.Days[k]); err != nil {
+		if _, err := ins.tx.ExecContext(ctx, addInsightDay, org, millis(k.Start), k.Type, k.Reason, k.Scope, d.Days[k]); err != nil {
 			return err
 		}
 	}
-	for _, k := range sqlstore.Sorted(d.Months) {
-		if _, err := ins.tx.ExecContext(ctx, addInsightMonth, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
-			k.Type, k.Reason, k.Scope, d.Months[k]); err != nil {
+	for _, k := range sqlstore.Sorted(d.DoorDays) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightDoorDay, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
+			k.Type, k.Reason, k.Scope, d.DoorDays[k]); err != nil {
 			return err
 		}
 	}
-	for _, k := range sqlstore.Sorted(d.Players) {
-		if _, err := ins.tx.ExecContext(ctx, addInsightPlayer, org, millis(k.Start), k.Player, k.AccessPoint[:], k.Location[:],
-			k.Type, k.Reason, k.Scope, d.Players[k]); err != nil {
+	for _, k := range sqlstore.Sorted(d.DoorMonths) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightDoorMonth, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
+			k.Type, k.Reason, k.Scope, d.DoorMonths[k]); err != nil {
+			return err
+		}
+	}
+	for _, k := range sqlstore.Sorted(d.PlayerDays) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightPlayerDay, org, millis(k.Start), k.Player,
+			k.Type, k.Reason, k.Scope, d.PlayerDays[k]); err != nil {
+			return err
+		}
+	}
+	for _, k := range sqlstore.Sorted(d.PlayerMonths) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightPlayerMonth, org, millis(k.Start), k.Player,
+			k.Type, k.Reason, k.Scope, d.PlayerMonths[k]); err != nil {
 			return err
 		}
 	}
@@ -82,6 +96,12 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		parts []string
 		args  []any
 	)
+	// Each part counts its rows by key and outcome itself (a rollup's in
+	// its key order, without a sort), so that the union adds up a few
+	// rows per key.
+	const outcomes = `sum(CASE WHEN e.type = 'ACCESS_GRANTED' THEN %s ELSE 0 END) AS g,
+		sum(CASE WHEN e.type = 'ACCESS_DENIED' THEN %s ELSE 0 END) AS d,
+		sum(CASE WHEN e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED') THEN 0 ELSE %s END) AS r`
 	for _, part := range sqlstore.PlanInsights(f, by) {
 		key, cond := "e."+column, ""
 		if !part.Rollup() {
@@ -92,7 +112,8 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 				cond = " AND " + eventCond
 			}
 			conds, condArgs := filterConditions(org, sqlstore.EventsFilter(f, part))
-			parts = append(parts, "SELECT "+key+" AS k, e.type AS t, 1 AS n FROM events e WHERE e.org = ?"+conds+cond)
+			parts = append(parts, "SELECT "+key+" AS k, "+strings.ReplaceAll(outcomes, "%s", "1")+
+				" FROM events e WHERE e.org = ?"+conds+cond+" GROUP BY 1")
 			args = append(append(args, org), condArgs...)
 			continue
 		}
@@ -102,22 +123,25 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		if by == gatehouse.GroupReason {
 			cond = " AND e.reason <> ''"
 		}
+		if part.Table == sqlstore.TablePlayerDays || part.Table == sqlstore.TablePlayerMonths {
+			if len(f.Types) == 0 && f.Allowed == nil {
+				// The type leads these tables' keys: one range a type.
+				cond += " AND e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED', 'REMOTE_UNLOCK')"
+			}
+		}
 		conds, condArgs := filterConditions(org, sqlstore.RollupFilter(f))
-		parts = append(parts, "SELECT "+key+" AS k, e.type AS t, e.n AS n FROM "+part.Table+" e WHERE e.org = ? AND e."+
-			part.Bucket+" >= ? AND e."+part.Bucket+" < ?"+conds+cond)
+		parts = append(parts, "SELECT "+key+" AS k, "+strings.ReplaceAll(outcomes, "%s", "e.n")+" FROM "+part.Table+
+			" e WHERE e.org = ? AND e."+part.Bucket+" >= ? AND e."+part.Bucket+" < ?"+conds+cond+" GROUP BY 1")
 		args = append(append(args, org, millis(part.From), millis(part.To)), condArgs...)
 	}
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	query := `SELECT k, sum(CASE WHEN t = 'ACCESS_GRANTED' THEN n ELSE 0 END),
-		sum(CASE WHEN t = 'ACCESS_DENIED' THEN n ELSE 0 END),
-		sum(CASE WHEN t IN ('ACCESS_GRANTED', 'ACCESS_DENIED') THEN 0 ELSE n END)
-		FROM (` + strings.Join(parts, " UNION ALL ") + `) GROUP BY k`
+	query := `SELECT k, sum(g), sum(d), sum(r) FROM (` + strings.Join(parts, " UNION ALL ") + `) GROUP BY k`
 	if by == gatehouse.GroupHour {
 		query += " ORDER BY k"
 	} else {
-		query += " ORDER BY sum(n) DESC, k"
+		query += " ORDER BY sum(g) + sum(d) + sum(r) DESC, k"
 		if limit > 0 {
 			query += " LIMIT ?"
 			args = append(args, limit)

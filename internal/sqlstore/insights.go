@@ -11,9 +11,17 @@ import (
 	"github.com/google/uuid"
 )
 
-// Buckets of the insight rollups: insight_hours counts by UTC hour,
-// insight_days by UTC day, insight_months by UTC month,
-// insight_player_days by player and UTC day.
+// Buckets of the insight rollups (migration 0021 of each store), each
+// shaped for the questions it answers:
+//   - insight_hours and insight_days: by UTC hour or day, type, reason
+//     and scope, no door: hour, day and hour of the week (hours), type
+//     and reason (days, hours at the ends) without a door or location
+//     filter;
+//   - insight_door_days and insight_door_months: by UTC day or month,
+//     door, location, type, reason and scope: the groupings and filters
+//     by door or location;
+//   - insight_player_days and insight_player_months: by UTC day or month,
+//     player, type, reason and scope, no door: the ranking of players.
 const (
 	InsightHour = time.Hour
 	InsightDay  = 24 * time.Hour
@@ -44,16 +52,17 @@ var (
 
 // The tables an insight part reads, and their bucket columns.
 const (
-	TableEvents      = "events"
-	TableHours       = "insight_hours"
-	TableDays        = "insight_days"
-	TableMonths      = "insight_months"
-	TablePlayerDays  = "insight_player_days"
-	bucketOfHours    = "hour"
-	bucketOfDays     = "day"
-	bucketOfMonths   = "month"
-	bucketOfEvents   = "occurred_at"
-	bucketPlayerDays = "day"
+	TableEvents       = "events"
+	TableHours        = "insight_hours"
+	TableDays         = "insight_days"
+	TableDoorDays     = "insight_door_days"
+	TableDoorMonths   = "insight_door_months"
+	TablePlayerDays   = "insight_player_days"
+	TablePlayerMonths = "insight_player_months"
+	bucketOfHours     = "hour"
+	bucketOfDays      = "day"
+	bucketOfMonths    = "month"
+	bucketOfEvents    = "occurred_at"
 )
 
 // InsightPart is one range [From, To) of a window and the table that
@@ -71,26 +80,38 @@ func (p InsightPart) Rollup() bool { return p.Table != TableEvents }
 // PlanInsights splits the window of f (From and To set) grouped by by
 // into the parts a store reads, so that the answer is exact and reads
 // the fewest rows:
-//   - by a player: that player's events through their index (no rollup
-//     keeps players by the hour): the cost follows one player's events;
-//   - by player: whole UTC days from insight_player_days, the rest from
-//     the events;
-//   - by hour: whole hours from insight_hours, the rest from the events;
-//   - by anything else: whole months from insight_months, whole days of
-//     the months cut from insight_days, whole hours of the days cut from
-//     insight_hours, the rest from the events.
+//   - filtered to a player: that player's events through their index;
+//   - by player or by time with a door or location filter: that door's
+//     or location's events through their index (the player and hour
+//     rollups keep no door): the cost follows that door's events;
+//   - by player: whole UTC months from insight_player_months, whole days
+//     of the months cut from insight_player_days, the rest from the
+//     events;
+//   - by door or location, or with a door or location filter: whole
+//     months from insight_door_months, whole days of the months cut from
+//     insight_door_days, the rest (at most two partial days) from the
+//     events;
+//   - by type or reason: whole days from insight_days, whole hours of the
+//     days cut from insight_hours, the rest from the events;
+//   - by time (hour; the service folds hours into days and hours of the
+//     week): whole hours from insight_hours, the rest from the events.
 func PlanInsights(f gatehouse.EventFilter, by gatehouse.InsightGroup) []InsightPart {
 	from, to := *f.From, *f.To
+	byDoor := f.AccessPointID != nil || f.LocationID != nil
 	switch {
-	case f.PlatformUserID != nil:
+	case f.PlatformUserID != nil, byDoor && (by == gatehouse.GroupPlatformUser || by == gatehouse.GroupHour):
 		return []InsightPart{{TableEvents, bucketOfEvents, from, to}}
 	case by == gatehouse.GroupPlatformUser:
-		return split(from, to, []InsightPart{{Table: TablePlayerDays, Bucket: bucketPlayerDays}}, []grain{daily})
-	case by == gatehouse.GroupHour:
-		return split(from, to, []InsightPart{{Table: TableHours, Bucket: bucketOfHours}}, []grain{hourly})
+		return split(from, to, []InsightPart{{Table: TablePlayerMonths, Bucket: bucketOfMonths},
+			{Table: TablePlayerDays, Bucket: bucketOfDays}}, []grain{monthly, daily})
+	case byDoor || by == gatehouse.GroupAccessPoint || by == gatehouse.GroupLocation:
+		return split(from, to, []InsightPart{{Table: TableDoorMonths, Bucket: bucketOfMonths},
+			{Table: TableDoorDays, Bucket: bucketOfDays}}, []grain{monthly, daily})
+	case by != gatehouse.GroupHour:
+		return split(from, to, []InsightPart{{Table: TableDays, Bucket: bucketOfDays}, {Table: TableHours, Bucket: bucketOfHours}},
+			[]grain{daily, hourly})
 	}
-	return split(from, to, []InsightPart{{Table: TableMonths, Bucket: bucketOfMonths}, {Table: TableDays, Bucket: bucketOfDays},
-		{Table: TableHours, Bucket: bucketOfHours}}, []grain{monthly, daily, hourly})
+	return split(from, to, []InsightPart{{Table: TableHours, Bucket: bucketOfHours}}, []grain{hourly})
 }
 
 // split covers [from, to) with the whole buckets of the first level's
@@ -151,10 +172,10 @@ func InsightColumn(by gatehouse.InsightGroup) (column, eventCond string) {
 	return "", ""
 }
 
-// InsightKey is one row of insight_hours, insight_days or insight_months
-// (Player empty),
-// or of insight_player_days: the bucket's start and the event's keys, absent
-// reason and scope as "".
+// InsightKey is one row of a rollup: the bucket's start and the event's
+// keys, absent reason and scope as "", and zero what the table does not
+// keep (the door and location of insight_hours and the player rollups, the
+// player of the others).
 type InsightKey struct {
 	Start       time.Time
 	AccessPoint uuid.UUID
@@ -169,16 +190,17 @@ type InsightKey struct {
 // rollups, one per row: a store that counts in its own code rather than
 // in a trigger writes each row once per batch, not once per event.
 type InsightDeltas struct {
-	Hours, Days, Months, Players map[InsightKey]int
+	Hours, Days, DoorDays, DoorMonths, PlayerDays, PlayerMonths map[InsightKey]int
 }
 
 // Add counts one stored event at its place.
 func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
 	if d.Hours == nil {
-		d.Hours, d.Days, d.Months, d.Players = map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}
+		d.Hours, d.Days, d.DoorDays, d.DoorMonths = map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}
+		d.PlayerDays, d.PlayerMonths = map[InsightKey]int{}, map[InsightKey]int{}
 	}
-	k := InsightKey{Start: ev.OccurredAt.UTC().Truncate(InsightHour), AccessPoint: ev.AccessPointID, Location: p.LocationID,
-		Type: string(ev.Type)}
+	day, month := ev.OccurredAt.UTC().Truncate(InsightDay), MonthOf(ev.OccurredAt)
+	k := InsightKey{Start: ev.OccurredAt.UTC().Truncate(InsightHour), Type: string(ev.Type)}
 	if ev.Reason != nil {
 		k.Reason = *ev.Reason
 	}
@@ -186,14 +208,21 @@ func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
 		k.Scope = string(*ev.Scope)
 	}
 	d.Hours[k]++
-	k.Start = MonthOf(ev.OccurredAt)
-	d.Months[k]++
-	k.Start = ev.OccurredAt.UTC().Truncate(InsightDay)
+	k.Start = day
 	d.Days[k]++
 	if ev.PlatformUserID != nil {
-		k.Player = *ev.PlatformUserID
-		d.Players[k]++
+		pk := k
+		pk.Player = *ev.PlatformUserID
+		pk.Start = day
+		d.PlayerDays[pk]++
+		pk.Start = month
+		d.PlayerMonths[pk]++
 	}
+	k.AccessPoint, k.Location = ev.AccessPointID, p.LocationID
+	k.Start = month
+	d.DoorMonths[k]++
+	k.Start = day
+	d.DoorDays[k]++
 }
 
 // Sorted returns the rows of counts in key order, so that a store writes

@@ -38,15 +38,17 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	// Each part counts its rows by key and outcome itself, so that the
-	// union adds up a few rows per key.
-	outcomes := func(n string) string {
-		return "sum(CASE WHEN e.type = 'ACCESS_GRANTED' THEN " + n + " ELSE 0 END) AS g, " +
-			"sum(CASE WHEN e.type = 'ACCESS_DENIED' THEN " + n + " ELSE 0 END) AS d, " +
-			"sum(CASE WHEN e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED') THEN 0 ELSE " + n + " END) AS r"
-	}
+	// A part taken out counts negatively, and a group that adds up to
+	// nothing had no events in the window.
+	outcomes, groupBy := sqlstore.InsightOutcomes(by)
 	var parts []string
 	for _, part := range sqlstore.PlanInsights(f, by) {
+		signed := func(n string) string {
+			if part.Sign < 0 {
+				return "-" + n
+			}
+			return n
+		}
 		key := "e." + column
 		if !part.Rollup() {
 			if column == "" {
@@ -56,12 +58,18 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 			if eventCond != "" {
 				conds = append(conds, eventCond)
 			}
-			parts = append(parts, "SELECT "+key+" AS k, "+outcomes("1")+" FROM events e WHERE e.org = $1 AND "+
-				strings.Join(conds, " AND ")+" GROUP BY 1")
+			parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("1"))+" FROM events e WHERE e.org = $1 AND "+
+				strings.Join(conds, " AND ")+groupBy)
 			continue
 		}
 		if column == "" {
 			key = "e." + part.Bucket
+		}
+		if part.Table == sqlstore.TableHourTotals {
+			g, d, r := sqlstore.TotalColumns(f)
+			parts = append(parts, "SELECT e.hour AS k, "+signed(g)+" AS g, "+signed(d)+" AS d, "+signed(r)+" AS r FROM insight_hour_totals e"+
+				" WHERE e.org = $1 AND e.hour >= "+arg(part.From)+" AND e.hour < "+arg(part.To)+" AND "+g+" + "+d+" + "+r+" > 0")
+			continue
 		}
 		conds, _ := filterConditions(sqlstore.RollupFilter(f), arg)
 		conds = append(conds, "e."+part.Bucket+" >= "+arg(part.From), "e."+part.Bucket+" < "+arg(part.To))
@@ -72,8 +80,8 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 			// The type leads these tables' keys: one range a type.
 			conds = append(conds, "e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED', 'REMOTE_UNLOCK')")
 		}
-		parts = append(parts, "SELECT "+key+" AS k, "+outcomes("e.n")+" FROM "+part.Table+" e WHERE e.org = $1 AND "+
-			strings.Join(conds, " AND ")+" GROUP BY 1")
+		parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("e.n"))+" FROM "+part.Table+" e WHERE e.org = $1 AND "+
+			strings.Join(conds, " AND ")+groupBy)
 	}
 	if len(parts) == 0 {
 		return nil, nil
@@ -83,7 +91,7 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		keyOut = "k"
 	}
 	query := `SELECT ` + keyOut + `, sum(g)::bigint, sum(d)::bigint, sum(r)::bigint
-		FROM (` + strings.Join(parts, " UNION ALL ") + `) u GROUP BY k`
+		FROM (` + strings.Join(parts, " UNION ALL ") + `) u GROUP BY k HAVING sum(g) + sum(d) + sum(r) > 0`
 	if by == gatehouse.GroupHour {
 		query += " ORDER BY k"
 	} else {

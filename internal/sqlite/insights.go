@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
@@ -13,6 +14,9 @@ import (
 // The rows a batch of stored events adds to the rollups (migration 0021),
 // each once per batch: the triggers of 0021 take out what is deleted.
 const (
+	addInsightHourTotals = `INSERT INTO insight_hour_totals (org, hour, granted, denied, remote_unlocks)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET granted = granted + excluded.granted,
+		denied = denied + excluded.denied, remote_unlocks = remote_unlocks + excluded.remote_unlocks`
 	addInsightHour = `INSERT INTO insight_hours (org, hour, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 	addInsightDay = `INSERT INTO insight_days (org, day, type, reason, scope, n)
@@ -34,6 +38,32 @@ func (ins *eventInserter) addInsights(ctx context.Context, org int64) error {
 	ins.counts = sqlstore.InsightDeltas{}
 	if ins.noRollups {
 		return nil
+	}
+	var (
+		hour   time.Time
+		totals [3]int
+	)
+	for i, k := range sqlstore.Sorted(d.HourTotals) {
+		if i > 0 && !k.Start.Equal(hour) {
+			if _, err := ins.tx.ExecContext(ctx, addInsightHourTotals, org, millis(hour), totals[0], totals[1], totals[2]); err != nil {
+				return err
+			}
+			totals = [3]int{}
+		}
+		hour = k.Start
+		switch gatehouse.EventType(k.Type) {
+		case gatehouse.EventAccessGranted:
+			totals[0] += d.HourTotals[k]
+		case gatehouse.EventAccessDenied:
+			totals[1] += d.HourTotals[k]
+		default:
+			totals[2] += d.HourTotals[k]
+		}
+	}
+	if len(d.HourTotals) > 0 {
+		if _, err := ins.tx.ExecContext(ctx, addInsightHourTotals, org, millis(hour), totals[0], totals[1], totals[2]); err != nil {
+			return err
+		}
 	}
 	for _, k := range sqlstore.Sorted(d.Hours) {
 		if _, err := ins.tx.ExecContext(ctx, addInsightHour, org, millis(k.Start), k.Type, k.Reason, k.Scope, d.Hours[k]); err != nil {
@@ -96,13 +126,16 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		parts []string
 		args  []any
 	)
-	// Each part counts its rows by key and outcome itself (a rollup's in
-	// its key order, without a sort), so that the union adds up a few
-	// rows per key.
-	const outcomes = `sum(CASE WHEN e.type = 'ACCESS_GRANTED' THEN %s ELSE 0 END) AS g,
-		sum(CASE WHEN e.type = 'ACCESS_DENIED' THEN %s ELSE 0 END) AS d,
-		sum(CASE WHEN e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED') THEN 0 ELSE %s END) AS r`
+	// A part taken out counts negatively, and a group that adds up to
+	// nothing had no events in the window.
+	outcomes, groupBy := sqlstore.InsightOutcomes(by)
 	for _, part := range sqlstore.PlanInsights(f, by) {
+		signed := func(n string) string {
+			if part.Sign < 0 {
+				return "-" + n
+			}
+			return n
+		}
 		key, cond := "e."+column, ""
 		if !part.Rollup() {
 			if column == "" {
@@ -112,8 +145,8 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 				cond = " AND " + eventCond
 			}
 			conds, condArgs := filterConditions(org, sqlstore.EventsFilter(f, part))
-			parts = append(parts, "SELECT "+key+" AS k, "+strings.ReplaceAll(outcomes, "%s", "1")+
-				" FROM events e WHERE e.org = ?"+conds+cond+" GROUP BY 1")
+			parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("1"))+
+				" FROM events e WHERE e.org = ?"+conds+cond+groupBy)
 			args = append(append(args, org), condArgs...)
 			continue
 		}
@@ -123,6 +156,13 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		if by == gatehouse.GroupReason {
 			cond = " AND e.reason <> ''"
 		}
+		if part.Table == sqlstore.TableHourTotals {
+			g, d, r := sqlstore.TotalColumns(f)
+			parts = append(parts, "SELECT e.hour AS k, "+signed(g)+" AS g, "+signed(d)+" AS d, "+signed(r)+" AS r FROM insight_hour_totals e"+
+				" WHERE e.org = ? AND e.hour >= ? AND e.hour < ? AND "+g+" + "+d+" + "+r+" > 0")
+			args = append(args, org, millis(part.From), millis(part.To))
+			continue
+		}
 		if part.Table == sqlstore.TablePlayerDays || part.Table == sqlstore.TablePlayerMonths {
 			if len(f.Types) == 0 && f.Allowed == nil {
 				// The type leads these tables' keys: one range a type.
@@ -130,14 +170,15 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 			}
 		}
 		conds, condArgs := filterConditions(org, sqlstore.RollupFilter(f))
-		parts = append(parts, "SELECT "+key+" AS k, "+strings.ReplaceAll(outcomes, "%s", "e.n")+" FROM "+part.Table+
-			" e WHERE e.org = ? AND e."+part.Bucket+" >= ? AND e."+part.Bucket+" < ?"+conds+cond+" GROUP BY 1")
+		parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("e.n"))+" FROM "+part.Table+
+			" e WHERE e.org = ? AND e."+part.Bucket+" >= ? AND e."+part.Bucket+" < ?"+conds+cond+groupBy)
 		args = append(append(args, org, millis(part.From), millis(part.To)), condArgs...)
 	}
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	query := `SELECT k, sum(g), sum(d), sum(r) FROM (` + strings.Join(parts, " UNION ALL ") + `) GROUP BY k`
+	query := `SELECT k, sum(g), sum(d), sum(r) FROM (` + strings.Join(parts, " UNION ALL ") + `) GROUP BY k
+		HAVING sum(g) + sum(d) + sum(r) > 0`
 	if by == gatehouse.GroupHour {
 		query += " ORDER BY k"
 	} else {

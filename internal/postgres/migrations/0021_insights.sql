@@ -11,6 +11,18 @@
 -- statement never wait on each other in a cycle. Absent reason and scope
 -- are '' so that they can be keys.
 --
+-- insight_hour_totals: per organization and UTC hour, the granted
+-- attempts, denials and remote unlocks: one row an hour for the
+-- groupings by time filtered at most by type or outcome.
+CREATE TABLE insight_hour_totals (
+  org              bigint NOT NULL,
+  hour             timestamptz NOT NULL,
+  granted          bigint NOT NULL,
+  denied           bigint NOT NULL,
+  remote_unlocks   bigint NOT NULL,
+  PRIMARY KEY (org, hour)
+);
+
 -- insight_hours and insight_days: per organization, UTC hour or day,
 -- type, reason and scope, no door: without a door or location filter,
 -- the groupings by time (hours) and by type and reason (days, and the
@@ -89,6 +101,13 @@ CREATE TABLE insight_player_months (
 
 CREATE FUNCTION insight_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  INSERT INTO insight_hour_totals AS r (org, hour, granted, denied, remote_unlocks)
+    SELECT org, date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00'),
+      count(*) FILTER (WHERE type = 'ACCESS_GRANTED'), count(*) FILTER (WHERE type = 'ACCESS_DENIED'),
+      count(*) FILTER (WHERE type = 'REMOTE_UNLOCK')
+    FROM insight_new GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (org, hour) DO UPDATE SET granted = r.granted + excluded.granted, denied = r.denied + excluded.denied,
+      remote_unlocks = r.remote_unlocks + excluded.remote_unlocks;
   INSERT INTO insight_hours AS r (org, hour, type, reason, scope, n)
     SELECT org, date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00'), type, coalesce(reason, ''), coalesce(scope, ''), count(*)
     FROM insight_new GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
@@ -118,6 +137,16 @@ END $$;
 
 CREATE FUNCTION insight_remove() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  UPDATE insight_hour_totals r SET granted = r.granted - d.granted, denied = r.denied - d.denied,
+      remote_unlocks = r.remote_unlocks - d.remote_unlocks FROM (
+      SELECT org, date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS hour,
+        count(*) FILTER (WHERE type = 'ACCESS_GRANTED') AS granted, count(*) FILTER (WHERE type = 'ACCESS_DENIED') AS denied,
+        count(*) FILTER (WHERE type = 'REMOTE_UNLOCK') AS remote_unlocks
+      FROM insight_old GROUP BY 1, 2) d
+    WHERE (r.org, r.hour) = (d.org, d.hour);
+  DELETE FROM insight_hour_totals r USING (
+      SELECT DISTINCT org, date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS hour FROM insight_old) d
+    WHERE r.org = d.org AND r.hour = d.hour AND r.granted <= 0 AND r.denied <= 0 AND r.remote_unlocks <= 0;
   UPDATE insight_hours r SET n = r.n - d.n FROM (
       SELECT org, date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS hour, type, coalesce(reason, '') AS reason, coalesce(scope, '') AS scope, count(*) AS n
       FROM insight_old GROUP BY 1, 2, 3, 4, 5) d
@@ -175,6 +204,11 @@ CREATE TRIGGER insight_remove AFTER DELETE ON events REFERENCING OLD TABLE AS in
   FOR EACH STATEMENT EXECUTE FUNCTION insight_remove();
 
 -- The events stored before this migration.
+INSERT INTO insight_hour_totals (org, hour, granted, denied, remote_unlocks)
+  SELECT org, date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00'),
+    count(*) FILTER (WHERE type = 'ACCESS_GRANTED'), count(*) FILTER (WHERE type = 'ACCESS_DENIED'),
+    count(*) FILTER (WHERE type = 'REMOTE_UNLOCK')
+  FROM events GROUP BY 1, 2;
 INSERT INTO insight_hours (org, hour, type, reason, scope, n)
   SELECT org, date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00'), type, coalesce(reason, ''), coalesce(scope, ''), count(*)
   FROM events GROUP BY 1, 2, 3, 4, 5;
@@ -193,4 +227,4 @@ INSERT INTO insight_player_days (org, type, day, platform_user_id, reason, scope
 INSERT INTO insight_player_months (org, type, month, platform_user_id, reason, scope, n)
   SELECT org, type, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', platform_user_id, coalesce(reason, ''), coalesce(scope, ''), count(*)
   FROM events WHERE platform_user_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6;
-ANALYZE insight_hours, insight_days, insight_door_days, insight_door_months, insight_player_days, insight_player_months;
+ANALYZE insight_hour_totals, insight_hours, insight_days, insight_door_days, insight_door_months, insight_player_days, insight_player_months;

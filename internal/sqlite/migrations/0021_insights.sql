@@ -10,6 +10,18 @@
 -- nothing, counts nothing. Absent reason and scope are '' so that they can
 -- be keys.
 --
+-- insight_hour_totals: per organization and UTC hour (ms), the granted
+-- attempts, denials and remote unlocks: one row an hour for the
+-- groupings by time filtered at most by type or outcome.
+CREATE TABLE insight_hour_totals (
+  org            INTEGER NOT NULL,
+  hour           INTEGER NOT NULL,
+  granted        INTEGER NOT NULL,
+  denied         INTEGER NOT NULL,
+  remote_unlocks INTEGER NOT NULL,
+  PRIMARY KEY (org, hour)
+) STRICT, WITHOUT ROWID;
+
 -- insight_hours and insight_days: per organization, UTC hour or day (ms),
 -- type, reason and scope, no door: without a door or location filter, the
 -- groupings by time (hours) and by type and reason (days, and the hours
@@ -92,6 +104,11 @@ CREATE TABLE insight_player_months (
 
 -- Buckets floor the time also before 1970, where % is negative.
 CREATE TRIGGER insight_remove AFTER DELETE ON events WHEN OLD.org <> 0 BEGIN
+  UPDATE insight_hour_totals SET granted = granted - (OLD.type = 'ACCESS_GRANTED'),
+    denied = denied - (OLD.type = 'ACCESS_DENIED'), remote_unlocks = remote_unlocks - (OLD.type = 'REMOTE_UNLOCK')
+    WHERE org = OLD.org AND hour = OLD.occurred_at - (OLD.occurred_at % 3600000 + 3600000) % 3600000;
+  DELETE FROM insight_hour_totals WHERE org = OLD.org AND hour = OLD.occurred_at - (OLD.occurred_at % 3600000 + 3600000) % 3600000
+    AND granted <= 0 AND denied <= 0 AND remote_unlocks <= 0;
   UPDATE insight_hours SET n = n - 1 WHERE org = OLD.org
     AND hour = OLD.occurred_at - (OLD.occurred_at % 3600000 + 3600000) % 3600000 AND type = OLD.type
     AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '');
@@ -141,6 +158,11 @@ END;
 -- Erasure moves the event holding the largest seq to organization 0
 -- instead of deleting it (migration 0014): for its organization it is gone.
 CREATE TRIGGER insight_move AFTER UPDATE OF org ON events WHEN OLD.org <> 0 AND NEW.org = 0 BEGIN
+  UPDATE insight_hour_totals SET granted = granted - (OLD.type = 'ACCESS_GRANTED'),
+    denied = denied - (OLD.type = 'ACCESS_DENIED'), remote_unlocks = remote_unlocks - (OLD.type = 'REMOTE_UNLOCK')
+    WHERE org = OLD.org AND hour = OLD.occurred_at - (OLD.occurred_at % 3600000 + 3600000) % 3600000;
+  DELETE FROM insight_hour_totals WHERE org = OLD.org AND hour = OLD.occurred_at - (OLD.occurred_at % 3600000 + 3600000) % 3600000
+    AND granted <= 0 AND denied <= 0 AND remote_unlocks <= 0;
   UPDATE insight_hours SET n = n - 1 WHERE org = OLD.org
     AND hour = OLD.occurred_at - (OLD.occurred_at % 3600000 + 3600000) % 3600000 AND type = OLD.type
     AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '');
@@ -188,6 +210,10 @@ CREATE TRIGGER insight_move AFTER UPDATE OF org ON events WHEN OLD.org <> 0 AND 
 END;
 
 -- The events stored before this migration.
+INSERT INTO insight_hour_totals (org, hour, granted, denied, remote_unlocks)
+  SELECT org, occurred_at - (occurred_at % 3600000 + 3600000) % 3600000, sum(type = 'ACCESS_GRANTED'),
+    sum(type = 'ACCESS_DENIED'), sum(type = 'REMOTE_UNLOCK')
+  FROM events WHERE org <> 0 GROUP BY 1, 2;
 INSERT INTO insight_hours (org, hour, type, reason, scope, n)
   SELECT org, occurred_at - (occurred_at % 3600000 + 3600000) % 3600000, type, coalesce(reason, ''), coalesce(scope, ''), count(*)
   FROM events WHERE org <> 0 GROUP BY 1, 2, 3, 4, 5;

@@ -76,7 +76,7 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		if by == gatehouse.GroupReason {
 			conds = append(conds, "e.reason <> ''")
 		}
-		if (part.Table == sqlstore.TablePlayerDays || part.Table == sqlstore.TablePlayerMonths) && len(f.Types) == 0 && f.Allowed == nil {
+		if part.Table == sqlstore.TablePlayerMonths && len(f.Types) == 0 && f.Allowed == nil {
 			// The type leads these tables' keys: one range a type.
 			conds = append(conds, "e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED', 'REMOTE_UNLOCK')")
 		}

@@ -25,8 +25,6 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 	addInsightDoorMonth = `INSERT INTO insight_door_months (org, month, access_point_id, location_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
-	addInsightPlayerDay = `INSERT INTO insight_player_days (org, day, platform_user_id, type, reason, scope, n)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 	addInsightPlayerMonth = `INSERT INTO insight_player_months (org, month, platform_user_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 )
@@ -84,12 +82,6 @@ func (ins *eventInserter) addInsights(ctx context.Context, org int64) error {
 	for _, k := range sqlstore.Sorted(d.DoorMonths) {
 		if _, err := ins.tx.ExecContext(ctx, addInsightDoorMonth, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
 			k.Type, k.Reason, k.Scope, d.DoorMonths[k]); err != nil {
-			return err
-		}
-	}
-	for _, k := range sqlstore.Sorted(d.PlayerDays) {
-		if _, err := ins.tx.ExecContext(ctx, addInsightPlayerDay, org, millis(k.Start), k.Player,
-			k.Type, k.Reason, k.Scope, d.PlayerDays[k]); err != nil {
 			return err
 		}
 	}
@@ -163,7 +155,7 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 			args = append(args, org, millis(part.From), millis(part.To))
 			continue
 		}
-		if part.Table == sqlstore.TablePlayerDays || part.Table == sqlstore.TablePlayerMonths {
+		if part.Table == sqlstore.TablePlayerMonths {
 			if len(f.Types) == 0 && f.Allowed == nil {
 				// The type leads these tables' keys: one range a type.
 				cond += " AND e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED', 'REMOTE_UNLOCK')"

@@ -23,8 +23,8 @@ import (
 //   - insight_door_days and insight_door_months: by UTC day or month,
 //     door, location, type, reason and scope: the groupings and filters
 //     by door or location;
-//   - insight_player_days and insight_player_months: by UTC day or month,
-//     player, type, reason and scope, no door: the ranking of players.
+//   - insight_player_months: by UTC month, player, type, reason and
+//     scope, no door: the ranking of players.
 const (
 	InsightHour = time.Hour
 	InsightDay  = 24 * time.Hour
@@ -61,7 +61,6 @@ const (
 	TableDays         = "insight_days"
 	TableDoorDays     = "insight_door_days"
 	TableDoorMonths   = "insight_door_months"
-	TablePlayerDays   = "insight_player_days"
 	TablePlayerMonths = "insight_player_months"
 	bucketOfHours     = "hour"
 	bucketOfDays      = "day"
@@ -92,9 +91,9 @@ func (p InsightPart) Rollup() bool { return p.Table != TableEvents }
 //   - by player or by time with a door or location filter: that door's
 //     or location's events through their index (the player and hour
 //     rollups keep no door): the cost follows that door's events;
-//   - by player: whole UTC months from insight_player_months, whole days
-//     of the months cut from insight_player_days, the rest from the
-//     events;
+//   - by player: whole UTC months from insight_player_months, the rest
+//     (at most half a month at each end, see split) from the events: a
+//     daily player rollup cost a row per event and batch at ingest;
 //   - by door or location, or with a door or location filter: whole
 //     months from insight_door_months, whole days of the months cut from
 //     insight_door_days, the rest (at most two partial days) from the
@@ -111,8 +110,7 @@ func PlanInsights(f gatehouse.EventFilter, by gatehouse.InsightGroup) []InsightP
 	case f.PlatformUserID != nil, byDoor && (by == gatehouse.GroupPlatformUser || by == gatehouse.GroupHour):
 		return []InsightPart{{TableEvents, bucketOfEvents, from, to, 1}}
 	case by == gatehouse.GroupPlatformUser:
-		return split(from, to, []InsightPart{{Table: TablePlayerMonths, Bucket: bucketOfMonths},
-			{Table: TablePlayerDays, Bucket: bucketOfDays}}, []grain{monthly, daily}, 1)
+		return split(from, to, []InsightPart{{Table: TablePlayerMonths, Bucket: bucketOfMonths}}, []grain{monthly}, 1)
 	case byDoor || by == gatehouse.GroupAccessPoint || by == gatehouse.GroupLocation:
 		return split(from, to, []InsightPart{{Table: TableDoorMonths, Bucket: bucketOfMonths},
 			{Table: TableDoorDays, Bucket: bucketOfDays}}, []grain{monthly, daily}, 1)
@@ -250,7 +248,7 @@ type InsightKey struct {
 // rollups, one per row: a store that counts in its own code rather than
 // in a trigger writes each row once per batch, not once per event.
 type InsightDeltas struct {
-	Hours, Days, DoorDays, DoorMonths, PlayerDays, PlayerMonths map[InsightKey]int
+	Hours, Days, DoorDays, DoorMonths, PlayerMonths map[InsightKey]int
 	// HourTotals counts by hour (Start) and type (Type).
 	HourTotals map[InsightKey]int
 }
@@ -259,7 +257,7 @@ type InsightDeltas struct {
 func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
 	if d.Hours == nil {
 		d.Hours, d.Days, d.DoorDays, d.DoorMonths = map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}
-		d.PlayerDays, d.PlayerMonths, d.HourTotals = map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}
+		d.PlayerMonths, d.HourTotals = map[InsightKey]int{}, map[InsightKey]int{}
 	}
 	day, month := ev.OccurredAt.UTC().Truncate(InsightDay), MonthOf(ev.OccurredAt)
 	k := InsightKey{Start: ev.OccurredAt.UTC().Truncate(InsightHour), Type: string(ev.Type)}
@@ -276,8 +274,6 @@ func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
 	if ev.PlatformUserID != nil {
 		pk := k
 		pk.Player = *ev.PlatformUserID
-		pk.Start = day
-		d.PlayerDays[pk]++
 		pk.Start = month
 		d.PlayerMonths[pk]++
 	}

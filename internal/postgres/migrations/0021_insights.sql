@@ -73,21 +73,12 @@ CREATE TABLE insight_door_months (
   PRIMARY KEY (org, month, access_point_id, location_id, type, reason, scope)
 );
 
--- insight_player_days and insight_player_months: per UTC day or month,
--- player, type, reason and scope, no door: the ranking of players, months
--- for the whole ones, days for those a window cuts. Events without a
--- player are not in them. The type leads the key: the ranking of denied
--- players reads the denials alone.
-CREATE TABLE insight_player_days (
-  org              bigint NOT NULL,
-  type             text NOT NULL,
-  day              timestamptz NOT NULL,
-  platform_user_id text NOT NULL,
-  reason           text NOT NULL,
-  scope            text NOT NULL,
-  n                bigint NOT NULL,
-  PRIMARY KEY (org, type, day, platform_user_id, reason, scope)
-);
+-- insight_player_months: per UTC month, player, type, reason and
+-- scope, no door: the ranking of players over whole months (the parts of
+-- months a window cuts come from the events: a daily player rollup cost
+-- a row per event and batch at ingest). Events without a player are not
+-- in it. The type leads the key: the ranking of denied players reads the
+-- denials alone.
 CREATE TABLE insight_player_months (
   org              bigint NOT NULL,
   type             text NOT NULL,
@@ -124,10 +115,6 @@ BEGIN
     SELECT org, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', access_point_id, location_id, type, coalesce(reason, ''), coalesce(scope, ''), count(*)
     FROM insight_new GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7
     ON CONFLICT (org, month, access_point_id, location_id, type, reason, scope) DO UPDATE SET n = r.n + excluded.n;
-  INSERT INTO insight_player_days AS r (org, type, day, platform_user_id, reason, scope, n)
-    SELECT org, type, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00'), platform_user_id, coalesce(reason, ''), coalesce(scope, ''), count(*)
-    FROM insight_new WHERE platform_user_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
-    ON CONFLICT (org, type, day, platform_user_id, reason, scope) DO UPDATE SET n = r.n + excluded.n;
   INSERT INTO insight_player_months AS r (org, type, month, platform_user_id, reason, scope, n)
     SELECT org, type, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', platform_user_id, coalesce(reason, ''), coalesce(scope, ''), count(*)
     FROM insight_new WHERE platform_user_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
@@ -179,14 +166,6 @@ BEGIN
   DELETE FROM insight_door_months r USING (
       SELECT DISTINCT org, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month FROM insight_old) d
     WHERE r.org = d.org AND r.month = d.month AND r.n <= 0;
-  UPDATE insight_player_days r SET n = r.n - d.n FROM (
-      SELECT org, type, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS day, platform_user_id, coalesce(reason, '') AS reason, coalesce(scope, '') AS scope, count(*) AS n
-      FROM insight_old WHERE platform_user_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6) d
-    WHERE (r.org, r.type, r.day, r.platform_user_id, r.reason, r.scope)
-      = (d.org, d.type, d.day, d.platform_user_id, d.reason, d.scope);
-  DELETE FROM insight_player_days r USING (
-      SELECT DISTINCT org, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00') AS day, platform_user_id FROM insight_old WHERE platform_user_id IS NOT NULL) d
-    WHERE r.org = d.org AND r.day = d.day AND r.platform_user_id = d.platform_user_id AND r.n <= 0;
   UPDATE insight_player_months r SET n = r.n - d.n FROM (
       SELECT org, type, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month, platform_user_id, coalesce(reason, '') AS reason, coalesce(scope, '') AS scope, count(*) AS n
       FROM insight_old WHERE platform_user_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6) d
@@ -221,10 +200,7 @@ INSERT INTO insight_door_days (org, day, access_point_id, location_id, type, rea
 INSERT INTO insight_door_months (org, month, access_point_id, location_id, type, reason, scope, n)
   SELECT org, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', access_point_id, location_id, type, coalesce(reason, ''), coalesce(scope, ''), count(*)
   FROM events GROUP BY 1, 2, 3, 4, 5, 6, 7;
-INSERT INTO insight_player_days (org, type, day, platform_user_id, reason, scope, n)
-  SELECT org, type, date_bin('1 day', occurred_at, timestamptz '2000-01-01 00:00:00+00'), platform_user_id, coalesce(reason, ''), coalesce(scope, ''), count(*)
-  FROM events WHERE platform_user_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6;
 INSERT INTO insight_player_months (org, type, month, platform_user_id, reason, scope, n)
   SELECT org, type, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', platform_user_id, coalesce(reason, ''), coalesce(scope, ''), count(*)
   FROM events WHERE platform_user_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6;
-ANALYZE insight_hour_totals, insight_hours, insight_days, insight_door_days, insight_door_months, insight_player_days, insight_player_months;
+ANALYZE insight_hour_totals, insight_hours, insight_days, insight_door_days, insight_door_months, insight_player_months;

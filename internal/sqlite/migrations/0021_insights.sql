@@ -75,22 +75,12 @@ CREATE TABLE insight_door_months (
   PRIMARY KEY (org, month, access_point_id, location_id, type, reason, scope)
 ) STRICT, WITHOUT ROWID;
 
--- insight_player_days and insight_player_months: per UTC day or month
--- (ms), player, type, reason and scope, no door: the ranking of players,
--- months for the whole ones, days for those a window cuts. Events without
--- a player are not in them. The type leads the key: the ranking of
--- denied players reads the denials alone.
-CREATE TABLE insight_player_days (
-  org              INTEGER NOT NULL,
-  day              INTEGER NOT NULL,
-  platform_user_id TEXT NOT NULL,
-  type             TEXT NOT NULL,
-  reason           TEXT NOT NULL,
-  scope            TEXT NOT NULL,
-  n                INTEGER NOT NULL,
-  PRIMARY KEY (org, type, day, platform_user_id, reason, scope)
-) STRICT, WITHOUT ROWID;
-
+-- insight_player_months: per UTC month (ms), player, type, reason and
+-- scope, no door: the ranking of players over whole months (the parts of
+-- months a window cuts come from the events: a daily player rollup cost
+-- a row per event and batch at ingest). Events without a player are not
+-- in it. The type leads the key: the ranking of denied players reads the
+-- denials alone.
 CREATE TABLE insight_player_months (
   org              INTEGER NOT NULL,
   month            INTEGER NOT NULL,
@@ -136,14 +126,6 @@ CREATE TRIGGER insight_remove AFTER DELETE ON events WHEN OLD.org <> 0 BEGIN
   DELETE FROM insight_door_months WHERE org = OLD.org
     AND month = CAST(strftime('%s', (OLD.occurred_at - (OLD.occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
     AND access_point_id = OLD.access_point_id AND location_id = OLD.location_id AND type = OLD.type
-    AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '') AND n <= 0;
-  UPDATE insight_player_days SET n = n - 1 WHERE OLD.platform_user_id IS NOT NULL AND org = OLD.org
-    AND day = OLD.occurred_at - (OLD.occurred_at % 86400000 + 86400000) % 86400000
-    AND platform_user_id = OLD.platform_user_id AND type = OLD.type
-    AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '');
-  DELETE FROM insight_player_days WHERE OLD.platform_user_id IS NOT NULL AND org = OLD.org
-    AND day = OLD.occurred_at - (OLD.occurred_at % 86400000 + 86400000) % 86400000
-    AND platform_user_id = OLD.platform_user_id AND type = OLD.type
     AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '') AND n <= 0;
   UPDATE insight_player_months SET n = n - 1 WHERE OLD.platform_user_id IS NOT NULL AND org = OLD.org
     AND month = CAST(strftime('%s', (OLD.occurred_at - (OLD.occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
@@ -191,14 +173,6 @@ CREATE TRIGGER insight_move AFTER UPDATE OF org ON events WHEN OLD.org <> 0 AND 
     AND month = CAST(strftime('%s', (OLD.occurred_at - (OLD.occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
     AND access_point_id = OLD.access_point_id AND location_id = OLD.location_id AND type = OLD.type
     AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '') AND n <= 0;
-  UPDATE insight_player_days SET n = n - 1 WHERE OLD.platform_user_id IS NOT NULL AND org = OLD.org
-    AND day = OLD.occurred_at - (OLD.occurred_at % 86400000 + 86400000) % 86400000
-    AND platform_user_id = OLD.platform_user_id AND type = OLD.type
-    AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '');
-  DELETE FROM insight_player_days WHERE OLD.platform_user_id IS NOT NULL AND org = OLD.org
-    AND day = OLD.occurred_at - (OLD.occurred_at % 86400000 + 86400000) % 86400000
-    AND platform_user_id = OLD.platform_user_id AND type = OLD.type
-    AND reason = coalesce(OLD.reason, '') AND scope = coalesce(OLD.scope, '') AND n <= 0;
   UPDATE insight_player_months SET n = n - 1 WHERE OLD.platform_user_id IS NOT NULL AND org = OLD.org
     AND month = CAST(strftime('%s', (OLD.occurred_at - (OLD.occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000
     AND platform_user_id = OLD.platform_user_id AND type = OLD.type
@@ -226,9 +200,6 @@ INSERT INTO insight_door_days (org, day, access_point_id, location_id, type, rea
 INSERT INTO insight_door_months (org, month, access_point_id, location_id, type, reason, scope, n)
   SELECT org, CAST(strftime('%s', (occurred_at - (occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000, access_point_id, location_id, type, coalesce(reason, ''), coalesce(scope, ''), count(*)
   FROM events WHERE org <> 0 GROUP BY 1, 2, 3, 4, 5, 6, 7;
-INSERT INTO insight_player_days (org, day, platform_user_id, type, reason, scope, n)
-  SELECT org, occurred_at - (occurred_at % 86400000 + 86400000) % 86400000, platform_user_id, type, coalesce(reason, ''), coalesce(scope, ''), count(*)
-  FROM events WHERE org <> 0 AND platform_user_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6;
 INSERT INTO insight_player_months (org, month, platform_user_id, type, reason, scope, n)
   SELECT org, CAST(strftime('%s', (occurred_at - (occurred_at % 1000 + 1000) % 1000) / 1000, 'unixepoch', 'start of month') AS INTEGER) * 1000, platform_user_id, type, coalesce(reason, ''), coalesce(scope, ''), count(*)
   FROM events WHERE org <> 0 AND platform_user_id IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6;

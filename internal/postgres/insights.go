@@ -77,7 +77,7 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 			conds = append(conds, "e.reason <> ''")
 		}
 		if part.Table == sqlstore.TablePlayerMonths && len(f.Types) == 0 && f.Allowed == nil {
-			// The type leads these tables' keys: one range a type.
+			// The type leads the table's key: one range a type.
 			conds = append(conds, "e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED', 'REMOTE_UNLOCK')")
 		}
 		parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("e.n"))+" FROM "+part.Table+" e WHERE e.org = $1 AND "+

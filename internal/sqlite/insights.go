@@ -157,7 +157,7 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		}
 		if part.Table == sqlstore.TablePlayerMonths {
 			if len(f.Types) == 0 && f.Allowed == nil {
-				// The type leads these tables' keys: one range a type.
+				// The type leads the table's key: one range a type.
 				cond += " AND e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED', 'REMOTE_UNLOCK')"
 			}
 		}

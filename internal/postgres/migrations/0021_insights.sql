@@ -49,7 +49,10 @@ CREATE TABLE insight_days (
 -- insight_door_days and insight_door_months: per UTC day or month, door,
 -- location, type, reason and scope: the groupings and filters by door or
 -- location. A year is 12 or 13 months of each door and kind, and the
--- days of the months a window cuts.
+-- days of the months a window cuts. The months' key includes n: a year
+-- of them is a seventh of the table on the 10 M bench log, which the
+-- planner read whole (58 ms) rather than through a key that makes it
+-- read the rows too; an index-only range scan takes 12 ms.
 CREATE TABLE insight_door_days (
   org              bigint NOT NULL,
   day              timestamptz NOT NULL,
@@ -70,7 +73,7 @@ CREATE TABLE insight_door_months (
   reason           text NOT NULL,
   scope            text NOT NULL,
   n                bigint NOT NULL,
-  PRIMARY KEY (org, month, access_point_id, location_id, type, reason, scope)
+  PRIMARY KEY (org, month, access_point_id, location_id, type, reason, scope) INCLUDE (n)
 );
 
 -- insight_player_months: per UTC month, player, type, reason and

@@ -38,8 +38,17 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
+	// A part taken out counts negatively, and a group that adds up to
+	// nothing had no events in the window.
+	outcomes, groupBy := sqlstore.InsightOutcomes(by)
 	var parts []string
 	for _, part := range sqlstore.PlanInsights(f, by) {
+		signed := func(n string) string {
+			if part.Sign < 0 {
+				return "-" + n
+			}
+			return n
+		}
 		key := "e." + column
 		if !part.Rollup() {
 			if column == "" {
@@ -49,20 +58,30 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 			if eventCond != "" {
 				conds = append(conds, eventCond)
 			}
-			parts = append(parts, "SELECT "+key+" AS k, e.type AS t, 1::bigint AS n FROM events e WHERE e.org = $1 AND "+
-				strings.Join(conds, " AND "))
+			parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("1"))+" FROM events e WHERE e.org = $1 AND "+
+				strings.Join(conds, " AND ")+groupBy)
 			continue
 		}
 		if column == "" {
 			key = "e." + part.Bucket
+		}
+		if part.Table == sqlstore.TableHourTotals {
+			g, d, r := sqlstore.TotalColumns(f)
+			parts = append(parts, "SELECT e.hour AS k, "+signed(g)+" AS g, "+signed(d)+" AS d, "+signed(r)+" AS r FROM insight_hour_totals e"+
+				" WHERE e.org = $1 AND e.hour >= "+arg(part.From)+" AND e.hour < "+arg(part.To)+" AND "+g+" + "+d+" + "+r+" > 0")
+			continue
 		}
 		conds, _ := filterConditions(sqlstore.RollupFilter(f), arg)
 		conds = append(conds, "e."+part.Bucket+" >= "+arg(part.From), "e."+part.Bucket+" < "+arg(part.To))
 		if by == gatehouse.GroupReason {
 			conds = append(conds, "e.reason <> ''")
 		}
-		parts = append(parts, "SELECT "+key+" AS k, e.type AS t, e.n AS n FROM "+part.Table+" e WHERE e.org = $1 AND "+
-			strings.Join(conds, " AND "))
+		if part.Table == sqlstore.TablePlayerMonths && len(f.Types) == 0 && f.Allowed == nil {
+			// The type leads the table's key: one range a type.
+			conds = append(conds, "e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED', 'REMOTE_UNLOCK')")
+		}
+		parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("e.n"))+" FROM "+part.Table+" e WHERE e.org = $1 AND "+
+			strings.Join(conds, " AND ")+groupBy)
 	}
 	if len(parts) == 0 {
 		return nil, nil
@@ -71,14 +90,12 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 	if by == gatehouse.GroupHour {
 		keyOut = "k"
 	}
-	query := `SELECT ` + keyOut + `, sum(CASE WHEN t = 'ACCESS_GRANTED' THEN n ELSE 0 END)::bigint,
-		sum(CASE WHEN t = 'ACCESS_DENIED' THEN n ELSE 0 END)::bigint,
-		sum(CASE WHEN t IN ('ACCESS_GRANTED', 'ACCESS_DENIED') THEN 0 ELSE n END)::bigint
-		FROM (` + strings.Join(parts, " UNION ALL ") + `) u GROUP BY k`
+	query := `SELECT ` + keyOut + `, sum(g)::bigint, sum(d)::bigint, sum(r)::bigint
+		FROM (` + strings.Join(parts, " UNION ALL ") + `) u GROUP BY k HAVING sum(g) + sum(d) + sum(r) > 0`
 	if by == gatehouse.GroupHour {
 		query += " ORDER BY k"
 	} else {
-		query += " ORDER BY sum(n) DESC, 1"
+		query += " ORDER BY sum(g) + sum(d) + sum(r) DESC, 1"
 		if limit > 0 {
 			query += " LIMIT " + arg(limit)
 		}

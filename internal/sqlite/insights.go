@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
@@ -13,14 +14,19 @@ import (
 // The rows a batch of stored events adds to the rollups (migration 0021),
 // each once per batch: the triggers of 0021 take out what is deleted.
 const (
-	addInsightHour = `INSERT INTO insight_hours (org, hour, access_point_id, location_id, type, reason, scope, n)
+	addInsightHourTotals = `INSERT INTO insight_hour_totals (org, hour, granted, denied, remote_unlocks)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET granted = granted + excluded.granted,
+		denied = denied + excluded.denied, remote_unlocks = remote_unlocks + excluded.remote_unlocks`
+	addInsightHour = `INSERT INTO insight_hours (org, hour, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+	addInsightDay = `INSERT INTO insight_days (org, day, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+	addInsightDoorDay = `INSERT INTO insight_door_days (org, day, access_point_id, location_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
-	addInsightDay = `INSERT INTO insight_days (org, day, access_point_id, location_id, type, reason, scope, n)
+	addInsightDoorMonth = `INSERT INTO insight_door_months (org, month, access_point_id, location_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
-	addInsightMonth = `INSERT INTO insight_months (org, month, access_point_id, location_id, type, reason, scope, n)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
-	addInsightPlayer = `INSERT INTO insight_player_days (org, day, platform_user_id, access_point_id, location_id, type, reason, scope, n)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
+	addInsightPlayerMonth = `INSERT INTO insight_player_months (org, month, platform_user_id, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 )
 
 // addInsights adds the counts of the events ins stored to the rollups, in
@@ -31,27 +37,57 @@ func (ins *eventInserter) addInsights(ctx context.Context, org int64) error {
 	if ins.noRollups {
 		return nil
 	}
+	var (
+		hour   time.Time
+		totals [3]int
+	)
+	for i, k := range sqlstore.Sorted(d.HourTotals) {
+		if i > 0 && !k.Start.Equal(hour) {
+			if _, err := ins.tx.ExecContext(ctx, addInsightHourTotals, org, millis(hour), totals[0], totals[1], totals[2]); err != nil {
+				return err
+			}
+			totals = [3]int{}
+		}
+		hour = k.Start
+		switch gatehouse.EventType(k.Type) {
+		case gatehouse.EventAccessGranted:
+			totals[0] += d.HourTotals[k]
+		case gatehouse.EventAccessDenied:
+			totals[1] += d.HourTotals[k]
+		default:
+			totals[2] += d.HourTotals[k]
+		}
+	}
+	if len(d.HourTotals) > 0 {
+		if _, err := ins.tx.ExecContext(ctx, addInsightHourTotals, org, millis(hour), totals[0], totals[1], totals[2]); err != nil {
+			return err
+		}
+	}
 	for _, k := range sqlstore.Sorted(d.Hours) {
-		if _, err := ins.tx.ExecContext(ctx, addInsightHour, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
-			k.Type, k.Reason, k.Scope, d.Hours[k]); err != nil {
+		if _, err := ins.tx.ExecContext(ctx, addInsightHour, org, millis(k.Start), k.Type, k.Reason, k.Scope, d.Hours[k]); err != nil {
 			return err
 		}
 	}
 	for _, k := range sqlstore.Sorted(d.Days) {
-		if _, err := ins.tx.ExecContext(ctx, addInsightDay, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
-			k.Type, k.Reason, k.Scope, d.Days[k]); err != nil {
+		if _, err := ins.tx.ExecContext(ctx, addInsightDay, org, millis(k.Start), k.Type, k.Reason, k.Scope, d.Days[k]); err != nil {
 			return err
 		}
 	}
-	for _, k := range sqlstore.Sorted(d.Months) {
-		if _, err := ins.tx.ExecContext(ctx, addInsightMonth, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
-			k.Type, k.Reason, k.Scope, d.Months[k]); err != nil {
+	for _, k := range sqlstore.Sorted(d.DoorDays) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightDoorDay, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
+			k.Type, k.Reason, k.Scope, d.DoorDays[k]); err != nil {
 			return err
 		}
 	}
-	for _, k := range sqlstore.Sorted(d.Players) {
-		if _, err := ins.tx.ExecContext(ctx, addInsightPlayer, org, millis(k.Start), k.Player, k.AccessPoint[:], k.Location[:],
-			k.Type, k.Reason, k.Scope, d.Players[k]); err != nil {
+	for _, k := range sqlstore.Sorted(d.DoorMonths) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightDoorMonth, org, millis(k.Start), k.AccessPoint[:], k.Location[:],
+			k.Type, k.Reason, k.Scope, d.DoorMonths[k]); err != nil {
+			return err
+		}
+	}
+	for _, k := range sqlstore.Sorted(d.PlayerMonths) {
+		if _, err := ins.tx.ExecContext(ctx, addInsightPlayerMonth, org, millis(k.Start), k.Player,
+			k.Type, k.Reason, k.Scope, d.PlayerMonths[k]); err != nil {
 			return err
 		}
 	}
@@ -82,7 +118,16 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		parts []string
 		args  []any
 	)
+	// A part taken out counts negatively, and a group that adds up to
+	// nothing had no events in the window.
+	outcomes, groupBy := sqlstore.InsightOutcomes(by)
 	for _, part := range sqlstore.PlanInsights(f, by) {
+		signed := func(n string) string {
+			if part.Sign < 0 {
+				return "-" + n
+			}
+			return n
+		}
 		key, cond := "e."+column, ""
 		if !part.Rollup() {
 			if column == "" {
@@ -92,7 +137,8 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 				cond = " AND " + eventCond
 			}
 			conds, condArgs := filterConditions(org, sqlstore.EventsFilter(f, part))
-			parts = append(parts, "SELECT "+key+" AS k, e.type AS t, 1 AS n FROM events e WHERE e.org = ?"+conds+cond)
+			parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("1"))+
+				" FROM events e WHERE e.org = ?"+conds+cond+groupBy)
 			args = append(append(args, org), condArgs...)
 			continue
 		}
@@ -102,22 +148,33 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		if by == gatehouse.GroupReason {
 			cond = " AND e.reason <> ''"
 		}
+		if part.Table == sqlstore.TableHourTotals {
+			g, d, r := sqlstore.TotalColumns(f)
+			parts = append(parts, "SELECT e.hour AS k, "+signed(g)+" AS g, "+signed(d)+" AS d, "+signed(r)+" AS r FROM insight_hour_totals e"+
+				" WHERE e.org = ? AND e.hour >= ? AND e.hour < ? AND "+g+" + "+d+" + "+r+" > 0")
+			args = append(args, org, millis(part.From), millis(part.To))
+			continue
+		}
+		if part.Table == sqlstore.TablePlayerMonths {
+			if len(f.Types) == 0 && f.Allowed == nil {
+				// The type leads the table's key: one range a type.
+				cond += " AND e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED', 'REMOTE_UNLOCK')"
+			}
+		}
 		conds, condArgs := filterConditions(org, sqlstore.RollupFilter(f))
-		parts = append(parts, "SELECT "+key+" AS k, e.type AS t, e.n AS n FROM "+part.Table+" e WHERE e.org = ? AND e."+
-			part.Bucket+" >= ? AND e."+part.Bucket+" < ?"+conds+cond)
+		parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("e.n"))+" FROM "+part.Table+
+			" e WHERE e.org = ? AND e."+part.Bucket+" >= ? AND e."+part.Bucket+" < ?"+conds+cond+groupBy)
 		args = append(append(args, org, millis(part.From), millis(part.To)), condArgs...)
 	}
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	query := `SELECT k, sum(CASE WHEN t = 'ACCESS_GRANTED' THEN n ELSE 0 END),
-		sum(CASE WHEN t = 'ACCESS_DENIED' THEN n ELSE 0 END),
-		sum(CASE WHEN t IN ('ACCESS_GRANTED', 'ACCESS_DENIED') THEN 0 ELSE n END)
-		FROM (` + strings.Join(parts, " UNION ALL ") + `) GROUP BY k`
+	query := `SELECT k, sum(g), sum(d), sum(r) FROM (` + strings.Join(parts, " UNION ALL ") + `) GROUP BY k
+		HAVING sum(g) + sum(d) + sum(r) > 0`
 	if by == gatehouse.GroupHour {
 		query += " ORDER BY k"
 	} else {
-		query += " ORDER BY sum(n) DESC, k"
+		query += " ORDER BY sum(g) + sum(d) + sum(r) DESC, k"
 		if limit > 0 {
 			query += " LIMIT ?"
 			args = append(args, limit)

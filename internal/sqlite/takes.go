@@ -270,5 +270,6 @@ func deliver(ctx context.Context, q querier, org int64, orgID, id uuid.UUID, job
 var hotQueries = []string{
 	commandByID, serverGen, dueOwn, dueJoined, dueRelock, nextGen, deliveryState, startCommand, markDelivered,
 	answerDelivery, countAnswer, settleCommand, heartbeatDigest, heartbeatTotals, heartbeatSeen, heartbeatServer, clearPlayers, addPlayer,
-	placeOf, userOf, insertEvent, insertTerm, upsertSpan, upsertCommand, addInsightHour, addInsightDay, addInsightMonth, addInsightPlayer,
+	placeOf, userOf, insertEvent, insertTerm, upsertSpan, upsertCommand, addInsightHourTotals, addInsightHour, addInsightDay, addInsightDoorDay, addInsightDoorMonth,
+	addInsightPlayerMonth,
 }

@@ -255,3 +255,16 @@ func jsonSyntax(data []byte) error {
 	col := off - bytes.LastIndexByte(data[:off], '\n') // the byte after the last newline is column 1
 	return gatehouse.Invalid("", "is not valid JSON at line %d, column %d: %v", line, col, se)
 }
+
+// knownOrg reads --org and checks that the organization exists, so that
+// a command about it says so rather than answering with an empty list.
+func knownOrg(ctx context.Context, svc *service.Service, value string) (uuid.UUID, error) {
+	orgID, err := parseID("org", value)
+	if err != nil {
+		return orgID, err
+	}
+	if _, err := svc.FindOrganization(ctx, orgID); err != nil {
+		return orgID, fmt.Errorf("organization %s: %w", orgID, err)
+	}
+	return orgID, nil
+}

@@ -67,12 +67,9 @@ func runGrantCreate(ctx context.Context, e *env) error {
 	from := f.String("from", "", "when the grant starts, RFC 3339 (default now)")
 	note := f.String("note", "", fmt.Sprintf("free text kept with the grant, at most %d characters", gatehouse.MaxGrantNote))
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
-		orgID, err := parseID("org", *org)
+		orgID, err := knownOrg(ctx, svc, *org)
 		if err != nil {
 			return err
-		}
-		if _, err := svc.FindOrganization(ctx, orgID); err != nil {
-			return fmt.Errorf("organization %s: %w", orgID, err)
 		}
 		r, err := grantRequest(e.now(), *player, aps, *loc, *from, *until, *forD, *note)
 		if err != nil {
@@ -147,12 +144,9 @@ func runGrantList(ctx context.Context, e *env) error {
 	active := f.String("active", "", "true: only grants running now; false: only the others")
 	limit := f.Int("limit", 50, fmt.Sprintf("grants to print, newest first, 1 to %d", gatehouse.MaxLimit))
 	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
-		orgID, err := parseID("org", *org)
+		orgID, err := knownOrg(ctx, svc, *org)
 		if err != nil {
 			return err
-		}
-		if _, err := svc.FindOrganization(ctx, orgID); err != nil {
-			return fmt.Errorf("organization %s: %w", orgID, err)
 		}
 		q := map[string][]string{"limit": {fmt.Sprint(*limit)}, "platformUserId": {*player}, "accessPointId": {*ap}, "active": {*active}}
 		filter, err := svc.ReadGrantQuery(orgID, q)

@@ -111,12 +111,9 @@ func runLockdownList(ctx context.Context, e *env) error {
 	active := f.Bool("active", false, "only the lockdowns running now")
 	limit := f.Int("limit", 50, fmt.Sprintf("lockdowns to print, newest first, 1 to %d", gatehouse.MaxLimit))
 	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
-		orgID, err := parseID("org", *org)
+		orgID, err := knownOrg(ctx, svc, *org)
 		if err != nil {
 			return err
-		}
-		if _, err := svc.FindOrganization(ctx, orgID); err != nil {
-			return fmt.Errorf("organization %s: %w", orgID, err)
 		}
 		page, err := svc.ListLockdowns(ctx, orgID, gatehouse.LockdownFilter{Active: *active, Limit: *limit})
 		if err != nil {

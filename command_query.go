@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"net/url"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -84,4 +85,60 @@ func EncodeCommandKey(k CommandKey) []byte {
 func DecodeCommandKey(b []byte) (CommandKey, error) {
 	k, err := DecodeEventKey(b)
 	return CommandKey{IssuedAt: k.OccurredAt, ID: k.ID}, err
+}
+
+// CommandFilter selects commands of one organization, newest first.
+type CommandFilter struct {
+	Status        *CommandStatus
+	Scope         *CommandScope
+	AccessPointID *uuid.UUID
+	LocationID    *uuid.UUID
+	Limit         int
+	After         *CommandKey
+}
+
+// Check returns the first problem of a filter built by hand rather than
+// read by [ReadCommandQuery]: a Limit outside 1 to [MaxLimit], or a
+// status or scope that does not exist, as a *[ValidationError] keyed by
+// the field.
+func (f CommandFilter) Check() error {
+	switch {
+	case f.Limit < 1 || f.Limit > MaxLimit:
+		return Invalid("limit", "must be between 1 and %d", MaxLimit)
+	case f.Status != nil && !slices.Contains(CommandStatuses, *f.Status):
+		return Invalid("status", "must be one of %s", joinStatuses())
+	case f.Scope != nil && !slices.Contains(CommandScopes, *f.Scope):
+		return Invalid("scope", "must be one of UNIVERSE, SERVER, PLAYER")
+	}
+	return nil
+}
+
+// CommandKey is a command's position in the list order: issuedAt
+// descending, then id descending.
+type CommandKey struct {
+	IssuedAt time.Time
+	ID       uuid.UUID
+}
+
+// Key returns the command's position in the list order.
+func (c Command) Key() CommandKey {
+	return CommandKey{IssuedAt: time.Time(c.IssuedAt), ID: c.ID}
+}
+
+// CommandPage is one page of commands; Next is set when more follow.
+type CommandPage struct {
+	Commands []Command
+	Next     *CommandKey
+}
+
+// joinStatuses is the command statuses as a message lists them.
+func joinStatuses() string {
+	s := ""
+	for i, st := range CommandStatuses {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(st)
+	}
+	return s
 }

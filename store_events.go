@@ -55,6 +55,12 @@ type EventStore interface {
 	// groupings. GroupDay and GroupHourOfWeek are [ErrInvalid]: they are
 	// folded from hours. An unknown organization has no groups.
 	CountInsights(ctx context.Context, orgID uuid.UUID, f EventFilter, by InsightGroup, limit int) ([]InsightCount, error)
+	// RollInsights folds a batch of stored events into the rollup kept
+	// behind ingest (players), and reports whether more is waiting, so
+	// that the caller calls again at once rather than in a second.
+	// CountInsights is exact whatever was folded. Every instance calls
+	// it; the store keeps two from folding the same events.
+	RollInsights(ctx context.Context, now time.Time) (more bool, err error)
 }
 
 // FindEvents is ListEvents with the exact-id rule of q: when q is a UUID and

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -249,14 +250,8 @@ func New(ctx context.Context, s Settings) (*App, error) {
 // batched last-used writes of keys, the work of commands
 // (service.Service.RunCommands: wakes from other instances, expiry
 // under a lease), the push of the commands this instance issued to the
-// platform's messaging, and the planner statistics of the event tables
-// (service.Service.RunStatistics, under a lease), and the delivery of
-// webhooks (service.Service.RunWebhooks, each endpoint under a lease),
-// and the deletion of expired events (service.Service.RunRetention,
-// under a lease), and alert rules (service.Service.RunAlerts, each rule
-// and alert under a lease).
-// Every instance runs
-// it; they coordinate through the database.
+// platform's messaging, and each of workers. Every instance runs it; they
+// coordinate through the database.
 func (a *App) Background(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { a.Auth.Run(ctx); close(done) }()
@@ -264,42 +259,40 @@ func (a *App) Background(ctx context.Context) {
 	go func() { a.Publisher.Run(ctx); close(pushed) }()
 	defer func() { <-pushed }()
 	holder := instanceName()
-	analyzed := make(chan struct{})
-	go func() {
-		defer close(analyzed)
-		a.Service.RunStatistics(ctx, holder, func(err error) {
-			a.Logger.Error("refreshing the statistics of events failed; retrying", slog.String("error", err.Error()))
+	var running sync.WaitGroup
+	defer running.Wait()
+	for _, w := range a.workers() {
+		running.Go(func() {
+			w.run(ctx, holder, func(err error) { a.Logger.Error(w.failed, slog.String("error", err.Error())) })
 		})
-	}()
-	defer func() { <-analyzed }()
-	retained := make(chan struct{})
-	go func() {
-		defer close(retained)
-		a.Service.RunRetention(ctx, holder, func(err error) {
-			a.Logger.Error("deleting expired events failed; retrying", slog.String("error", err.Error()))
-		})
-	}()
-	defer func() { <-retained }()
-	delivered := make(chan struct{})
-	go func() {
-		defer close(delivered)
-		a.Service.RunWebhooks(ctx, holder, func(err error) {
-			a.Logger.Error("delivering webhooks failed; retrying", slog.String("error", err.Error()))
-		})
-	}()
-	defer func() { <-delivered }()
-	alerted := make(chan struct{})
-	go func() {
-		defer close(alerted)
-		a.Service.RunAlerts(ctx, holder, func(err error) {
-			a.Logger.Error("evaluating or delivering alerts failed; retrying", slog.String("error", err.Error()))
-		})
-	}()
-	defer func() { <-alerted }()
+	}
 	a.Service.RunCommands(ctx, holder, func(err error) {
 		a.Logger.Error("commands background work failed; retrying", slog.String("error", err.Error()))
 	})
 	<-done
+}
+
+// worker is background work of every instance, run until ctx ends, with
+// what its log says when a round fails (it retries the next).
+type worker struct {
+	run    func(ctx context.Context, holder string, report func(error))
+	failed string
+}
+
+// workers are the background work that coordinates through the database:
+// the planner statistics of the event tables (under a lease), the
+// deletion of expired events (under a lease), the delivery of webhooks
+// (each endpoint under a lease), alert rules (each rule and alert under a
+// lease), and the rollup of insights kept behind ingest (each
+// organization under a lock).
+func (a *App) workers() []worker {
+	return []worker{
+		{a.Service.RunStatistics, "refreshing the statistics of events failed; retrying"},
+		{a.Service.RunRetention, "deleting expired events failed; retrying"},
+		{a.Service.RunWebhooks, "delivering webhooks failed; retrying"},
+		{a.Service.RunAlerts, "evaluating or delivering alerts failed; retrying"},
+		{a.Service.RunInsights, "rolling up insights failed; retrying"},
+	}
 }
 
 // retentionMetrics are the retention settings that count what the

@@ -193,6 +193,8 @@ func (d *driver) classes(ctx context.Context) ([]class, error) {
 		{name: "insights_reason", query: "groupBy=reason&" + window, insights: true},
 		{name: "insights_type", query: "groupBy=type&" + window, insights: true},
 		{name: "insights_player", query: "groupBy=platformUserId&allowed=denied&" + window, insights: true},
+		{name: "insights_player_500", query: "groupBy=platformUserId&allowed=denied&limit=500&" + window, insights: true},
+		{name: "insights_players", query: "groupBy=platformUserId&" + window, insights: true},
 		{name: "insights_hour", query: "groupBy=hour&timeZone=Europe%2FBerlin&limit=500&" + window, insights: true},
 		{name: "insights_day", query: "groupBy=day&timeZone=Europe%2FBerlin&limit=500&" + window, insights: true},
 		{name: "insights_week", query: "groupBy=hourOfWeek&type=ACCESS_DENIED&timeZone=America%2FNew_York&limit=168&" + window, insights: true},

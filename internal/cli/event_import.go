@@ -202,9 +202,14 @@ func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, erro
 	}
 	slices.SortFunc(imp.sum.Errors, func(a, b lineError) int { return a.Line - b.Line })
 	imp.showProgress(true)
+	// The player rollup is folded behind ingest: folded now, in the
+	// import's time, the first rankings read it rather than the events.
 	// The planner's statistics of before describe a table without this
 	// file: the first queries on it would plan for that.
 	if imp.sum.Imported > 0 {
+		if err := imp.svc.RollInsights(ctx); err != nil {
+			return imp.sum, fmt.Errorf("imported; rolling up insights: %w", err)
+		}
 		if err := imp.svc.RefreshStatistics(ctx); err != nil {
 			return imp.sum, fmt.Errorf("imported; refreshing the statistics of events: %w", err)
 		}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,9 +41,13 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 	}
 	// A part taken out counts negatively, and a group that adds up to
 	// nothing had no events in the window.
+	plan := sqlstore.PlanInsights(f, by)
+	if slices.ContainsFunc(plan, func(p sqlstore.InsightPart) bool { return p.Table == sqlstore.TablePlayerMonths }) {
+		return db.rankPlayers(ctx, org, f, plan, limit)
+	}
 	outcomes, groupBy := sqlstore.InsightOutcomes(by)
 	var parts []string
-	for _, part := range sqlstore.PlanInsights(f, by) {
+	for _, part := range plan {
 		signed := func(n string) string {
 			if part.Sign < 0 {
 				return "-" + n
@@ -75,10 +80,6 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 		conds = append(conds, "e."+part.Bucket+" >= "+arg(part.From), "e."+part.Bucket+" < "+arg(part.To))
 		if by == gatehouse.GroupReason {
 			conds = append(conds, "e.reason <> ''")
-		}
-		if part.Table == sqlstore.TablePlayerMonths && len(f.Types) == 0 && f.Allowed == nil {
-			// The type leads the table's key: one range a type.
-			conds = append(conds, "e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED', 'REMOTE_UNLOCK')")
 		}
 		parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("e.n"))+" FROM "+part.Table+" e WHERE e.org = $1 AND "+
 			strings.Join(conds, " AND ")+groupBy)

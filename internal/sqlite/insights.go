@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 )
 
 // The rows a batch of stored events adds to the rollups (migration 0021),
-// each once per batch: the triggers of 0021 take out what is deleted.
+// each once per batch: the triggers of 0021 take out what is deleted. The
+// player rollup is rolled up behind (players.go).
 const (
 	addInsightHourTotals = `INSERT INTO insight_hour_totals (org, hour, granted, denied, remote_unlocks)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET granted = granted + excluded.granted,
@@ -25,8 +27,6 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 	addInsightDoorMonth = `INSERT INTO insight_door_months (org, month, access_point_id, location_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
-	addInsightPlayerMonth = `INSERT INTO insight_player_months (org, month, platform_user_id, type, reason, scope, n)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`
 )
 
 // addInsights adds the counts of the events ins stored to the rollups, in
@@ -85,12 +85,6 @@ func (ins *eventInserter) addInsights(ctx context.Context, org int64) error {
 			return err
 		}
 	}
-	for _, k := range sqlstore.Sorted(d.PlayerMonths) {
-		if _, err := ins.tx.ExecContext(ctx, addInsightPlayerMonth, org, millis(k.Start), k.Player,
-			k.Type, k.Reason, k.Scope, d.PlayerMonths[k]); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
@@ -120,8 +114,12 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 	)
 	// A part taken out counts negatively, and a group that adds up to
 	// nothing had no events in the window.
+	plan := sqlstore.PlanInsights(f, by)
+	if slices.ContainsFunc(plan, func(p sqlstore.InsightPart) bool { return p.Table == sqlstore.TablePlayerMonths }) {
+		return db.rankPlayers(ctx, org, f, plan, limit)
+	}
 	outcomes, groupBy := sqlstore.InsightOutcomes(by)
-	for _, part := range sqlstore.PlanInsights(f, by) {
+	for _, part := range plan {
 		signed := func(n string) string {
 			if part.Sign < 0 {
 				return "-" + n
@@ -154,12 +152,6 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 				" WHERE e.org = ? AND e.hour >= ? AND e.hour < ? AND "+g+" + "+d+" + "+r+" > 0")
 			args = append(args, org, millis(part.From), millis(part.To))
 			continue
-		}
-		if part.Table == sqlstore.TablePlayerMonths {
-			if len(f.Types) == 0 && f.Allowed == nil {
-				// The type leads the table's key: one range a type.
-				cond += " AND e.type IN ('ACCESS_GRANTED', 'ACCESS_DENIED', 'REMOTE_UNLOCK')"
-			}
 		}
 		conds, condArgs := filterConditions(org, sqlstore.RollupFilter(f))
 		parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("e.n"))+" FROM "+part.Table+

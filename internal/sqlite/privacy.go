@@ -27,12 +27,24 @@ func (db *DB) DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformU
 // but moved to the internal organization 0, its personal fields cleared:
 // it keeps the high-water mark (migration 0014), and the one it kept
 // before is deleted.
+//
+// What is pending is folded into the player rollup first, the rest within
+// the transaction: the triggers of migration 0021 take each event deleted
+// out of every rollup, which is right only for an event in it.
 func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, arg any, limit int) (int, error) {
+	if err := db.catchUpPlayers(ctx); err != nil {
+		return 0, err
+	}
 	var n int
 	err := db.withTx(ctx, func(tx *sql.Tx) error {
 		org, err := db.orgSeq(ctx, tx, orgID)
 		if err != nil {
 			return err
+		}
+		if !db.noRollups.Load() {
+			if _, err := rollPlayers(ctx, tx, 0); err != nil {
+				return err
+			}
 		}
 		var top int64
 		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM events").Scan(&top); err != nil {

@@ -271,5 +271,4 @@ var hotQueries = []string{
 	commandByID, serverGen, dueOwn, dueJoined, dueRelock, nextGen, deliveryState, startCommand, markDelivered,
 	answerDelivery, countAnswer, settleCommand, heartbeatDigest, heartbeatTotals, heartbeatSeen, heartbeatServer, clearPlayers, addPlayer,
 	placeOf, userOf, insertEvent, insertTerm, upsertSpan, upsertCommand, addInsightHourTotals, addInsightHour, addInsightDay, addInsightDoorDay, addInsightDoorMonth,
-	addInsightPlayerMonth,
 }

@@ -245,10 +245,11 @@ type InsightKey struct {
 }
 
 // InsightDeltas are the counts a batch of stored events adds to the
-// rollups, one per row: a store that counts in its own code rather than
+// rollups kept at ingest (all but the player rollup, which is rolled up
+// behind it: players.go), one per row: a store that counts in its own code rather than
 // in a trigger writes each row once per batch, not once per event.
 type InsightDeltas struct {
-	Hours, Days, DoorDays, DoorMonths, PlayerMonths map[InsightKey]int
+	Hours, Days, DoorDays, DoorMonths map[InsightKey]int
 	// HourTotals counts by hour (Start) and type (Type).
 	HourTotals map[InsightKey]int
 }
@@ -257,7 +258,7 @@ type InsightDeltas struct {
 func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
 	if d.Hours == nil {
 		d.Hours, d.Days, d.DoorDays, d.DoorMonths = map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}, map[InsightKey]int{}
-		d.PlayerMonths, d.HourTotals = map[InsightKey]int{}, map[InsightKey]int{}
+		d.HourTotals = map[InsightKey]int{}
 	}
 	day, month := ev.OccurredAt.UTC().Truncate(InsightDay), MonthOf(ev.OccurredAt)
 	k := InsightKey{Start: ev.OccurredAt.UTC().Truncate(InsightHour), Type: string(ev.Type)}
@@ -271,12 +272,6 @@ func (d *InsightDeltas) Add(ev gatehouse.NewEvent, p Place) {
 	d.HourTotals[InsightKey{Start: k.Start, Type: k.Type}]++
 	k.Start = day
 	d.Days[k]++
-	if ev.PlatformUserID != nil {
-		pk := k
-		pk.Player = *ev.PlatformUserID
-		pk.Start = month
-		d.PlayerMonths[pk]++
-	}
 	k.AccessPoint, k.Location = ev.AccessPointID, p.LocationID
 	k.Start = month
 	d.DoorMonths[k]++

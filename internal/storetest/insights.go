@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -169,7 +170,13 @@ func testInsights(t *testing.T, f *fixture) {
 			checkInsights(t, f, w, flt, rng)
 		}
 		from, to := f.now.AddDate(0, 0, -100), f.now.Add(time.Hour)
-		got, err := f.s.CountInsights(ctx, w.org.ID, gatehouse.EventFilter{From: &from, To: &to}, gatehouse.GroupType, 0)
+		whole := gatehouse.EventFilter{From: &from, To: &to}
+		got, err := f.s.CountInsights(ctx, w.org.ID, whole, gatehouse.GroupPlatformUser, 0)
+		must(t, err)
+		if diff := cmp.Diff(w.wantInsights(whole, gatehouse.GroupPlatformUser), got); diff != "" {
+			t.Fatalf("%s: the players of 100 days (-want +got):\n%s", stage, diff)
+		}
+		got, err = f.s.CountInsights(ctx, w.org.ID, whole, gatehouse.GroupType, 0)
 		must(t, err)
 		total := 0
 		for _, c := range got {
@@ -180,6 +187,21 @@ func testInsights(t *testing.T, f *fixture) {
 		}
 	}
 	check("after ingest")
+	// The player rollup is folded behind ingest: exact before, between
+	// and after folds.
+	// Each fold a minute later: an organization just folded waits.
+	rolls := 0
+	roll := func() {
+		t.Helper()
+		rolls++
+		for more := true; more; {
+			var err error
+			more, err = f.s.RollInsights(ctx, f.now.Add(time.Duration(rolls)*time.Minute))
+			must(t, err)
+		}
+	}
+	roll()
+	check("after ingest, rolled up")
 
 	// Duplicates count nothing, however they come.
 	w.record(f, w.events[:40])
@@ -189,8 +211,13 @@ func testInsights(t *testing.T, f *fixture) {
 	}
 	check("after duplicates")
 
-	// Erasure of one player.
+	// Erasure of one player, some of whose events are folded and some
+	// not yet.
 	victim := "p3"
+	late := f.attempt(w.aps[0], gatehouse.EventAccessDenied, 5)
+	late.Reason, late.PlatformUserID = ptr("BANNED"), ptr(victim)
+	w.record(f, []gatehouse.NewEvent{late})
+	w.events = append(w.events, late)
 	if n, _ := f.erasePlayer(w.org.ID, victim, 7); n == 0 {
 		t.Fatal("the random data gave the victim no events")
 	}
@@ -198,9 +225,24 @@ func testInsights(t *testing.T, f *fixture) {
 		return e.PlatformUserID != nil && *e.PlatformUserID == victim
 	})
 	check("after erasure")
+	roll()
+	check("after erasure, rolled up")
 
-	// Retention of everything older than a day and a half, in batches.
+	// Retention of everything older than a day and a half, in batches,
+	// some of it folded and some not: the rollup loses only what it holds
+	// (a row that holds a newer event of the same month too keeps it).
 	cutoff := f.now.Add(-36 * time.Hour)
+	kept := func(minutesAgo int) gatehouse.NewEvent {
+		ev := f.attempt(w.aps[0], gatehouse.EventAccessDenied, minutesAgo)
+		ev.Reason, ev.PlatformUserID = ptr("BANNED"), ptr("p5")
+		return ev
+	}
+	folded := []gatehouse.NewEvent{kept(37 * 60), kept(35 * 60)}
+	w.record(f, folded)
+	roll()
+	pending := kept(37*60 + 1)
+	w.record(f, []gatehouse.NewEvent{pending})
+	w.events = append(w.events, append(folded, pending)...)
 	for {
 		n, err := f.s.DeleteEventsBefore(ctx, w.org.ID, cutoff, 13)
 		must(t, err)
@@ -210,6 +252,8 @@ func testInsights(t *testing.T, f *fixture) {
 	}
 	w.events = slices.DeleteFunc(w.events, func(e gatehouse.NewEvent) bool { return e.OccurredAt.Before(cutoff) })
 	check("after retention")
+	roll()
+	check("after retention, rolled up")
 
 	// The other organization's counts never moved.
 	flt := gatehouse.EventFilter{From: ptr(f.now.AddDate(0, 0, -1)), To: ptr(f.now.Add(time.Hour))}
@@ -248,5 +292,92 @@ func testInsightsCountUnlocks(t *testing.T, f *fixture) {
 	must(t, err)
 	if len(got) != 1 || got[0].Key != "7" || got[0].RemoteUnlocks != 1 {
 		t.Errorf("unlocks by player = %+v", got)
+	}
+}
+
+// testInsightsRollWhileIngesting: rollers running at once (every
+// instance runs one) while events are stored and erased fold each event
+// exactly once: the ranking of players after all of it, read both before
+// and after the last fold, is the count of the events stored.
+func testInsightsRollWhileIngesting(t *testing.T, f *fixture) {
+	org := f.org("Rolling")
+	loc := f.location(org.ID, "HQ")
+	door := f.accessPoint(org.ID, loc.ID, "Gate")
+	var (
+		wg      sync.WaitGroup
+		stop    = make(chan struct{})
+		rollErr = make(chan error, 3)
+	)
+	for r := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// Each roller's clock runs ahead, so every call finds an
+				// organization due.
+				if _, err := f.s.RollInsights(ctx, f.now.Add(time.Duration(i*3+r)*time.Hour)); err != nil {
+					rollErr <- err
+					return
+				}
+			}
+		})
+	}
+	want := map[string]int{}
+	var writers sync.WaitGroup
+	var mu sync.Mutex
+	for w := range 4 {
+		writers.Go(func() {
+			for b := range 10 {
+				var batch []gatehouse.NewEvent
+				for i := range 50 {
+					ev := f.attempt(door, gatehouse.EventAccessDenied, (w*500+b*50+i)%(20*24*60))
+					ev.Reason, ev.PlatformUserID = ptr("BANNED"), ptr(fmt.Sprint("p", (w*7+b*3+i)%23))
+					batch = append(batch, ev)
+				}
+				if _, err := f.s.IngestEvents(ctx, org.ID, batch); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, ev := range batch {
+					want[*ev.PlatformUserID]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	writers.Wait()
+	// Erased while the rollers run: some of the player's events folded,
+	// some not.
+	n, _ := f.erasePlayer(org.ID, "p7", 1000)
+	if n != want["p7"] {
+		t.Fatalf("erased %d events of p7, stored %d", n, want["p7"])
+	}
+	delete(want, "p7")
+	close(stop)
+	wg.Wait()
+	close(rollErr)
+	for err := range rollErr {
+		t.Fatal(err)
+	}
+	var wantCounts []gatehouse.InsightCount
+	for p, n := range want {
+		wantCounts = append(wantCounts, gatehouse.InsightCount{Key: p, Denied: n})
+	}
+	gatehouse.SortInsights(wantCounts)
+	from, to := f.now.AddDate(0, 0, -60), f.now.Add(time.Hour)
+	for _, stage := range []string{"as the rollers left it", "folded"} {
+		got, err := f.s.CountInsights(ctx, org.ID, gatehouse.EventFilter{From: &from, To: &to}, gatehouse.GroupPlatformUser, 0)
+		must(t, err)
+		if diff := cmp.Diff(wantCounts, got); diff != "" {
+			t.Fatalf("players %s (-want +got):\n%s", stage, diff)
+		}
+		for more := true; more; {
+			more, err = f.s.RollInsights(ctx, f.now.AddDate(1, 0, 0))
+			must(t, err)
+		}
 	}
 }

@@ -111,6 +111,7 @@ func Run(t *testing.T, open Opener) {
 		{"AlertDeliveries", testAlertDeliveries},
 		{"Insights", testInsights},
 		{"InsightsCountUnlocks", testInsightsCountUnlocks},
+		{"InsightsRollWhileIngesting", testInsightsRollWhileIngesting},
 		{"Grants", testGrants},
 		{"GrantReceipts", testGrantReceipts},
 		{"RunningGrants", testRunningGrants},

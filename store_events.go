@@ -55,12 +55,12 @@ type EventStore interface {
 	// groupings. GroupDay and GroupHourOfWeek are [ErrInvalid]: they are
 	// folded from hours. An unknown organization has no groups.
 	CountInsights(ctx context.Context, orgID uuid.UUID, f EventFilter, by InsightGroup, limit int) ([]InsightCount, error)
-	// RollInsights folds a batch of stored events into the rollup kept
-	// behind ingest (players), and reports whether more is waiting, so
-	// that the caller calls again at once rather than in a second.
+	// RollInsights folds the events waiting into the rollup kept behind
+	// ingest (players), batch by batch, until none is due at now (an
+	// organization folded less than a second before now waits).
 	// CountInsights is exact whatever was folded. Every instance calls
 	// it; the store keeps two from folding the same events.
-	RollInsights(ctx context.Context, now time.Time) (more bool, err error)
+	RollInsights(ctx context.Context, now time.Time) error
 }
 
 // FindEvents is ListEvents with the exact-id rule of q: when q is a UUID and

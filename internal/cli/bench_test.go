@@ -49,7 +49,7 @@ func TestBenchSeedAndRun(t *testing.T) {
 			t.Errorf("class %s: %+v", r.Class, r)
 		}
 	}
-	if len(classes) != 31 || !strings.Contains(strings.Join(classes, ","), "page_50_allowed") || !strings.Contains(strings.Join(classes, ","), "insights_week") {
+	if len(classes) != 33 || !strings.Contains(strings.Join(classes, ","), "page_50_allowed") || !strings.Contains(strings.Join(classes, ","), "insights_week") {
 		t.Errorf("classes run: %v", classes)
 	}
 }

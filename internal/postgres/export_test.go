@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -47,3 +48,15 @@ func (db *DB) FloatForTest(ctx context.Context, query string, args ...any) (floa
 // HoldIngestCommitsForTest makes every ingest transaction run hold just
 // before it commits.
 func (db *DB) HoldIngestCommitsForTest(hold func()) { db.beforeIngestCommit = hold }
+
+// PlayerLevelsForTest lists an organization's rows of
+// insight_player_levels as "player type reason scope level", in order.
+func (db *DB) PlayerLevelsForTest(ctx context.Context, orgID uuid.UUID) ([]string, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return nil, err
+	}
+	rows, _ := db.pool.Query(ctx, `SELECT platform_user_id || ' ' || type || ' ' || reason || ' ' || scope || ' ' || level
+		FROM insight_player_levels WHERE org = $1 ORDER BY platform_user_id, type, month, reason, scope, level`, org)
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}

@@ -18,28 +18,61 @@ const rollEvery = time.Second
 
 // foldPlayers folds an organization's events after its position, up to
 // the feed's horizon (0012_feed.sql: no transaction still running can
-// commit an event before it), into the player rollup, and returns how
-// many it read and the new position ("" when none).
+// commit an event before it), into the player rollup, in key order, and
+// writes the levels each count crossed (level k: the count reached 2^k):
+// each row
+// returns its count and what this fold added, so that no join of the
+// rows folded to their counts is planned on statistics that lag the
+// batch. It returns how many events it read and the new position (""
+// when none).
 const foldPlayers = `WITH batch AS MATERIALIZED (
 		SELECT xid, seq, type, occurred_at, platform_user_id, reason, scope FROM events
 		WHERE org = $1 AND (xid, seq) > ($2::text::xid8, $3) AND xid < pg_snapshot_xmin(pg_current_snapshot())
 		ORDER BY xid, seq LIMIT $4),
 	folded AS (
-		INSERT INTO insight_player_months AS r (org, platform_user_id, type, month, reason, scope, n)
-		SELECT $1, platform_user_id, type, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
-			coalesce(reason, ''), coalesce(scope, ''), count(*)
+		INSERT INTO insight_player_months AS r (org, month, platform_user_id, type, reason, scope, n, last_added)
+		SELECT $1, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', platform_user_id, type,
+			coalesce(reason, ''), coalesce(scope, ''), count(*), count(*)
 		FROM batch WHERE platform_user_id IS NOT NULL GROUP BY 2, 3, 4, 5, 6 ORDER BY 2, 3, 4, 5, 6
-		ON CONFLICT (org, platform_user_id, type, month, reason, scope) DO UPDATE SET n = r.n + excluded.n)
-	SELECT (SELECT count(*) FROM batch)::int, coalesce((SELECT xid::text FROM batch ORDER BY xid DESC, seq DESC LIMIT 1), ''),
-		coalesce((SELECT seq FROM batch ORDER BY xid DESC, seq DESC LIMIT 1), 0)`
+		ON CONFLICT (org, month, platform_user_id, type, reason, scope)
+		DO UPDATE SET n = r.n + excluded.n, last_added = excluded.n
+		RETURNING r.month, r.platform_user_id, r.type, r.reason, r.scope, r.n, r.last_added),
+	leveled AS (
+		INSERT INTO insight_player_levels (org, type, month, reason, scope, level, platform_user_id)
+		SELECT $1, f.type, f.month, f.reason, f.scope, k, f.platform_user_id
+		FROM folded f, generate_series(1, length(ltrim(f.n::bit(64)::text, '0')) - 1) k -- k <= log2(n)
+		WHERE 1::bigint << k > f.n - f.last_added
+		ON CONFLICT DO NOTHING)
+	SELECT (SELECT count(*) FROM batch)::int, coalesce((SELECT b.xid::text FROM batch b ORDER BY b.xid DESC, b.seq DESC LIMIT 1), ''),
+		coalesce((SELECT b.seq FROM batch b ORDER BY b.xid DESC, b.seq DESC LIMIT 1), 0)`
 
-// RollInsights implements gatehouse.Store: it takes the organization
-// whose player rollup has waited longest (its cursor row, locked FOR
-// UPDATE SKIP LOCKED, is the lease: every instance rolls, none twice),
-// folds up to sqlstore.RollBatch of its events, and reports whether it
-// took one (migration 0025).
-func (db *DB) RollInsights(ctx context.Context, now time.Time) (more bool, err error) {
+// RollInsights implements gatehouse.Store: it folds, organization by
+// organization, the one whose player rollup has waited longest, until
+// none is due at now (migration 0025). An organization's cursor row,
+// locked FOR UPDATE SKIP LOCKED, is its lease: every instance rolls, none
+// the same organization at once. One that had a full batch stays due.
+//
+// The organizations due with nothing new are put off in one statement
+// first (an index probe each), so that those idle cost no transaction.
+func (db *DB) RollInsights(ctx context.Context, now time.Time) (err error) {
 	defer sqlstore.Label(&err, "Store.RollInsights")
+	if _, err := db.pool.Exec(ctx, `UPDATE insight_player_cursors SET next_at = $2 WHERE org IN (
+		SELECT c.org FROM insight_player_cursors c WHERE c.next_at <= $1
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = c.org AND (e.xid, e.seq) > (c.txn, c.seq))
+		FOR UPDATE SKIP LOCKED)`, now, now.Add(rollEvery)); err != nil {
+		return wrap(err)
+	}
+	for {
+		folded, err := db.foldOne(ctx, now)
+		if err != nil || !folded {
+			return err
+		}
+	}
+}
+
+// foldOne folds a batch of the organization due first, and reports
+// whether one was.
+func (db *DB) foldOne(ctx context.Context, now time.Time) (folded bool, err error) {
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
 		var (
 			org  int64
@@ -50,13 +83,13 @@ func (db *DB) RollInsights(ctx context.Context, now time.Time) (more bool, err e
 		err := tx.QueryRow(ctx, `SELECT org, txn::text, seq FROM insight_player_cursors WHERE next_at <= $1
 			ORDER BY next_at LIMIT 1 FOR UPDATE SKIP LOCKED`, now).Scan(&org, &txn, &seq)
 		if errors.Is(err, pgx.ErrNoRows) {
-			more = false
+			folded = false
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		more = true
+		folded = true
 		var lastTxn string
 		var lastSeq int64
 		if err := tx.QueryRow(ctx, foldPlayers, org, txn, seq, sqlstore.RollBatch).Scan(&read, &lastTxn, &lastSeq); err != nil {
@@ -73,7 +106,7 @@ func (db *DB) RollInsights(ctx context.Context, now time.Time) (more bool, err e
 			org, lastTxn, lastSeq, next)
 		return err
 	})
-	return more, wrap(err)
+	return folded, wrap(err)
 }
 
 // rankPlayers ranks the players of f's window ([sqlstore.RankPlayers]) in
@@ -115,13 +148,29 @@ func (q *query) arg(v any) string {
 }
 
 func (r *playerReader) Events(ctx context.Context) (map[string]sqlstore.Outcomes, error) {
+	// The organization's last position, through the feed's index: most
+	// of the time the roller has folded it, and no event is pending.
+	var lastTxn string
+	var lastSeq int64
+	err := r.tx.QueryRow(ctx, "SELECT e.xid::text, e.seq FROM events e WHERE e.org = $1 ORDER BY e.xid DESC, e.seq DESC LIMIT 1",
+		r.org).Scan(&lastTxn, &lastSeq)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, err
+	}
+	last, _ := strconv.ParseUint(lastTxn, 10, 64)
+	folded, _ := strconv.ParseUint(r.txn, 10, 64)
+	pending := last > folded || last == folded && lastSeq > r.seq
 	q := query{args: []any{r.org}}
-	// The events not folded yet, read by position (the feed's index),
-	// not through an index on time that would read the whole part.
-	tail := "WITH tail AS MATERIALIZED (SELECT * FROM events WHERE org = $1 AND (xid, seq) > (" +
-		q.arg(r.txn) + "::text::xid8, " + q.arg(r.seq) + "))"
+	// The events not folded yet, read by position through the feed's
+	// index; the bound on xid lets the planner see how few they are (its
+	// statistics of xid are the table's, not the organization's).
+	tail := "WITH tail AS MATERIALIZED (SELECT * FROM events WHERE org = $1 AND xid BETWEEN " + q.arg(r.txn) +
+		"::text::xid8 AND " + q.arg(lastTxn) + "::text::xid8 AND (xid, seq) > ($2::text::xid8, " + q.arg(r.seq) + "))"
 	var parts []string
 	for _, part := range r.plan {
+		if part.Rollup() && !pending {
+			continue
+		}
 		conds, _ := filterConditions(sqlstore.EventsFilter(r.f, part), q.arg)
 		from := "events e WHERE e.org = $1"
 		if part.Rollup() {
@@ -153,20 +202,9 @@ func (r *playerReader) outcomes(ctx context.Context, with string, parts []string
 	return counts, err
 }
 
-// rollupParts are the plan's parts read from the player rollup.
-func (r *playerReader) rollupParts() []sqlstore.InsightPart {
-	var parts []sqlstore.InsightPart
-	for _, p := range r.plan {
-		if p.Rollup() {
-			parts = append(parts, p)
-		}
-	}
-	return parts
-}
-
 func (r *playerReader) Lists(ctx context.Context) ([]sqlstore.PlayerList, error) {
 	var lists []sqlstore.PlayerList
-	for _, part := range r.rollupParts() {
+	for _, part := range sqlstore.RollupParts(r.plan) {
 		// The kinds of event of the window, from the daily rollup.
 		q := query{args: []any{r.org}}
 		conds, _ := filterConditions(sqlstore.RollupFilter(r.f), q.arg)
@@ -191,7 +229,13 @@ func (r *playerReader) Lists(ctx context.Context) ([]sqlstore.PlayerList, error)
 	return lists, nil
 }
 
-func (r *playerReader) Top(ctx context.Context, lists []sqlstore.PlayerList, offset, n int) ([][]sqlstore.PlayerRow, error) {
+// levelsOfLists joins lists ($2 to $5: types, months, reasons, scopes)
+// to insight_player_levels' key.
+const levelsOfLists = ` FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::text[]) AS k(type, month, reason, scope)
+	JOIN insight_player_levels l ON l.org = $1 AND l.type = k.type AND l.month = k.month AND l.reason = k.reason AND l.scope = k.scope`
+
+// listArgs are the organization and lists as levelsOfLists takes them.
+func (r *playerReader) listArgs(lists []sqlstore.PlayerList) []any {
 	var (
 		types, reasons, scopes = make([]string, len(lists)), make([]string, len(lists)), make([]string, len(lists))
 		months                 = make([]time.Time, len(lists))
@@ -199,31 +243,41 @@ func (r *playerReader) Top(ctx context.Context, lists []sqlstore.PlayerList, off
 	for i, l := range lists {
 		types[i], months[i], reasons[i], scopes[i] = l.Type, l.Month, l.Reason, l.Scope
 	}
-	rows, _ := r.tx.Query(ctx, `SELECT l.i::int, p.platform_user_id, p.n
-		FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::text[]) WITH ORDINALITY AS l(type, month, reason, scope, i)
-		CROSS JOIN LATERAL (SELECT m.platform_user_id, m.n FROM insight_player_months m
-			WHERE m.org = $1 AND m.type = l.type AND m.month = l.month AND m.reason = l.reason AND m.scope = l.scope
-			ORDER BY m.n DESC, m.platform_user_id COLLATE "C" LIMIT $6 OFFSET $7) p`,
-		r.org, types, months, reasons, scopes, n, offset)
-	out := make([][]sqlstore.PlayerRow, len(lists))
-	var (
-		i   int
-		row sqlstore.PlayerRow
-	)
-	_, err := pgx.ForEachRow(rows, []any{&i, &row.Player, &row.N}, func() error {
-		out[i-1] = append(out[i-1], row)
-		return nil
-	})
-	return out, err
+	return []any{r.org, types, months, reasons, scopes}
+}
+
+func (r *playerReader) TopLevel(ctx context.Context, lists []sqlstore.PlayerList) (int, error) {
+	var top int
+	// Each list's highest level through the key, not every level of it.
+	err := r.tx.QueryRow(ctx, `SELECT coalesce(max(x.level), 0)::int
+		FROM unnest($2::text[], $3::timestamptz[], $4::text[], $5::text[]) AS k(type, month, reason, scope)
+		CROSS JOIN LATERAL (SELECT l.level FROM insight_player_levels l WHERE l.org = $1 AND l.type = k.type
+			AND l.month = k.month AND l.reason = k.reason AND l.scope = k.scope ORDER BY l.level DESC LIMIT 1) x`,
+		r.listArgs(lists)...).Scan(&top)
+	return top, err
+}
+
+func (r *playerReader) Level(ctx context.Context, lists []sqlstore.PlayerList, k int) ([]string, error) {
+	rows, _ := r.tx.Query(ctx, "SELECT DISTINCT l.platform_user_id"+levelsOfLists+" AND l.level = $6",
+		append(r.listArgs(lists), k)...)
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 func (r *playerReader) Rolled(ctx context.Context, players []string) (map[string]sqlstore.Outcomes, error) {
 	q := query{args: []any{r.org}}
-	list := q.arg(players)
 	var parts []string
-	for _, part := range r.rollupParts() {
+	for _, part := range sqlstore.RollupParts(r.plan) {
 		conds, _ := filterConditions(sqlstore.RollupFilter(r.f), q.arg)
-		conds = append(conds, "e.platform_user_id = ANY("+list+"::text[])", "e.month >= "+q.arg(part.From), "e.month < "+q.arg(part.To))
+		if players == nil {
+			conds = append(conds, "e.month >= "+q.arg(part.From), "e.month < "+q.arg(part.To))
+		} else {
+			// Each month and player through the key.
+			var months []time.Time
+			for m := part.From; m.Before(part.To); m = m.AddDate(0, 1, 0) {
+				months = append(months, m)
+			}
+			conds = append(conds, "e.month = ANY("+q.arg(months)+"::timestamptz[])", "e.platform_user_id = ANY("+q.arg(players)+"::text[])")
+		}
 		parts = append(parts, "SELECT e.platform_user_id AS k, e.type AS t, e.n AS n FROM insight_player_months e WHERE e.org = $1 AND "+
 			strings.Join(conds, " AND "))
 	}

@@ -83,23 +83,18 @@ func (s *Service) labelInsights(ctx context.Context, orgID uuid.UUID, by gatehou
 	return nil
 }
 
-// insightsEvery is how often an instance looks for events to fold into
-// the rollups kept behind ingest when the last look found none waiting.
+// insightsEvery is how often an instance folds the events waiting into
+// the rollups kept behind ingest.
 const insightsEvery = time.Second
 
 // RunInsights folds stored events into the rollup kept behind ingest (the
-// players', gatehouse.Store.RollInsights) until ctx ends: at once while
-// more is waiting, else every second. Every instance runs it; the store
-// keeps two from folding the same events. Errors are reported to report
-// and retried at the next round.
+// players', gatehouse.Store.RollInsights) every second until ctx ends.
+// Every instance runs it; the store keeps two from folding the same
+// events. Errors are reported to report and retried at the next round.
 func (s *Service) RunInsights(ctx context.Context, holder string, report func(error)) {
 	for {
-		more, err := s.store.RollInsights(ctx, s.Now())
-		if err != nil && ctx.Err() == nil {
+		if err := s.store.RollInsights(ctx, s.Now()); err != nil && ctx.Err() == nil {
 			report(err)
-		}
-		if more && err == nil {
-			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -110,14 +105,9 @@ func (s *Service) RunInsights(ctx context.Context, holder string, report func(er
 }
 
 // RollInsights folds every stored event into the rollups kept behind
-// ingest now, whenever each organization was last rolled: after a bulk
+// ingest now, whenever each organization was last folded: after a bulk
 // import or a seed, so that the first rankings read the rollup rather
 // than the events.
 func (s *Service) RollInsights(ctx context.Context) error {
-	for {
-		more, err := s.store.RollInsights(ctx, s.Now().Add(insightsEvery))
-		if err != nil || !more {
-			return err
-		}
-	}
+	return s.store.RollInsights(ctx, s.Now().Add(insightsEvery))
 }

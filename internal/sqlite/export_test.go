@@ -2,10 +2,12 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"path"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/google/uuid"
 )
 
 // MigrationFiles lists the embedded migrations by file name, in order.
@@ -101,4 +103,16 @@ func SetFeedRareForTest(n int) (restore func()) {
 	before := feedRare
 	feedRare = n
 	return func() { feedRare = before }
+}
+
+// PlayerLevelsForTest lists an organization's rows of
+// insight_player_levels as "player type reason scope level", in order.
+func (db *DB) PlayerLevelsForTest(ctx context.Context, orgID uuid.UUID) ([]string, error) {
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(ctx, db.read, func(r *sql.Rows, s *string) error { return r.Scan(s) },
+		`SELECT platform_user_id || ' ' || type || ' ' || reason || ' ' || scope || ' ' || level
+		FROM insight_player_levels WHERE org = ? ORDER BY platform_user_id, type, month, reason, scope, level`, org)
 }

@@ -12,26 +12,13 @@ import (
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 )
 
-// RollInsights implements gatehouse.Store: it folds up to
-// sqlstore.RollBatch events after the player rollup's position into it,
-// in one write transaction (migration 0025).
-func (db *DB) RollInsights(ctx context.Context, _ time.Time) (more bool, err error) {
+// RollInsights implements gatehouse.Store: it folds the events after the
+// player rollup's position into it, sqlstore.RollBatch at a time, each
+// batch in a write transaction of its own, until less than a batch was
+// waiting (migration 0025).
+func (db *DB) RollInsights(ctx context.Context, _ time.Time) (err error) {
 	defer sqlstore.Label(&err, "Store.RollInsights")
-	return db.rollBatch(ctx)
-}
-
-// rollBatch folds one batch in a transaction of its own and reports
-// whether more is waiting.
-func (db *DB) rollBatch(ctx context.Context) (more bool, err error) {
-	if db.noRollups.Load() {
-		return false, nil
-	}
-	err = db.withTx(ctx, func(tx *sql.Tx) error {
-		n, err := rollPlayers(ctx, tx, sqlstore.RollBatch)
-		more = n == sqlstore.RollBatch
-		return err
-	})
-	return more, err
+	return db.catchUpPlayers(ctx)
 }
 
 // rollPlayers folds up to limit events (0: all) after the position into
@@ -81,18 +68,8 @@ func rollPlayers(ctx context.Context, tx *sql.Tx, limit int) (int, error) {
 		return 0, err
 	}
 	if len(byOrg) > 0 {
-		add, err := tx.PrepareContext(ctx, `INSERT INTO insight_player_months (org, month, platform_user_id, type, reason, scope, n)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n`)
-		if err != nil {
+		if err := foldPlayers(ctx, tx, byOrg); err != nil {
 			return 0, err
-		}
-		defer add.Close()
-		for org, d := range byOrg {
-			for _, k := range d.Sorted() {
-				if _, err := add.ExecContext(ctx, org, millis(k.Start), k.Player, k.Type, k.Reason, k.Scope, d[k]); err != nil {
-					return 0, err
-				}
-			}
 		}
 	}
 	if last != after {
@@ -103,6 +80,37 @@ func rollPlayers(ctx context.Context, tx *sql.Tx, limit int) (int, error) {
 	return n, nil
 }
 
+// foldPlayers adds the counts to the rollup in key order and writes the
+// levels each count crossed (level k: the count reached 2^k).
+func foldPlayers(ctx context.Context, tx *sql.Tx, byOrg map[int64]sqlstore.PlayerDeltas) error {
+	add, err := tx.PrepareContext(ctx, `INSERT INTO insight_player_months (org, month, platform_user_id, type, reason, scope, n)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n RETURNING n`)
+	if err != nil {
+		return err
+	}
+	defer add.Close()
+	level, err := tx.PrepareContext(ctx, `INSERT INTO insight_player_levels (org, type, month, reason, scope, level, platform_user_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer level.Close()
+	for org, d := range byOrg {
+		for _, k := range d.Sorted() {
+			var n int
+			if err := add.QueryRowContext(ctx, org, millis(k.Start), k.Player, k.Type, k.Reason, k.Scope, d[k]).Scan(&n); err != nil {
+				return err
+			}
+			for l := range sqlstore.LevelsCrossed(n-d[k], n) {
+				if _, err := level.ExecContext(ctx, org, k.Type, millis(k.Start), k.Reason, k.Scope, l, k.Player); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func nullable(s sql.NullString) *string {
 	if !s.Valid {
 		return nil
@@ -110,13 +118,21 @@ func nullable(s sql.NullString) *string {
 	return &s.String
 }
 
-// catchUpPlayers folds what is pending into the player rollup in
-// transactions of sqlstore.RollBatch events, until less than one batch is
-// left: what a deletion then folds within its own transaction is short.
+// catchUpPlayers folds what is waiting into the player rollup in
+// transactions of sqlstore.RollBatch events, until less than one batch
+// was left: what a deletion then folds within its own transaction is
+// short.
 func (db *DB) catchUpPlayers(ctx context.Context) error {
+	if db.noRollups.Load() {
+		return nil
+	}
 	for {
-		more, err := db.rollBatch(ctx)
-		if err != nil || !more {
+		var n int
+		err := db.withTx(ctx, func(tx *sql.Tx) (err error) {
+			n, err = rollPlayers(ctx, tx, sqlstore.RollBatch)
+			return err
+		})
+		if err != nil || n < sqlstore.RollBatch {
 			return err
 		}
 	}
@@ -201,20 +217,9 @@ func scanOutcomes(rows *sql.Rows) (map[string]sqlstore.Outcomes, error) {
 	return counts, rows.Err()
 }
 
-// rollupParts are the plan's parts read from the player rollup.
-func (r *playerReader) rollupParts() []sqlstore.InsightPart {
-	var parts []sqlstore.InsightPart
-	for _, p := range r.plan {
-		if p.Rollup() {
-			parts = append(parts, p)
-		}
-	}
-	return parts
-}
-
 func (r *playerReader) Lists(ctx context.Context) ([]sqlstore.PlayerList, error) {
 	var lists []sqlstore.PlayerList
-	for _, part := range r.rollupParts() {
+	for _, part := range sqlstore.RollupParts(r.plan) {
 		// The kinds of event of the window, from the daily rollup.
 		conds, condArgs := filterConditions(r.org, sqlstore.RollupFilter(r.f))
 		kinds, err := queryAll(ctx, r.tx, func(rows *sql.Rows, l *sqlstore.PlayerList) error {
@@ -234,59 +239,71 @@ func (r *playerReader) Lists(ctx context.Context) ([]sqlstore.PlayerList, error)
 	return lists, nil
 }
 
-// maxCompound is how many lists one statement reads, within SQLite's
-// limit on the terms of a compound SELECT (500).
-const maxCompound = 400
-
-func (r *playerReader) Top(ctx context.Context, lists []sqlstore.PlayerList, offset, n int) ([][]sqlstore.PlayerRow, error) {
-	out := make([][]sqlstore.PlayerRow, len(lists))
-	for start := 0; start < len(lists); start += maxCompound {
-		var (
-			parts []string
-			args  []any
-		)
-		for i, l := range lists[start:min(start+maxCompound, len(lists))] {
-			parts = append(parts, `SELECT * FROM (SELECT ? AS i, platform_user_id, n FROM insight_player_months
-				WHERE org = ? AND type = ? AND month = ? AND reason = ? AND scope = ?
-				ORDER BY n DESC, platform_user_id LIMIT ? OFFSET ?)`)
-			args = append(args, start+i, r.org, l.Type, millis(l.Month), l.Reason, l.Scope, n, offset)
-		}
-		rows, err := r.tx.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var (
-				i   int
-				row sqlstore.PlayerRow
-			)
-			if err := rows.Scan(&i, &row.Player, &row.N); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[i] = append(out[i], row)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
+// levelLists are lists as a JSON array of [type, month, reason, scope],
+// which json_each joins to insight_player_levels' key.
+func levelLists(lists []sqlstore.PlayerList) (string, error) {
+	rows := make([][]any, len(lists))
+	for i, l := range lists {
+		rows[i] = []any{l.Type, millis(l.Month), l.Reason, l.Scope}
 	}
-	return out, nil
+	b, err := json.Marshal(rows)
+	return string(b), err
 }
 
-func (r *playerReader) Rolled(ctx context.Context, players []string) (map[string]sqlstore.Outcomes, error) {
-	list, err := json.Marshal(players)
+const levelsOfLists = ` FROM json_each(?) j JOIN insight_player_levels l ON l.org = ? AND l.type = j.value->>0
+	AND l.month = j.value->>1 AND l.reason = j.value->>2 AND l.scope = j.value->>3`
+
+func (r *playerReader) TopLevel(ctx context.Context, lists []sqlstore.PlayerList) (int, error) {
+	ls, err := levelLists(lists)
+	if err != nil {
+		return 0, err
+	}
+	var top int
+	// Each list's highest level through the key, not every level of it.
+	err = r.tx.QueryRowContext(ctx, `SELECT coalesce(max((SELECT l.level FROM insight_player_levels l
+		WHERE l.org = ? AND l.type = j.value->>0 AND l.month = j.value->>1 AND l.reason = j.value->>2
+		AND l.scope = j.value->>3 ORDER BY l.level DESC LIMIT 1)), 0) FROM json_each(?) j`, r.org, ls).Scan(&top)
+	return top, err
+}
+
+func (r *playerReader) Level(ctx context.Context, lists []sqlstore.PlayerList, k int) ([]string, error) {
+	ls, err := levelLists(lists)
 	if err != nil {
 		return nil, err
 	}
+	return queryAll(ctx, r.tx, func(rows *sql.Rows, p *string) error { return rows.Scan(p) },
+		"SELECT DISTINCT l.platform_user_id"+levelsOfLists+" AND l.level = ?", ls, r.org, k)
+}
+
+func (r *playerReader) Rolled(ctx context.Context, players []string) (map[string]sqlstore.Outcomes, error) {
 	var (
 		parts []string
 		args  []any
 	)
 	conds, condArgs := filterConditions(r.org, sqlstore.RollupFilter(r.f))
-	for _, part := range r.rollupParts() {
+	for _, part := range sqlstore.RollupParts(r.plan) {
+		if players == nil {
+			parts = append(parts, "SELECT e.platform_user_id AS k, e.type AS t, e.n AS n FROM insight_player_months e"+
+				" WHERE e.org = ? AND e.month >= ? AND e.month < ?"+conds)
+			args = append(append(args, r.org, millis(part.From), millis(part.To)), condArgs...)
+			continue
+		}
+		// Each month and player through the key.
+		var months []int64
+		for m := part.From; m.Before(part.To); m = m.AddDate(0, 1, 0) {
+			months = append(months, millis(m))
+		}
+		ms, err := json.Marshal(months)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := json.Marshal(players)
+		if err != nil {
+			return nil, err
+		}
 		parts = append(parts, "SELECT e.platform_user_id AS k, e.type AS t, e.n AS n FROM insight_player_months e"+
-			" WHERE e.org = ? AND e.platform_user_id IN (SELECT value FROM json_each(?)) AND e.month >= ? AND e.month < ?"+conds)
-		args = append(append(args, r.org, string(list), millis(part.From), millis(part.To)), condArgs...)
+			" WHERE e.org = ? AND e.month IN (SELECT value FROM json_each(?)) AND e.platform_user_id IN (SELECT value FROM json_each(?))"+conds)
+		args = append(append(args, r.org, string(ms), string(ps)), condArgs...)
 	}
 	return r.outcomes(ctx, parts, args)
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -38,17 +39,11 @@ func (o *Outcomes) Add(t string, n int) {
 func (o Outcomes) Total() int { return o[0] + o[1] + o[2] }
 
 // PlayerList is one list of the player rollup: the players of one month
-// and kind of event (type, reason and scope), most events first. A player
-// has at most one row in it.
+// and kind of event (type, reason and scope). A player has at most one
+// row in it.
 type PlayerList struct {
 	Month               time.Time
 	Type, Reason, Scope string
-}
-
-// PlayerRow is one row of a list.
-type PlayerRow struct {
-	Player string
-	N      int
 }
 
 // PlayerReader reads, in one snapshot, what a ranking of players over a
@@ -60,33 +55,62 @@ type PlayerReader interface {
 	// Lists are the rollup's lists of the rollup parts that the filter
 	// keeps: each month and each kind of event counted in it.
 	Lists(ctx context.Context) ([]PlayerList, error)
-	// Top reads rows [offset, offset+n) of each list, most first, then by
-	// player.
-	Top(ctx context.Context, lists []PlayerList, offset, n int) ([][]PlayerRow, error)
-	// Rolled counts by player what the rollup parts hold of players.
+	// TopLevel is the highest level of a player in any of the lists, 0
+	// when none has one.
+	TopLevel(ctx context.Context, lists []PlayerList) (int, error)
+	// Level returns the players at level k of any of the lists: those
+	// whose count there reached 2^k since it was last zero.
+	Level(ctx context.Context, lists []PlayerList, k int) ([]string, error)
+	// Rolled counts by player what the rollup parts hold of players, or of
+	// every player when players is nil.
 	Rolled(ctx context.Context, players []string) (map[string]Outcomes, error)
 }
 
-// firstRead is how many rows of each list a ranking reads first; each
-// round reads four times as many as the one before.
-const firstRead = 64
+// RollupParts are the parts of plan read from a rollup.
+func RollupParts(plan []InsightPart) []InsightPart {
+	var parts []InsightPart
+	for _, p := range plan {
+		if p.Rollup() {
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
+
+// LevelsCrossed yields the levels a count crosses from before to after:
+// each k with before < 2^k <= after, k >= 1.
+func LevelsCrossed(before, after int) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for k := bits.Len(uint(max(before, 1))); 1<<k <= after; k++ {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
 
 // RankPlayers returns the limit players (0: all) with the most events, as
 // [gatehouse.SortInsights] orders them, reading no more of the rollup
-// than it must. It is the threshold algorithm: it reads each list most
-// first, counts every player it meets exactly (rollup and events), and
-// stops once the last place counts more than any player not met could:
-// such a player has in each list at most the count of the last row read
-// there, and from the events at most what the first player not met of
-// the events has. On a log where a few players make most of the events,
-// as on every game, a year's ranking reads a few hundred rows of each
-// month; where every player counts alike it reads them all.
+// than it must. The rollup keeps, for each month and kind of event, the
+// players whose count reached 2, 4, 8… (levels 1, 2, 3…). The ranking
+// reads the highest level first, counts every player it meets exactly
+// (rollup and events), and goes down a level until the last place counts
+// more than any player not met could: below level k a player has less
+// than 2^k in each list, plus at most what the first player not met has
+// among the events. At level 0 it counts every player. On a log where a
+// few players make most of the events, as on every game, a year's top 50
+// reads a few hundred players; where every player counts alike it reads
+// them all.
 func RankPlayers(ctx context.Context, r PlayerReader, limit int) ([]gatehouse.InsightCount, error) {
 	events, err := r.Events(ctx)
 	if err != nil {
 		return nil, err
 	}
 	lists, err := r.Lists(ctx)
+	if err != nil {
+		return nil, err
+	}
+	top, err := r.TopLevel(ctx, lists)
 	if err != nil {
 		return nil, err
 	}
@@ -100,69 +124,37 @@ func RankPlayers(ctx context.Context, r PlayerReader, limit int) ([]gatehouse.In
 	slices.SortFunc(byEvents, func(a, b string) int {
 		return cmp.Or(cmp.Compare(positive(events[b]), positive(events[a])), strings.Compare(a, b))
 	})
-	var (
-		met      = map[string]Outcomes{}
-		frontier = make([]int, len(lists))
-		open     = lists
-		openAt   = make([]int, len(lists)) // open[i] is lists[openAt[i]]
-		offset   int
-		read     = firstRead
-		nextEv   int
-		best     []gatehouse.InsightCount
-	)
-	for i := range openAt {
-		openAt[i] = i
+	if top == 0 {
+		return rankAll(ctx, r, events, limit)
 	}
-	for {
+	var (
+		met    = map[string]bool{}
+		best   []gatehouse.InsightCount
+		nextEv int
+	)
+	for k := top; k > 0; k-- {
+		players, err := r.Level(ctx, lists, k)
+		if err != nil {
+			return nil, err
+		}
+		// The players whose events alone could reach this level too.
+		for ; nextEv < len(byEvents) && positive(events[byEvents[nextEv]]) >= 1<<k; nextEv++ {
+			players = append(players, byEvents[nextEv])
+		}
 		var fresh []string
-		seen := map[string]bool{}
-		add := func(p string) {
-			if _, ok := met[p]; !ok && !seen[p] {
-				seen[p] = true
+		for _, p := range players {
+			if !met[p] {
+				met[p] = true
 				fresh = append(fresh, p)
 			}
 		}
-		if len(open) > 0 {
-			rows, err := r.Top(ctx, open, offset, read)
-			if err != nil {
-				return nil, err
-			}
-			var stillOpen []PlayerList
-			var stillAt []int
-			for i, rs := range rows {
-				for _, row := range rs {
-					add(row.Player)
-				}
-				if len(rs) < read {
-					frontier[openAt[i]] = 0
-					continue
-				}
-				frontier[openAt[i]] = rs[len(rs)-1].N
-				stillOpen, stillAt = append(stillOpen, open[i]), append(stillAt, openAt[i])
-			}
-			open, openAt, offset = stillOpen, stillAt, offset+read
-		}
-		for n := 0; nextEv < len(byEvents) && n < read; nextEv++ {
-			if _, ok := met[byEvents[nextEv]]; !ok {
-				add(byEvents[nextEv])
-				n++
-			}
-		}
-		read *= 4
 		if len(fresh) > 0 {
-			rolled, err := r.Rolled(ctx, fresh)
+			counts, err := r.Rolled(ctx, fresh)
 			if err != nil {
 				return nil, err
 			}
 			for _, p := range fresh {
-				o := rolled[p]
-				for i, n := range events[p] {
-					o[i] += n
-				}
-				met[p] = o
-				if o.Total() > 0 {
-					best = append(best, gatehouse.InsightCount{Key: p, Granted: o[0], Denied: o[1], RemoteUnlocks: o[2]})
-				}
+				best = appendCount(best, p, counts[p], events[p])
 			}
 			gatehouse.SortInsights(best)
 			if limit > 0 && len(best) > limit {
@@ -170,20 +162,51 @@ func RankPlayers(ctx context.Context, r PlayerReader, limit int) ([]gatehouse.In
 			}
 		}
 		// What a player not met yet may count at most.
-		var bound int
-		for _, i := range openAt {
-			bound += frontier[i]
+		bound := len(lists) * (1<<k - 1)
+		for ; nextEv < len(byEvents) && met[byEvents[nextEv]]; nextEv++ {
 		}
-		for ; nextEv < len(byEvents); nextEv++ {
-			if _, ok := met[byEvents[nextEv]]; !ok {
-				bound += positive(events[byEvents[nextEv]])
-				break
-			}
+		if nextEv < len(byEvents) {
+			bound += positive(events[byEvents[nextEv]])
 		}
-		if bound == 0 || limit > 0 && len(best) == limit && best[limit-1].Total() > bound {
+		if limit > 0 && len(best) == limit && best[limit-1].Total() > bound {
 			return best, nil
 		}
 	}
+	return rankAll(ctx, r, events, limit)
+}
+
+// rankAll ranks every player of the rollup and the events.
+func rankAll(ctx context.Context, r PlayerReader, events map[string]Outcomes, limit int) ([]gatehouse.InsightCount, error) {
+	counts, err := r.Rolled(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	var best []gatehouse.InsightCount
+	for p, o := range counts {
+		best = appendCount(best, p, o, events[p])
+	}
+	for p, e := range events {
+		if _, ok := counts[p]; !ok {
+			best = appendCount(best, p, Outcomes{}, e)
+		}
+	}
+	gatehouse.SortInsights(best)
+	if limit > 0 && len(best) > limit {
+		best = best[:limit]
+	}
+	return best, nil
+}
+
+// appendCount appends the player's count, rolled plus events, when it
+// counts anything.
+func appendCount(best []gatehouse.InsightCount, p string, rolled, events Outcomes) []gatehouse.InsightCount {
+	for i, n := range events {
+		rolled[i] += n
+	}
+	if rolled.Total() <= 0 {
+		return best
+	}
+	return append(best, gatehouse.InsightCount{Key: p, Granted: rolled[0], Denied: rolled[1], RemoteUnlocks: rolled[2]})
 }
 
 // positive is what o adds at most: its positive counts.
@@ -211,7 +234,7 @@ func (d PlayerDeltas) Add(player, typ string, reason, scope *string, occurredAt 
 }
 
 // Sorted returns the rows in the key order of insight_player_months
-// (player, type, month, reason, scope), so that a store writes its B-tree
+// (month, player, type, reason, scope), so that a store writes its B-tree
 // in order.
 func (d PlayerDeltas) Sorted() []InsightKey {
 	keys := make([]InsightKey, 0, len(d))
@@ -219,7 +242,7 @@ func (d PlayerDeltas) Sorted() []InsightKey {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b InsightKey) int {
-		return cmp.Or(strings.Compare(a.Player, b.Player), strings.Compare(a.Type, b.Type), a.Start.Compare(b.Start),
+		return cmp.Or(a.Start.Compare(b.Start), strings.Compare(a.Player, b.Player), strings.Compare(a.Type, b.Type),
 			strings.Compare(a.Reason, b.Reason), strings.Compare(a.Scope, b.Scope))
 	})
 	return keys

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -194,11 +193,7 @@ func testInsights(t *testing.T, f *fixture) {
 	roll := func() {
 		t.Helper()
 		rolls++
-		for more := true; more; {
-			var err error
-			more, err = f.s.RollInsights(ctx, f.now.Add(time.Duration(rolls)*time.Minute))
-			must(t, err)
-		}
+		must(t, f.s.RollInsights(ctx, f.now.Add(time.Duration(rolls)*time.Minute)))
 	}
 	roll()
 	check("after ingest, rolled up")
@@ -292,92 +287,5 @@ func testInsightsCountUnlocks(t *testing.T, f *fixture) {
 	must(t, err)
 	if len(got) != 1 || got[0].Key != "7" || got[0].RemoteUnlocks != 1 {
 		t.Errorf("unlocks by player = %+v", got)
-	}
-}
-
-// testInsightsRollWhileIngesting: rollers running at once (every
-// instance runs one) while events are stored and erased fold each event
-// exactly once: the ranking of players after all of it, read both before
-// and after the last fold, is the count of the events stored.
-func testInsightsRollWhileIngesting(t *testing.T, f *fixture) {
-	org := f.org("Rolling")
-	loc := f.location(org.ID, "HQ")
-	door := f.accessPoint(org.ID, loc.ID, "Gate")
-	var (
-		wg      sync.WaitGroup
-		stop    = make(chan struct{})
-		rollErr = make(chan error, 3)
-	)
-	for r := range 3 {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				// Each roller's clock runs ahead, so every call finds an
-				// organization due.
-				if _, err := f.s.RollInsights(ctx, f.now.Add(time.Duration(i*3+r)*time.Hour)); err != nil {
-					rollErr <- err
-					return
-				}
-			}
-		})
-	}
-	want := map[string]int{}
-	var writers sync.WaitGroup
-	var mu sync.Mutex
-	for w := range 4 {
-		writers.Go(func() {
-			for b := range 10 {
-				var batch []gatehouse.NewEvent
-				for i := range 50 {
-					ev := f.attempt(door, gatehouse.EventAccessDenied, (w*500+b*50+i)%(20*24*60))
-					ev.Reason, ev.PlatformUserID = ptr("BANNED"), ptr(fmt.Sprint("p", (w*7+b*3+i)%23))
-					batch = append(batch, ev)
-				}
-				if _, err := f.s.IngestEvents(ctx, org.ID, batch); err != nil {
-					t.Error(err)
-					return
-				}
-				mu.Lock()
-				for _, ev := range batch {
-					want[*ev.PlatformUserID]++
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	writers.Wait()
-	// Erased while the rollers run: some of the player's events folded,
-	// some not.
-	n, _ := f.erasePlayer(org.ID, "p7", 1000)
-	if n != want["p7"] {
-		t.Fatalf("erased %d events of p7, stored %d", n, want["p7"])
-	}
-	delete(want, "p7")
-	close(stop)
-	wg.Wait()
-	close(rollErr)
-	for err := range rollErr {
-		t.Fatal(err)
-	}
-	var wantCounts []gatehouse.InsightCount
-	for p, n := range want {
-		wantCounts = append(wantCounts, gatehouse.InsightCount{Key: p, Denied: n})
-	}
-	gatehouse.SortInsights(wantCounts)
-	from, to := f.now.AddDate(0, 0, -60), f.now.Add(time.Hour)
-	for _, stage := range []string{"as the rollers left it", "folded"} {
-		got, err := f.s.CountInsights(ctx, org.ID, gatehouse.EventFilter{From: &from, To: &to}, gatehouse.GroupPlatformUser, 0)
-		must(t, err)
-		if diff := cmp.Diff(wantCounts, got); diff != "" {
-			t.Fatalf("players %s (-want +got):\n%s", stage, diff)
-		}
-		for more := true; more; {
-			more, err = f.s.RollInsights(ctx, f.now.AddDate(1, 0, 0))
-			must(t, err)
-		}
 	}
 }

@@ -112,6 +112,7 @@ func Run(t *testing.T, open Opener) {
 		{"Insights", testInsights},
 		{"InsightsCountUnlocks", testInsightsCountUnlocks},
 		{"InsightsRollWhileIngesting", testInsightsRollWhileIngesting},
+		{"InsightsPlayerLevels", testInsightsPlayerLevels},
 		{"Grants", testGrants},
 		{"GrantReceipts", testGrantReceipts},
 		{"RunningGrants", testRunningGrants},

@@ -12,22 +12,47 @@
 -- organization take turns, so an event is in the rollup exactly when it
 -- is stored and at or before the position.
 --
--- The player leads the key: a ranking reads the exact counts of its
--- candidates, and erasure removes one player. insight_player_ranks reads
--- each month and kind of event most first: the ranking stops once no
--- unread player can reach the last place (internal/sqlstore/players.go).
+-- The month leads the key, so that a fold of events in time order writes
+-- the few months it covers, not pages all over the table; the player
+-- follows it: a ranking reads its candidates' exact counts month by
+-- month. insight_player_levels holds, for each month and kind of event,
+-- the players whose count reached 2, 4, 8, 16… (level 1, 2, 3, 4…),
+-- written once when the count crosses each: a ranking reads the highest
+-- levels first and stops once no player below the level read can reach
+-- the last place (internal/sqlstore/players.go). An index on the count
+-- itself would change with every fold of every row.
 DROP TABLE insight_player_months;
 CREATE TABLE insight_player_months (
   org              bigint NOT NULL,
+  month            timestamptz NOT NULL,
   platform_user_id text NOT NULL,
+  type             text NOT NULL,
+  reason           text NOT NULL,
+  scope            text NOT NULL,
+  n                bigint NOT NULL,
+  last_added       bigint NOT NULL, -- by the last fold: the levels it crossed are those past n - last_added
+  PRIMARY KEY (org, month, platform_user_id, type, reason, scope)
+);
+CREATE TABLE insight_player_levels (
+  org              bigint NOT NULL,
   type             text NOT NULL,
   month            timestamptz NOT NULL,
   reason           text NOT NULL,
   scope            text NOT NULL,
-  n                bigint NOT NULL,
-  PRIMARY KEY (org, platform_user_id, type, month, reason, scope)
+  level            smallint NOT NULL,
+  platform_user_id text NOT NULL,
+  PRIMARY KEY (org, type, month, reason, scope, level, platform_user_id)
 );
-CREATE INDEX insight_player_ranks ON insight_player_months (org, type, month, reason, scope, n DESC, platform_user_id COLLATE "C");
+-- A row of the rollup deleted (its count fell to zero) takes its levels.
+CREATE FUNCTION insight_player_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM insight_player_levels l USING insight_player_gone g
+    WHERE (l.org, l.type, l.month, l.reason, l.scope, l.platform_user_id)
+      = (g.org, g.type, g.month, g.reason, g.scope, g.platform_user_id);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER insight_player_gone AFTER DELETE ON insight_player_months REFERENCING OLD TABLE AS insight_player_gone
+  FOR EACH STATEMENT EXECUTE FUNCTION insight_player_gone();
 
 CREATE TABLE insight_player_cursors (
   org     bigint PRIMARY KEY REFERENCES organizations (seq),
@@ -132,11 +157,12 @@ BEGIN
         coalesce(o.reason, '') AS reason, coalesce(o.scope, '') AS scope, count(*) AS n
       FROM insight_player_old o JOIN insight_player_cursors c ON c.org = o.org
       WHERE o.platform_user_id IS NOT NULL AND (o.xid, o.seq) <= (c.txn, c.seq) GROUP BY 1, 2, 3, 4, 5, 6) d
-    WHERE (r.org, r.platform_user_id, r.type, r.month, r.reason, r.scope)
-      = (d.org, d.platform_user_id, d.type, d.month, d.reason, d.scope);
+    WHERE (r.org, r.month, r.platform_user_id, r.type, r.reason, r.scope)
+      = (d.org, d.month, d.platform_user_id, d.type, d.reason, d.scope);
   DELETE FROM insight_player_months r USING (
-      SELECT DISTINCT org, platform_user_id FROM insight_player_old WHERE platform_user_id IS NOT NULL) d
-    WHERE r.org = d.org AND r.platform_user_id = d.platform_user_id AND r.n <= 0;
+      SELECT DISTINCT org, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS month, platform_user_id
+      FROM insight_player_old WHERE platform_user_id IS NOT NULL) d
+    WHERE r.org = d.org AND r.month = d.month AND r.platform_user_id = d.platform_user_id AND r.n <= 0;
   RETURN NULL;
 END $$;
 CREATE TRIGGER insight_player_remove AFTER DELETE ON events REFERENCING OLD TABLE AS insight_player_old

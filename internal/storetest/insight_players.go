@@ -1,0 +1,149 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+)
+
+// testInsightsRollWhileIngesting: rollers running at once (every
+// instance runs one) while events are stored and erased fold each event
+// exactly once: the ranking of players after all of it, read both before
+// and after the last fold, is the count of the events stored.
+func testInsightsRollWhileIngesting(t *testing.T, f *fixture) {
+	org := f.org("Rolling")
+	loc := f.location(org.ID, "HQ")
+	door := f.accessPoint(org.ID, loc.ID, "Gate")
+	var (
+		wg      sync.WaitGroup
+		stop    = make(chan struct{})
+		rollErr = make(chan error, 3)
+	)
+	for r := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// Each roller's clock runs ahead, so every call finds an
+				// organization due.
+				if err := f.s.RollInsights(ctx, f.now.Add(time.Duration(i*3+r)*time.Hour)); err != nil {
+					rollErr <- err
+					return
+				}
+			}
+		})
+	}
+	want := map[string]int{}
+	var writers sync.WaitGroup
+	var mu sync.Mutex
+	for w := range 4 {
+		writers.Go(func() {
+			for b := range 10 {
+				var batch []gatehouse.NewEvent
+				for i := range 50 {
+					ev := f.attempt(door, gatehouse.EventAccessDenied, (w*500+b*50+i)%(20*24*60))
+					ev.Reason, ev.PlatformUserID = ptr("BANNED"), ptr(fmt.Sprint("p", (w*7+b*3+i)%23))
+					batch = append(batch, ev)
+				}
+				if _, err := f.s.IngestEvents(ctx, org.ID, batch); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, ev := range batch {
+					want[*ev.PlatformUserID]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	writers.Wait()
+	// Erased while the rollers run: some of the player's events folded,
+	// some not.
+	n, _ := f.erasePlayer(org.ID, "p7", 1000)
+	if n != want["p7"] {
+		t.Fatalf("erased %d events of p7, stored %d", n, want["p7"])
+	}
+	delete(want, "p7")
+	close(stop)
+	wg.Wait()
+	close(rollErr)
+	for err := range rollErr {
+		t.Fatal(err)
+	}
+	var wantCounts []gatehouse.InsightCount
+	for p, n := range want {
+		wantCounts = append(wantCounts, gatehouse.InsightCount{Key: p, Denied: n})
+	}
+	gatehouse.SortInsights(wantCounts)
+	from, to := f.now.AddDate(0, 0, -60), f.now.Add(time.Hour)
+	for _, stage := range []string{"as the rollers left it", "folded"} {
+		got, err := f.s.CountInsights(ctx, org.ID, gatehouse.EventFilter{From: &from, To: &to}, gatehouse.GroupPlatformUser, 0)
+		must(t, err)
+		if diff := cmp.Diff(wantCounts, got); diff != "" {
+			t.Fatalf("players %s (-want +got):\n%s", stage, diff)
+		}
+		must(t, f.s.RollInsights(ctx, f.now.AddDate(1, 0, 0)))
+	}
+}
+
+// testInsightsPlayerLevels: a fold writes the levels a player's count
+// crosses in a month and kind (2, 4, 8…: levels 1, 2, 3), from the
+// count before it, and erasure takes them with the rows.
+func testInsightsPlayerLevels(t *testing.T, f *fixture) {
+	levels, ok := f.s.(interface {
+		PlayerLevelsForTest(ctx context.Context, orgID uuid.UUID) ([]string, error)
+	})
+	if !ok {
+		t.Skip("the store shows no levels")
+	}
+	org := f.org("Levels")
+	door := f.accessPoint(org.ID, f.location(org.ID, "HQ").ID, "Gate")
+	rolls := 0
+	store := func(n int) {
+		t.Helper()
+		var batch []gatehouse.NewEvent
+		for i := range n {
+			ev := f.attempt(door, gatehouse.EventAccessDenied, 10+i)
+			ev.Reason, ev.PlatformUserID = ptr("BANNED"), ptr("lv")
+			batch = append(batch, ev)
+		}
+		f.ingest(org.ID, batch...)
+		rolls++
+		must(t, f.s.RollInsights(ctx, f.now.Add(time.Duration(rolls)*time.Minute)))
+	}
+	want := func(stage string, ks ...int) {
+		t.Helper()
+		got, err := levels.PlayerLevelsForTest(ctx, org.ID)
+		must(t, err)
+		if len(got) == 0 {
+			got = nil
+		}
+		var w []string
+		for _, k := range ks {
+			w = append(w, fmt.Sprint("lv ACCESS_DENIED BANNED  ", k))
+		}
+		if diff := cmp.Diff(w, got); diff != "" {
+			t.Fatalf("levels %s (-want +got):\n%s", stage, diff)
+		}
+	}
+	store(1)
+	want("at 1")
+	store(4)
+	want("at 5", 1, 2)
+	store(3)
+	want("at 8", 1, 2, 3)
+	store(7)
+	want("at 15", 1, 2, 3)
+	f.erasePlayer(org.ID, "lv", 100)
+	want("erased")
+}

@@ -164,8 +164,12 @@ func (r *playerReader) Events(ctx context.Context) (map[string]sqlstore.Outcomes
 	// The events not folded yet, read by position through the feed's
 	// index; the bound on xid lets the planner see how few they are (its
 	// statistics of xid are the table's, not the organization's).
-	tail := "WITH tail AS MATERIALIZED (SELECT * FROM events WHERE org = $1 AND xid BETWEEN " + q.arg(r.txn) +
-		"::text::xid8 AND " + q.arg(lastTxn) + "::text::xid8 AND (xid, seq) > ($2::text::xid8, " + q.arg(r.seq) + "))"
+	var tail string
+	if pending {
+		from := q.arg(r.txn)
+		tail = "WITH tail AS MATERIALIZED (SELECT * FROM events WHERE org = $1 AND xid BETWEEN " + from +
+			"::text::xid8 AND " + q.arg(lastTxn) + "::text::xid8 AND (xid, seq) > (" + from + "::text::xid8, " + q.arg(r.seq) + "))"
+	}
 	var parts []string
 	for _, part := range r.plan {
 		if part.Rollup() && !pending {

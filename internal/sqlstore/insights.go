@@ -92,8 +92,8 @@ func (p InsightPart) Rollup() bool { return p.Table != TableEvents }
 //     or location's events through their index (the player and hour
 //     rollups keep no door): the cost follows that door's events;
 //   - by player: whole UTC months from insight_player_months, the rest
-//     (at most half a month at each end, see split) from the events: a
-//     daily player rollup cost a row per event and batch at ingest;
+//     (at most half a month at each end, see split) from the events; the
+//     store ranks them with [RankPlayers];
 //   - by door or location, or with a door or location filter: whole
 //     months from insight_door_months, whole days of the months cut from
 //     insight_door_days, the rest (at most two partial days) from the

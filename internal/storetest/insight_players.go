@@ -14,8 +14,9 @@ import (
 
 // testInsightsRollWhileIngesting: rollers running at once (every
 // instance runs one) while events are stored and erased fold each event
-// exactly once: the ranking of players after all of it, read both before
-// and after the last fold, is the count of the events stored.
+// exactly once: the ranking of players and the counts by door, type and
+// hour after all of it, read both before and after the last fold, are
+// the counts of the events stored.
 func testInsightsRollWhileIngesting(t *testing.T, f *fixture) {
 	org := f.org("Rolling")
 	loc := f.location(org.ID, "HQ")
@@ -85,12 +86,34 @@ func testInsightsRollWhileIngesting(t *testing.T, f *fixture) {
 		wantCounts = append(wantCounts, gatehouse.InsightCount{Key: p, Denied: n})
 	}
 	gatehouse.SortInsights(wantCounts)
+	stored := 0
+	for _, n := range want {
+		stored += n
+	}
 	from, to := f.now.AddDate(0, 0, -60), f.now.Add(time.Hour)
+	window := gatehouse.EventFilter{From: &from, To: &to}
 	for _, stage := range []string{"as the rollers left it", "folded"} {
-		got, err := f.s.CountInsights(ctx, org.ID, gatehouse.EventFilter{From: &from, To: &to}, gatehouse.GroupPlatformUser, 0)
+		got, err := f.s.CountInsights(ctx, org.ID, window, gatehouse.GroupPlatformUser, 0)
 		must(t, err)
 		if diff := cmp.Diff(wantCounts, got); diff != "" {
 			t.Fatalf("players %s (-want +got):\n%s", stage, diff)
+		}
+		// Every other rollup too: the door's and the hours'.
+		for by, key := range map[gatehouse.InsightGroup]string{gatehouse.GroupAccessPoint: door.ID.String(), gatehouse.GroupType: "ACCESS_DENIED"} {
+			got, err := f.s.CountInsights(ctx, org.ID, window, by, 0)
+			must(t, err)
+			if diff := cmp.Diff([]gatehouse.InsightCount{{Key: key, Denied: stored}}, got); diff != "" {
+				t.Fatalf("by %s %s (-want +got):\n%s", by, stage, diff)
+			}
+		}
+		hours, err := f.s.CountInsights(ctx, org.ID, window, gatehouse.GroupHour, 0)
+		must(t, err)
+		denied := 0
+		for _, c := range hours {
+			denied += c.Denied
+		}
+		if denied != stored {
+			t.Fatalf("by hour %s: %d denials, %d stored", stage, denied, stored)
 		}
 		must(t, f.s.RollInsights(ctx, f.now.AddDate(1, 0, 0)))
 	}

@@ -19,8 +19,11 @@ func TestMessagingKeys(t *testing.T) {
 	s := newSite(t)
 	acme, rival := s.tenant("Acme"), s.tenant("Rival")
 	admin := s.signedIn(acme)
-	if nav := admin.do("GET", "/dashboard/events", nil).body; !strings.Contains(nav, `href="/dashboard/messaging"`) {
-		t.Error("the admin's nav lacks the push page")
+	// The link says what the page does: a bare "Push" meant nothing
+	// until opened.
+	if nav := admin.do("GET", "/dashboard/events", nil).body; !strings.Contains(nav, `href="/dashboard/messaging"`) ||
+		!strings.Contains(nav, ">Push to servers</a>") {
+		t.Error("the admin's nav lacks the page that pushes commands to servers, named so")
 	}
 	page := admin.do("GET", "/dashboard/messaging", nil)
 	if page.status != http.StatusOK || !strings.Contains(page.body, `type="password"`) {

@@ -218,7 +218,7 @@ func DecideWithoutPolicy(failMode FailMode, r DecisionInput, at time.Time) Decis
 func unlocked(r DecisionInput, at time.Time) bool {
 	for i := range r.Unlocks {
 		u := &r.Unlocks[i]
-		if !time.Time(u.Until).After(at) || time.Time(u.From).After(at) {
+		if !u.runs(at) {
 			continue
 		}
 		switch u.Scope {

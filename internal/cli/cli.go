@@ -82,6 +82,7 @@ func commands() []command {
 		{"location rename", "rename a location (events keep the recorded name): LOCATION_ID --name NAME", runLocationRename},
 		{"location set-universe", "set the platform universe of a location, whose servers receive its commands (\"\" clears it): LOCATION_ID UNIVERSE_ID", runLocationSetUniverse},
 		{"location list", "list an organization's locations and their universes: --org ID", runLocationList},
+		{"location live", "a location now: each door's mode, unlocks and lockdown, and its universe's live servers: LOCATION_ID", runLocationLive},
 		{"access-point create", "create an access point: --location ID --name NAME", runAccessPointCreate},
 		{"access-point rename", "rename an access point (events keep the recorded name): ACCESS_POINT_ID --name NAME", runAccessPointRename},
 		{"access-point move", "move an access point to another location of its organization: ACCESS_POINT_ID --location ID", runAccessPointMove},

@@ -66,6 +66,7 @@ func (d *dashboard) routes() []route {
 
 		// Locations, their access points and the access points' policies.
 		{"GET", "/locations", member, d.locationsPage},
+		{"GET", "/locations/{id}/live", member, d.locationLive},
 		{"POST", "/locations", member, d.createLocation},
 		{"POST", "/locations/{id}/rename", member, d.renameLocation},
 		{"POST", "/locations/{id}/access-points", member, d.createAccessPoint},
@@ -167,6 +168,6 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templatePages are the pages the handlers render, each one
 // templates/NAME.html in templates/layout.html with the shared blocks of
 // templates/filters.html and templates/pager.html.
-var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "users", "remove-user", "audit", "invitations",
+var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "location-live", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
 	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant", "lockdowns", "lockdown-start", "lockdown-release"}

@@ -84,3 +84,22 @@ func (s *server) locationQuery(r *http.Request, orgID uuid.UUID) (int, *gatehous
 	}
 	return limit, after, errs.Err()
 }
+
+// locationLive serves GET /api/consumer/v1/locations/{id}/live: the
+// location's access points as they stand now and its universe's live
+// game servers.
+func (s *server) locationLive() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		live, err := s.Service.LocationLive(r.Context(), apiKey(r.Context()).OrgID, id)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, live)
+	})
+}

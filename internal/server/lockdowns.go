@@ -62,7 +62,7 @@ func (s *server) listLockdowns() http.Handler {
 // showLockdown serves GET /api/consumer/v1/lockdowns/{id}.
 func (s *server) showLockdown() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := lockdownID(r)
+		id, err := pathID(r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -80,7 +80,7 @@ func (s *server) showLockdown() http.Handler {
 // 200 with the lockdown, released now or before.
 func (s *server) releaseLockdown() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := lockdownID(r)
+		id, err := pathID(r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -94,8 +94,8 @@ func (s *server) releaseLockdown() http.Handler {
 	})
 }
 
-// lockdownID reads the {id} of a lockdown's path.
-func lockdownID(r *http.Request) (uuid.UUID, error) {
+// pathID reads the {id} of a path: a lockdown's, a location's.
+func pathID(r *http.Request) (uuid.UUID, error) {
 	id, err := gatehouse.ParseUUID(r.PathValue("id"))
 	if err != nil {
 		return uuid.Nil, gatehouse.Invalid("id", "must be a UUID, e.g. 0193a5b2-7c1e-7d3f-9a4b-5c6d7e8f9a0b")

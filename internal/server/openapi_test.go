@@ -37,7 +37,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"GET /api/consumer/v1/access-points/{id}/policy",
 		"GET /api/consumer/v1/audit-log", "GET /api/consumer/v1/commands", "GET /api/consumer/v1/commands/{id}", "GET /api/consumer/v1/events",
 		"GET /api/consumer/v1/events/feed",
-		"GET /api/consumer/v1/locations", "GET /api/consumer/v1/messaging", "GET /api/consumer/v1/openapi.json", "GET /api/consumer/v1/policies",
+		"GET /api/consumer/v1/locations", "GET /api/consumer/v1/locations/{id}/live", "GET /api/consumer/v1/messaging", "GET /api/consumer/v1/openapi.json", "GET /api/consumer/v1/policies",
 		"GET /docs", "GET /docs/assets/redoc.standalone.js", "GET /healthz", "GET /metrics", "GET /readyz",
 		"POST /api/consumer/v1/commands", "POST /api/consumer/v1/commands/{id}/cancel", "POST /api/consumer/v1/decisions", "POST /api/consumer/v1/events",
 		"POST /api/consumer/v1/servers/{serverJobId}/sync",

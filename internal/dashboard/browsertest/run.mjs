@@ -10,7 +10,8 @@
 // (the form's problems next to its fields, the confirmation that says
 // what will happen), watches the command's page until the game server
 // the Go test runs in that universe has executed it, finds it on the
-// Commands page and reaches it from the Event Log; the operator sees the
+// Commands page and reaches it from the Event Log, and sees the server on
+// Downtown Club's live view; the operator sees the
 // door's policy without an editor; the admin edits it (a mistake shown
 // next to its field, then saved, the week drawn) and tests decisions
 // against it; the admin opens Insights, also at a phone's width; then the
@@ -298,6 +299,18 @@ try {
   await page.goto(`${BASE}/dashboard/events?type=REMOTE_UNLOCK`);
   await page.locator("table.events tbody tr").first().getByRole("link", { name: "EXECUTED" }).click();
   await page.waitForURL(commandURL);
+
+  // The live view of Downtown Club lists the game server syncing in its
+  // universe, by job id, with a button that copies it; its tables fit.
+  await page.goto(`${BASE}/dashboard/locations`);
+  await page.locator("section.location", { hasText: "Downtown Club" }).getByRole("link", { name: "Live view" }).click();
+  await page.waitForURL(/\/dashboard\/locations\/[0-9a-f-]{36}\/live$/);
+  await page.getByRole("heading", { name: "Downtown Club now" }).waitFor();
+  check(await page.getByRole("cell", { name: SERVER_JOB }).first().isVisible(), `the live view does not list the server ${SERVER_JOB}`);
+  check(await page.getByRole("button", { name: `Copy the job id ${SERVER_JOB}` }).isVisible(), "no copy button for the job id");
+  const liveWide = await page.evaluate(() => [...document.querySelectorAll(".table-wrap")].filter((w) => w.scrollWidth > w.clientWidth + 1).length);
+  check(liveWide === 0, "a table of the live view is wider than its card at 1280 px");
+  await shot("18a-location-live");
 
   // The operator sees the Front door's policy and may test decisions,
   // but has no editor.

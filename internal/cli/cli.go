@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/service"
+	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
 	"golang.org/x/term"
 )
@@ -176,16 +177,43 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return usagef("unknown command %q; run 'gatehouse help'", args[0])
 }
 
-// withService parses f, opens (creating and migrating) the database and
-// runs fn with the service on it.
+// withService parses f, opens (migrating) the database and runs fn with
+// the service on it: for a command about records that exist, so a SQLite
+// file that does not is an error naming it (openFound), never created.
 func withService(ctx context.Context, f *flags, maxArgs int, fn func(svc *service.Service, args []string) error) error {
+	return withOpenedService(ctx, f, maxArgs, openFound, fn)
+}
+
+// withNewService is withService for a command that may start a database
+// (migrate, org create, bench seed): a missing SQLite file is created.
+func withNewService(ctx context.Context, f *flags, maxArgs int, fn func(svc *service.Service, args []string) error) error {
 	return withOpenedService(ctx, f, maxArgs, app.Open, fn)
+}
+
+// openFound is app.OpenFound with, for a missing file, how to name
+// another one.
+func openFound(ctx context.Context, dsn string) (*app.DB, error) {
+	db, err := app.OpenFound(ctx, dsn)
+	return db, missingHint(err)
+}
+
+// missingHint adds to the error of a database file that does not exist
+// how to point the command at one, or make it.
+func missingHint(err error) error {
+	var missing *sqlite.MissingFileError
+	if !errors.As(err, &missing) {
+		return err
+	}
+	return fmt.Errorf("%w: give the database with --db PATH or GATEHOUSE_DB, or create one with gatehouse migrate --db PATH", err)
 }
 
 // withExistingService is withService for a command that only reads: the
 // database must exist and be migrated already.
 func withExistingService(ctx context.Context, f *flags, maxArgs int, fn func(svc *service.Service, args []string) error) error {
-	return withOpenedService(ctx, f, maxArgs, app.OpenExisting, fn)
+	return withOpenedService(ctx, f, maxArgs, func(ctx context.Context, dsn string) (*app.DB, error) {
+		db, err := app.OpenExisting(ctx, dsn)
+		return db, missingHint(err)
+	}, fn)
 }
 
 func withOpenedService(ctx context.Context, f *flags, maxArgs int, open func(context.Context, string) (*app.DB, error),

@@ -14,7 +14,7 @@ import (
 func runOrgCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "org create")
 	name := f.String("name", "", "organization name")
-	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
+	return withNewService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		if err := required("name", *name); err != nil {
 			return err
 		}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
@@ -141,7 +140,7 @@ func withWebhookService(ctx context.Context, f *flags, allowPrivate *bool, fn fu
 	if _, err := f.parse(0); err != nil {
 		return err
 	}
-	db, err := app.Open(ctx, *f.db)
+	db, err := openFound(ctx, *f.db)
 	if err != nil {
 		return err
 	}

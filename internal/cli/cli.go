@@ -140,6 +140,7 @@ func commands() []command {
 // after printing usage on stderr.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := &env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
+	ctx = gatehouse.WithActor(ctx, operator()) // --as replaces it (flags.act)
 	if len(args) > 0 && args[0] == "help" {
 		args = slices.Concat(args[1:], []string{"--help"})
 	}
@@ -152,7 +153,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == c.name {
 			e.args = args[len(words):]
 			if err := c.run(ctx, e); !errors.Is(err, errHelpShown) {
-				return err
+				return inWords(err)
 			}
 			return nil
 		}
@@ -230,20 +231,25 @@ func withOpenedService(ctx context.Context, f *flags, maxArgs int, open func(con
 	return fn(db.Service(f.e.now), args)
 }
 
-// withOrgAnd runs fn for a command of one organization (--org) and one
-// positional argument, named arg in its usage, with the service open.
-func withOrgAnd(ctx context.Context, e *env, name, arg string, fn func(f *flags, svc *service.Service, orgID uuid.UUID, value string) error) error {
+// withOrgAnd runs fn for a change of one organization (--org, acting
+// --as its user) and one positional argument, named arg in its usage,
+// with the service open.
+func withOrgAnd(ctx context.Context, e *env, name, arg string, fn func(ctx context.Context, f *flags, svc *service.Service, orgID uuid.UUID, value string) error) error {
 	f := newFlags(e, name)
 	org := f.String("org", "", "organization id")
+	f.actor(asUsage)
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
 		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
+			return err
+		}
 		if len(args) != 1 {
 			return usagef("%s needs the %s", name, arg)
 		}
-		return fn(f, svc, orgID, args[0])
+		return fn(ctx, f, svc, orgID, args[0])
 	})
 }
 

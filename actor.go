@@ -9,24 +9,29 @@ import (
 // ActorType says who performs an operation.
 type ActorType string
 
-// The actors of an operation: a dashboard user, an API key, or Gatehouse
-// itself (an operator's CLI command, a background job).
+// The actors of an operation: a dashboard user, an API key, an operator
+// at the command line who named no dashboard user (ActorCLI, labelled by
+// the operating-system user and host, "alice@buildbox"), or Gatehouse
+// itself (a background job, setup code).
 const (
 	ActorUser   ActorType = "user"
 	ActorKey    ActorType = "key"
+	ActorCLI    ActorType = "cli"
 	ActorSystem ActorType = "system"
 )
 
 // Actor is who performs an operation, and through which request: what an
 // audit entry records. The doors build it (the API from the request's key,
-// the dashboard from the session, the CLI as ActorSystem) and carry it in
+// the dashboard from the session, the CLI as the user of --as or as
+// ActorCLI) and carry it in
 // the context with WithActor; the request id and the client address come
 // from the door too, since the root package knows no HTTP.
 type Actor struct {
 	Type ActorType
 	// ID is the user's or the key's id; zero for ActorSystem.
 	ID uuid.UUID
-	// Label is the user's email or the key's display prefix.
+	// Label is the user's email, the key's display prefix, or the
+	// operating-system user and host of ActorCLI.
 	Label string
 	// OrgID and Role are a dashboard user's organization and role, what
 	// the service checks before acting for them (see Role.Can).

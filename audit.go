@@ -109,7 +109,8 @@ const (
 )
 
 // AuditActor is who made a change: a user (ID and email in Label), a key
-// (ID and display prefix in Label) or the system (neither). A failed
+// (ID and display prefix in Label), an operator's CLI (no ID; the
+// operating-system user and host in Label) or the system (neither). A failed
 // sign-in of an unknown email has the email as typed and no ID.
 type AuditActor struct {
 	Type  ActorType

@@ -18,13 +18,15 @@ type auditEntryJSON struct {
 	ClientAddress string                 `json:"clientAddress"`
 }
 
-// auditActorJSON names a user by email and a key by prefix, as the
-// contract shows them; the system has neither.
+// auditActorJSON names a user by email, a key by prefix and an operator's
+// CLI by name (user@host), as the contract shows them; the system has
+// none.
 type auditActorJSON struct {
 	Type   ActorType  `json:"type"`
 	ID     *uuid.UUID `json:"id,omitempty"`
 	Email  string     `json:"email,omitempty"`
 	Prefix string     `json:"prefix,omitempty"`
+	Name   string     `json:"name,omitempty"`
 }
 
 type auditTargetJSON struct {
@@ -44,6 +46,8 @@ func (e AuditEntry) MarshalJSON() ([]byte, error) {
 		j.Actor.Email = e.Actor.Label
 	case ActorKey:
 		j.Actor.Prefix = e.Actor.Label
+	case ActorCLI:
+		j.Actor.Name = e.Actor.Label
 	}
 	if e.Target.ID != uuid.Nil {
 		id := e.Target.ID

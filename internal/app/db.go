@@ -48,6 +48,26 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return &DB{store: db}, nil
 }
 
+// OpenFound opens and migrates the database named by dsn, as Open does,
+// for a command that changes existing records: a SQLite file that does not
+// exist is a *sqlite.MissingFileError, not created. A PostgreSQL database
+// is never created by Gatehouse, only its tables, so Open and OpenFound
+// are the same for it.
+func OpenFound(ctx context.Context, dsn string) (*DB, error) {
+	if IsPostgres(dsn) {
+		return Open(ctx, dsn)
+	}
+	db, err := sqlite.OpenFile(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &DB{store: db}, nil
+}
+
 // OpenExisting opens the database named by dsn, as Open does, for a
 // command that only reads: it neither creates nor migrates it, and says so
 // when the file is missing or the schema is not up to date.

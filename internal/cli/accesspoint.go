@@ -13,6 +13,7 @@ func runAccessPointCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point create")
 	loc := f.String("location", "", "location id")
 	name := f.String("name", "", "access point name")
+	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		locID, err := parseID("location", *loc)
 		if err != nil {
@@ -23,6 +24,9 @@ func runAccessPointCreate(ctx context.Context, e *env) error {
 		}
 		orgID, err := svc.OrgOfLocation(ctx, locID)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		ap, err := svc.CreateAccessPoint(ctx, orgID, locID, *name)
@@ -36,6 +40,7 @@ func runAccessPointCreate(ctx context.Context, e *env) error {
 func runAccessPointRename(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point rename")
 	name := f.String("name", "", "the new name; events keep the name they were recorded with")
+	f.actor(asUsage)
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "access-point rename ACCESS_POINT_ID --name NAME", "ACCESS_POINT_ID")
 		if err != nil {
@@ -46,6 +51,9 @@ func runAccessPointRename(ctx context.Context, e *env) error {
 		}
 		orgID, err := svc.OrgOfAccessPoint(ctx, id)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		ap, err := svc.RenameAccessPoint(ctx, orgID, id, *name)
@@ -61,6 +69,7 @@ func runAccessPointRename(ctx context.Context, e *env) error {
 func runAccessPointMove(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point move")
 	loc := f.String("location", "", "the location to move to, of the same organization; events keep the location they were recorded with")
+	f.actor(asUsage)
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "access-point move ACCESS_POINT_ID --location LOCATION_ID", "ACCESS_POINT_ID")
 		if err != nil {
@@ -72,6 +81,9 @@ func runAccessPointMove(ctx context.Context, e *env) error {
 		}
 		orgID, err := svc.OrgOfAccessPoint(ctx, id)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		ap, err := svc.MoveAccessPoint(ctx, orgID, id, locID)

@@ -8,7 +8,7 @@ import (
 // TestAccessPointRenameAndMove: access-point rename and move take the id
 // as their argument; the access point's organization is found by a query;
 // a location of another organization is not found; each change is in the
-// audit log once, by the system, and repeating it records nothing.
+// audit log once, by the operator (actor cli), and repeating it records nothing.
 func TestAccessPointRenameAndMove(t *testing.T) {
 	g := newGH(t)
 	var org, other, hq, annex, theirs, door, got record
@@ -62,8 +62,8 @@ func TestAccessPointRenameAndMove(t *testing.T) {
 	var actions []string
 	for _, e := range log {
 		actions = append(actions, e.Action)
-		if e.Actor.Type != "system" {
-			t.Errorf("%s by %+v, want the system", e.Action, e.Actor)
+		if e.Actor.Type != "cli" {
+			t.Errorf("%s by %+v, want the operator (cli)", e.Action, e.Actor)
 		}
 	}
 	if want := "access_point.renamed,access_point.moved,access_point.renamed,access_point.created"; strings.Join(actions, ",") != want {

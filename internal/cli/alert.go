@@ -28,9 +28,13 @@ func runAlertRuleCreate(ctx context.Context, e *env) error {
 	cooldown := f.duration("cooldown", gatehouse.DefaultAlertCooldown*time.Second, "how long a group stays quiet after its alert")
 	allowPrivate := f.boolSetting("webhooks-allow-private", "GATEHOUSE_WEBHOOKS_ALLOW_PRIVATE",
 		"admit http and loopback, private and link-local destinations, as serve --webhooks-allow-private does")
+	f.actor(asUsage)
 	return withWebhookService(ctx, f, allowPrivate, func(svc *service.Service) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		c := gatehouse.AlertCondition{Kind: gatehouse.AlertThreshold, Filters: filters, GroupBy: gatehouse.AlertGroupBy(*groupBy),
@@ -97,7 +101,7 @@ func alertConditionText(c gatehouse.AlertCondition) string {
 }
 
 func runAlertRuleDelete(ctx context.Context, e *env) error {
-	return withOrgAnd(ctx, e, "alert-rule delete", "RULE_ID", func(f *flags, svc *service.Service, orgID uuid.UUID, arg string) error {
+	return withOrgAnd(ctx, e, "alert-rule delete", "RULE_ID", func(ctx context.Context, f *flags, svc *service.Service, orgID uuid.UUID, arg string) error {
 		id, err := parseID("RULE_ID", arg)
 		if err != nil {
 			return err
@@ -110,7 +114,7 @@ func runAlertRuleDelete(ctx context.Context, e *env) error {
 }
 
 func runAlertRuleTest(ctx context.Context, e *env) error {
-	return withOrgAnd(ctx, e, "alert-rule test", "RULE_ID", func(f *flags, svc *service.Service, orgID uuid.UUID, arg string) error {
+	return withOrgAnd(ctx, e, "alert-rule test", "RULE_ID", func(ctx context.Context, f *flags, svc *service.Service, orgID uuid.UUID, arg string) error {
 		id, err := parseID("RULE_ID", arg)
 		if err != nil {
 			return err

@@ -16,7 +16,7 @@ type auditRecord struct {
 }
 
 // TestAuditList: every change the CLI makes is in the organization's
-// log, by the system, newest first; the filters are the API's, and a bad
+// log, by the operator (actor cli), newest first; the filters are the API's, and a bad
 // one is refused.
 func TestAuditList(t *testing.T) {
 	g := newGH(t)
@@ -32,8 +32,8 @@ func TestAuditList(t *testing.T) {
 	var actions []string
 	for _, e := range log {
 		actions = append(actions, e.Action)
-		if e.Actor.Type != "system" || e.Actor.ID != "" {
-			t.Errorf("%s by %+v, want the system", e.Action, e.Actor)
+		if e.Actor.Type != "cli" || e.Actor.ID != "" {
+			t.Errorf("%s by %+v, want the operator (cli)", e.Action, e.Actor)
 		}
 	}
 	if want := "organization.renamed,location.renamed,location.created,organization.created"; strings.Join(actions, ",") != want {

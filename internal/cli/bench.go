@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/bench"
 	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
@@ -38,7 +37,7 @@ func runBenchSeed(ctx context.Context, e *env) error {
 	f.Var(&cfg.Order, "order", "event order, `time|shuffled`: time (the default), or the same events out of time order as a merged backfill arrives")
 	f.IntVar(&cfg.Jobs, "jobs", 5_000, "server job ids per organization")
 	out := f.String("out", "", "write the first organization's NDJSON to this file (- for stdout) instead of importing it")
-	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
+	return withNewService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		if cfg.Jobs < 1 {
 			return usagef("--jobs must be positive")
 		}
@@ -184,7 +183,7 @@ func runBenchRun(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		db, err := app.Open(ctx, *f.db)
+		db, err := openFound(ctx, *f.db)
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/service"
+	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
 	"golang.org/x/term"
 )
@@ -140,6 +141,7 @@ func commands() []command {
 // after printing usage on stderr.
 func Run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := &env{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
+	ctx = gatehouse.WithActor(ctx, operator()) // --as replaces it (flags.act)
 	if len(args) > 0 && args[0] == "help" {
 		args = slices.Concat(args[1:], []string{"--help"})
 	}
@@ -152,7 +154,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == c.name {
 			e.args = args[len(words):]
 			if err := c.run(ctx, e); !errors.Is(err, errHelpShown) {
-				return err
+				return inWords(err)
 			}
 			return nil
 		}
@@ -177,16 +179,43 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return usagef("unknown command %q; run 'gatehouse help'", args[0])
 }
 
-// withService parses f, opens (creating and migrating) the database and
-// runs fn with the service on it.
+// withService parses f, opens (migrating) the database and runs fn with
+// the service on it: for a command about records that exist, so a SQLite
+// file that does not is an error naming it (openFound), never created.
 func withService(ctx context.Context, f *flags, maxArgs int, fn func(svc *service.Service, args []string) error) error {
+	return withOpenedService(ctx, f, maxArgs, openFound, fn)
+}
+
+// withNewService is withService for a command that may start a database
+// (migrate, org create, bench seed): a missing SQLite file is created.
+func withNewService(ctx context.Context, f *flags, maxArgs int, fn func(svc *service.Service, args []string) error) error {
 	return withOpenedService(ctx, f, maxArgs, app.Open, fn)
+}
+
+// openFound is app.OpenFound with, for a missing file, how to name
+// another one.
+func openFound(ctx context.Context, dsn string) (*app.DB, error) {
+	db, err := app.OpenFound(ctx, dsn)
+	return db, missingHint(err)
+}
+
+// missingHint adds to the error of a database file that does not exist
+// how to point the command at one, or make it.
+func missingHint(err error) error {
+	var missing *sqlite.MissingFileError
+	if !errors.As(err, &missing) {
+		return err
+	}
+	return fmt.Errorf("%w: give the database with --db PATH or GATEHOUSE_DB, or create one with gatehouse migrate --db PATH", err)
 }
 
 // withExistingService is withService for a command that only reads: the
 // database must exist and be migrated already.
 func withExistingService(ctx context.Context, f *flags, maxArgs int, fn func(svc *service.Service, args []string) error) error {
-	return withOpenedService(ctx, f, maxArgs, app.OpenExisting, fn)
+	return withOpenedService(ctx, f, maxArgs, func(ctx context.Context, dsn string) (*app.DB, error) {
+		db, err := app.OpenExisting(ctx, dsn)
+		return db, missingHint(err)
+	}, fn)
 }
 
 func withOpenedService(ctx context.Context, f *flags, maxArgs int, open func(context.Context, string) (*app.DB, error),
@@ -203,20 +232,25 @@ func withOpenedService(ctx context.Context, f *flags, maxArgs int, open func(con
 	return fn(db.Service(f.e.now), args)
 }
 
-// withOrgAnd runs fn for a command of one organization (--org) and one
-// positional argument, named arg in its usage, with the service open.
-func withOrgAnd(ctx context.Context, e *env, name, arg string, fn func(f *flags, svc *service.Service, orgID uuid.UUID, value string) error) error {
+// withOrgAnd runs fn for a change of one organization (--org, acting
+// --as its user) and one positional argument, named arg in its usage,
+// with the service open.
+func withOrgAnd(ctx context.Context, e *env, name, arg string, fn func(ctx context.Context, f *flags, svc *service.Service, orgID uuid.UUID, value string) error) error {
 	f := newFlags(e, name)
 	org := f.String("org", "", "organization id")
+	f.actor(asUsage)
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
 		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
+			return err
+		}
 		if len(args) != 1 {
 			return usagef("%s needs the %s", name, arg)
 		}
-		return fn(f, svc, orgID, args[0])
+		return fn(ctx, f, svc, orgID, args[0])
 	})
 }
 

@@ -14,8 +14,8 @@ import (
 )
 
 // runCommandUnlock issues a remote unlock for a dashboard user of the
-// organization (--as): the operator's CLI acts as the system, and the
-// contract leaves no command unattributed, so the user is its requester
+// organization (--as, or GATEHOUSE_ACTOR): the operator is no user, and
+// the contract leaves no command unattributed, so the user is its requester
 // and their role is checked as the dashboard checks it.
 func runCommandUnlock(ctx context.Context, e *env) error {
 	f := newFlags(e, "command unlock")
@@ -29,7 +29,7 @@ func runCommandUnlock(ctx context.Context, e *env) error {
 	ttl := f.duration("ttl", 0, fmt.Sprintf("how long the command may wait to be executed, %ds to %ds (default %ds)",
 		gatehouse.MinCommandTTL, gatehouse.MaxCommandTTL, gatehouse.DefaultCommandTTL))
 	note := f.String("note", "", fmt.Sprintf("free text kept with the command, at most %d characters", gatehouse.MaxCommandNote))
-	as := f.String("as", "", "email of the organization's dashboard user (admin or operator) who requests the unlock")
+	as := f.actor("email of the organization's dashboard user (admin or operator) who requests the unlock")
 	idem := f.String("idempotency-key", "", "a key that makes a retry answer the command first issued (for 24 hours)")
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
@@ -221,7 +221,7 @@ func runCommandShow(ctx context.Context, e *env) error {
 // system's, like the CLI's other changes.
 func runCommandCancel(ctx context.Context, e *env) error {
 	f := newFlags(e, "command cancel")
-	as := f.String("as", "", "email of the organization's dashboard user (admin or operator) who cancels it; the audit log names them")
+	as := f.actor("email of the organization's dashboard user (admin or operator) who cancels it; the audit log names them")
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "command cancel COMMAND_ID [--as EMAIL]", "COMMAND_ID")
 		if err != nil {

@@ -21,6 +21,8 @@ type flags struct {
 	e    *env
 	db   *string
 	json *bool
+	// as is --as, for a command that changes records (see actor).
+	as *string
 	// msgs holds what the flag package writes (usage, errors) until parse
 	// knows where it belongs: stdout when help was asked for, else stderr.
 	msgs bytes.Buffer

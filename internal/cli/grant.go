@@ -53,8 +53,8 @@ func grantFlag(field string) string {
 	return field
 }
 
-// runGrantCreate makes a timed grant as the system (the operator's CLI):
-// no user or key is its author.
+// runGrantCreate makes a timed grant for the user of --as, its author,
+// or else for the operator (no author; the audit log names them).
 func runGrantCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "grant create")
 	org := f.String("org", "", "organization id")
@@ -66,9 +66,13 @@ func runGrantCreate(ctx context.Context, e *env) error {
 	forD := f.duration("for", 0, "how long the grant lasts from --from, e.g. 24h or 7d (at most 366d)")
 	from := f.String("from", "", "when the grant starts, RFC 3339 (default now)")
 	note := f.String("note", "", fmt.Sprintf("free text kept with the grant, at most %d characters", gatehouse.MaxGrantNote))
+	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := knownOrg(ctx, svc, *org)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		r, err := grantRequest(e.now(), *player, aps, *loc, *from, *until, *forD, *note)
@@ -170,9 +174,9 @@ func runGrantList(ctx context.Context, e *env) error {
 	})
 }
 
-// runGrantRevoke ends a grant now, as the system.
+// runGrantRevoke ends a grant now, for the user of --as or the operator.
 func runGrantRevoke(ctx context.Context, e *env) error {
-	return withOrgAnd(ctx, e, "grant revoke", "GRANT_ID", func(f *flags, svc *service.Service, orgID uuid.UUID, arg string) error {
+	return withOrgAnd(ctx, e, "grant revoke", "GRANT_ID", func(ctx context.Context, f *flags, svc *service.Service, orgID uuid.UUID, arg string) error {
 		id, err := parseID("GRANT_ID", arg)
 		if err != nil {
 			return err

@@ -28,9 +28,13 @@ func runKeyCreate(ctx context.Context, e *env) error {
 	expiresIn := f.duration("expires-in", 0, "lifetime, e.g. 30d, 1d12h or 720h")
 	expiresAt := f.String("expires-at", "", "expiry time, RFC 3339")
 	rate := f.String("rate-limit", "", "per-key rate overriding the server's, N/s or N/m")
+	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		if err := required("name", *name); err != nil {
@@ -116,6 +120,7 @@ func runKeyList(ctx context.Context, e *env) error {
 
 func runKeyRevoke(ctx context.Context, e *env) error {
 	f := newFlags(e, "key revoke")
+	f.actor(asUsage)
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "key revoke KEY_ID", "KEY_ID")
 		if err != nil {
@@ -123,6 +128,9 @@ func runKeyRevoke(ctx context.Context, e *env) error {
 		}
 		orgID, err := svc.OrgOfAPIKey(ctx, id)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		k, err := svc.RevokeAPIKey(ctx, orgID, id)
@@ -139,6 +147,7 @@ func runKeyRevoke(ctx context.Context, e *env) error {
 func runKeySetRate(ctx context.Context, e *env) error {
 	f := newFlags(e, "key set-rate")
 	rate := f.String("rate-limit", "", "the key's rate, N/s or N/m, or default for the server's --rate-limit")
+	f.actor(asUsage)
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "key set-rate KEY_ID --rate-limit N/s|N/m|default", "KEY_ID")
 		if err != nil {
@@ -157,6 +166,9 @@ func runKeySetRate(ctx context.Context, e *env) error {
 		}
 		orgID, err := svc.OrgOfAPIKey(ctx, id)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		k, err := svc.SetAPIKeyRate(ctx, orgID, id, r)

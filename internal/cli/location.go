@@ -15,9 +15,13 @@ func runLocationCreate(ctx context.Context, e *env) error {
 	org := f.String("org", "", "organization id")
 	name := f.String("name", "", "location name")
 	universe := f.String("universe-id", "", "the platform universe the location lives in (digits): its access points' commands go to that universe's servers")
+	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		if err := required("name", *name); err != nil {
@@ -65,6 +69,7 @@ func universeText(l gatehouse.Location) string {
 // servers receive the commands of a location's access points.
 func runLocationSetUniverse(ctx context.Context, e *env) error {
 	f := newFlags(e, "location set-universe")
+	f.actor(asUsage)
 	return withService(ctx, f, 2, func(svc *service.Service, args []string) error {
 		const usage = `location set-universe LOCATION_ID UNIVERSE_ID (or "" to clear it)`
 		if len(args) != 2 {
@@ -82,6 +87,9 @@ func runLocationSetUniverse(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
+			return err
+		}
 		l, err := svc.SetLocationUniverse(ctx, orgID, id, universe)
 		if err != nil {
 			return err
@@ -96,6 +104,7 @@ func runLocationSetUniverse(ctx context.Context, e *env) error {
 func runLocationRename(ctx context.Context, e *env) error {
 	f := newFlags(e, "location rename")
 	name := f.String("name", "", "the new name; events keep the name they were recorded with")
+	f.actor(asUsage)
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "location rename LOCATION_ID --name NAME", "LOCATION_ID")
 		if err != nil {
@@ -106,6 +115,9 @@ func runLocationRename(ctx context.Context, e *env) error {
 		}
 		orgID, err := svc.OrgOfLocation(ctx, id)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		l, err := svc.RenameLocation(ctx, orgID, id, *name)

@@ -21,7 +21,7 @@ func runLockdownStart(ctx context.Context, e *env) error {
 	reason := f.String("reason", "", "why, at most 200 characters (shown to operators and in the audit log)")
 	until := f.String("until", "", "end it by itself at this RFC 3339 instant (at most 30 days ahead)")
 	dur := f.Duration("for", 0, "end it by itself after this long (e.g. 2h), instead of --until")
-	as := f.String("as", "", "email of the organization's dashboard user (admin or operator) who starts it; the audit log names them")
+	as := f.actor("email of the organization's dashboard user (admin or operator) who starts it; the audit log names them")
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
@@ -80,7 +80,7 @@ func runLockdownStart(ctx context.Context, e *env) error {
 func runLockdownRelease(ctx context.Context, e *env) error {
 	f := newFlags(e, "lockdown release")
 	org := f.String("org", "", "organization id")
-	as := f.String("as", "", "email of the organization's dashboard user (admin or operator) who releases it; the audit log names them")
+	as := f.actor("email of the organization's dashboard user (admin or operator) who releases it; the audit log names them")
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {

@@ -36,11 +36,20 @@ func TestLockdownCommands(t *testing.T) {
 	var released, again struct {
 		Active     bool
 		ReleasedAt *string
+		ReleasedBy *struct{ Type string }
 	}
 	g.json(&released, "lockdown", "release", "--org", o.ID, l.ID)
 	g.json(&again, "lockdown", "release", "--org", o.ID, l.ID)
 	if released.Active || released.ReleasedAt == nil || again.ReleasedAt == nil || *again.ReleasedAt != *released.ReleasedAt {
 		t.Errorf("released %+v, again %+v", released, again)
+	}
+	// The lockdown keeps its three kinds of releaser; the audit log names
+	// the operator.
+	if released.ReleasedBy == nil || released.ReleasedBy.Type != "system" {
+		t.Errorf("released by %+v, want the system", released.ReleasedBy)
+	}
+	if a := lastActor(g, o.ID); a.Type != "cli" || a.Name == "" {
+		t.Errorf("the release's audit entry is by %+v, want the operator (cli)", a)
 	}
 	if out, _, _ := g.run(nil, "lockdown", "list", "--org", o.ID, "--active"); strings.Contains(out, l.ID) {
 		t.Errorf("still active: %s", out)

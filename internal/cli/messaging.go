@@ -18,7 +18,7 @@ import (
 // from stdin (asked for without echo on a terminal), never from a flag,
 // so that it stays out of shell history and process listings.
 func runMessagingSet(ctx context.Context, e *env) error {
-	return withUniverse(ctx, e, "messaging set", func(f *flags, svc *service.Service, orgID uuid.UUID, universe string) error {
+	return withUniverse(ctx, e, "messaging set", func(ctx context.Context, f *flags, svc *service.Service, orgID uuid.UUID, universe string) error {
 		key, err := readMessagingKey(e)
 		if err != nil {
 			return err
@@ -54,7 +54,7 @@ func runMessagingList(ctx context.Context, e *env) error {
 }
 
 func runMessagingRemove(ctx context.Context, e *env) error {
-	return withUniverse(ctx, e, "messaging remove", func(f *flags, svc *service.Service, orgID uuid.UUID, universe string) error {
+	return withUniverse(ctx, e, "messaging remove", func(ctx context.Context, f *flags, svc *service.Service, orgID uuid.UUID, universe string) error {
 		if err := svc.RemoveMessaging(ctx, orgID, universe); err != nil {
 			return err
 		}
@@ -66,19 +66,23 @@ func runMessagingRemove(ctx context.Context, e *env) error {
 // withUniverse runs fn for a messaging command that names one universe
 // of one organization (--org, --universe-id, both required), with the
 // service open.
-func withUniverse(ctx context.Context, e *env, name string, fn func(f *flags, svc *service.Service, orgID uuid.UUID, universe string) error) error {
+func withUniverse(ctx context.Context, e *env, name string, fn func(ctx context.Context, f *flags, svc *service.Service, orgID uuid.UUID, universe string) error) error {
 	f := newFlags(e, name)
 	org := f.String("org", "", "organization id")
 	universe := f.String("universe-id", "", "the platform universe id")
+	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
 			return err
 		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
+			return err
+		}
 		if err := required("universe-id", *universe); err != nil {
 			return err
 		}
-		return fn(f, svc, orgID, *universe)
+		return fn(ctx, f, svc, orgID, *universe)
 	})
 }
 

@@ -14,7 +14,7 @@ import (
 func runOrgCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "org create")
 	name := f.String("name", "", "organization name")
-	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
+	return withNewService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		if err := required("name", *name); err != nil {
 			return err
 		}
@@ -29,9 +29,13 @@ func runOrgCreate(ctx context.Context, e *env) error {
 func runOrgRename(ctx context.Context, e *env) error {
 	f := newFlags(e, "org rename")
 	name := f.String("name", "", "the new name")
+	f.actor(asUsage)
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		id, err := positionalID(args, "org rename ORG_ID --name NAME", "ORG_ID")
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, id); err != nil {
 			return err
 		}
 		if err := required("name", *name); err != nil {
@@ -62,12 +66,16 @@ func runOrgList(ctx context.Context, e *env) error {
 // runOrgSetRetention sets how many days of an organization's events are kept.
 func runOrgSetRetention(ctx context.Context, e *env) error {
 	f := newFlags(e, "org set-retention")
+	f.actor(asUsage)
 	return withService(ctx, f, 2, func(svc *service.Service, args []string) error {
 		if len(args) != 2 {
 			return usagef("org set-retention needs ORG_ID and DAYS")
 		}
 		id, err := parseID("ORG_ID", args[0])
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, id); err != nil {
 			return err
 		}
 		days, err := strconv.Atoi(args[1])

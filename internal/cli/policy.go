@@ -74,6 +74,7 @@ type policySetRecord struct {
 func runPolicySet(ctx context.Context, e *env) error {
 	f := newFlags(e, "policy set")
 	ifVersion := f.String("if-version", "", "store only if the current version is still N (0: the access point has no policy yet); else exit 1 and change nothing")
+	f.actor(asUsage)
 	return withService(ctx, f, 2, func(svc *service.Service, args []string) error {
 		const usage = "policy set ACCESS_POINT_ID FILE|- [--if-version N]"
 		if len(args) != 2 {
@@ -97,6 +98,9 @@ func runPolicySet(ctx context.Context, e *env) error {
 		}
 		orgID, err := svc.OrgOfAccessPoint(ctx, id)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		p, err := decodePolicy(data)

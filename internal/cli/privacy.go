@@ -16,9 +16,13 @@ func runPrivacyErasureWebhook(ctx context.Context, e *env) error {
 	f := newFlags(e, "privacy erasure-webhook")
 	org := f.String("org", "", "organization id")
 	replace := f.Bool("new", false, "make a new token and secret: the current URL stops working at once")
+	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		in, err := svc.ErasureWebhook(ctx, orgID)

@@ -36,9 +36,13 @@ func runUserCreate(ctx context.Context, e *env) error {
 	email := f.String("email", "", "sign-in email")
 	name := f.String("name", "", "display name")
 	role := f.String("role", string(gatehouse.RoleViewer), "admin, operator or viewer (the organization's first user is always admin)")
+	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		if err := required("email", *email); err != nil {
@@ -95,9 +99,13 @@ func runUserSetRole(ctx context.Context, e *env) error {
 	org := f.String("org", "", "organization id")
 	email := f.String("email", "", "the user's sign-in email")
 	role := f.String("role", "", "admin, operator or viewer")
+	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, email, err := orgAndEmail(*org, *email)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		if err := required("role", *role); err != nil {
@@ -119,9 +127,13 @@ func runUserRemove(ctx context.Context, e *env) error {
 	f := newFlags(e, "user remove")
 	org := f.String("org", "", "organization id")
 	email := f.String("email", "", "the user's sign-in email")
+	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, email, err := orgAndEmail(*org, *email)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		u, err := svc.RemoveUser(ctx, orgID, email)

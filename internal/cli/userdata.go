@@ -11,7 +11,7 @@ import (
 // and command of that platform user id, with an audit entry that names
 // the player by a keyed hash only.
 func runUserDataErase(ctx context.Context, e *env) error {
-	return withOrgAnd(ctx, e, "user-data erase", "PLATFORM_USER_ID", func(f *flags, svc *service.Service, orgID uuid.UUID, player string) error {
+	return withOrgAnd(ctx, e, "user-data erase", "PLATFORM_USER_ID", func(ctx context.Context, f *flags, svc *service.Service, orgID uuid.UUID, player string) error {
 		er, err := svc.ErasePlatformUser(ctx, orgID, player)
 		if err != nil {
 			return err

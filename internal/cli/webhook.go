@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/google/uuid"
 )
@@ -37,9 +36,13 @@ func runWebhookCreate(ctx context.Context, e *env) error {
 	f.Var(filters, "filter", "a feed filter the events must match, NAME=VALUE (repeatable): accessPointId, locationId, type, allowed, platformUserId, reason, scope")
 	allowPrivate := f.boolSetting("webhooks-allow-private", "GATEHOUSE_WEBHOOKS_ALLOW_PRIVATE",
 		"admit http and loopback, private and link-local targets, as serve --webhooks-allow-private does")
+	f.actor(asUsage)
 	return withWebhookService(ctx, f, allowPrivate, func(svc *service.Service) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		in := gatehouse.WebhookInput{URL: url, Description: description, Filters: (*map[string]string)(&filters)}
@@ -89,7 +92,7 @@ func runWebhookList(ctx context.Context, e *env) error {
 }
 
 func runWebhookDelete(ctx context.Context, e *env) error {
-	return withOrgAnd(ctx, e, "webhook delete", "WEBHOOK_ID", func(f *flags, svc *service.Service, orgID uuid.UUID, arg string) error {
+	return withOrgAnd(ctx, e, "webhook delete", "WEBHOOK_ID", func(ctx context.Context, f *flags, svc *service.Service, orgID uuid.UUID, arg string) error {
 		id, err := parseID("WEBHOOK_ID", arg)
 		if err != nil {
 			return err
@@ -107,9 +110,13 @@ func runWebhookRotateSecret(ctx context.Context, e *env) error {
 	f := newFlags(e, "webhook rotate-secret")
 	org := f.String("org", "", "organization id")
 	overlap := f.duration("overlap", gatehouse.DefaultWebhookSecretOverlap, "how long the previous secret still signs (0 to 7d)")
+	f.actor(asUsage)
 	return withService(ctx, f, 1, func(svc *service.Service, args []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
 		if len(args) != 1 {
@@ -141,7 +148,7 @@ func withWebhookService(ctx context.Context, f *flags, allowPrivate *bool, fn fu
 	if _, err := f.parse(0); err != nil {
 		return err
 	}
-	db, err := app.Open(ctx, *f.db)
+	db, err := openFound(ctx, *f.db)
 	if err != nil {
 		return err
 	}

@@ -202,6 +202,9 @@ func (s *Service) ReleaseLockdown(ctx context.Context, orgID, id uuid.UUID) (gat
 	}
 	a := gatehouse.ActorFrom(ctx)
 	by := gatehouse.LockdownActor{Type: a.Type}
+	if a.Type == gatehouse.ActorCLI { // the audit entry names the operator; the lockdown keeps its three kinds
+		by.Type = gatehouse.ActorSystem
+	}
 	var user, key *uuid.UUID
 	if a.ID != uuid.Nil {
 		aid := a.ID

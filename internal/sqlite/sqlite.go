@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -120,13 +121,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // reads: unlike Open it never creates the file, and rather than migrate a
 // database whose schema is older than this binary's, it refuses it.
 //
-// Errors: gatehouse.ErrNotFound, naming path, when there is no such file;
+// Errors: a *MissingFileError when there is no such file;
 // sqlstore.ErrNotMigrated when its schema is not up to date.
 func OpenExisting(ctx context.Context, path string) (*DB, error) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("sqlite: database file %s: %w (gatehouse migrate creates it)", path, gatehouse.ErrNotFound)
-	}
-	db, err := open(ctx, path, "rw") // "rw": a file removed since the Stat is an error, not created
+	db, err := OpenFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +134,28 @@ func OpenExisting(ctx context.Context, path string) (*DB, error) {
 	}
 	return db, nil
 }
+
+// OpenFile opens the SQLite database at path as Open does, but never
+// creates the file: a *MissingFileError (a gatehouse.ErrNotFound) when
+// there is none. Call Migrate, as after Open, before a change.
+func OpenFile(ctx context.Context, path string) (*DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		abs, absErr := filepath.Abs(path)
+		if absErr != nil {
+			abs = path
+		}
+		return nil, &MissingFileError{Path: abs}
+	}
+	return open(ctx, path, "rw") // "rw": a file removed since the Stat is an error, not created
+}
+
+// MissingFileError is a database file that does not exist, named by its
+// absolute path: what OpenFile and OpenExisting return rather than
+// create it.
+type MissingFileError struct{ Path string }
+
+func (e *MissingFileError) Error() string        { return "there is no database file at " + e.Path }
+func (e *MissingFileError) Is(target error) bool { return target == gatehouse.ErrNotFound }
 
 // open opens the database at path in the SQLite open mode given ("rwc"
 // creates the file, "rw" does not).

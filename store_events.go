@@ -29,6 +29,11 @@ type EventStore interface {
 	// cannot have made (another backend's, or one from before a restore
 	// from a dump) is an [ErrInvalid] keyed "after".
 	ReadFeed(ctx context.Context, orgID uuid.UUID, f EventFilter, after FeedPosition) (FeedPage, error)
+	// CountFeed returns how many of the organization's events matching f
+	// (as ReadFeed reads it; Limit unused) are stored after position
+	// after: what following the feed from there would read now. Positions
+	// are checked as ReadFeed checks them.
+	CountFeed(ctx context.Context, orgID uuid.UUID, f EventFilter, after FeedPosition) (int64, error)
 	// FeedCursorCeiling returns where the feed stood (past every event
 	// then stored) when this database began to hand out sealed feed
 	// cursors ([FeedCursors]): every cursor of the first, unsealed form was

@@ -1,6 +1,10 @@
 // Package client is a Go client for the Gatehouse consumer API.
 //
 //	c, err := client.New("https://gatehouse.example.com", os.Getenv("GATEHOUSE_KEY"))
+//
+// The address may also be the API's base, as the demo prints it ($API,
+// "http://localhost:8080/api/consumer/v1"): New takes either.
+//
 //	for ev, err := range c.Events(ctx, client.EventQuery{Allowed: "denied"}) {
 //		if err != nil {
 //			return err
@@ -12,7 +16,7 @@
 // Command, CancelCommand), reads and sets access points' policies
 // (Policy, SetPolicy), follows the feed (ReadFeed, Feed), manages webhook
 // endpoints (CreateWebhook, ListWebhooks, UpdateWebhook, DeleteWebhook,
-// WebhookDeliveries, RedeliverWebhook, ReplayWebhook, TestWebhook) and
+// WebhookDeliveries, RedeliverWebhook, ReplayWebhook, ReplayWebhookFromStart, TestWebhook) and
 // verifies their deliveries (VerifyWebhook), lists the organization's
 // keys and sets their rates (ListKeys, SetKeyRate), makes, lists and
 // revokes timed grants (CreateGrant, Grants, Grant, RevokeGrant), and
@@ -69,13 +73,22 @@ func WithMaxWait(d time.Duration) Option { return func(c *Client) { c.maxWait = 
 // WithUserAgent sets the User-Agent header, e.g. "warehouse-sync/1.2".
 func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
 
-// New returns a client for the server at baseURL (scheme and host, e.g.
-// "https://gatehouse.example.com") that authenticates with key.
+// APIPath is the path of the consumer API under a server's address.
+const APIPath = "/api/consumer/v1"
+
+// New returns a client for the server at baseURL that authenticates with
+// key. baseURL is the server's address (scheme and host, e.g.
+// "https://gatehouse.example.com", and any path it is served under) or
+// the API's base, that address followed by [APIPath] (the demo's $API,
+// e.g. "http://localhost:8080/api/consumer/v1"): both reach the same API.
 func New(baseURL, key string, opts ...Option) (*Client, error) {
 	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("gatehouse client: base URL %q: want http(s)://host[:port]", baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("gatehouse client: base URL %q: want http(s)://host[:port], or the API's base http(s)://host[:port]%s", baseURL, APIPath)
 	}
+	// The API's base: every method names its path from APIPath on.
+	u.Path = strings.TrimSuffix(u.Path, APIPath)
+	u.RawPath = ""
 	if key == "" {
 		return nil, errors.New("gatehouse client: empty API key")
 	}

@@ -30,6 +30,10 @@ type Webhook struct {
 	// Secret is set only in the answers to CreateWebhook and
 	// RotateWebhookSecret: store it then.
 	Secret string `json:"secret,omitempty"`
+	// ReplayEvents is set only in the answers to ReplayWebhook and
+	// ReplayWebhookFromStart: how many events the replay sends, counted
+	// as it was made (events stored since follow too).
+	ReplayEvents int64 `json:"replayEvents,omitempty"`
 }
 
 // WebhookFailing says since when an endpoint's head delivery fails.
@@ -143,13 +147,20 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, id string, overlap *ti
 	return &w, c.do(ctx, "POST", webhookPath(id, "rotate-secret"), nil, body, &w)
 }
 
-// ReplayWebhook moves the endpoint's feed position to after (a feed
-// cursor; "" for the feed's start): what follows is delivered again.
+// ReplayWebhook moves the endpoint's feed position to after, a feed
+// cursor (a FeedPage's NextCursor, or an endpoint's Cursor): what follows
+// is delivered again, in order. An empty cursor is no starting point (a
+// 400 keyed "after"): to send every event again, ReplayWebhookFromStart.
+// The answer's ReplayEvents counts the events the replay sends.
 func (c *Client) ReplayWebhook(ctx context.Context, id, after string) (*Webhook, error) {
-	body := map[string]*string{"after": nil}
-	if after != "" {
-		body["after"] = &after
-	}
 	var w Webhook
-	return &w, c.do(ctx, "POST", webhookPath(id, "replay"), nil, body, &w)
+	return &w, c.do(ctx, "POST", webhookPath(id, "replay"), nil, map[string]string{"after": after}, &w)
+}
+
+// ReplayWebhookFromStart moves the endpoint's feed position to the
+// feed's start: every event is delivered again, in order. The answer's
+// ReplayEvents counts them.
+func (c *Client) ReplayWebhookFromStart(ctx context.Context, id string) (*Webhook, error) {
+	var w Webhook
+	return &w, c.do(ctx, "POST", webhookPath(id, "replay"), nil, map[string]string{"from": "start"}, &w)
 }

@@ -59,12 +59,18 @@ func TestWebhookMethods(t *testing.T) {
 	if _, err := c.RedeliverWebhook(ctx, w.ID, d.ID); err != nil {
 		t.Errorf("RedeliverWebhook: %v", err)
 	}
-	replayed, err := c.ReplayWebhook(ctx, w.ID, "")
+	if _, err := c.ReplayWebhook(ctx, w.ID, ""); !errors.As(err, &apiErr) || apiErr.Status != 400 || len(apiErr.Issues["after"]) == 0 {
+		t.Errorf("a replay without a starting point: %v", err)
+	}
+	replayed, err := c.ReplayWebhookFromStart(ctx, w.ID)
 	must(t, err)
 	start, err := c.ReadFeed(ctx, client.EventQuery{}, "") // no events: its cursor is the feed's start
 	must(t, err)
-	if replayed.Cursor != start.NextCursor {
-		t.Errorf("replayed to %q, want the feed's start %q", replayed.Cursor, start.NextCursor)
+	if replayed.Cursor != start.NextCursor || replayed.ReplayEvents != 0 {
+		t.Errorf("replayed to %q (%d events), want the feed's start %q and none", replayed.Cursor, replayed.ReplayEvents, start.NextCursor)
+	}
+	if again, err := c.ReplayWebhook(ctx, w.ID, replayed.Cursor); err != nil || again.Cursor != replayed.Cursor {
+		t.Errorf("a replay from its own cursor: %v", err)
 	}
 	if _, err := c.ReplayWebhook(ctx, w.ID, "not-a-cursor"); !errors.As(err, &apiErr) || apiErr.Status != 400 || len(apiErr.Issues["after"]) == 0 {
 		t.Errorf("a replay from a bad cursor: %v", err)

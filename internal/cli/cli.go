@@ -97,6 +97,7 @@ func commands() []command {
 		{"webhook create", "create a webhook endpoint and print its secret, once: --org ID --url URL [--description D] [--types event.created,command.updated] [--filter NAME=VALUE …] [--webhooks-allow-private]", runWebhookCreate},
 		{"webhook list", "list an organization's webhook endpoints and whether they fail: --org ID", runWebhookList},
 		{"webhook delete", "delete a webhook endpoint and its delivery log: --org ID WEBHOOK_ID", runWebhookDelete},
+		{"webhook replay", "send a webhook endpoint's events again from a starting point, which must be given; prints how many: --org ID (--after CURSOR | --from start) [--dry-run] WEBHOOK_ID", runWebhookReplay},
 		{"webhook rotate-secret", "give a webhook endpoint a new secret and print it, once; the previous one signs too until --overlap ends: --org ID [--overlap 24h] WEBHOOK_ID", runWebhookRotateSecret},
 		{"alert-rule create", "create an alert rule to Discord, Slack or a Standard Webhooks receiver: --org ID --name NAME --format discord|slack|standard-webhooks --url URL (--threshold N [--window 5m] [--group-by platformUserId|accessPointId|none] [--filter NAME=VALUE …] | --audit-actions A,B) [--cooldown 5m] [--webhooks-allow-private]", runAlertRuleCreate},
 		{"alert-rule list", "list an organization's alert rules: --org ID", runAlertRuleList},

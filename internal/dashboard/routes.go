@@ -170,4 +170,4 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templates/filters.html and templates/pager.html.
 var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "location-live", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
-	"webhooks", "webhook", "delete-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant", "lockdowns", "lockdown-start", "lockdown-release"}
+	"webhooks", "webhook", "delete-webhook", "replay-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant", "lockdowns", "lockdown-start", "lockdown-release"}

@@ -22,6 +22,7 @@ type webhookPage struct {
 	Notice     string
 	Issues     map[string][]string
 	After      string // the replay form's cursor as typed, after a problem
+	From       string // the replay form's choice ("start", "cursor"), after a problem
 	Limit      int    // how many deliveries the page lists at most
 	// Secret is the new secret of a rotation, shown on this one answer.
 	Secret string
@@ -34,7 +35,7 @@ var webhookNotices = map[string]string{
 	"disabled":    "The endpoint is disabled: nothing is sent to it until it is enabled again.",
 	"tested":      "A webhook.test message is queued: it is sent within a second or so, before anything else.",
 	"redelivered": "The message is queued to be sent again, once, with the same webhook-id.",
-	"replayed":    "The endpoint's position in the feed moved: the events after it are delivered again, in order.",
+	"replayed":    "The endpoint's position in the feed moved: the events after the starting point are delivered again, in order.",
 }
 
 // webhookDetail shows one endpoint of the viewer's organization.
@@ -91,7 +92,7 @@ func (d *dashboard) webhookDone(w http.ResponseWriter, r *http.Request, err erro
 	)
 	switch {
 	case errors.As(err, &ve):
-		d.renderWebhook(w, r, http.StatusBadRequest, webhookPage{Issues: webhookIssues(ve.Issues), After: r.PostFormValue("after")})
+		d.renderWebhook(w, r, http.StatusBadRequest, webhookPage{Issues: webhookIssues(ve.Issues), After: r.PostFormValue("after"), From: r.PostFormValue("from")})
 	case errors.As(err, &ce):
 		d.renderWebhook(w, r, http.StatusConflict, webhookPage{Notice: "Nothing was sent: the endpoint is disabled; enable it first."})
 	case err != nil:
@@ -131,10 +132,55 @@ func (d *dashboard) redeliverWebhook(w http.ResponseWriter, r *http.Request) {
 	d.webhookDone(w, r, err, "redelivered")
 }
 
+// replayConfirmation asks before a replay, saying how many events it
+// sends; its form sends the same starting point with confirm=yes.
+type replayConfirmation struct {
+	Webhook gatehouse.Webhook
+	From    string // "start", or empty with After
+	After   string
+	Events  int64
+}
+
 // replayWebhook moves the endpoint's position in the feed to the form's
-// cursor, or to the feed's start when it is empty.
+// starting point: after its cursor (from=cursor), or the feed's start
+// (from=start). There is no default. The first post asks first, on a
+// page that counts the events the replay would send; the second, with
+// confirm=yes, replays.
 func (d *dashboard) replayWebhook(w http.ResponseWriter, r *http.Request) {
-	_, err := d.Service.ReplayWebhook(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("after"))
+	orgID := viewerOf(r).user.OrgID
+	from, after := r.PostFormValue("from"), r.PostFormValue("after")
+	switch from {
+	case "cursor":
+		from = ""
+		if after == "" {
+			d.renderWebhook(w, r, http.StatusBadRequest, webhookPage{From: "cursor", Issues: map[string][]string{"Cursor": {"is empty: paste a feed cursor, or choose the feed's start"}}})
+			return
+		}
+	case "":
+		if after == "" {
+			d.renderWebhook(w, r, http.StatusBadRequest, webhookPage{Issues: map[string][]string{"Start": {"choose where the replay starts: after a cursor, or the feed's start"}}})
+			return
+		}
+	case gatehouse.ReplayFromStart:
+		after = ""
+	}
+	start, err := gatehouse.ParseReplayFrom(after, from)
+	if err != nil {
+		d.webhookDone(w, r, err, "")
+		return
+	}
+	if r.PostFormValue("confirm") != "yes" {
+		n, err := d.Service.CountWebhookReplay(r.Context(), orgID, pathID(r), start)
+		if err != nil {
+			d.webhookDone(w, r, err, "")
+			return
+		}
+		if hook, ok := d.findWebhook(w, r); ok {
+			d.render(w, r, http.StatusOK, "replay-webhook", replayConfirmation{Webhook: hook, From: from, After: after, Events: n})
+		}
+		return
+	}
+	_, _, err = d.Service.ReplayWebhook(r.Context(), orgID, pathID(r), start)
 	d.webhookDone(w, r, err, "replayed")
 }
 

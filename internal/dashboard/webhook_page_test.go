@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -79,19 +80,45 @@ func TestWebhookPageDeliveriesAndActions(t *testing.T) {
 		t.Errorf("once the receiver answers, the page still shows failures or not three successes")
 	}
 
-	// Replay: a bad cursor by field, then from the feed's start.
+	// Replay: a bad cursor by field; no starting point at all; then from
+	// the feed's start, counted on a confirmation page first.
 	before, _ := s.svc.FindWebhook(ctx, acme.org.ID, hookID)
-	badReplay := b.do("POST", path+"/replay", url.Values{"csrf": {csrf}, "after": {"not-a-cursor"}})
+	badReplay := b.do("POST", path+"/replay", url.Values{"csrf": {csrf}, "from": {"cursor"}, "after": {"not-a-cursor"}})
 	if badReplay.status != http.StatusBadRequest || !strings.Contains(badReplay.body, "<strong>Cursor</strong>") || !strings.Contains(badReplay.body, `value="not-a-cursor"`) {
 		t.Errorf("a bad cursor: %d", badReplay.status)
 	}
-	if r := b.do("POST", path+"/replay", url.Values{"csrf": {csrf}, "after": {""}}); r.status != http.StatusSeeOther || r.header.Get("Location") != path+"?done=replayed" {
+	for _, form := range []url.Values{{"after": {""}}, {"from": {"cursor"}, "after": {""}}} {
+		form.Set("csrf", csrf)
+		form.Set("confirm", "yes")
+		if r := b.do("POST", path+"/replay", form); r.status != http.StatusBadRequest || !strings.Contains(r.body, "choose") {
+			t.Errorf("a replay without a starting point (%v): %d", form, r.status)
+		}
+	}
+	if after, _ := s.svc.FindWebhook(ctx, acme.org.ID, hookID); after.Cursor != before.Cursor {
+		t.Error("a replay without a starting point moved the cursor")
+	}
+	feed, err := s.store.ReadFeed(ctx, acme.org.ID, gatehouse.EventFilter{Limit: 1000}, gatehouse.FeedPosition{})
+	if err != nil || len(feed.Events) < 2 {
+		t.Fatalf("the feed: %d events, %v", len(feed.Events), err)
+	}
+	asked := b.do("POST", path+"/replay", url.Values{"csrf": {csrf}, "from": {"start"}})
+	if asked.status != http.StatusOK || !strings.Contains(asked.body, fmt.Sprintf("This replay sends %d events</strong>", len(feed.Events))) ||
+		!strings.Contains(asked.body, `name="confirm" value="yes"`) || !strings.Contains(asked.body, `name="from" value="start"`) {
+		t.Errorf("the confirmation: %d %s", asked.status, asked.body)
+	}
+	if after, _ := s.svc.FindWebhook(ctx, acme.org.ID, hookID); after.Cursor != before.Cursor {
+		t.Error("asking to confirm a replay moved the cursor")
+	}
+	if r := b.do("POST", path+"/replay", url.Values{"csrf": {csrf}, "from": {"start"}, "confirm": {"yes"}}); r.status != http.StatusSeeOther || r.header.Get("Location") != path+"?done=replayed" {
 		t.Fatalf("replay: %d to %q", r.status, r.header.Get("Location"))
 	}
 	if after, _ := s.svc.FindWebhook(ctx, acme.org.ID, hookID); after.Cursor == before.Cursor {
 		t.Error("a replay from the start left the cursor where it was")
 	}
-	if r := b.do("POST", path+"/replay", url.Values{"csrf": {csrf}, "after": {before.Cursor}}); r.status != http.StatusSeeOther {
+	if r := b.do("POST", path+"/replay", url.Values{"csrf": {csrf}, "from": {"cursor"}, "after": {before.Cursor}}); r.status != http.StatusOK || !strings.Contains(r.body, "This replay sends 0 events</strong>") {
+		t.Errorf("the confirmation of a replay to its cursor: %d", r.status)
+	}
+	if r := b.do("POST", path+"/replay", url.Values{"csrf": {csrf}, "from": {"cursor"}, "after": {before.Cursor}, "confirm": {"yes"}}); r.status != http.StatusSeeOther {
 		t.Fatalf("replay to a cursor: %d", r.status)
 	}
 	if after, _ := s.svc.FindWebhook(ctx, acme.org.ID, hookID); after.Cursor != before.Cursor {

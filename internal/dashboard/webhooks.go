@@ -134,7 +134,7 @@ func formFilters(form url.Values) map[string]string {
 
 // webhookFieldLabels name the endpoint's fields as the form does.
 var webhookFieldLabels = map[string]string{"url": "URL", "description": "Description", "types": "Types",
-	"enabled": "Enabled", "after": "Cursor", "filters": "Filters"}
+	"enabled": "Enabled", "after": "Cursor", "from": "Start", "filters": "Filters"}
 
 // webhookIssues names the service's issues by the form's labels: "url"
 // is URL, "types[1]" Types, "filters.type" Filter Type (the Event Log's

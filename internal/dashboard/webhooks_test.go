@@ -215,7 +215,7 @@ func TestWebhooksAreAdminsOnlyAndPerOrganization(t *testing.T) {
 			"/dashboard/webhooks": {"url": {"https://hooks.example.com/forged"}},
 			path + "/enabled":     {"enabled": {"false"}},
 			path + "/test":        {},
-			path + "/replay":      {"after": {""}},
+			path + "/replay":      {"from": {"start"}, "confirm": {"yes"}},
 			path + "/delete":      {},
 			path + "/deliveries/" + delivery + "/redeliver": {},
 		}

@@ -100,3 +100,37 @@ func (db *DB) FeedCursorCeiling(ctx context.Context) (_ gatehouse.FeedPosition, 
 	txn, err := strconv.ParseUint(xid, 10, 64)
 	return gatehouse.FeedPosition{Txn: txn}, err
 }
+
+// CountFeed implements gatehouse.Store: the events after (xid, seq),
+// those of transactions still running included (they are on their way).
+func (db *DB) CountFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (_ int64, err error) {
+	defer sqlstore.Label(&err, "Store.CountFeed", orgID)
+	var xmax string
+	if err := db.pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text`).Scan(&xmax); err != nil {
+		return 0, wrap(err)
+	}
+	if next, err := strconv.ParseUint(xmax, 10, 64); err == nil && after.Txn >= next {
+		return 0, gatehouse.Invalid("after", "is past every transaction of this database (restored from a dump?): read from the feed's start, or from a cursor it gave since")
+	}
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var b strings.Builder
+	b.WriteString(`SELECT count(*) FROM events e WHERE e.org = $1 AND (e.xid, e.seq) > ($2::text::xid8, $3)`)
+	args := []any{org, strconv.FormatUint(after.Txn, 10), after.Seq}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	conds, _ := filterConditions(f, arg)
+	for _, c := range conds {
+		b.WriteString(" AND " + c)
+	}
+	var n int64
+	err = db.pool.QueryRow(ctx, b.String(), args...).Scan(&n)
+	return n, wrap(err)
+}

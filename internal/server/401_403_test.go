@@ -150,13 +150,13 @@ func TestWebhooksWriteAloneReadsNoEvents(t *testing.T) {
 		strings.NewReader(`{"url": "https://attacker.example.com/c"}`), "Content-Type", "application/json"))
 	refused("PATCH types to event.created", e.do(http.MethodPatch, "/api/consumer/v1/webhooks/"+cmds.ID.String(), commands,
 		strings.NewReader(`{"types": ["event.created"]}`), "Content-Type", "application/json"))
-	refused("POST /replay", e.post("/api/consumer/v1/webhooks/"+cmds.ID.String()+"/replay", commands, `{"after": null}`))
+	refused("POST /replay", e.post("/api/consumer/v1/webhooks/"+cmds.ID.String()+"/replay", commands, `{"from": "start"}`))
 
 	events := e.createWebhook(both, `{"url": "https://hooks.example.com/e"}`)
 	refused("PATCH the URL of an events endpoint", e.do(http.MethodPatch, "/api/consumer/v1/webhooks/"+events.ID.String(), hooksOnly,
 		strings.NewReader(`{"url": "https://attacker.example.com/e"}`), "Content-Type", "application/json"))
-	refused("POST /replay of an events endpoint", e.post("/api/consumer/v1/webhooks/"+events.ID.String()+"/replay", hooksOnly, `{"after": null}`))
-	if r := e.post("/api/consumer/v1/webhooks/"+events.ID.String()+"/replay", both, `{"after": null}`); r.status != http.StatusOK {
+	refused("POST /replay of an events endpoint", e.post("/api/consumer/v1/webhooks/"+events.ID.String()+"/replay", hooksOnly, `{"from": "start"}`))
+	if r := e.post("/api/consumer/v1/webhooks/"+events.ID.String()+"/replay", both, `{"from": "start"}`); r.status != http.StatusOK {
 		t.Errorf("replay with both scopes: %d %s", r.status, r.body)
 	}
 	if r := e.get("/api/consumer/v1/webhooks/"+events.ID.String(), hooksOnly); r.status != http.StatusOK || strings.Contains(string(r.body), "attacker") {

@@ -165,7 +165,7 @@ func TestErasedEventsLeaveWebhooks(t *testing.T) {
 	if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/deliveries/"+ofErased.ID.String()+"/redeliver", acme.allKey, ""); r.status != http.StatusAccepted {
 		t.Fatalf("redeliver = %d %s", r.status, r.body)
 	}
-	if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/replay", acme.allKey, `{"after": null}`); r.status != http.StatusOK {
+	if r := e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/replay", acme.allKey, `{"from": "start"}`); r.status != http.StatusOK {
 		t.Fatalf("replay = %d %s", r.status, r.body)
 	}
 	e.roundsUntil("the replay delivered", func() bool { return len(recv.delivered()) >= 4 })

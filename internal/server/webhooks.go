@@ -129,7 +129,10 @@ func (s *server) testWebhook() http.Handler {
 }
 
 // replayWebhook serves POST /api/consumer/v1/webhooks/{id}/replay with
-// {"after": cursor}; null (or "") replays from the feed's start.
+// a starting point: {"after": cursor}, or {"from": "start"} for the feed's
+// start. Without one (null, "", nothing) it is a 400 saying what to send:
+// a default of the start resent every event by accident. 200 answers the
+// endpoint and replayEvents, how many events the replay sends.
 func (s *server) replayWebhook() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, err := readJSON(w, r, maxWebhookBody)
@@ -139,26 +142,35 @@ func (s *server) replayWebhook() http.Handler {
 		}
 		var body struct {
 			After *string `json:"after"`
+			From  *string `json:"from"`
 		}
-		sent, err := gatehouse.DecodeFields(data, &body, []string{"after"})
-		if err == nil {
-			if _, ok := sent["after"]; !ok {
-				err = gatehouse.Invalid("after", "is required: a feed cursor (a nextCursor, or a webhook's cursor), or null for the feed's start")
-			}
+		var from gatehouse.ReplayFrom
+		if _, err = gatehouse.DecodeFields(data, &body, []string{"after", "from"}); err == nil {
+			from, err = gatehouse.ParseReplayFrom(deref(body.After), deref(body.From))
 		}
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
-		after := ""
-		if body.After != nil {
-			after = *body.After
-		}
 		webhookHandler(s, func(r *http.Request, id uuid.UUID) (any, int, error) {
-			hook, err := s.Service.ReplayWebhook(r.Context(), apiKey(r.Context()).OrgID, id, after)
-			return hook, http.StatusOK, err
+			hook, n, err := s.Service.ReplayWebhook(r.Context(), apiKey(r.Context()).OrgID, id, from)
+			return replayedWebhook{hook, n}, http.StatusOK, err
 		}).ServeHTTP(w, r)
 	})
+}
+
+// replayedWebhook is the answer of a replay: the endpoint at its new
+// position, and how many events the replay sends.
+type replayedWebhook struct {
+	gatehouse.Webhook
+	ReplayEvents int64 `json:"replayEvents"`
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 // rotateWebhookSecret serves POST /api/consumer/v1/webhooks/{id}/rotate-secret

@@ -242,9 +242,15 @@ func TestWebhookDeliveryUnderFaults(t *testing.T) {
 	}
 
 	// Replay from the start: every event again, in order.
-	r = e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/replay", acme.allKey, `{"after": null}`)
+	r = e.post("/api/consumer/v1/webhooks/"+h.ID.String()+"/replay", acme.allKey, `{"from": "start"}`)
 	if r.status != http.StatusOK {
 		t.Fatalf("replay = %d %s", r.status, r.body)
+	}
+	var replayed struct {
+		ReplayEvents int64 `json:"replayEvents"`
+	}
+	if r.decode(t, &replayed); replayed.ReplayEvents != int64(len(want)) {
+		t.Errorf("replayEvents %d, want the %d events of the feed", replayed.ReplayEvents, len(want))
 	}
 	e.roundsUntil("the replay sent", func() bool { return len(recv.delivered()) >= 12 })
 	if got := recv.delivered(); !slices.Equal(got[7:], want) {

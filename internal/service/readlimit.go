@@ -76,7 +76,7 @@ func (r *ReadSlots) Acquire(ctx context.Context, orgID uuid.UUID) (release func(
 
 // LimitReads returns s with these reads bounded:
 //   - its event reads ([gatehouse.EventStore.ListEvents],
-//     [gatehouse.EventStore.CountEvents], [gatehouse.EventStore.ReadFeed],
+//     [gatehouse.EventStore.CountEvents], [gatehouse.EventStore.ReadFeed], [gatehouse.EventStore.CountFeed],
 //     [gatehouse.EventStore.CountInsights]);
 //   - its policy set reads ([gatehouse.PolicyStore.PolicySet]).
 //
@@ -125,6 +125,15 @@ func (s *limitedStore) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehous
 	}
 	defer end()
 	return s.Store.ReadFeed(ctx, orgID, f, after)
+}
+
+func (s *limitedStore) CountFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (int64, error) {
+	ctx, end, err := s.begin(ctx, orgID)
+	if err != nil {
+		return 0, err
+	}
+	defer end()
+	return s.Store.CountFeed(ctx, orgID, f, after)
 }
 
 func (s *limitedStore) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, step time.Duration) ([]gatehouse.EventCount, error) {

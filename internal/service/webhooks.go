@@ -111,37 +111,6 @@ func (s *Service) UpdateWebhook(ctx context.Context, orgID, id uuid.UUID, in gat
 	return s.withCursor(w), err
 }
 
-// ReplayWebhook moves an endpoint's position in the feed to cursor (a
-// feed cursor, or "" for the feed's start): the events after it are
-// delivered again, in order, and a failing delivery is tried at once.
-// Command changes keep their position. A [*gatehouse.ValidationError]
-// keyed "after"; a [*gatehouse.ScopeError] for a key without events:read.
-func (s *Service) ReplayWebhook(ctx context.Context, orgID, id uuid.UUID, cursor string) (gatehouse.Webhook, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageWebhooks); err != nil {
-		return gatehouse.Webhook{}, err
-	}
-	if err := gatehouse.RequireKeyScope(gatehouse.ActorFrom(ctx), gatehouse.ScopeEventsRead, "a replay needs: it sends the organization's events"); err != nil {
-		return gatehouse.Webhook{}, err
-	}
-	var p gatehouse.FeedPosition
-	if cursor != "" {
-		var err error
-		if p, err = s.openFeedCursor(ctx, orgID, cursor); errors.Is(err, gatehouse.ErrFeedCursor) {
-			return gatehouse.Webhook{}, gatehouse.Invalid("after", "%s", err.Error())
-		} else if err != nil {
-			return gatehouse.Webhook{}, err
-		}
-		// A position this database cannot have made (another backend's)
-		// is refused now, not at every round.
-		if _, err := s.store.ReadFeed(ctx, orgID, gatehouse.EventFilter{Limit: 1}, p); err != nil {
-			return gatehouse.Webhook{}, err
-		}
-	}
-	w, err := s.store.UpdateWebhook(ctx, s.entry(ctx, orgID, gatehouse.AuditWebhookChanged, gatehouse.TargetWebhook), orgID, id,
-		gatehouse.WebhookChange{EventsAfter: &p, SealCursor: func(p gatehouse.FeedPosition) string { return s.FeedCursor(orgID, p) }}, s.Now())
-	return s.withCursor(w), err
-}
-
 // RotateWebhookSecret gives one of the organization's endpoints a new
 // secret and returns it: the only time it is shown. It is recorded as
 // webhook.secret_rotated.

@@ -96,3 +96,24 @@ func (db *DB) FeedCursorCeiling(ctx context.Context) (_ gatehouse.FeedPosition, 
 	err = db.read.QueryRowContext(ctx, `SELECT seq FROM feed_cursor_ceiling`).Scan(&p.Seq)
 	return p, wrap(err)
 }
+
+// CountFeed implements gatehouse.Store: the events after seq through
+// events_feed (or the filter's own index).
+func (db *DB) CountFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (_ int64, err error) {
+	defer sqlstore.Label(&err, "Store.CountFeed", orgID)
+	if after.Txn != 0 {
+		return 0, gatehouse.Invalid("after", "is a position of a PostgreSQL database, not of this one: read from the feed's start")
+	}
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	conds, condArgs := filterConditions(org, f)
+	var n int64
+	err = db.read.QueryRowContext(ctx, `SELECT count(*) FROM events e WHERE e.org = ? AND e.seq > ?`+conds,
+		append([]any{org, after.Seq}, condArgs...)...).Scan(&n)
+	return n, wrap(err)
+}

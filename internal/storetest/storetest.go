@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 		{"IngestIsAllOrNothing", testIngestAllOrNothing},
 		{"IngestBatchSizes", testIngestBatchSizes},
 		{"FeedExactlyOnce", testFeedExactlyOnce},
+		{"CountFeed", testCountFeed},
 		{"Commands", testCommands},
 		{"MessagingKeys", testMessagingKeys},
 		{"EventFilters", testEventFilters},

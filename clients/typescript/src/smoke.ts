@@ -3,7 +3,8 @@
 // clients/typescript_test.go compiles it and runs it against a live server:
 //
 //   GATEHOUSE_URL, GATEHOUSE_KEY    the server and a key with events:read,
-//                                   locations:read, commands:write and server
+//                                   locations:read, commands:write, server
+//                                   and webhooks:write
 //   GATEHOUSE_DENIED                how many denied events the server holds
 //   GATEHOUSE_ACCESS_POINT          a door whose location names a universe (42)
 //
@@ -125,6 +126,22 @@ expect(top?.key === process.env.GATEHOUSE_ACCESS_POINT && top?.denied === denied
   `insights by door: ${JSON.stringify(byDoor.data?.data)}`);
 expect(byDoor.data?.meta.groupBy === "accessPointId" && byDoor.data?.meta.truncated === false, "insights: meta");
 
+// A webhook endpoint replays only from a starting point said out loud, and
+// the answer counts what the replay sends.
+const hook = await client.POST("/api/consumer/v1/webhooks", {
+  body: { url: "https://hooks.example.com/smoke", filters: { type: "ACCESS_DENIED" } },
+});
+const hookId = hook.data?.id ?? "";
+expect(hook.response.status === 201, `webhook: status ${hook.response.status}`);
+const unsaid = await client.POST("/api/consumer/v1/webhooks/{id}/replay", { params: { path: { id: hookId } }, body: {} });
+const unsaidIssues = unsaid.error && "issues" in unsaid.error ? unsaid.error.issues : {};
+expect(unsaid.response.status === 400 && "after" in unsaidIssues, `replay without a starting point: status ${unsaid.response.status}`);
+const replayed = await client.POST("/api/consumer/v1/webhooks/{id}/replay", {
+  params: { path: { id: hookId } },
+  body: { from: "start" },
+});
+expect(replayed.response.status === 200 && replayed.data?.replayEvents === denied, `replay from the start: ${replayed.data?.replayEvents} events, want ${denied}`);
+
 // Spend the key's burst: the 429 says when to come back.
 let limited: { status: number; retryAfter: string | null; code?: string } | undefined;
 for (let i = 0; i < 300 && !limited; i++) {
@@ -145,6 +162,7 @@ console.log(
     command: shown.data?.status,
     decision: decision.data?.reason,
     policySet: unchanged.response.status,
+    replayEvents: replayed.data?.replayEvents,
     rateLimited: limited,
     failures,
   }),

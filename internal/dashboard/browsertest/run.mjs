@@ -199,6 +199,14 @@ try {
   await page.getByRole("button", { name: "Send test event" }).click();
   await page.getByRole("cell", { name: "webhook.test" }).first().waitFor();
   await shot("23-webhook");
+  // A replay asks where to start, then says how many events it sends.
+  await page.getByLabel("From the feed's start: every event again").check();
+  await page.getByRole("button", { name: "Count the events, then confirm" }).click();
+  const replayCount = await page.locator("#replay-count").innerText();
+  check(/^This replay sends \d+ events?/.test(replayCount), `replay confirmation: ${replayCount}`);
+  await shot("23-webhook-replay-confirm");
+  await page.getByRole("button", { name: /^Replay \d+ events?$/ }).click();
+  await page.waitForURL(/done=replayed/);
 
   // An alert rule: made with the form, tested, what fired listed.
   await page.goto(`${BASE}/dashboard/alerts`);

@@ -101,7 +101,7 @@ func commands() []command {
 		{"alert-rule delete", "delete an alert rule and the alerts it fired: --org ID RULE_ID", runAlertRuleDelete},
 		{"alert-rule test", "queue a test alert of a rule, sent by a running server: --org ID RULE_ID", runAlertRuleTest},
 		{"alerts list", "list what an organization's alert rules fired, newest first, with each delivery's state: --org ID [--rule ID] [--limit N]", runAlertsList},
-		{"event import", "import NDJSON events: --org ID [FILE|-]", runEventImport},
+		{"event import", "import NDJSON events, ingest objects or whole events as exported (event tail, the dashboard): --org ID [FILE|-]", runEventImport},
 		{"event tail", "follow the event feed as NDJSON: --org ID [--access-point ID --type T … --cursor-file FILE --follow=false]", runEventTail},
 		{"user create", "create a dashboard user: --org ID --email EMAIL [--name NAME] [--role admin|operator|viewer]", runUserCreate},
 		{"user list", "list an organization's dashboard users and their roles: --org ID", runUserList},

@@ -40,12 +40,13 @@ func tailEvents(t *testing.T, g *gh, org string) (string, map[string]exportedEve
 
 // What event tail writes (the whole events of GET /events, as the
 // dashboard's NDJSON export writes them too) is imported unchanged: into
-// another database whose organization has the same names but other ids,
+// another database (PostgreSQL with GATEHOUSE_TEST_BACKEND=postgres) whose
+// organization has the same names but other ids,
 // every event arrives with its id, type, times, reason, player, door and
 // requester; importing it again, there or into the organization it came
 // from, counts duplicates, not rejects.
 func TestEventTailOutputImports(t *testing.T) {
-	from, to := newGH(t), newGH(t)
+	from, to := newGH(t), newBackendGH(t) // GATEHOUSE_TEST_BACKEND=postgres: from SQLite to PostgreSQL
 	orgA, doorsA := from.place("Gate", "Vault")
 	orgB, _ := to.place("Vault", "Gate") // other ids, in another order
 	var u record

@@ -16,7 +16,7 @@ func TestDecodeImportEventDerivesStableIDs(t *testing.T) {
 	ap := "01a2179e-0000-7000-8000-0000000000aa"
 	id := func(org uuid.UUID, line string) uuid.UUID {
 		t.Helper()
-		ev, err := gatehouse.DecodeImportEvent(org, []byte(line), now)
+		ev, _, err := gatehouse.DecodeImportEvent(org, []byte(line), now)
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
@@ -51,7 +51,7 @@ func TestDecodeImportEventDerivesStableIDs(t *testing.T) {
 		t.Errorf("a line's own id became %s", got)
 	}
 	// The derived id sorts by occurredAt, as a UUIDv7 does.
-	ev, _ := gatehouse.DecodeImportEvent(org, []byte(`{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":"`+ap+`"}`), now)
+	ev, _, _ := gatehouse.DecodeImportEvent(org, []byte(`{"type":"ACCESS_GRANTED","occurredAt":"2026-11-20T10:00:00Z","accessPointId":"`+ap+`"}`), now)
 	sec, _ := ev.ID.Time().UnixTime()
 	if sec != time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC).Unix() {
 		t.Errorf("the derived id's time is %d", sec)

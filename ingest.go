@@ -69,17 +69,27 @@ var commandFields = []string{"id", "status", "scope", "serverJobId", "platformUs
 // by field name; whether the access point and requester belong to the
 // organization is checked by the store.
 func DecodeIngestEvent(data []byte, now time.Time) (NewEvent, error) {
-	ev, _, err := decodeIngestEvent(data, now)
+	ev, _, err := decodeIngestEvent(data, now, nil)
 	return ev, err
 }
 
 // decodeIngestEvent is DecodeIngestEvent that also says whether the
-// object carried its id (else ev.ID is a new UUIDv7).
-func decodeIngestEvent(data []byte, now time.Time) (ev NewEvent, idGiven bool, err error) {
+// object carried its id (else ev.ID is a new UUIDv7). With names, it also
+// reads the whole event's shape an export writes (see
+// [DecodeImportEvent]) and fills names from it.
+func decodeIngestEvent(data []byte, now time.Time, names *ImportNames) (ev NewEvent, idGiven bool, err error) {
 	var errs ValidationError
-	obj, ok := decodeObject(&errs, data, ingestFields)
+	known := ingestFields
+	if names != nil {
+		known = importFields
+	}
+	obj, ok := decodeObject(&errs, data, known)
 	if !ok {
 		return ev, false, errs.Err()
+	}
+	var whole wholeEvent
+	if names != nil {
+		whole = readWholeEvent(&errs, obj, names)
 	}
 	r := fieldReader{errs: &errs, obj: obj}
 
@@ -98,8 +108,11 @@ func decodeIngestEvent(data []byte, now time.Time) (ev NewEvent, idGiven bool, e
 		}
 		ev.OccurredAt = *t
 	}
-	if id := r.uuid("accessPointId", true); id != nil {
+	if id := r.uuid("accessPointId", !whole.accessPoint); id != nil {
 		ev.AccessPointID = *id
+	}
+	if whole.accessPointID != nil {
+		ev.AccessPointID = *whole.accessPointID
 	}
 	if s := r.optStr("allowed"); s != nil {
 		if o := Outcome(*s); o == Granted || o == Denied {
@@ -118,7 +131,11 @@ func decodeIngestEvent(data []byte, now time.Time) (ev NewEvent, idGiven bool, e
 	ev.PlatformUserID = r.externalID("platformUserId")
 	ev.ServerJobID = r.externalID("serverJobId")
 	ev.Scope = r.commandScope("scope")
-	ev.RequestedBy = r.uuid("requestedBy", false)
+	if whole.requester {
+		ev.RequestedBy = whole.requestedBy
+	} else {
+		ev.RequestedBy = r.uuid("requestedBy", false)
+	}
 
 	switch typ {
 	case EventAccessGranted, EventAccessDenied:
@@ -325,16 +342,4 @@ func DeriveEventID(orgID uuid.UUID, ev NewEvent) uuid.UUID {
 	id[6] = 0x70 | id[6]&0x0f // version 7
 	id[8] = 0x80 | id[8]&0x3f // the RFC 9562 variant
 	return id
-}
-
-// DecodeImportEvent reads one line of an import at now, as
-// [DecodeIngestEvent] does, except that a line without an id gets the id
-// [DeriveEventID] makes, so that importing a file again stores nothing
-// twice.
-func DecodeImportEvent(orgID uuid.UUID, line []byte, now time.Time) (NewEvent, error) {
-	ev, idGiven, err := decodeIngestEvent(line, now)
-	if err == nil && !idGiven {
-		ev.ID = DeriveEventID(orgID, ev)
-	}
-	return ev, err
 }

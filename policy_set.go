@@ -236,10 +236,16 @@ type DecisionRequest struct {
 	// Record stores the decision as an ACCESS_GRANTED or ACCESS_DENIED
 	// event in the same call.
 	Record bool `json:"record"`
-	// At decides at another instant (an explanation: "would this player
-	// have passed at 23:30?"); nil is now. A recorded decision is always
-	// now.
+	// At decides at another instant, as things stood then (an
+	// explanation: "why was this attempt denied?"): by the policy version
+	// in force then, the unlocks issued by then, the lockdowns and grants
+	// running then; nil is now. A recorded decision is always now.
 	At *Time `json:"at,omitempty"`
+	// CurrentPolicy decides at At by the current policy instead of the
+	// version in force then: a test of the rules as they are now ("would
+	// this player pass at 23:30?"), as the dashboard's test form asks.
+	// Not part of the API.
+	CurrentPolicy bool `json:"-"`
 }
 
 // DecisionResult is a decision with what it was made from.

@@ -28,6 +28,11 @@ type PolicyStore interface {
 	// [ErrNotFound] for an unknown access point or one of another
 	// organization.
 	FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (*Policy, error)
+	// FindPolicyAt returns the version of an organization's access
+	// point's policy in force at an instant: the latest whose UpdatedAt is
+	// at or before it, or nil when it had none yet. [ErrNotFound] as
+	// FindPolicy.
+	FindPolicyAt(ctx context.Context, orgID, accessPointID uuid.UUID, at time.Time) (*Policy, error)
 	// PolicySet returns every access point of the organization's
 	// locations of universeID, ordered by access point id, with its
 	// location and its current policy (nil when it has none). None is no

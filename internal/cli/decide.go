@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/service"
+	"github.com/google/uuid"
 )
 
 // runDecide explains what an access point's policy decides for a player,
@@ -20,7 +21,8 @@ func runDecide(ctx context.Context, e *env) error {
 	player := f.String("platform-user-id", "", "the player's platform user id")
 	job := f.String("server-job-id", "", "the game server's job id, for remote unlocks of scope SERVER")
 	attrs := f.String("attributes", "", `what the game server knows of the player, JSON: {"groups":{"456":200},"gamepasses":["789"],"badges":["12"],"premium":true}`)
-	at := f.String("at", "", "decide at this RFC 3339 instant instead of now, e.g. 2026-03-02T18:00:00Z")
+	at := f.String("at", "", "decide at this RFC 3339 instant instead of now, as things stood then (the policy version in force, the unlocks, lockdowns and grants), e.g. 2026-03-02T18:00:00Z")
+	current := f.Bool("current-policy", false, "with --at, decide by the current policy instead of the version in force then: a test of today's rules at another time")
 	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		apID, err := parseID("access-point", *ap)
 		if err != nil {
@@ -31,13 +33,16 @@ func runDecide(ctx context.Context, e *env) error {
 		}
 		r := gatehouse.DecisionRequest{AccessPointID: apID,
 			DecisionInput: gatehouse.DecisionInput{PlatformUserID: *player, ServerJobID: *job}}
+		if *current && *at == "" {
+			return usagef("--current-policy goes with --at: now, the current policy is the one in force")
+		}
 		if *at != "" {
 			t, err := gatehouse.ParseTime(*at)
 			if err != nil {
 				return usagef("--at must be an RFC 3339 instant with an offset, e.g. 2026-03-02T18:00:00Z; got %q", *at)
 			}
 			instant := gatehouse.Time(t)
-			r.At = &instant
+			r.At, r.CurrentPolicy = &instant, *current
 		}
 		var issues gatehouse.ValidationError
 		if *attrs != "" {
@@ -64,9 +69,16 @@ func runDecide(ctx context.Context, e *env) error {
 		}
 		var p *gatehouse.Policy
 		if res.PolicyVersion != nil {
-			// The rule's text comes from the version that decided; one
-			// set since then explains nothing of this decision.
-			if cur, err := svc.Policy(ctx, orgID, apID); err == nil && cur != nil && cur.Version == *res.PolicyVersion {
+			// The rule's text comes from the version that decided, the
+			// one in force at the decision's instant; one set since then
+			// explains nothing of this decision.
+			policy := svc.Policy
+			if !r.CurrentPolicy {
+				policy = func(ctx context.Context, org, ap uuid.UUID) (*gatehouse.Policy, error) {
+					return svc.PolicyAt(ctx, org, ap, time.Time(res.At))
+				}
+			}
+			if cur, err := policy(ctx, orgID, apID); err == nil && cur != nil && cur.Version == *res.PolicyVersion {
 				p = cur
 			}
 		}

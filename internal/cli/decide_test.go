@@ -90,7 +90,8 @@ func TestDecide(t *testing.T) {
 			"  policy        version 1",
 			"  rule          schedule.exceptions[1]: 2026-12-31 only 10:00–14:00 Europe/Berlin"}},
 	} {
-		args := []string{"decide", "--access-point", d.door.ID, "--platform-user-id", c.player, "--at", c.at}
+		// The instants are before the policy was set: tests of its rules.
+		args := []string{"decide", "--access-point", d.door.ID, "--platform-user-id", c.player, "--at", c.at, "--current-policy"}
 		if c.attributes != "" {
 			args = append(args, "--attributes", c.attributes)
 		}
@@ -115,23 +116,23 @@ func TestDecide(t *testing.T) {
 		"exceptions": [{"date": "2026-12-31", "windows": [{"from": "20:00", "to": "02:00"}]}]}}`)); err != nil {
 		t.Fatal(err)
 	}
-	d.json(&res, "decide", "--access-point", d.door.ID, "--platform-user-id", "5", "--at", "2027-01-01T04:30:00Z")
+	d.json(&res, "decide", "--access-point", d.door.ID, "--platform-user-id", "5", "--at", "2027-01-01T04:30:00Z", "--current-policy")
 	want := decisionJSON{Allowed: "granted", Reason: gatehouse.ReasonSchedule, Rule: "schedule.exceptions[0].windows[0]",
 		PolicyVersion: res.PolicyVersion, AccessPoint: res.AccessPoint, Location: res.Location, At: "2027-01-01T04:30:00.000Z"}
 	if diff := cmp.Diff(want, res); diff != "" || res.PolicyVersion == nil || *res.PolicyVersion != 2 ||
 		res.AccessPoint.ID != d.door.ID || res.AccessPoint.Name != "Front door" || res.Location.ID != d.hq.ID || res.Location.Name != "HQ" {
 		t.Errorf("decide --json (-want +got):\n%s\n%+v", diff, res)
 	}
-	out, _, err = d.run(nil, "decide", "--access-point", d.door.ID, "--platform-user-id", "5", "--at", "2027-01-01T04:30:00Z")
+	out, _, err = d.run(nil, "decide", "--access-point", d.door.ID, "--platform-user-id", "5", "--at", "2027-01-01T04:30:00Z", "--current-policy")
 	if err != nil || !strings.Contains(out, "Fri 2027-01-01 01:30 America/Sao_Paulo") ||
 		!strings.Contains(out, "  rule          schedule.exceptions[0].windows[0]: 2026-12-31 20:00–02:00 (next day) America/Sao_Paulo (special hours)\n") {
 		t.Errorf("decide in special hours: %q, %v", out, err)
 	}
-	d.json(&res, "decide", "--access-point", d.door.ID, "--platform-user-id", "5", "--at", "2027-01-03T01:00:00Z")
+	d.json(&res, "decide", "--access-point", d.door.ID, "--platform-user-id", "5", "--at", "2027-01-03T01:00:00Z", "--current-policy")
 	if res.Reason != gatehouse.ReasonSchedule || res.Rule != "schedule.windows[0]" {
 		t.Errorf("decide in a weekly window: %+v", res)
 	}
-	out, _, _ = d.run(nil, "decide", "--access-point", d.door.ID, "--platform-user-id", "5", "--at", "2027-01-03T01:00:00Z")
+	out, _, _ = d.run(nil, "decide", "--access-point", d.door.ID, "--platform-user-id", "5", "--at", "2027-01-03T01:00:00Z", "--current-policy")
 	if !strings.Contains(out, "  rule          schedule.windows[0]: SAT, SUN 22:00–04:00 (next day) America/Sao_Paulo\n") {
 		t.Errorf("decide in a weekly window, for people:\n%s", out)
 	}

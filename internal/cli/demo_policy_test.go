@@ -15,7 +15,10 @@ import (
 // ACCESS_POINT_ID and explain the attempt of EVENT_ID exactly as it was
 // recorded: the demo's attempts are decisions of its policies. The unlock
 // line printed before them runs first, as a reader going down the page
-// would: an unlock issued now does not explain an earlier attempt.
+// would, and the door's policy is changed to OPEN (as the guide shows how
+// to) before the decide line runs: neither an unlock issued now nor a
+// policy set now explains an earlier attempt, which is decided at its
+// instant by what was in force then.
 func TestDemoPrintsHowToExplainAnAttempt(t *testing.T) {
 	bin := gatehouseBinary(t)
 	out, _ := startDemoJSON(t, filepath.Join(t.TempDir(), "demo.db"))
@@ -40,6 +43,7 @@ func TestDemoPrintsHowToExplainAnAttempt(t *testing.T) {
 		t.Errorf("%s printed %s", out.Policy[0], shown)
 	}
 	run(out.Unlock[0])
+	run(`echo '{"mode": "OPEN"}' | ` + strings.Replace(out.Policy[0], `policy show "$ACCESS_POINT_ID"`, `policy set "$ACCESS_POINT_ID" -`, 1))
 	var decision struct{ Allowed, Reason string }
 	if b := run(out.Policy[1] + " --json"); json.Unmarshal(b, &decision) != nil {
 		t.Fatalf("%s printed %s", out.Policy[1], b)

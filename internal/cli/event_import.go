@@ -113,11 +113,11 @@ func listErrors(errs []lineError) string {
 // SQLite): decoding and validating a batch costs about what storing it
 // does, and they overlap.
 type importer struct {
-	svc          *service.Service
-	org          uuid.UUID
-	now          func() time.Time
-	accessPoints map[uuid.UUID]bool
-	progress     io.Writer // a terminal, or nil
+	svc      *service.Service
+	org      uuid.UUID
+	now      func() time.Time
+	decoder  *service.ImportDecoder // used by the decoding goroutine alone
+	progress io.Writer              // a terminal, or nil
 
 	mu      sync.Mutex // guards what follows, shared by the decoder and the storers
 	sum     importSummary
@@ -135,20 +135,11 @@ type decoded struct {
 }
 
 func newImporter(ctx context.Context, svc *service.Service, org uuid.UUID, now func() time.Time) (*importer, error) {
-	if _, err := svc.FindOrganization(ctx, org); err != nil {
-		return nil, err
-	}
-	imp := &importer{svc: svc, org: org, now: now, accessPoints: make(map[uuid.UUID]bool), sum: importSummary{Errors: []lineError{}}}
-	locs, err := svc.AllLocations(ctx, org)
+	decoder, err := svc.NewImportDecoder(ctx, org)
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range locs {
-		for _, ap := range l.AccessPoints {
-			imp.accessPoints[ap.ID] = true
-		}
-	}
-	return imp, nil
+	return &importer{svc: svc, org: org, now: now, decoder: decoder, sum: importSummary{Errors: []lineError{}}}, nil
 }
 
 // run reads every line of in, reporting bad lines and storing good ones.
@@ -286,10 +277,7 @@ func (imp *importer) decodeLine(line []byte, tooLong bool) (gatehouse.NewEvent, 
 	if tooLong {
 		return gatehouse.NewEvent{}, fmt.Sprintf("line longer than %d bytes", maxLineBytes)
 	}
-	ev, err := imp.svc.DecodeImportEvent(imp.org, line)
-	if err == nil && !imp.accessPoints[ev.AccessPointID] {
-		err = gatehouse.Invalid("accessPointId", "is not an access point of this organization")
-	}
+	ev, err := imp.decoder.Decode(line)
 	if err != nil {
 		return gatehouse.NewEvent{}, err.Error()
 	}

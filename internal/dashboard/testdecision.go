@@ -51,7 +51,8 @@ func (d *dashboard) testDecision(w http.ResponseWriter, r *http.Request) {
 		Badges: strings.TrimSpace(q.Get("badges")), At: strings.TrimSpace(q.Get("at")), Premium: q.Get("premium") != ""}
 	loc := zoneOf(r).Loc
 	req, issues := p.Test.request(loc)
-	req.AccessPointID = p.AccessPoint.ID
+	// The form tests the policy the page shows, at whatever instant.
+	req.AccessPointID, req.CurrentPolicy = p.AccessPoint.ID, true
 	var res gatehouse.DecisionResult
 	var err error
 	if issues.Err() != nil {

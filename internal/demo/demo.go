@@ -50,7 +50,11 @@ var staff = []struct{ email, name string }{
 // and every generated attempt is decided by the evaluator on that policy
 // (see world.attempt), so that the demo's reasons are those its rules give.
 func Seed(ctx context.Context, store gatehouse.Store, now time.Time, events int) (gatehouse.Organization, bool, error) {
-	svc := service.New(service.Config{Store: store, Now: func() time.Time { return now }})
+	// The service that sets the policies runs at PoliciesSince: the doors
+	// had their rules before their first attempt, so that an attempt
+	// explained at its instant is decided by the version in force then.
+	since := PoliciesSince(now)
+	svc := service.New(service.Config{Store: store, Now: func() time.Time { return since }})
 	orgs, err := store.ListOrganizations(ctx)
 	if err != nil {
 		return gatehouse.Organization{}, false, err
@@ -82,6 +86,10 @@ func Seed(ctx context.Context, store gatehouse.Store, now time.Time, events int)
 	}
 	return org, true, nil
 }
+
+// PoliciesSince is when the demo's doors got their policies for a demo
+// made at now: a day before the 90 days its events span.
+func PoliciesSince(now time.Time) time.Time { return now.Add(-91 * 24 * time.Hour) }
 
 // setUniverses gives the demo's venues that name no universe their own,
 // so that a demo made before universes existed can be unlocked remotely;

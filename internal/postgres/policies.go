@@ -116,6 +116,32 @@ func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (_
 	return p, nil
 }
 
+// FindPolicyAt implements gatehouse.Store. It reads the primary, as
+// FindPolicy does.
+func (db *DB) FindPolicyAt(ctx context.Context, orgID, accessPointID uuid.UUID, at time.Time) (_ *gatehouse.Policy, err error) {
+	defer sqlstore.Label(&err, "Store.FindPolicyAt", orgID, accessPointID)
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		version *int64
+		body    []byte
+		created *time.Time
+	)
+	err = db.pool.QueryRow(ctx, `SELECT p.version, p.body, p.created_at FROM access_points a
+		LEFT JOIN policies p ON p.access_point_id = a.id AND p.org = a.org AND p.version = (
+			SELECT max(q.version) FROM policies q WHERE q.access_point_id = a.id AND q.org = a.org AND q.created_at <= $1)
+		WHERE a.id = $2 AND a.org = $3`, at, accessPointID, org).Scan(&version, &body, &created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("access point %s: %w", accessPointID, gatehouse.ErrNotFound)
+	}
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return decodePolicy(version, body, created)
+}
+
 // PolicySet implements gatehouse.Store. uuids order by their bytes, the
 // order SQLite gives the blobs it keeps them in.
 func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (_ []gatehouse.AccessPointPolicy, err error) {

@@ -13,7 +13,10 @@ import (
 // Decide decides whether a player passes one of the organization's access
 // points, by its current policy, the remote unlocks active for it and the
 // player's grants running then (docs/api.md, "POST /decisions"). With r.Record, it stores the decision
-// as an ACCESS_GRANTED or ACCESS_DENIED event before answering. An access
+// as an ACCESS_GRANTED or ACCESS_DENIED event before answering. At
+// another instant (r.At) everything is as it stood then: the policy
+// version in force, the unlocks issued by then and not yet ended, the
+// lockdowns and grants running. An access
 // point without a policy fails closed ([gatehouse.Decide] of a nil
 // policy).
 //
@@ -50,6 +53,21 @@ func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r gatehouse.Decis
 	policy, err := s.compiled.get(r.AccessPointID, dc.Policy)
 	if err != nil {
 		return gatehouse.DecisionResult{}, err
+	}
+	if r.At != nil && !r.CurrentPolicy {
+		// An explanation decides by the version in force then, compiled
+		// apart: the cache keeps the current one for the live decisions.
+		then, err := s.policyAt(ctx, orgID, r.AccessPointID, dc.Policy, at)
+		if err != nil {
+			return gatehouse.DecisionResult{}, err
+		}
+		if then != dc.Policy {
+			if dc.Policy, policy = then, nil; then != nil {
+				if policy, err = then.Compile(); err != nil {
+					return gatehouse.DecisionResult{}, err
+				}
+			}
+		}
 	}
 	grants, err := s.runningGrants(ctx, orgID, dc, r.PlatformUserID, at, r.At == nil)
 	if err != nil {

@@ -81,11 +81,3 @@ func (im *Import) Rollback() {
 		im.bulk, im.pending = nil, 0
 	}
 }
-
-// DecodeImportEvent reads one line of an import on the service's clock, as
-// [gatehouse.DecodeIngestEvent] does, except that a line without an id
-// gets the id [gatehouse.DeriveEventID] makes, so that importing a file
-// again stores nothing twice.
-func (s *Service) DecodeImportEvent(orgID uuid.UUID, line []byte) (gatehouse.NewEvent, error) {
-	return gatehouse.DecodeImportEvent(orgID, line, s.now())
-}

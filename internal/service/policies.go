@@ -19,6 +19,27 @@ func (s *Service) Policy(ctx context.Context, orgID, accessPointID uuid.UUID) (*
 	return s.store.FindPolicy(ctx, orgID, accessPointID)
 }
 
+// PolicyAt returns the version of one of the organization's access
+// points' policy in force at an instant, or nil when it had none yet:
+// what an explanation at that instant decides by ([Service.Decide] with
+// At). Errors as [Service.Policy].
+func (s *Service) PolicyAt(ctx context.Context, orgID, accessPointID uuid.UUID, at time.Time) (*gatehouse.Policy, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+		return nil, err
+	}
+	return s.store.FindPolicyAt(ctx, orgID, accessPointID, at)
+}
+
+// policyAt is the policy in force at at, given the current one: that one
+// when it was set by then, and a read of the version of then otherwise.
+// None now is none then: a policy is never removed.
+func (s *Service) policyAt(ctx context.Context, orgID, accessPointID uuid.UUID, current *gatehouse.Policy, at time.Time) (*gatehouse.Policy, error) {
+	if current == nil || current.UpdatedAt == nil || !time.Time(*current.UpdatedAt).After(at) {
+		return current, nil
+	}
+	return s.store.FindPolicyAt(ctx, orgID, accessPointID, at)
+}
+
 // SetPolicy checks p and stores it as the next version of the access
 // point's policy. Storing the policy the access point already has makes no
 // new version. ifVersion, when set, is the version the caller edited (0:

@@ -103,6 +103,31 @@ func (db *DB) FindPolicy(ctx context.Context, orgID, accessPointID uuid.UUID) (_
 	return p, nil
 }
 
+// FindPolicyAt implements gatehouse.Store: the policies' primary key
+// leads with the access point, so the versions read are its own.
+func (db *DB) FindPolicyAt(ctx context.Context, orgID, accessPointID uuid.UUID, at time.Time) (_ *gatehouse.Policy, err error) {
+	defer sqlstore.Label(&err, "Store.FindPolicyAt", orgID, accessPointID)
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		version, created sql.NullInt64
+		body             []byte
+	)
+	err = db.read.QueryRowContext(ctx, `SELECT p.version, p.body, p.created_at FROM access_points a
+		LEFT JOIN policies p ON p.access_point_id = a.id AND p.org = a.org AND p.version = (
+			SELECT max(q.version) FROM policies q WHERE q.access_point_id = a.id AND q.org = a.org AND q.created_at <= ?)
+		WHERE a.id = ? AND a.org = ?`, millis(at), accessPointID[:], org).Scan(&version, &body, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("access point %s: %w", accessPointID, gatehouse.ErrNotFound)
+	}
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return decodePolicy(version, body, created)
+}
+
 // PolicySet implements gatehouse.Store. Access point ids are blobs of the
 // uuid's bytes, so ORDER BY a.id is the order PostgreSQL gives uuids.
 func (db *DB) PolicySet(ctx context.Context, orgID uuid.UUID, universeID string) (_ []gatehouse.AccessPointPolicy, err error) {

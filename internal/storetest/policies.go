@@ -95,6 +95,23 @@ func testPolicyVersions(t *testing.T, f *fixture) {
 	f.now = f.now.Add(time.Second)
 	wantPolicy(t, "back to the first rules", ptr(f.put(a.ID, door.ID, p1, ptr(int64(3)))), p1, 4, f.now)
 
+	// The version in force at an instant: none before the first.
+	if p, err := f.s.FindPolicyAt(ctx, a.ID, door.ID, first.Add(-time.Millisecond)); err != nil || p != nil {
+		t.Errorf("FindPolicyAt before the first version = %+v, %v; want none", p, err)
+	}
+	for _, at := range []struct {
+		at      time.Time
+		version int64
+		rules   gatehouse.Policy
+		from    time.Time
+	}{
+		{first, 1, p1, first}, {second.Add(-time.Millisecond), 1, p1, first}, {second, 2, p2, second}, {f.now.Add(time.Hour), 4, p1, f.now},
+	} {
+		got, err := f.s.FindPolicyAt(ctx, a.ID, door.ID, at.at)
+		must(t, err)
+		wantPolicy(t, fmt.Sprintf("FindPolicyAt %s", at.at), got, at.rules, at.version, at.from)
+	}
+
 	log := f.log(a.ID, gatehouse.AuditFilter{Action: gatehouse.AuditPolicyChanged})
 	if len(log) != 4 {
 		t.Fatalf("%d policy.changed entries, want 4: %+v", len(log), log)
@@ -128,6 +145,8 @@ func testPolicyTenant(t *testing.T, f *fixture) {
 		wantErr(t, "PutPolicy of another organization's access point", err, gatehouse.ErrNotFound)
 		_, err = f.s.FindPolicy(ctx, b.ID, id)
 		wantErr(t, "FindPolicy of another organization's access point", err, gatehouse.ErrNotFound)
+		_, err = f.s.FindPolicyAt(ctx, b.ID, id, f.now)
+		wantErr(t, "FindPolicyAt of another organization's access point", err, gatehouse.ErrNotFound)
 		_, err = f.s.FindDecisionContext(ctx, b.ID, id, f.now)
 		wantErr(t, "FindDecisionContext of another organization's access point", err, gatehouse.ErrNotFound)
 	}
@@ -136,6 +155,8 @@ func testPolicyTenant(t *testing.T, f *fixture) {
 		wantErr(t, "PutPolicy of an unknown access point", err, gatehouse.ErrNotFound)
 		_, err = f.s.FindPolicy(ctx, a.ID, id)
 		wantErr(t, "FindPolicy of an unknown access point", err, gatehouse.ErrNotFound)
+		_, err = f.s.FindPolicyAt(ctx, a.ID, id, f.now)
+		wantErr(t, "FindPolicyAt of an unknown access point", err, gatehouse.ErrNotFound)
 		_, err = f.s.FindDecisionContext(ctx, a.ID, id, f.now)
 		wantErr(t, "FindDecisionContext of an unknown access point", err, gatehouse.ErrNotFound)
 	}

@@ -20,10 +20,11 @@ const rollEvery = time.Second
 // the feed's horizon (0012_feed.sql: no transaction still running can
 // commit an event before it), into the player rollup, in key order, and
 // writes the levels each count crossed (level k: the count reached 2^k):
-// each row
-// returns its count and what this fold added, so that no join of the
-// rows folded to their counts is planned on statistics that lag the
-// batch. It returns how many events it read and the new position (""
+// each row returns its count and what this fold added, so that no join
+// of the rows folded to their counts is planned on statistics that lag
+// the batch. The levels of each player's total of the month, every kind
+// (migration 0026), count from the total before the fold, which the
+// statement's snapshot reads (it does not see its own writes). It returns how many events it read and the new position (""
 // when none).
 const foldPlayers = `WITH batch AS MATERIALIZED (
 		SELECT xid, seq, type, occurred_at, platform_user_id, reason, scope FROM events
@@ -42,6 +43,17 @@ const foldPlayers = `WITH batch AS MATERIALIZED (
 		SELECT $1, f.type, f.month, f.reason, f.scope, k, f.platform_user_id
 		FROM folded f, generate_series(1, length(ltrim(f.n::bit(64)::text, '0')) - 1) k -- k <= log2(n)
 		WHERE 1::bigint << k > f.n - f.last_added
+		ON CONFLICT DO NOTHING),
+	totals AS (
+		SELECT f.month, f.platform_user_id, sum(f.last_added)::bigint AS added FROM folded f GROUP BY 1, 2),
+	leveled_totals AS (
+		INSERT INTO insight_player_levels (org, type, month, reason, scope, level, platform_user_id)
+		SELECT $1, '', t.month, '', '', k, t.platform_user_id
+		FROM totals t
+		CROSS JOIN LATERAL (SELECT coalesce(sum(m.n), 0)::bigint AS before FROM insight_player_months m
+			WHERE m.org = $1 AND m.month = t.month AND m.platform_user_id = t.platform_user_id) b,
+			generate_series(1, length(ltrim((b.before + t.added)::bit(64)::text, '0')) - 1) k
+		WHERE 1::bigint << k > b.before
 		ON CONFLICT DO NOTHING)
 	SELECT (SELECT count(*) FROM batch)::int, coalesce((SELECT b.xid::text FROM batch b ORDER BY b.xid DESC, b.seq DESC LIMIT 1), ''),
 		coalesce((SELECT b.seq FROM batch b ORDER BY b.xid DESC, b.seq DESC LIMIT 1), 0)`
@@ -207,6 +219,9 @@ func (r *playerReader) outcomes(ctx context.Context, with string, parts []string
 }
 
 func (r *playerReader) Lists(ctx context.Context) ([]sqlstore.PlayerList, error) {
+	if lists, ok := sqlstore.TotalLists(r.f, r.plan); ok {
+		return lists, nil
+	}
 	var lists []sqlstore.PlayerList
 	for _, part := range sqlstore.RollupParts(r.plan) {
 		// The kinds of event of the window, from the daily rollup.

@@ -81,7 +81,9 @@ func rollPlayers(ctx context.Context, tx *sql.Tx, limit int) (int, error) {
 }
 
 // foldPlayers adds the counts to the rollup in key order and writes the
-// levels each count crossed (level k: the count reached 2^k).
+// levels each count crossed (level k: the count reached 2^k), and those
+// each player's total of the month crossed, every kind (migration 0026):
+// a player's rows of a month are next to each other in key order.
 func foldPlayers(ctx context.Context, tx *sql.Tx, byOrg map[int64]sqlstore.PlayerDeltas) error {
 	add, err := tx.PrepareContext(ctx, `INSERT INTO insight_player_months (org, month, platform_user_id, type, reason, scope, n)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n RETURNING n`)
@@ -95,8 +97,15 @@ func foldPlayers(ctx context.Context, tx *sql.Tx, byOrg map[int64]sqlstore.Playe
 		return err
 	}
 	defer level.Close()
+	total, err := tx.PrepareContext(ctx, `SELECT sum(n) FROM insight_player_months WHERE org = ? AND month = ? AND platform_user_id = ?`)
+	if err != nil {
+		return err
+	}
+	defer total.Close()
 	for org, d := range byOrg {
-		for _, k := range d.Sorted() {
+		keys := d.Sorted()
+		added := 0
+		for i, k := range keys {
 			var n int
 			if err := add.QueryRowContext(ctx, org, millis(k.Start), k.Player, k.Type, k.Reason, k.Scope, d[k]).Scan(&n); err != nil {
 				return err
@@ -106,6 +115,21 @@ func foldPlayers(ctx context.Context, tx *sql.Tx, byOrg map[int64]sqlstore.Playe
 					return err
 				}
 			}
+			added += d[k]
+			if i+1 < len(keys) && keys[i+1].Start.Equal(k.Start) && keys[i+1].Player == k.Player {
+				continue
+			}
+			// The player's last row of the month: their total's levels.
+			var after int
+			if err := total.QueryRowContext(ctx, org, millis(k.Start), k.Player).Scan(&after); err != nil {
+				return err
+			}
+			for l := range sqlstore.LevelsCrossed(after-added, after) {
+				if _, err := level.ExecContext(ctx, org, "", millis(k.Start), "", "", l, k.Player); err != nil {
+					return err
+				}
+			}
+			added = 0
 		}
 	}
 	return nil
@@ -218,6 +242,9 @@ func scanOutcomes(rows *sql.Rows) (map[string]sqlstore.Outcomes, error) {
 }
 
 func (r *playerReader) Lists(ctx context.Context) ([]sqlstore.PlayerList, error) {
+	if lists, ok := sqlstore.TotalLists(r.f, r.plan); ok {
+		return lists, nil
+	}
 	var lists []sqlstore.PlayerList
 	for _, part := range sqlstore.RollupParts(r.plan) {
 		// The kinds of event of the window, from the daily rollup.

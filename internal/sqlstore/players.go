@@ -39,8 +39,8 @@ func (o *Outcomes) Add(t string, n int) {
 func (o Outcomes) Total() int { return o[0] + o[1] + o[2] }
 
 // PlayerList is one list of the player rollup: the players of one month
-// and kind of event (type, reason and scope). A player has at most one
-// row in it.
+// and kind of event (type, reason and scope), or of one month's totals
+// (type, reason and scope ""). A player has at most one row in it.
 type PlayerList struct {
 	Month               time.Time
 	Type, Reason, Scope string
@@ -53,7 +53,8 @@ type PlayerReader interface {
 	// the events of the rollup parts that the roller has not folded yet.
 	Events(ctx context.Context) (map[string]Outcomes, error)
 	// Lists are the rollup's lists of the rollup parts that the filter
-	// keeps: each month and each kind of event counted in it.
+	// keeps: each month and each kind of event counted in it, or each
+	// month's totals when the filter keeps every kind ([TotalLists]).
 	Lists(ctx context.Context) ([]PlayerList, error)
 	// TopLevel is the highest level of a player in any of the lists, 0
 	// when none has one.
@@ -75,6 +76,23 @@ func RollupParts(plan []InsightPart) []InsightPart {
 		}
 	}
 	return parts
+}
+
+// TotalLists are, for a ranking that filters no kind of event (type,
+// outcome, reason or scope), the lists of each month's totals (type,
+// reason and scope "": migration 0026), one a month of the rollup parts
+// rather than one a month and kind; ok is false for a ranking that
+// filters, which reads the lists of its kinds.
+func TotalLists(f gatehouse.EventFilter, plan []InsightPart) (lists []PlayerList, ok bool) {
+	if len(f.Types) > 0 || f.Allowed != nil || f.Reason != nil || f.Scope != nil {
+		return nil, false
+	}
+	for _, part := range RollupParts(plan) {
+		for m := part.From; m.Before(part.To); m = m.AddDate(0, 1, 0) {
+			lists = append(lists, PlayerList{Month: m})
+		}
+	}
+	return lists, true
 }
 
 // LevelsCrossed yields the levels a count crosses from before to after:

@@ -121,7 +121,8 @@ func testInsightsRollWhileIngesting(t *testing.T, f *fixture) {
 
 // testInsightsPlayerLevels: a fold writes the levels a player's count
 // crosses in a month and kind (2, 4, 8…: levels 1, 2, 3), from the
-// count before it, and erasure takes them with the rows.
+// count before it, and those their total of the month crosses, every
+// kind (type, reason and scope ""); erasure takes them with the rows.
 func testInsightsPlayerLevels(t *testing.T, f *fixture) {
 	levels, ok := f.s.(interface {
 		PlayerLevelsForTest(ctx context.Context, orgID uuid.UUID) ([]string, error)
@@ -132,19 +133,24 @@ func testInsightsPlayerLevels(t *testing.T, f *fixture) {
 	org := f.org("Levels")
 	door := f.accessPoint(org.ID, f.location(org.ID, "HQ").ID, "Gate")
 	rolls := 0
-	store := func(n int) {
+	store := func(typ gatehouse.EventType, n int) {
 		t.Helper()
 		var batch []gatehouse.NewEvent
 		for i := range n {
-			ev := f.attempt(door, gatehouse.EventAccessDenied, 10+i)
-			ev.Reason, ev.PlatformUserID = ptr("BANNED"), ptr("lv")
+			ev := f.attempt(door, typ, 10+i)
+			ev.PlatformUserID = ptr("lv")
+			if typ == gatehouse.EventAccessDenied {
+				ev.Reason = ptr("BANNED")
+			}
 			batch = append(batch, ev)
 		}
 		f.ingest(org.ID, batch...)
 		rolls++
 		must(t, f.s.RollInsights(ctx, f.now.Add(time.Duration(rolls)*time.Minute)))
 	}
-	want := func(stage string, ks ...int) {
+	// want lists the levels of the total, then of the denials, then of
+	// the granted attempts.
+	want := func(stage string, total, denied, granted []int) {
 		t.Helper()
 		got, err := levels.PlayerLevelsForTest(ctx, org.ID)
 		must(t, err)
@@ -152,21 +158,33 @@ func testInsightsPlayerLevels(t *testing.T, f *fixture) {
 			got = nil
 		}
 		var w []string
-		for _, k := range ks {
+		for _, k := range total {
+			w = append(w, fmt.Sprint("lv    ", k))
+		}
+		for _, k := range denied {
 			w = append(w, fmt.Sprint("lv ACCESS_DENIED BANNED  ", k))
+		}
+		for _, k := range granted {
+			w = append(w, fmt.Sprint("lv ACCESS_GRANTED   ", k))
 		}
 		if diff := cmp.Diff(w, got); diff != "" {
 			t.Fatalf("levels %s (-want +got):\n%s", stage, diff)
 		}
 	}
-	store(1)
-	want("at 1")
-	store(4)
-	want("at 5", 1, 2)
-	store(3)
-	want("at 8", 1, 2, 3)
-	store(7)
-	want("at 15", 1, 2, 3)
+	denied := gatehouse.EventAccessDenied
+	store(denied, 1)
+	want("at 1", nil, nil, nil)
+	store(denied, 4)
+	want("at 5", []int{1, 2}, []int{1, 2}, nil)
+	store(denied, 3)
+	want("at 8", []int{1, 2, 3}, []int{1, 2, 3}, nil)
+	store(denied, 7)
+	want("at 15", []int{1, 2, 3}, []int{1, 2, 3}, nil)
+	// A granted attempt: its kind's first count, the total's 16.
+	store(gatehouse.EventAccessGranted, 1)
+	want("at 15 and 1", []int{1, 2, 3, 4}, []int{1, 2, 3}, nil)
+	store(gatehouse.EventAccessGranted, 1)
+	want("at 15 and 2", []int{1, 2, 3, 4}, []int{1, 2, 3}, []int{1})
 	f.erasePlayer(org.ID, "lv", 100)
-	want("erased")
+	want("erased", nil, nil, nil)
 }

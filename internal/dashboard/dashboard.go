@@ -94,7 +94,7 @@ func New(cfg Config) http.Handler {
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
 		"seconds": seconds, "inc": func(i int) int { return i + 1 },
 		"tv": func(t *gatehouse.Time) gatehouse.Time { return *t }, "uid": func(u *uuid.UUID) uuid.UUID { return *u },
-		"target_l": lockdownTarget, "ends": func(any) any { return lockdownEnds }}
+		"target_l": lockdownTarget, "ends": func(any) any { return lockdownEnds }, "profile": playerProfile}
 	for _, page := range templatePages {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/pager.html", "templates/"+page+".html"))
@@ -284,4 +284,9 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// playerProfile is a player's profile page on the game platform.
+func playerProfile(platformUserID string) string {
+	return "https://www.roblox.com/users/" + url.PathEscape(platformUserID) + "/profile"
 }

@@ -47,3 +47,21 @@ func TestUsersPageTimesFollowTheChosenZone(t *testing.T) {
 		t.Errorf("the Users page's times are not in the chosen zone: %.3000s", users.body)
 	}
 }
+
+// TestPlayersLinkTheirProfile: a player in the Event Log and on an
+// event's page is a link to their events and to their profile on the
+// platform, not a bare number.
+func TestPlayersLinkTheirProfile(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	b := s.signedIn(acme)
+	profile := `href="https://www.roblox.com/users/111/profile"`
+	log := b.do("GET", "/dashboard/events", nil)
+	if !strings.Contains(log.body, `href="/dashboard/events?platformUserId=111"`) || !strings.Contains(log.body, profile) {
+		t.Errorf("the Event Log's player is not a link to their events and profile: %s", firstRow(log.body))
+	}
+	detail := b.do("GET", "/dashboard/events/"+acme.denied.ID.String(), nil)
+	if !strings.Contains(detail.body, profile) {
+		t.Error("the event's page does not link the player's profile")
+	}
+}

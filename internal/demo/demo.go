@@ -33,6 +33,16 @@ var venues = []struct {
 	{"Sky Lounge", "5810413521", []string{"Elevator lobby", "VIP area", "Terrace", "Kitchen"}},
 }
 
+// Universes are the universes of the demo's venues, which a guide pasted
+// after the demo must not claim for places of its own.
+func Universes() []string {
+	var us []string
+	for _, v := range venues {
+		us = append(us, v.universe)
+	}
+	return us
+}
+
 var staff = []struct{ email, name string }{
 	{"ops@demo.gatehouse.test", "Olivia Park"},
 	{"security@demo.gatehouse.test", "Sam Ortiz"},

@@ -129,7 +129,7 @@ func isJSONValue(raw json.RawMessage) bool {
 const instantRule = "must be an RFC 3339 instant with an offset, e.g. %s, from year 0000 to 9999 in UTC"
 
 var (
-	decisionFields   = []string{"accessPointId", "platformUserId", "serverJobId", "attributes", "record", "at"}
+	decisionFields   = []string{"accessPointId", "platformUserId", "serverJobId", "attributes", "record", "at", "currentPolicy"}
 	attributesFields = []string{"groups", "gamepasses", "badges", "premium"}
 )
 
@@ -143,6 +143,7 @@ type decisionJSON struct {
 	Attributes     json.RawMessage `json:"attributes"`
 	Record         bool            `json:"record"`
 	At             *string         `json:"at"`
+	CurrentPolicy  bool            `json:"currentPolicy"`
 }
 
 // DecodeDecisionRequest reads a decision request strictly and checks it,
@@ -157,6 +158,7 @@ func DecodeDecisionRequest(data []byte) (DecisionRequest, error) {
 	_, err := DecodeFields(data, &body, decisionFields)
 	errs.Absorb("", err)
 	req.AccessPointID, req.PlatformUserID, req.ServerJobID, req.Record = body.AccessPointID, body.PlatformUserID, body.ServerJobID, body.Record
+	req.CurrentPolicy = body.CurrentPolicy
 	if isJSONValue(body.Attributes) {
 		req.Attributes, err = DecodeAttributes(body.Attributes)
 		errs.Absorb("attributes", err)

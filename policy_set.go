@@ -243,9 +243,9 @@ type DecisionRequest struct {
 	At *Time `json:"at,omitempty"`
 	// CurrentPolicy decides at At by the current policy instead of the
 	// version in force then: a test of the rules as they are now ("would
-	// this player pass at 23:30?"), as the dashboard's test form asks.
-	// Not part of the API.
-	CurrentPolicy bool `json:"-"`
+	// this player pass at 23:30?"), as the dashboard's test form and
+	// decide --current-policy ask. Only with At.
+	CurrentPolicy bool `json:"currentPolicy,omitempty"`
 }
 
 // DecisionResult is a decision with what it was made from.
@@ -274,6 +274,9 @@ func (r DecisionRequest) Check() error {
 	}
 	if r.Record && r.At != nil {
 		errs.Add("at", "must be absent when record is true: a recorded decision is made now")
+	}
+	if r.CurrentPolicy && r.At == nil {
+		errs.Add("currentPolicy", "needs at: a decision now is by the current policy already")
 	}
 	if r.At != nil && !errs.Reported("at") {
 		if _, err := inRange(time.Time(*r.At)); err != nil {

@@ -198,8 +198,12 @@ type DecisionRequest struct {
 	// Record stores the decision as an ACCESS_GRANTED or ACCESS_DENIED
 	// event in the same call (DecisionResult.EventID).
 	Record bool `json:"record,omitempty"`
-	// At decides at another instant, to explain; not with Record.
+	// At decides at another instant, to explain, by the policy version in
+	// force then; not with Record.
 	At *time.Time `json:"at,omitempty"`
+	// CurrentPolicy decides at At by the current policy instead: a test
+	// of today's rules at another instant.
+	CurrentPolicy bool `json:"currentPolicy,omitempty"`
 }
 
 // PlayerAttributes are what the game server knows of the player.

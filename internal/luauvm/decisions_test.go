@@ -14,7 +14,9 @@ import (
 
 // checkDecisions asks a live Gatehouse (POST /decisions) every decision
 // the specs made, with the door's policy set to the spec's, at the same
-// instant for the same player: its answer must be the SDK's.
+// instant for the same player, by that policy (currentPolicy: the SDK
+// holds the one it was given, whenever it was set): its answer must be
+// the SDK's.
 func checkDecisions(t *testing.T, api *apitest.API, decisions []decisionLine) {
 	if len(decisions) == 0 {
 		t.Fatal("no spec made a decision to check against Gatehouse")
@@ -40,7 +42,7 @@ func checkDecisions(t *testing.T, api *apitest.API, decisions []decisionLine) {
 		at := time.UnixMilli(d.AtMillis).UTC()
 		attrs := d.Attributes
 		res, err := c.Decide(ctx, client.DecisionRequest{AccessPointID: door, PlatformUserID: d.PlatformUserID,
-			ServerJobID: d.ServerJobID, Attributes: &attrs, At: &at})
+			ServerJobID: d.ServerJobID, Attributes: &attrs, At: &at, CurrentPolicy: true})
 		if err != nil {
 			t.Fatalf("%q: POST /decisions: %v", d.Spec, err)
 		}

@@ -266,7 +266,7 @@ func policySetCases(t *testing.T) map[string]any {
 			at := time.Time(offsets[j].From).Add(-time.Minute)
 			for _, at := range []time.Time{at, at.Add(2 * time.Minute)} {
 				res, err := c.Decide(ctx, client.DecisionRequest{AccessPointID: ap.AccessPoint.ID.String(), PlatformUserID: "1",
-					Attributes: &client.PlayerAttributes{Groups: map[string]int{"456": 100}, Premium: true}, At: &at})
+					Attributes: &client.PlayerAttributes{Groups: map[string]int{"456": 100}, Premium: true}, At: &at, CurrentPolicy: true})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
@@ -102,6 +103,18 @@ func TestDecisionsOverHTTP(t *testing.T) {
 		t.Errorf("a decision at Saturday noon: %+v", later)
 	}
 
+	// Before the policy's first version there was none: an explanation
+	// then fails closed; currentPolicy tests today's rules at that instant.
+	before := e.clock.Now().Add(-24 * time.Hour).Format(time.RFC3339)
+	then := e.decide(o.serverKey, body("156", 210, `, "at": "`+before+`"`))
+	if then.Allowed != "denied" || then.Reason != gatehouse.ReasonAccessPointDisabled || then.PolicyVersion != nil {
+		t.Errorf("a decision before the first policy: %+v", then)
+	}
+	today := e.decide(o.serverKey, body("156", 210, `, "at": "`+before+`", "currentPolicy": true`))
+	if today.Reason == gatehouse.ReasonAccessPointDisabled || today.PolicyVersion == nil {
+		t.Errorf("currentPolicy at an instant before the first policy: %+v", today)
+	}
+
 	// No policy: denied, fail closed, no version.
 	none := e.decide(o.serverKey, fmt.Sprintf(`{"accessPointId": %q, "platformUserId": "156", "record": true}`, o.accessPoints[1].ID))
 	if none.Allowed != "denied" || none.Reason != gatehouse.ReasonAccessPointDisabled || none.Rule != gatehouse.RuleFailMode ||
@@ -124,6 +137,7 @@ func TestDecisionValidationOverHTTP(t *testing.T) {
 			[]string{"accessPointId", "attributes.badges[0]", "attributes.groups", "attributes.groups.456", "attributes.karma", "colour", "platformUserId"}},
 		{fmt.Sprintf(`{"accessPointId": %q, "platformUserId": "1", "record": true, "at": "2026-11-20T12:00:00Z"}`, ap), []string{"at"}},
 		{fmt.Sprintf(`{"accessPointId": %q, "platformUserId": "1", "at": "tomorrow"}`, ap), []string{"at"}},
+		{fmt.Sprintf(`{"accessPointId": %q, "platformUserId": "1", "currentPolicy": true}`, ap), []string{"currentPolicy"}},
 		{`{"accessPointId": "nope", "platformUserId": 1, "record": "yes", "attributes": []}`, []string{"accessPointId", "attributes", "platformUserId", "record"}},
 		{`[]`, []string{""}},
 	} {

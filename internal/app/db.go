@@ -26,26 +26,12 @@ var ErrNoReplica = errors.New("a read replica needs a postgres:// database")
 // Open opens and migrates the database named by dsn: a postgres:// or
 // postgresql:// URL, or a SQLite file given as sqlite:PATH or a plain path.
 func Open(ctx context.Context, dsn string) (*DB, error) {
-	var (
-		db interface {
-			gatehouse.Store
-			Migrate(context.Context) error
-		}
-		err error
-	)
 	if IsPostgres(dsn) {
-		db, err = postgres.Open(ctx, dsn)
-	} else {
-		db, err = sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+		db, err := postgres.Open(ctx, dsn)
+		return migrated(ctx, db, err)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &DB{store: db}, nil
+	db, err := sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	return migrated(ctx, db, err)
 }
 
 // OpenFound opens and migrates the database named by dsn, as Open does,
@@ -58,6 +44,18 @@ func OpenFound(ctx context.Context, dsn string) (*DB, error) {
 		return Open(ctx, dsn)
 	}
 	db, err := sqlite.OpenFile(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	return migrated(ctx, db, err)
+}
+
+// migratable is a store that migrates its schema.
+type migratable interface {
+	gatehouse.Store
+	Migrate(context.Context) error
+}
+
+// migrated takes what a store's Open returned and migrates the store,
+// closing it when that fails.
+func migrated[S migratable](ctx context.Context, db S, err error) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}

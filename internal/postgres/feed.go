@@ -34,37 +34,17 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 		return page, wrap(err)
 	}
 	page.CompleteThrough = oldest.Add(-gatehouse.FeedMargin).UTC()
-	// A position past every transaction id handed out so far was not
-	// made here: the database was restored from a dump, which keeps the
-	// rows' ids while the new cluster counts from lower ones. Following
-	// it would return nothing until the counter caught up.
-	if next, err := strconv.ParseUint(xmax, 10, 64); err == nil && after.Txn >= next {
-		return page, gatehouse.Invalid("after", "is past every transaction of this database (restored from a dump?): read from the feed's start, or from a cursor it gave since")
-	}
-	org, err := db.orgSeq(ctx, db.pool, orgID)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return page, nil
-	}
-	if err != nil {
+	org, q, where, err := db.feedAfter(ctx, orgID, after, xmax, f)
+	if org == 0 || err != nil {
 		return page, err
 	}
 	var b strings.Builder
 	b.WriteString(`SELECT ` + eventColumns + `, e.xid::text, e.seq FROM events e
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
-		WHERE e.org = $1 AND (e.xid, e.seq) > ($2::text::xid8, $3)
-		AND e.xid < pg_snapshot_xmin(pg_current_snapshot())`)
-	args := []any{org, strconv.FormatUint(after.Txn, 10), after.Seq}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	conds, _ := filterConditions(f, arg)
-	for _, c := range conds {
-		b.WriteString(" AND " + c)
-	}
-	b.WriteString(" ORDER BY e.xid, e.seq LIMIT " + arg(f.Limit))
-	rows, err := db.pool.Query(ctx, b.String(), args...)
+		WHERE ` + where + ` AND e.xid < pg_snapshot_xmin(pg_current_snapshot())`)
+	b.WriteString(" ORDER BY e.xid, e.seq LIMIT " + q.arg(f.Limit))
+	rows, err := db.pool.Query(ctx, b.String(), q.args...)
 	if err != nil {
 		return page, wrap(err)
 	}
@@ -109,28 +89,38 @@ func (db *DB) CountFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventF
 	if err := db.pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text`).Scan(&xmax); err != nil {
 		return 0, wrap(err)
 	}
+	org, q, where, err := db.feedAfter(ctx, orgID, after, xmax, f)
+	if org == 0 || err != nil {
+		return 0, err
+	}
+	var n int64
+	err = db.pool.QueryRow(ctx, `SELECT count(*) FROM events e WHERE `+where, q.args...).Scan(&n)
+	return n, wrap(err)
+}
+
+// feedAfter checks a feed position against xmax, the snapshot's next
+// transaction id, and returns the organization (0 for an unknown one) and
+// the conditions, with their arguments, of its events after the position
+// that f keeps. A position past every transaction id handed out so far
+// was not made here: the database was restored from a dump, which keeps
+// the rows' ids while the new cluster counts from lower ones. Following
+// it would return nothing until the counter caught up.
+func (db *DB) feedAfter(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, xmax string, f gatehouse.EventFilter) (int64, *query, string, error) {
 	if next, err := strconv.ParseUint(xmax, 10, 64); err == nil && after.Txn >= next {
-		return 0, gatehouse.Invalid("after", "is past every transaction of this database (restored from a dump?): read from the feed's start, or from a cursor it gave since")
+		return 0, nil, "", gatehouse.Invalid("after", "is past every transaction of this database (restored from a dump?): read from the feed's start, or from a cursor it gave since")
 	}
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
-		return 0, nil
+		return 0, nil, "", nil
 	}
 	if err != nil {
-		return 0, err
+		return 0, nil, "", err
 	}
-	var b strings.Builder
-	b.WriteString(`SELECT count(*) FROM events e WHERE e.org = $1 AND (e.xid, e.seq) > ($2::text::xid8, $3)`)
-	args := []any{org, strconv.FormatUint(after.Txn, 10), after.Seq}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	conds, _ := filterConditions(f, arg)
+	q := &query{args: []any{org, strconv.FormatUint(after.Txn, 10), after.Seq}}
+	where := "e.org = $1 AND (e.xid, e.seq) > ($2::text::xid8, $3)"
+	conds, _ := filterConditions(f, q.arg)
 	for _, c := range conds {
-		b.WriteString(" AND " + c)
+		where += " AND " + c
 	}
-	var n int64
-	err = db.pool.QueryRow(ctx, b.String(), args...).Scan(&n)
-	return n, wrap(err)
+	return org, q, where, nil
 }

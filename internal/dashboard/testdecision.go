@@ -52,7 +52,7 @@ func (d *dashboard) testDecision(w http.ResponseWriter, r *http.Request) {
 	loc := zoneOf(r).Loc
 	req, issues := p.Test.request(loc)
 	// The form tests the policy the page shows, at whatever instant.
-	req.AccessPointID, req.CurrentPolicy = p.AccessPoint.ID, true
+	req.AccessPointID, req.CurrentPolicy = p.AccessPoint.ID, req.At != nil
 	var res gatehouse.DecisionResult
 	var err error
 	if issues.Err() != nil {

@@ -38,6 +38,13 @@ func (db *DB) migrateThrough(ctx context.Context, last int) error {
 	ms = slices.DeleteFunc(ms, func(m sqlstore.Migration) bool { return m.Version > last })
 	err = sqlstore.Migrate(ctx, ms, func(ctx context.Context, m sqlstore.Migration) error {
 		return db.withTx(ctx, func(tx pgx.Tx) error {
+			// A migration that rewrites data (a rollup built from every
+			// event) takes as long as the data needs: the statement
+			// timeout of requests (statementTimeout) would cut it short
+			// on a large database.
+			if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+				return err
+			}
 			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
 				return err
 			}

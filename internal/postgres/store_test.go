@@ -97,6 +97,17 @@ func TestStatementTimeoutIsUnavailable(t *testing.T) {
 	}
 }
 
+// TestMigrationsOutlastTheStatementTimeout: a migration runs as long as
+// its data needs (a rollup built from every event of a large database):
+// the requests' statement timeout does not cut it short. Under 1 ms,
+// every migration would.
+func TestMigrationsOutlastTheStatementTimeout(t *testing.T) {
+	db := open(t, testenv.PostgresDSN(t)+"&statement_timeout=1")
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatalf("migrating under a 1 ms statement timeout: %v", err)
+	}
+}
+
 // TestReplicaServesOnlyTheLists cuts the replica: the lists fail with
 // ErrUnavailable while key lookups and writes, on the primary, go on.
 func TestReplicaServesOnlyTheLists(t *testing.T) {

@@ -17,6 +17,8 @@ type ImportNames struct {
 	Location       string // location.name
 	AccessPoint    string // accessPoint.name
 	RequesterEmail string // requestedBy.email
+	// Requester says requestedBy was a whole event's {id, email, name}.
+	Requester bool
 }
 
 // importFields are the fields of an import line: those of ingest, and
@@ -69,7 +71,7 @@ func readWholeEvent(errs *ValidationError, obj map[string]json.RawMessage, names
 		_, names.Location = namedRef(errs, "location", raw, "name", false)
 	}
 	if raw, ok := obj["requestedBy"]; ok && bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
-		w.requester = true
+		w.requester, names.Requester = true, true
 		w.requestedBy, names.RequesterEmail = namedRef(errs, "requestedBy", raw, "email", true)
 	}
 	return w

@@ -35,7 +35,7 @@ func TestDecodeImportEventReadsWholeEvents(t *testing.T) {
 		ev.Command == nil || ev.Command.Status != gatehouse.CommandExecuted || *ev.PlatformUserID != "42" {
 		t.Errorf("decoded %+v", ev)
 	}
-	if names != (gatehouse.ImportNames{Location: "HQ", AccessPoint: "Gate", RequesterEmail: "ops@acme.test"}) {
+	if names != (gatehouse.ImportNames{Location: "HQ", AccessPoint: "Gate", RequesterEmail: "ops@acme.test", Requester: true}) {
 		t.Errorf("names %+v", names)
 	}
 	for line, want := range map[string]string{

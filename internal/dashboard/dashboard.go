@@ -94,7 +94,8 @@ func New(cfg Config) http.Handler {
 		"atT": inZone, "target": commandTarget, "progress": commandProgress, "requester": commandRequester,
 		"seconds": seconds, "inc": func(i int) int { return i + 1 },
 		"tv": func(t *gatehouse.Time) gatehouse.Time { return *t }, "uid": func(u *uuid.UUID) uuid.UUID { return *u },
-		"target_l": lockdownTarget, "ends": func(any) any { return lockdownEnds }, "profile": playerProfile}
+		"target_l": lockdownTarget, "ends": func(any) any { return lockdownEnds }, "profile": playerProfile,
+		"zero": func(t gatehouse.Time) bool { return time.Time(t).IsZero() }}
 	for _, page := range templatePages {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
 			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/pager.html", "templates/"+page+".html"))

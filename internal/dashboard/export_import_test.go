@@ -60,3 +60,28 @@ func TestNDJSONExportImports(t *testing.T) {
 		}
 	}
 }
+
+// TestExportOfARemovedRequesterImports: an export names a user since
+// removed by id alone (requestedBy with no email); the line imports with
+// no requester instead of being refused.
+func TestExportOfARemovedRequesterImports(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	ctx := context.Background()
+	dec, err := s.svc.NewImportDecoder(ctx, acme.org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `{"id": "` + gatehouse.NewID().String() + `", "type": "REMOTE_UNLOCK", "occurredAt": "2026-11-20T11:00:00Z",
+		"receivedAt": "2026-11-20T11:00:01Z", "allowed": null, "reason": null, "platformUserId": null, "serverJobId": null,
+		"scope": "UNIVERSE", "location": {"id": "` + acme.loc.ID.String() + `", "name": "` + acme.loc.Name + `"},
+		"accessPoint": {"id": "` + acme.ap.ID.String() + `", "name": "` + acme.ap.Name + `"},
+		"requestedBy": {"id": "` + gatehouse.NewID().String() + `", "email": "", "name": ""}, "command": null}`
+	ev, err := dec.Decode([]byte(strings.ReplaceAll(line, "\n", " ")))
+	if err != nil || ev.RequestedBy != nil {
+		t.Fatalf("a removed requester: %+v, %v; want the event with no requester", ev.RequestedBy, err)
+	}
+	if res, err := s.svc.IngestEvents(ctx, acme.org.ID, []gatehouse.NewEvent{ev}); err != nil || res.Accepted != 1 {
+		t.Fatalf("importing it: %+v %v", res, err)
+	}
+}

@@ -46,6 +46,14 @@ func TestLocationLivePage(t *testing.T) {
 	if page.status != http.StatusOK || strings.Contains(page.body, "job-quiet") {
 		t.Errorf("the live view: %d, or it lists a server quiet for 5 minutes", page.status)
 	}
+	// A lockdown of the location, until released.
+	if _, err := s.svc.StartLockdown(gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorSystem}), acme.org.ID, gatehouse.LockdownRequest{Scope: gatehouse.LockdownLocation,
+		LocationID: &acme.loc.ID, Reason: "Drill"}); err != nil {
+		t.Fatal(err)
+	}
+	if locked := admin.do("GET", live, nil); !strings.Contains(locked.body, "Locked down</strong> until released") {
+		t.Errorf("the live view does not say the door is locked down until released: %.300s", locked.body[strings.Index(locked.body, "Acme door"):])
+	}
 	viewer := s.member(acme, "viewer@example.test", gatehouse.RoleViewer)
 	if v := viewer.do("GET", live, nil); v.status != http.StatusOK || !strings.Contains(v.body, "job-7f3a") || strings.Contains(v.body, "Unlock") {
 		t.Errorf("a viewer's live view: %d, with Unlock links or without the server", v.status)

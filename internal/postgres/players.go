@@ -31,9 +31,9 @@ const foldPlayers = `WITH batch AS MATERIALIZED (
 		WHERE org = $1 AND (xid, seq) > ($2::text::xid8, $3) AND xid < pg_snapshot_xmin(pg_current_snapshot())
 		ORDER BY xid, seq LIMIT $4),
 	folded AS (
-		INSERT INTO insight_player_months AS r (org, month, platform_user_id, type, reason, scope, n, last_added)
+		INSERT INTO insight_player_months AS r (org, month, platform_user_id, type, reason, scope, n, last_added, fold)
 		SELECT $1, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', platform_user_id, type,
-			coalesce(reason, ''), coalesce(scope, ''), count(*), count(*)
+			coalesce(reason, ''), coalesce(scope, ''), count(*), count(*), 2
 		FROM batch WHERE platform_user_id IS NOT NULL GROUP BY 2, 3, 4, 5, 6 ORDER BY 2, 3, 4, 5, 6
 		ON CONFLICT (org, month, platform_user_id, type, reason, scope)
 		DO UPDATE SET n = r.n + excluded.n, last_added = excluded.n

@@ -22,7 +22,7 @@ func (s *server) addRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /api/consumer/v1/events", s.requireScope(gatehouse.ScopeEventsWrite, s.ingestEvents()))
 	mux.Handle("GET /api/consumer/v1/events/feed", s.requireScope(gatehouse.ScopeEventsRead, s.readFeed()))
 	mux.Handle("GET /api/consumer/v1/locations", s.requireScope(gatehouse.ScopeLocationsRead, s.listLocations()))
-	mux.Handle("GET /api/consumer/v1/locations/{id}/live", s.requireScope(gatehouse.ScopeLocationsRead, s.locationLive()))
+	mux.Handle("GET /api/consumer/v1/locations/{id}/live", s.requireScope(gatehouse.ScopeCommandsWrite, s.locationLive()))
 	mux.Handle("GET /api/consumer/v1/audit-log", s.requireScope(gatehouse.ScopeAuditRead, s.listAuditLog()))
 	mux.Handle("POST /api/consumer/v1/commands", s.requireScope(gatehouse.ScopeCommandsWrite, s.issueCommand()))
 	mux.Handle("GET /api/consumer/v1/commands", s.requireScope(gatehouse.ScopeCommandsWrite, s.listCommands()))

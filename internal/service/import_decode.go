@@ -17,7 +17,7 @@ import (
 //     organization has them;
 //   - the requester of a whole event (requestedBy {id, email, name}): by
 //     its id when it is a user of the organization, otherwise by its
-//     email.
+//     email; one with no email (a user since removed) is left out.
 //
 // A line that names neither is rejected. An export of one organization
 // is thereby imported into another (another database, a fresh
@@ -73,12 +73,18 @@ func (d *ImportDecoder) Decode(line []byte) (gatehouse.NewEvent, error) {
 	if !d.accessPoints[ev.AccessPointID] {
 		d.resolveAccessPoint(&issues, &ev, names)
 	}
-	if ev.RequestedBy != nil && !d.users[*ev.RequestedBy] && names.RequesterEmail != "" {
+	switch {
+	case ev.RequestedBy == nil || d.users[*ev.RequestedBy]:
+	case names.RequesterEmail != "":
 		if id, ok := d.byEmail[strings.ToLower(names.RequesterEmail)]; ok {
 			ev.RequestedBy = &id
 		} else {
 			issues.Add("requestedBy", "is not a user of this organization, and none has the email %q", names.RequesterEmail)
 		}
+	case names.Requester:
+		// An export names a removed user by id alone: the event keeps
+		// no requester, as it shows none where it came from.
+		ev.RequestedBy = nil
 	}
 	return ev, issues.Err()
 }

@@ -7,6 +7,16 @@
 -- 13 lists rather than in each of 91. The roller writes them as a
 -- player's total crosses each level (players.go, fold); they go when the
 -- player's last row of the month does.
+--
+-- A roller of the release before writes no totals: one that folded
+-- during a rolling upgrade would leave a player's month without the
+-- levels its total crossed, and a ranking would stop before them. So the
+-- rollup's rows carry the fold that wrote them (fold: 2), a column
+-- without a default, which that roller's insert does not name: its
+-- folds fail until it is replaced (the events wait for this release's
+-- rollers; rankings stay exact meanwhile, reading them as pending).
+ALTER TABLE insight_player_months ADD COLUMN fold smallint NOT NULL DEFAULT 2;
+ALTER TABLE insight_player_months ALTER COLUMN fold DROP DEFAULT;
 CREATE OR REPLACE FUNCTION insight_player_gone() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM insight_player_levels l USING insight_player_gone g

@@ -3,12 +3,10 @@ package service_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/teststore"
 )
 
@@ -18,15 +16,7 @@ import (
 func TestCountWebhookReplay(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	svc := service.New(service.Config{Store: teststore.Open(t, func() time.Time { return now }), Secret: []byte("0123456789abcdef0123456789abcdef"),
-		Now: func() time.Time { return now }, Webhooks: service.WebhookSettings{AllowPrivate: true,
-			Send: func(context.Context, string, http.Header, []byte) (int, []byte, error) { return 200, nil, nil }}})
-	org, err := svc.CreateOrganization(ctx, "Acme")
-	must(t, err)
-	loc, err := svc.CreateLocation(ctx, org.ID, "HQ")
-	must(t, err)
-	door, err := svc.CreateAccessPoint(ctx, org.ID, loc.ID, "Front door")
-	must(t, err)
+	svc, org, door := webhookService(t, teststore.Open(t, func() time.Time { return now }), now)
 	url := "http://127.0.0.1:9/hook"
 	hook, _, err := svc.CreateWebhook(ctx, org.ID, gatehouse.WebhookInput{URL: &url})
 	must(t, err)

@@ -29,14 +29,13 @@ func (s *eventsDown) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehous
 	return s.Store.ListEvents(ctx, orgID, f)
 }
 
-// A delivery that fails because the store did records the error as the
-// receiver's owner reads it in the delivery log: without the store's
-// label, which names an internal method and belongs in the server's log.
-func TestWebhookFailureTextLeavesStoreLabelsOut(t *testing.T) {
+// webhookService is a service on store at now whose webhook sends all
+// answer 200 at once, with the organization Acme and its door "Front
+// door" at HQ.
+func webhookService(t *testing.T, store gatehouse.Store, now time.Time) (*service.Service, gatehouse.Organization, gatehouse.AccessPoint) {
+	t.Helper()
 	ctx := context.Background()
-	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	db := &eventsDown{Store: teststore.Open(t, func() time.Time { return now })}
-	svc := service.New(service.Config{Store: db, Secret: []byte("0123456789abcdef0123456789abcdef"), Now: func() time.Time { return now },
+	svc := service.New(service.Config{Store: store, Secret: []byte("0123456789abcdef0123456789abcdef"), Now: func() time.Time { return now },
 		Webhooks: service.WebhookSettings{AllowPrivate: true,
 			Send: func(context.Context, string, http.Header, []byte) (int, []byte, error) { return 200, nil, nil }}})
 	org, err := svc.CreateOrganization(ctx, "Acme")
@@ -45,6 +44,17 @@ func TestWebhookFailureTextLeavesStoreLabelsOut(t *testing.T) {
 	must(t, err)
 	door, err := svc.CreateAccessPoint(ctx, org.ID, loc.ID, "Front door")
 	must(t, err)
+	return svc, org, door
+}
+
+// A delivery that fails because the store did records the error as the
+// receiver's owner reads it in the delivery log: without the store's
+// label, which names an internal method and belongs in the server's log.
+func TestWebhookFailureTextLeavesStoreLabelsOut(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	db := &eventsDown{Store: teststore.Open(t, func() time.Time { return now })}
+	svc, org, door := webhookService(t, db, now)
 	url := "http://127.0.0.1:9/hook"
 	hook, _, err := svc.CreateWebhook(ctx, org.ID, gatehouse.WebhookInput{URL: &url, Types: []gatehouse.WebhookType{gatehouse.WebhookEventCreated}})
 	must(t, err)

@@ -129,7 +129,7 @@ func isJSONValue(raw json.RawMessage) bool {
 const instantRule = "must be an RFC 3339 instant with an offset, e.g. %s, from year 0000 to 9999 in UTC"
 
 var (
-	decisionFields   = []string{"accessPointId", "platformUserId", "serverJobId", "attributes", "record", "at", "currentPolicy"}
+	decisionFields   = []string{"accessPointId", "platformUserId", "serverJobId", "attributes", "record", "at", "currentPolicy", "platformUserName"}
 	attributesFields = []string{"groups", "gamepasses", "badges", "premium"}
 )
 
@@ -137,13 +137,14 @@ var (
 // strictly in turn and at is read here, so that their problems are
 // reported under their own field.
 type decisionJSON struct {
-	AccessPointID  uuid.UUID       `json:"accessPointId"`
-	PlatformUserID string          `json:"platformUserId"`
-	ServerJobID    string          `json:"serverJobId"`
-	Attributes     json.RawMessage `json:"attributes"`
-	Record         bool            `json:"record"`
-	At             *string         `json:"at"`
-	CurrentPolicy  bool            `json:"currentPolicy"`
+	AccessPointID    uuid.UUID       `json:"accessPointId"`
+	PlatformUserID   string          `json:"platformUserId"`
+	PlatformUserName *string         `json:"platformUserName"`
+	ServerJobID      string          `json:"serverJobId"`
+	Attributes       json.RawMessage `json:"attributes"`
+	Record           bool            `json:"record"`
+	At               *string         `json:"at"`
+	CurrentPolicy    bool            `json:"currentPolicy"`
 }
 
 // DecodeDecisionRequest reads a decision request strictly and checks it,
@@ -159,6 +160,11 @@ func DecodeDecisionRequest(data []byte) (DecisionRequest, error) {
 	errs.Absorb("", err)
 	req.AccessPointID, req.PlatformUserID, req.ServerJobID, req.Record = body.AccessPointID, body.PlatformUserID, body.ServerJobID, body.Record
 	req.CurrentPolicy = body.CurrentPolicy
+	if body.PlatformUserName != nil {
+		name, err := CheckPlayerName("platformUserName", *body.PlatformUserName)
+		errs.Absorb("", err)
+		req.PlatformUserName = name
+	}
 	if isJSONValue(body.Attributes) {
 		req.Attributes, err = DecodeAttributes(body.Attributes)
 		errs.Absorb("attributes", err)

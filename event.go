@@ -94,19 +94,22 @@ const ReasonPattern = `^[A-Z][A-Z0-9_]{0,63}$`
 // location and access point names are those at the time of the event: an
 // audit record does not change when a door is renamed.
 type Event struct {
-	ID             uuid.UUID       `json:"id"`
-	Type           EventType       `json:"type"`
-	OccurredAt     Time            `json:"occurredAt"`
-	ReceivedAt     Time            `json:"receivedAt"`
-	Allowed        *Outcome        `json:"allowed"`
-	Reason         *string         `json:"reason"`
-	PlatformUserID *string         `json:"platformUserId"`
-	ServerJobID    *string         `json:"serverJobId"`
-	Scope          *CommandScope   `json:"scope"`
-	Location       NamedRef        `json:"location"`
-	AccessPoint    NamedRef        `json:"accessPoint"`
-	RequestedBy    *Requester      `json:"requestedBy"`
-	Command        *CommandSummary `json:"command"`
+	ID             uuid.UUID `json:"id"`
+	Type           EventType `json:"type"`
+	OccurredAt     Time      `json:"occurredAt"`
+	ReceivedAt     Time      `json:"receivedAt"`
+	Allowed        *Outcome  `json:"allowed"`
+	Reason         *string   `json:"reason"`
+	PlatformUserID *string   `json:"platformUserId"`
+	// PlatformUserName is the player's display name as the game server
+	// reported it with the event; null when it did not.
+	PlatformUserName *string         `json:"platformUserName"`
+	ServerJobID      *string         `json:"serverJobId"`
+	Scope            *CommandScope   `json:"scope"`
+	Location         NamedRef        `json:"location"`
+	AccessPoint      NamedRef        `json:"accessPoint"`
+	RequestedBy      *Requester      `json:"requestedBy"`
+	Command          *CommandSummary `json:"command"`
 }
 
 // NamedRef names a location or access point inside an event.

@@ -30,10 +30,13 @@ type NewEvent struct {
 	Allowed        *Outcome
 	Reason         *string
 	PlatformUserID *string
-	ServerJobID    *string
-	Scope          *CommandScope
-	RequestedBy    *uuid.UUID // a dashboard user of the organization
-	Command        *NewCommand
+	// PlatformUserName is the display name the game server saw the player
+	// under, when it said ([CheckPlayerName]).
+	PlatformUserName *string
+	ServerJobID      *string
+	Scope            *CommandScope
+	RequestedBy      *uuid.UUID // a dashboard user of the organization
+	Command          *NewCommand
 }
 
 // NewCommand is the state of a remote command reported with an event. The
@@ -58,7 +61,7 @@ type IngestResult struct {
 
 var ingestFields = []string{
 	"id", "type", "occurredAt", "accessPointId", "allowed", "reason",
-	"platformUserId", "serverJobId", "scope", "requestedBy", "command",
+	"platformUserId", "platformUserName", "serverJobId", "scope", "requestedBy", "command",
 }
 
 var commandFields = []string{"id", "status", "scope", "serverJobId", "platformUserId", "issuedAt"}
@@ -129,6 +132,15 @@ func decodeIngestEvent(data []byte, now time.Time, names *ImportNames) (ev NewEv
 		}
 	}
 	ev.PlatformUserID = r.externalID("platformUserId")
+	if name := r.optStr("platformUserName"); name != nil {
+		if n, err := CheckPlayerName("platformUserName", *name); err != nil {
+			errs.Absorb("", err)
+		} else if ev.PlatformUserID == nil && !errs.Reported("platformUserId") {
+			errs.Add("platformUserName", "needs platformUserId: it is that player's display name")
+		} else {
+			ev.PlatformUserName = &n
+		}
+	}
 	ev.ServerJobID = r.externalID("serverJobId")
 	ev.Scope = r.commandScope("scope")
 	if whole.requester {

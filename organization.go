@@ -83,6 +83,28 @@ func CheckName(field, name string) (string, error) {
 	return name, nil
 }
 
+// MaxPlayerNameLen bounds a player's display name as a game server
+// reports it: the platform's are at most 20 characters.
+const MaxPlayerNameLen = 50
+
+// CheckPlayerName validates a player's display name (field names it in
+// the error) and returns it trimmed: 1 to [MaxPlayerNameLen] characters,
+// no control or invisible formatting characters.
+func CheckPlayerName(field, name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", Invalid(field, "must not be empty (leave it out instead)")
+	case !utf8.ValidString(name):
+		return "", Invalid(field, "must be valid UTF-8")
+	case utf8.RuneCountInString(name) > MaxPlayerNameLen:
+		return "", Invalid(field, "must be at most %d characters", MaxPlayerNameLen)
+	case HasUnsafeRune(name):
+		return "", Invalid(field, unsafeInText)
+	}
+	return name, nil
+}
+
 // CheckUser validates a new dashboard user and returns it normalised: the
 // email trimmed and lower-cased, the name trimmed. Its *[ValidationError]
 // lists every problem.

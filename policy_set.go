@@ -233,6 +233,9 @@ func (c Command) ActiveUnlock(now time.Time) (ActiveUnlock, bool) {
 type DecisionRequest struct {
 	AccessPointID uuid.UUID `json:"accessPointId"`
 	DecisionInput
+	// PlatformUserName is the player's display name, recorded with the
+	// event (Record); it decides nothing.
+	PlatformUserName string `json:"platformUserName,omitempty"`
 	// Record stores the decision as an ACCESS_GRANTED or ACCESS_DENIED
 	// event in the same call.
 	Record bool `json:"record"`

@@ -13,19 +13,22 @@ import (
 
 // Event is one access attempt or remote-unlock event, as the API returns it.
 type Event struct {
-	ID             string          `json:"id"`
-	Type           string          `json:"type"` // ACCESS_GRANTED, ACCESS_DENIED or REMOTE_UNLOCK
-	OccurredAt     time.Time       `json:"occurredAt"`
-	ReceivedAt     time.Time       `json:"receivedAt"`
-	Allowed        *string         `json:"allowed"` // granted, denied, or nil for remote unlocks
-	Reason         *string         `json:"reason"`
-	PlatformUserID *string         `json:"platformUserId"`
-	ServerJobID    *string         `json:"serverJobId"`
-	Scope          *string         `json:"scope"` // UNIVERSE, SERVER or PLAYER, for remote unlocks
-	Location       NamedRef        `json:"location"`
-	AccessPoint    NamedRef        `json:"accessPoint"`
-	RequestedBy    *Requester      `json:"requestedBy"`
-	Command        *CommandSummary `json:"command"`
+	ID             string    `json:"id"`
+	Type           string    `json:"type"` // ACCESS_GRANTED, ACCESS_DENIED or REMOTE_UNLOCK
+	OccurredAt     time.Time `json:"occurredAt"`
+	ReceivedAt     time.Time `json:"receivedAt"`
+	Allowed        *string   `json:"allowed"` // granted, denied, or nil for remote unlocks
+	Reason         *string   `json:"reason"`
+	PlatformUserID *string   `json:"platformUserId"`
+	// PlatformUserName is the player's display name as the game server
+	// reported it, nil when it did not.
+	PlatformUserName *string         `json:"platformUserName"`
+	ServerJobID      *string         `json:"serverJobId"`
+	Scope            *string         `json:"scope"` // UNIVERSE, SERVER or PLAYER, for remote unlocks
+	Location         NamedRef        `json:"location"`
+	AccessPoint      NamedRef        `json:"accessPoint"`
+	RequestedBy      *Requester      `json:"requestedBy"`
+	Command          *CommandSummary `json:"command"`
 }
 
 // NamedRef is a location or access point as an event records it.

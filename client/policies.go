@@ -191,6 +191,9 @@ func (c *Client) PolicySet(ctx context.Context, universeID, etag string) (set *P
 type DecisionRequest struct {
 	AccessPointID  string `json:"accessPointId"`
 	PlatformUserID string `json:"platformUserId"`
+	// PlatformUserName is the player's display name, recorded with the
+	// event (Record).
+	PlatformUserName string `json:"platformUserName,omitempty"`
 	// ServerJobID is the asking server's job id: a SERVER unlock covers
 	// its players.
 	ServerJobID string            `json:"serverJobId,omitempty"`

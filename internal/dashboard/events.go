@@ -257,7 +257,7 @@ func (d *dashboard) cutExport(w http.ResponseWriter, r *http.Request, format str
 
 var csvHeader = []string{"id", "occurredAt", "receivedAt", "type", "allowed", "reason", "platformUserId",
 	"accessPointId", "accessPoint", "locationId", "location", "serverJobId", "scope",
-	"requestedBy", "commandId", "commandStatus"}
+	"requestedBy", "commandId", "commandStatus", "platformUserName"}
 
 func csvRow(e gatehouse.Event) []string {
 	var requester, commandID, commandStatus, allowed, scope string
@@ -275,7 +275,8 @@ func csvRow(e gatehouse.Event) []string {
 	}
 	row := []string{e.ID.String(), formatTime(e.OccurredAt), formatTime(e.ReceivedAt), string(e.Type), allowed,
 		deref(e.Reason), deref(e.PlatformUserID), e.AccessPoint.ID.String(), e.AccessPoint.Name,
-		e.Location.ID.String(), e.Location.Name, deref(e.ServerJobID), scope, requester, commandID, commandStatus}
+		e.Location.ID.String(), e.Location.Name, deref(e.ServerJobID), scope, requester, commandID, commandStatus,
+		deref(e.PlatformUserName)}
 	for i, v := range row {
 		row[i] = defuseFormula(v)
 	}

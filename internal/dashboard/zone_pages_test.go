@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
 )
 
 // TestEveryPageSaysTimesInTheChosenZone: a time a page shows is said in
@@ -50,10 +53,16 @@ func TestUsersPageTimesFollowTheChosenZone(t *testing.T) {
 
 // TestPlayersLinkTheirProfile: a player in the Event Log and on an
 // event's page is a link to their events and to their profile on the
-// platform, not a bare number.
+// platform, not a bare number, and shows the display name the game
+// server reported with the event.
 func TestPlayersLinkTheirProfile(t *testing.T) {
 	s := newSite(t)
 	acme := s.tenant("Acme")
+	named := gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessGranted, Allowed: ptr(gatehouse.Granted),
+		OccurredAt: s.now.Add(-time.Minute), AccessPointID: acme.ap.ID, PlatformUserID: ptr("333"), PlatformUserName: ptr("Nightowl")}
+	if _, err := s.store.IngestEvents(t.Context(), acme.org.ID, []gatehouse.NewEvent{named}); err != nil {
+		t.Fatal(err)
+	}
 	b := s.signedIn(acme)
 	profile := `href="https://www.roblox.com/users/111/profile"`
 	log := b.do("GET", "/dashboard/events", nil)
@@ -63,5 +72,11 @@ func TestPlayersLinkTheirProfile(t *testing.T) {
 	detail := b.do("GET", "/dashboard/events/"+acme.denied.ID.String(), nil)
 	if !strings.Contains(detail.body, profile) {
 		t.Error("the event's page does not link the player's profile")
+	}
+	if !strings.Contains(log.body, `<span class="player-name">Nightowl</span> <a href="/dashboard/events?platformUserId=333"`) {
+		t.Errorf("the Event Log does not show the player's display name: %.2000s", log.body)
+	}
+	if d := b.do("GET", "/dashboard/events/"+named.ID.String(), nil); !strings.Contains(d.body, "Nightowl <a href") {
+		t.Error("the event's page does not show the player's display name")
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 const eventColumns = `e.id, e.type, e.occurred_at, e.received_at, e.allowed, e.reason, e.platform_user_id,
-	e.server_job_id, e.scope, e.location_id, e.location_name, e.access_point_id, e.access_point_name,
+	e.platform_user_name, e.server_job_id, e.scope, e.location_id, e.location_name, e.access_point_id, e.access_point_name,
 	u.id, u.email, u.name,
 	c.id, c.scope, c.status, c.server_job_id, c.platform_user_id, c.issued_at`
 
@@ -164,7 +164,7 @@ func scanEventAnd(row pgx.CollectableRow, extra ...any) (gatehouse.Event, error)
 		cmdScope, cmdStatus, cmdJob, cmdUsr *string
 		cmdIssued                           *time.Time
 	)
-	err := row.Scan(append([]any{&ev.ID, &ev.Type, &occurred, &received, &allowed, &ev.Reason, &ev.PlatformUserID, &ev.ServerJobID, &scope,
+	err := row.Scan(append([]any{&ev.ID, &ev.Type, &occurred, &received, &allowed, &ev.Reason, &ev.PlatformUserID, &ev.PlatformUserName, &ev.ServerJobID, &scope,
 		&ev.Location.ID, &ev.Location.Name, &ev.AccessPoint.ID, &ev.AccessPoint.Name,
 		&reqID, &reqEmail, &reqName,
 		&cmdID, &cmdScope, &cmdStatus, &cmdJob, &cmdUsr, &cmdIssued}, extra...)...)

@@ -189,7 +189,7 @@ func resolvePlaces(ctx context.Context, tx querier, org int64, events []gatehous
 }
 
 var copyColumns = []string{"pos", "id", "type", "occurred_at", "allowed", "reason", "platform_user_id", "server_job_id",
-	"scope", "location_id", "location_name", "access_point_id", "access_point_name", "requested_by", "command_id"}
+	"scope", "location_id", "location_name", "access_point_id", "access_point_name", "requested_by", "command_id", "platform_user_name"}
 
 // copyEvents stores the events not yet stored and returns the positions of
 // those it stored (of an id given twice, the first). Rows are inserted in
@@ -203,7 +203,7 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE events_in (
 		pos int, id uuid, type text, occurred_at timestamptz, allowed text, reason text, platform_user_id text,
 		server_job_id text, scope text, location_id uuid, location_name text, access_point_id uuid,
-		access_point_name text, requested_by uuid, command_id uuid) ON COMMIT DROP`); err != nil {
+		access_point_name text, requested_by uuid, command_id uuid, platform_user_name text) ON COMMIT DROP`); err != nil {
 		return nil, err
 	}
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"events_in"}, copyColumns, pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
@@ -213,15 +213,17 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 			command = &ev.Command.ID
 		}
 		return []any{i, ev.ID, string(ev.Type), ev.OccurredAt, (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID,
-			(*string)(ev.Scope), p.LocationID, p.LocationName, ev.AccessPointID, p.AccessPointName, ev.RequestedBy, command}, nil
+			(*string)(ev.Scope), p.LocationID, p.LocationName, ev.AccessPointID, p.AccessPointName, ev.RequestedBy, command,
+			ev.PlatformUserName}, nil
 	}))
 	if err != nil {
 		return nil, err
 	}
 	rows, _ := tx.Query(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
-			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id)
+			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id,
+			platform_user_name)
 		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
-			location_name, access_point_id, access_point_name, requested_by, command_id
+			location_name, access_point_id, access_point_name, requested_by, command_id, platform_user_name
 		FROM events_in ORDER BY id, pos
 		ON CONFLICT (org, id) DO NOTHING RETURNING id`, org, received)
 	return storedPositions(rows, events)
@@ -243,6 +245,7 @@ func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse
 		occurred                              = make([]time.Time, n)
 		types, locationNames, apNames         = make([]string, n), make([]string, n), make([]string, n)
 		allowed, reasons, users, jobs, scopes = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+		names                                 = make([]*string, n)
 	)
 	for i, ev := range events {
 		p := places[ev.AccessPointID]
@@ -252,18 +255,20 @@ func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse
 		}
 		types[i], locationNames[i], apNames[i] = string(ev.Type), p.LocationName, p.AccessPointName
 		allowed[i], reasons[i], users[i], jobs[i], scopes[i] = (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID, (*string)(ev.Scope)
+		names[i] = ev.PlatformUserName
 	}
 	rows, _ := tx.Query(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
-			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id)
+			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id,
+			platform_user_name)
 		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
-			location_name, access_point_id, access_point_name, requested_by, command_id
+			location_name, access_point_id, access_point_name, requested_by, command_id, platform_user_name
 		FROM unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-			$11::uuid[], $12::text[], $13::uuid[], $14::text[], $15::uuid[], $16::uuid[]) WITH ORDINALITY
+			$11::uuid[], $12::text[], $13::uuid[], $14::text[], $15::uuid[], $16::uuid[], $17::text[]) WITH ORDINALITY
 			AS e(id, type, occurred_at, allowed, reason, platform_user_id, server_job_id, scope, location_id, location_name,
-				access_point_id, access_point_name, requested_by, command_id, pos)
+				access_point_id, access_point_name, requested_by, command_id, platform_user_name, pos)
 		ORDER BY id, pos
 		ON CONFLICT (org, id) DO NOTHING RETURNING id`, org, received,
-		ids, types, occurred, allowed, reasons, users, jobs, scopes, locations, locationNames, aps, apNames, requesters, commands)
+		ids, types, occurred, allowed, reasons, users, jobs, scopes, locations, locationNames, aps, apNames, requesters, commands, names)
 	return storedPositions(rows, events)
 }
 

@@ -227,18 +227,19 @@ func (e *env) post(path, key, body string) response {
 // eventList is the body of GET /events as a client sees it.
 type eventList struct {
 	Data []struct {
-		ID             string  `json:"id"`
-		Type           string  `json:"type"`
-		OccurredAt     string  `json:"occurredAt"`
-		Allowed        *string `json:"allowed"`
-		Reason         *string `json:"reason"`
-		PlatformUserID *string `json:"platformUserId"`
-		ServerJobID    *string `json:"serverJobId"`
-		Scope          *string `json:"scope"`
-		Location       struct{ ID, Name string }
-		AccessPoint    struct{ ID, Name string }         `json:"accessPoint"`
-		RequestedBy    *struct{ ID, Email, Name string } `json:"requestedBy"`
-		Command        *struct {
+		ID               string  `json:"id"`
+		Type             string  `json:"type"`
+		OccurredAt       string  `json:"occurredAt"`
+		Allowed          *string `json:"allowed"`
+		Reason           *string `json:"reason"`
+		PlatformUserID   *string `json:"platformUserId"`
+		PlatformUserName *string `json:"platformUserName"`
+		ServerJobID      *string `json:"serverJobId"`
+		Scope            *string `json:"scope"`
+		Location         struct{ ID, Name string }
+		AccessPoint      struct{ ID, Name string }         `json:"accessPoint"`
+		RequestedBy      *struct{ ID, Email, Name string } `json:"requestedBy"`
+		Command          *struct {
 			ID, Scope, Status string
 		} `json:"command"`
 	} `json:"data"`

@@ -56,6 +56,43 @@ func TestIngestEvents(t *testing.T) {
 	}
 }
 
+// TestIngestPlayerNames: a game server may send the player's display
+// name with their id; the event shows it beside the id, a recorded
+// decision too. A name without an id, an empty one or one past 50
+// characters is refused, keyed platformUserName.
+func TestIngestPlayerNames(t *testing.T) {
+	e := newEnv(t)
+	o := e.newPolicyOrg("Acme")
+	ap := o.accessPoints[0].ID
+	r := e.post("/api/consumer/v1/events", o.allKey, fmt.Sprintf(`{"events": [{"type": "ACCESS_DENIED", "occurredAt": "2026-11-20T11:00:00Z",
+		"accessPointId": %q, "reason": "BANNED", "platformUserId": "156", "platformUserName": " Nightowl "}]}`, ap))
+	if r.status != 200 {
+		t.Fatalf("ingest with a name: %d %s", r.status, r.body)
+	}
+	e.putPolicy(o.policyKey, ap, `{"mode": "OPEN"}`)
+	d := e.decide(o.serverKey, fmt.Sprintf(`{"accessPointId": %q, "platformUserId": "157", "platformUserName": "Skye", "record": true}`, ap))
+	if d.EventID == nil {
+		t.Fatalf("a recorded decision: %+v", d)
+	}
+	names := map[string]string{}
+	for _, ev := range e.events(o.readKey, "").Data {
+		if ev.PlatformUserName != nil {
+			names[*ev.PlatformUserID] = *ev.PlatformUserName
+		}
+	}
+	if names["156"] != "Nightowl" || names["157"] != "Skye" {
+		t.Errorf("the names shown: %v", names)
+	}
+	for _, bad := range []string{`"platformUserName": "Nightowl"`, `"platformUserId": "156", "platformUserName": ""`,
+		`"platformUserId": "156", "platformUserName": "` + strings.Repeat("x", 51) + `"`} {
+		r := e.post("/api/consumer/v1/events", o.allKey, fmt.Sprintf(`{"events": [{"type": "ACCESS_GRANTED", "occurredAt": "2026-11-20T11:00:00Z",
+			"accessPointId": %q, %s}]}`, ap, bad))
+		if r.status != http.StatusBadRequest || !strings.Contains(string(r.body), "platformUserName") {
+			t.Errorf("%s: %d %s", bad, r.status, r.body)
+		}
+	}
+}
+
 func TestIngestIsAllOrNothing(t *testing.T) {
 	e := newEnv(t)
 	o := e.newOrg("Acme")

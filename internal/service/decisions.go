@@ -209,6 +209,9 @@ func decisionEvent(r gatehouse.DecisionRequest, d gatehouse.Decision, now time.T
 	if r.ServerJobID != "" {
 		e.ServerJobID = &r.ServerJobID
 	}
+	if r.PlatformUserName != "" {
+		e.PlatformUserName = &r.PlatformUserName
+	}
 	return e
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 const eventColumns = `e.id, e.type, e.occurred_at, e.received_at, e.allowed, e.reason, e.platform_user_id,
-	e.server_job_id, e.scope, e.location_id, e.location_name, e.access_point_id, e.access_point_name,
+	e.platform_user_name, e.server_job_id, e.scope, e.location_id, e.location_name, e.access_point_id, e.access_point_name,
 	u.id, u.email, u.name,
 	c.id, c.scope, c.status, c.server_job_id, c.platform_user_id, c.issued_at`
 
@@ -190,7 +190,7 @@ type eventRow struct {
 	ev                                   gatehouse.Event
 	occurred, received                   int64
 	allowed, scope                       sql.NullString
-	reason, user, job                    sql.NullString
+	reason, user, userName, job          sql.NullString
 	reqID                                uuid.NullUUID
 	reqEmail, reqName                    sql.NullString
 	cmdID                                uuid.NullUUID
@@ -201,7 +201,7 @@ type eventRow struct {
 
 func newEventRow() *eventRow {
 	r := &eventRow{}
-	r.dest = []any{&r.ev.ID, &r.ev.Type, &r.occurred, &r.received, &r.allowed, &r.reason, &r.user, &r.job, &r.scope,
+	r.dest = []any{&r.ev.ID, &r.ev.Type, &r.occurred, &r.received, &r.allowed, &r.reason, &r.user, &r.userName, &r.job, &r.scope,
 		&r.ev.Location.ID, &r.ev.Location.Name, &r.ev.AccessPoint.ID, &r.ev.AccessPoint.Name,
 		&r.reqID, &r.reqEmail, &r.reqName,
 		&r.cmdID, &r.cmdScope, &r.cmdStatus, &r.cmdJob, &r.cmdUser, &r.cmdIssued}
@@ -225,6 +225,7 @@ func (r *eventRow) scan(rows *sql.Rows) (gatehouse.Event, error) {
 		ev.Scope = &s
 	}
 	ev.Reason, ev.PlatformUserID, ev.ServerJobID = fromOptString(r.reason), fromOptString(r.user), fromOptString(r.job)
+	ev.PlatformUserName = fromOptString(r.userName)
 	if r.reqID.Valid {
 		ev.RequestedBy = &gatehouse.Requester{ID: r.reqID.UUID, Email: r.reqEmail.String, Name: r.reqName.String}
 	}

@@ -141,8 +141,8 @@ const (
 	userOf      = "SELECT count(*) FROM users WHERE id = ? AND org = ?"
 	insertEvent = `INSERT INTO events
 		(org, id, type, occurred_at, received_at, allowed, reason, platform_user_id, server_job_id, scope,
-		 location_id, location_name, access_point_id, access_point_name, requested_by, command_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		 location_id, location_name, access_point_id, access_point_name, requested_by, command_id, platform_user_name)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (org, id) DO NOTHING`
 	insertTerm = `INSERT INTO search_terms (org, field, ref, value, folded)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
@@ -180,7 +180,7 @@ func (ins *eventInserter) insert(ctx context.Context, org int64, ev gatehouse.Ne
 	r, err := ins.tx.ExecContext(ctx, insertEvent, org, ev.ID[:], string(ev.Type), millis(ev.OccurredAt), received,
 		optString((*string)(ev.Allowed)), optString(ev.Reason), optString(ev.PlatformUserID), optString(ev.ServerJobID),
 		optString((*string)(ev.Scope)), p.LocationID[:], p.LocationName, ev.AccessPointID[:], p.AccessPointName,
-		optUUID(ev.RequestedBy), commandID)
+		optUUID(ev.RequestedBy), commandID, optString(ev.PlatformUserName))
 	if err != nil {
 		return false, err
 	}

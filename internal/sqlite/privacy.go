@@ -55,7 +55,7 @@ func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, ar
 		if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE org = 0 AND seq < ?", top); err != nil {
 			return err
 		}
-		moved, err := tx.ExecContext(ctx, `UPDATE events SET org = 0, platform_user_id = NULL, server_job_id = NULL,
+		moved, err := tx.ExecContext(ctx, `UPDATE events SET org = 0, platform_user_id = NULL, platform_user_name = NULL, server_job_id = NULL,
 			requested_by = NULL, command_id = NULL, reason = NULL WHERE seq = ? AND org = ? AND `+cond, top, org, arg)
 		if err != nil {
 			return err

@@ -13,7 +13,7 @@ func testIngest(t *testing.T, f *fixture) {
 	a := f.org("Acme")
 	door := f.accessPoint(a.ID, f.location(a.ID, "HQ").ID, "Front door")
 	e1, e2 := f.attempt(door, gatehouse.EventAccessGranted, 2), f.attempt(door, gatehouse.EventAccessDenied, 1)
-	e1.PlatformUserID, e2.Reason = ptr("42"), ptr(gatehouse.ReasonOutsideSchedule)
+	e1.PlatformUserID, e1.PlatformUserName, e2.Reason = ptr("42"), ptr("Nightowl"), ptr(gatehouse.ReasonOutsideSchedule)
 	res := f.ingest(a.ID, e1, e2, e1) // the same id twice in one batch
 	if diff := cmp.Diff(gatehouse.IngestResult{Accepted: 2, Duplicates: 1, IDs: newIDs(e1, e2, e1)}, res); diff != "" {
 		t.Errorf("first batch (-want +got)\n%s", diff)
@@ -32,7 +32,7 @@ func testIngest(t *testing.T, f *fixture) {
 	}
 	got := events[1]
 	want := gatehouse.Event{ID: e1.ID, Type: gatehouse.EventAccessGranted, OccurredAt: gatehouse.Time(e1.OccurredAt),
-		ReceivedAt: gatehouse.Time(received), Allowed: ptr(gatehouse.Granted), PlatformUserID: ptr("42"),
+		ReceivedAt: gatehouse.Time(received), Allowed: ptr(gatehouse.Granted), PlatformUserID: ptr("42"), PlatformUserName: ptr("Nightowl"),
 		Location: gatehouse.NamedRef{ID: door.LocationID, Name: "HQ"}, AccessPoint: gatehouse.NamedRef{ID: door.ID, Name: "Front door"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stored event: first write wins, receivedAt is the store clock (-want +got)\n%s", diff)
@@ -107,7 +107,7 @@ func testIngestBatchSizes(t *testing.T, f *fixture) {
 		batch := make([]gatehouse.NewEvent, n)
 		for i := range batch {
 			batch[i] = f.attempt(door, gatehouse.EventAccessGranted, i%50)
-			batch[i].PlatformUserID = ptr("7")
+			batch[i].PlatformUserID, batch[i].PlatformUserName = ptr("7"), ptr("Seven")
 		}
 		first := batch[0]
 		again := first
@@ -118,7 +118,8 @@ func testIngestBatchSizes(t *testing.T, f *fixture) {
 			t.Errorf("batch of %d and a repeat: accepted %d, duplicates %d, %d ids", n, res.Accepted, res.Duplicates, len(res.IDs))
 		}
 		got := f.all(a.ID, gatehouse.EventFilter{Q: first.ID.String()}, 10)
-		if len(got) != 1 || got[0].PlatformUserID == nil || *got[0].PlatformUserID != "7" {
+		if len(got) != 1 || got[0].PlatformUserID == nil || *got[0].PlatformUserID != "7" ||
+			got[0].PlatformUserName == nil || *got[0].PlatformUserName != "Seven" {
 			t.Errorf("batch of %d: the first copy of a repeated id is stored, got %+v", n, got)
 		}
 	}

@@ -69,18 +69,24 @@ type User struct {
 // terminals and pages that show it. It returns the trimmed name, or a
 // *ValidationError keyed by field.
 func CheckName(field, name string) (string, error) {
-	name = strings.TrimSpace(name)
+	return checkText(field, name, MaxNameLen, "is required")
+}
+
+// checkText trims text and checks it is 1 to max characters of valid
+// UTF-8 with no unsafe rune; empty says what an empty one is told.
+func checkText(field, text string, max int, empty string) (string, error) {
+	text = strings.TrimSpace(text)
 	switch {
-	case name == "":
-		return "", Invalid(field, "is required")
-	case !utf8.ValidString(name):
+	case text == "":
+		return "", Invalid(field, "%s", empty)
+	case !utf8.ValidString(text):
 		return "", Invalid(field, "must be valid UTF-8")
-	case utf8.RuneCountInString(name) > MaxNameLen:
-		return "", Invalid(field, "must be at most %d characters", MaxNameLen)
-	case HasUnsafeRune(name):
+	case utf8.RuneCountInString(text) > max:
+		return "", Invalid(field, "must be at most %d characters", max)
+	case HasUnsafeRune(text):
 		return "", Invalid(field, unsafeInText)
 	}
-	return name, nil
+	return text, nil
 }
 
 // MaxPlayerNameLen bounds a player's display name as a game server
@@ -91,18 +97,7 @@ const MaxPlayerNameLen = 50
 // the error) and returns it trimmed: 1 to [MaxPlayerNameLen] characters,
 // no control or invisible formatting characters.
 func CheckPlayerName(field, name string) (string, error) {
-	name = strings.TrimSpace(name)
-	switch {
-	case name == "":
-		return "", Invalid(field, "must not be empty (leave it out instead)")
-	case !utf8.ValidString(name):
-		return "", Invalid(field, "must be valid UTF-8")
-	case utf8.RuneCountInString(name) > MaxPlayerNameLen:
-		return "", Invalid(field, "must be at most %d characters", MaxPlayerNameLen)
-	case HasUnsafeRune(name):
-		return "", Invalid(field, unsafeInText)
-	}
-	return name, nil
+	return checkText(field, name, MaxPlayerNameLen, "must not be empty (leave it out instead)")
 }
 
 // CheckUser validates a new dashboard user and returns it normalised: the

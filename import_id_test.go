@@ -57,3 +57,38 @@ func TestDecodeImportEventDerivesStableIDs(t *testing.T) {
 		t.Errorf("the derived id's time is %d", sec)
 	}
 }
+
+// A derived id is the same from one release to the next (a file without
+// ids imported before and after an upgrade is stored once), and a
+// player's display name, which says nothing of the attempt, changes it
+// not.
+func TestDerivedIDsStayPut(t *testing.T) {
+	org := uuid.MustParse("01a203e2-9b00-7000-8a1b-2c3d4e5f6a01")
+	denied, reason, player := gatehouse.Denied, "BANNED", "156"
+	ev := gatehouse.NewEvent{Type: gatehouse.EventAccessDenied, OccurredAt: time.Date(2026, 11, 20, 11, 0, 0, 0, time.UTC),
+		AccessPointID: uuid.MustParse("01a203e2-9b00-7000-8a1b-2c3d4e5f6a02"), Allowed: &denied, Reason: &reason, PlatformUserID: &player}
+	const before = "01a1f89c-fb80-7ebc-b75f-3734d4db3996" // derived by the release before display names
+	if got := gatehouse.DeriveEventID(org, ev).String(); got != before {
+		t.Errorf("the derived id is %s, was %s", got, before)
+	}
+	name := "Nightowl"
+	ev.PlatformUserName = &name
+	if got := gatehouse.DeriveEventID(org, ev).String(); got != before {
+		t.Errorf("a display name changes the derived id to %s", got)
+	}
+}
+
+// A display name shows: blank fillers, invisible formatting and nothing
+// at all are refused; a name with an emoji joined by ZWJ is kept.
+func TestCheckPlayerName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"Nightowl": true, " Skye ": true, "👩\u200d🚀 Nova": true, "李小龙": true,
+		"": false, "   ": false, "\u200b": false, "\u3164": false, "\u2800\u2800": false, "\ufeffBob": false,
+		"Bob\u00ad": false, "Bob\U000E0041": false, "Bob\u202e": false, "Tab\tName": false,
+	} {
+		got, err := gatehouse.CheckPlayerName("platformUserName", name)
+		if (err == nil) != ok {
+			t.Errorf("%q: %q, %v; want accepted %v", name, got, err, ok)
+		}
+	}
+}

@@ -31,8 +31,10 @@ type NewEvent struct {
 	Reason         *string
 	PlatformUserID *string
 	// PlatformUserName is the display name the game server saw the player
-	// under, when it said ([CheckPlayerName]).
-	PlatformUserName *string
+	// under, when it said ([CheckPlayerName]). It is no part of what an
+	// event is: DeriveEventID leaves it out (omitempty keeps the encoding
+	// of the events before it).
+	PlatformUserName *string `json:",omitempty"`
 	ServerJobID      *string
 	Scope            *CommandScope
 	RequestedBy      *uuid.UUID // a dashboard user of the organization
@@ -335,6 +337,7 @@ func DeriveEventID(orgID uuid.UUID, ev NewEvent) uuid.UUID {
 	h.Write([]byte(importIDNamespace))
 	h.Write(orgID[:])
 	ev.ID = uuid.Nil
+	ev.PlatformUserName = nil           // how the game named the player: the same attempt, whatever the name
 	ev.OccurredAt = ev.OccurredAt.UTC() // an instant, whatever offset it was written in
 	if ev.Command != nil {
 		c := *ev.Command

@@ -3,6 +3,7 @@ package gatehouse
 import (
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -94,10 +95,31 @@ func checkText(field, text string, max int, empty string) (string, error) {
 const MaxPlayerNameLen = 50
 
 // CheckPlayerName validates a player's display name (field names it in
-// the error) and returns it trimmed: 1 to [MaxPlayerNameLen] characters,
-// no control or invisible formatting characters.
+// the error) and returns it trimmed: 1 to [MaxPlayerNameLen] characters
+// with no unsafe rune ([HasUnsafeRune]), no invisible formatting rune
+// but the zero-width joiners, and at least one that shows: a name of
+// fillers alone (U+3164 and its kin, U+2800) would read as no name.
 func CheckPlayerName(field, name string) (string, error) {
-	return checkText(field, name, MaxPlayerNameLen, "must not be empty (leave it out instead)")
+	name, err := checkText(field, name, MaxPlayerNameLen, "must not be empty (leave it out instead)")
+	switch {
+	case err != nil:
+		return "", err
+	case strings.ContainsFunc(name, func(r rune) bool { return unicode.Is(unicode.Cf, r) && r != 0x200c && r != 0x200d }):
+		return "", Invalid(field, "must not hold invisible formatting characters")
+	case !strings.ContainsFunc(name, shows):
+		return "", Invalid(field, "must show at least one letter, digit or sign")
+	}
+	return name, nil
+}
+
+// shows reports whether r prints something: a letter, digit, mark,
+// punctuation or symbol that is not one of the blank fillers.
+func shows(r rune) bool {
+	switch r {
+	case 0x115f, 0x1160, 0x3164, 0xffa0, 0x2800: // Hangul fillers, the blank Braille pattern
+		return false
+	}
+	return unicode.In(r, unicode.L, unicode.N, unicode.P, unicode.S)
 }
 
 // CheckUser validates a new dashboard user and returns it normalised: the

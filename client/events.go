@@ -172,17 +172,19 @@ func walk[T any](fetch func(cursor string) ([]T, *string, error)) iter.Seq2[T, e
 type IngestEvent struct {
 	// ID makes a retried batch safe: an id already stored is counted as a
 	// duplicate, not stored twice. IngestEvents fills in missing ids.
-	ID             string         `json:"id,omitempty"`
-	Type           string         `json:"type"`
-	OccurredAt     time.Time      `json:"occurredAt"`
-	AccessPointID  string         `json:"accessPointId"`
-	Allowed        string         `json:"allowed,omitempty"`
-	Reason         string         `json:"reason,omitempty"`
-	PlatformUserID string         `json:"platformUserId,omitempty"`
-	ServerJobID    string         `json:"serverJobId,omitempty"`
-	Scope          string         `json:"scope,omitempty"`
-	RequestedBy    string         `json:"requestedBy,omitempty"`
-	Command        *IngestCommand `json:"command,omitempty"`
+	ID             string    `json:"id,omitempty"`
+	Type           string    `json:"type"`
+	OccurredAt     time.Time `json:"occurredAt"`
+	AccessPointID  string    `json:"accessPointId"`
+	Allowed        string    `json:"allowed,omitempty"`
+	Reason         string    `json:"reason,omitempty"`
+	PlatformUserID string    `json:"platformUserId,omitempty"`
+	// PlatformUserName is the player's display name, with PlatformUserID.
+	PlatformUserName string         `json:"platformUserName,omitempty"`
+	ServerJobID      string         `json:"serverJobId,omitempty"`
+	Scope            string         `json:"scope,omitempty"`
+	RequestedBy      string         `json:"requestedBy,omitempty"`
+	Command          *IngestCommand `json:"command,omitempty"`
 }
 
 // IngestCommand is the remote-unlock command an ingested event reports on.

@@ -49,3 +49,10 @@ func (f *flags) act(ctx context.Context, svc *service.Service, orgID uuid.UUID) 
 
 // asUsage is the usage of --as for a change.
 const asUsage = "email of the organization's dashboard user making the change: their role is checked and the audit log names them (default: the operating-system user and host)"
+
+// asServer is ctx for a command that serves: a server acts as Gatehouse
+// itself, each request and background job naming its own actor, never
+// the operator who started the process.
+func asServer(ctx context.Context) context.Context {
+	return gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorSystem})
+}

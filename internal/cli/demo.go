@@ -62,9 +62,7 @@ func demoAccount(ctx context.Context, svc *service.Service, org uuid.UUID) (stri
 }
 
 func runDemo(ctx context.Context, e *env) error {
-	// A server acts as Gatehouse itself: each request and background job
-	// names its own actor, never the operator who started the process.
-	ctx = gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorSystem})
+	ctx = asServer(ctx)
 	f := newFlags(e, "demo")
 	s := addServeFlags(f)
 	if err := s.check(f); err != nil {

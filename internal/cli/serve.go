@@ -185,9 +185,7 @@ func (b boundAddrs) close() {
 }
 
 func runServe(ctx context.Context, e *env) error {
-	// A server acts as Gatehouse itself: each request and background job
-	// names its own actor, never the operator who started the process.
-	ctx = gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorSystem})
+	ctx = asServer(ctx)
 	f := newFlags(e, "serve")
 	s := addServeFlags(f)
 	replica := f.setting("db-replica", "GATEHOUSE_DB_REPLICA", "", "PostgreSQL read replica for the event and location lists")

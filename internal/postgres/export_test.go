@@ -19,9 +19,12 @@ func (db *DB) WithTxForTest(ctx context.Context, fn func(pgx.Tx) error) error {
 	return db.withTx(ctx, fn)
 }
 
-// MigrateThroughForTest applies the migrations up to version last.
+// MigrateThroughForTest applies the migrations up to version last, and
+// the one that adds the last column every insert of events names
+// (0027_player_names.sql), which a test storing events at an older schema
+// needs: it adds a column only, and every later schema has it too.
 func (db *DB) MigrateThroughForTest(ctx context.Context, last int) error {
-	return db.migrateThrough(ctx, last)
+	return db.migrateWhere(ctx, func(version int) bool { return version <= last || version == 27 })
 }
 
 // ExecForTest runs a statement on the pool.

@@ -29,16 +29,19 @@ func (db *DB) Migrate(ctx context.Context) (err error) {
 }
 
 // migrateThrough applies the migrations up to version last: a test of a
-// migration starts from the schema before it. With it, the one that adds
-// the last column every insert of events names (playerNamesMigration),
-// which a test storing events at an older schema needs; it adds a column
-// only, and any later schema has it too.
+// migration starts from the schema before it.
 func (db *DB) migrateThrough(ctx context.Context, last int) error {
+	return db.migrateWhere(ctx, func(version int) bool { return version <= last })
+}
+
+// migrateWhere applies, in order, the migrations whose version keep
+// accepts and that are not applied yet.
+func (db *DB) migrateWhere(ctx context.Context, keep func(version int) bool) error {
 	ms, err := sqlstore.Migrations(migrations, "migrations/*.sql")
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	ms = slices.DeleteFunc(ms, func(m sqlstore.Migration) bool { return m.Version > last && m.Version != playerNamesMigration })
+	ms = slices.DeleteFunc(ms, func(m sqlstore.Migration) bool { return !keep(m.Version) })
 	err = sqlstore.Migrate(ctx, ms, func(ctx context.Context, m sqlstore.Migration) error {
 		return db.withTx(ctx, func(tx pgx.Tx) error {
 			// A migration that rewrites data (a rollup built from every
@@ -95,7 +98,3 @@ func (db *DB) checkSchema(ctx context.Context) error {
 	}
 	return nil
 }
-
-// playerNamesMigration adds events.platform_user_name
-// (0027_player_names.sql).
-const playerNamesMigration = 27

@@ -86,7 +86,10 @@ func Seed(ctx context.Context, store gatehouse.Store, now time.Time, events int)
 		return org, false, err
 	}
 	rng := rand.New(rand.NewPCG(42, 2026))
-	all := w.events(rng, now, events)
+	all, err := w.issueCommands(ctx, store, org.ID, w.events(rng, now, events), now)
+	if err != nil {
+		return org, false, err
+	}
 	for len(all) > 0 {
 		batch := all[:min(len(all), 1000)]
 		if _, err := store.IngestEvents(ctx, org.ID, batch); err != nil {

@@ -104,6 +104,26 @@ func TestDemoEventsAreDecisions(t *testing.T) {
 		}
 		unlocks[e.AccessPoint.ID] = append(unlocks[e.AccessPoint.ID], u)
 	}
+	// Every command an event names is one the demo issued: it is found,
+	// with the status the event shows, and every settled status is seen.
+	statuses := map[gatehouse.CommandStatus]int{}
+	for _, e := range events {
+		if e.Command == nil {
+			continue
+		}
+		c, err := svc.FindCommand(ctx, org.ID, e.Command.ID)
+		if err != nil || c.Status != e.Command.Status || c.AccessPoint.ID != e.AccessPoint.ID {
+			t.Errorf("event %s names command %s (%s): found %s at %s (%v)", e.ID, e.Command.ID, e.Command.Status, c.Status, c.AccessPoint.ID, err)
+		}
+		if e.Type == gatehouse.EventRemoteUnlock {
+			statuses[c.Status]++
+		}
+	}
+	for _, st := range []gatehouse.CommandStatus{gatehouse.CommandExecuted, gatehouse.CommandFailed, gatehouse.CommandExpired, gatehouse.CommandCancelled} {
+		if statuses[st] == 0 {
+			t.Errorf("no demo command is %s: %v", st, statuses)
+		}
+	}
 	players := map[string]gatehouse.PlayerAttributes{}
 	for _, p := range demo.Population() {
 		players[p.PlatformUserID] = p.Attributes
@@ -140,15 +160,15 @@ func TestDemoEventsAreDecisions(t *testing.T) {
 		if e.Command != nil && d.Reason != gatehouse.ReasonRemoteUnlock {
 			t.Errorf("event %s shows command %s but was decided %s", e.ID, e.Command.ID, d.Reason)
 		}
-		// The service's explanation at that instant agrees where no unlock
-		// was at play (the demo's unlocks are events, not issued commands
-		// the service would find).
-		if len(in.Unlocks) == 0 {
-			at := gatehouse.Time(at)
-			res, err := svc.Decide(ctx, org.ID, gatehouse.DecisionRequest{AccessPointID: e.AccessPoint.ID, DecisionInput: in, At: &at})
-			if err != nil || res.Decision != d || res.PolicyVersion == nil || *res.PolicyVersion != 1 {
-				t.Errorf("the service explains event %s as %+v (%v), the evaluator %+v", e.ID, res, err, d)
-			}
+		// The service's explanation at that instant agrees, the unlocks
+		// in force then included: the demo's unlocks are commands it
+		// issued, which the service finds.
+		asked := in
+		asked.Unlocks = nil
+		then := gatehouse.Time(at)
+		res, err := svc.Decide(ctx, org.ID, gatehouse.DecisionRequest{AccessPointID: e.AccessPoint.ID, DecisionInput: asked, At: &then})
+		if err != nil || res.Decision != d || res.PolicyVersion == nil || *res.PolicyVersion != 1 {
+			t.Errorf("the service explains event %s as %+v (%v), the evaluator %+v", e.ID, res, err, d)
 		}
 		reasons[*e.Reason]++
 		outcomes[*e.Allowed]++

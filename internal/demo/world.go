@@ -31,8 +31,19 @@ type world struct {
 // every attempt at it, and the remote unlocks issued for it.
 type door struct {
 	gatehouse.AccessPoint
-	policy  *gatehouse.CompiledPolicy
-	unlocks []*unlock
+	universe string // its venue's
+	policy   *gatehouse.CompiledPolicy
+	unlocks  []*unlock
+}
+
+// door returns the world's door of id.
+func (w *world) door(id uuid.UUID) *door {
+	for i := range w.doors {
+		if w.doors[i].ID == id {
+			return &w.doors[i]
+		}
+	}
+	panic("demo: no door " + id.String())
 }
 
 // unlock is a remote unlock the demo issued: it opens the door for whom
@@ -43,17 +54,25 @@ type unlock struct {
 	from time.Time
 }
 
-// UnlockDuration is how long a demo unlock whose command was delivered or
-// executed keeps its door open from the instant it was issued; an
-// unlock that was not (PENDING, FAILED, EXPIRED, CANCELLED) opens nothing.
-// It is longer than the API's default so that a demo of a few thousand
-// events shows players passing through an unlock.
+// UnlockDuration is how long a demo unlock whose command its server
+// executed keeps its door open from the instant it was issued; an unlock
+// that failed, expired or was cancelled opens nothing. It is longer than
+// the API's default so that a demo of a few thousand events shows players
+// passing through an unlock.
 const UnlockDuration = 15 * time.Minute
 
 // UnlockOpens reports whether a demo unlock with a command of status s
 // opened its door (see UnlockDuration).
 func UnlockOpens(s gatehouse.CommandStatus) bool {
-	return s == gatehouse.CommandDelivered || s == gatehouse.CommandExecuted
+	return s == gatehouse.CommandExecuted
+}
+
+// pastStatuses are the statuses a demo command ends with, drawn alike:
+// every demo command is settled by the time the demo is made, as a
+// command of the past is (see issueCommands).
+var pastStatuses = []gatehouse.CommandStatus{
+	gatehouse.CommandExecuted, gatehouse.CommandExecuted, gatehouse.CommandExecuted,
+	gatehouse.CommandFailed, gatehouse.CommandExpired, gatehouse.CommandCancelled,
 }
 
 func newWorld(ctx context.Context, store gatehouse.Store, svc *service.Service, org uuid.UUID, now time.Time) (*world, error) {
@@ -82,7 +101,7 @@ func newWorld(ctx context.Context, store gatehouse.Store, svc *service.Service, 
 			if err != nil {
 				return nil, err
 			}
-			w.doors = append(w.doors, door{AccessPoint: ap, policy: compiled})
+			w.doors = append(w.doors, door{AccessPoint: ap, universe: v.universe, policy: compiled})
 		}
 	}
 	for _, s := range staff {
@@ -91,7 +110,9 @@ func newWorld(ctx context.Context, store gatehouse.Store, svc *service.Service, 
 		if err != nil {
 			return nil, err
 		}
-		u, err := store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org, Email: s.email, Name: s.name, PasswordHash: hash})
+		// The first is the organization's admin; the others run the
+		// doors, and issue the demo's remote unlocks with the admin.
+		u, err := store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org, Email: s.email, Name: s.name, PasswordHash: hash, Role: gatehouse.RoleOperator})
 		if err != nil {
 			return nil, fmt.Errorf("demo user %s: %w (is it used by another organization?)", s.email, err)
 		}
@@ -156,11 +177,12 @@ func (w *world) unlock(rng *rand.Rand, now time.Time) (gatehouse.NewEvent, *unlo
 	case gatehouse.ScopePlayer:
 		ev.PlatformUserID = &player
 	}
-	ev.Command = &gatehouse.NewCommand{ID: gatehouse.NewID(), Scope: scope, ServerJobID: ev.ServerJobID,
+	// The event is the command's: issueCommands issues it with that id.
+	ev.Command = &gatehouse.NewCommand{ID: ev.ID, Scope: scope, ServerJobID: ev.ServerJobID,
 		PlatformUserID: ev.PlatformUserID, IssuedAt: ev.OccurredAt,
-		Status: gatehouse.CommandStatuses[rng.IntN(len(gatehouse.CommandStatuses))]}
+		Status: pastStatuses[rng.IntN(len(pastStatuses))]}
 	if scope == gatehouse.ScopePlayer {
-		ev.Command.Status = gatehouse.CommandDelivered
+		ev.Command.Status = gatehouse.CommandExecuted
 	}
 	u := &unlock{event: ev, from: at, ActiveUnlock: gatehouse.ActiveUnlock{Scope: scope, Until: gatehouse.Time(at.Add(UnlockDuration))}}
 	if ev.ServerJobID != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Retention bounds, in days (CONTRACT, "Privacy: erasure and
+// Retention bounds, in days (docs/api.md, "Privacy: erasure and
 // retention"): the minimum keeps a whole 366-day window answerable.
 const (
 	DefaultRetentionDays = 400
@@ -94,7 +94,8 @@ func RetentionCutoff(now time.Time, days int) time.Time {
 }
 
 // ErasureMaxAge is how old a right-to-erasure request's signed timestamp
-// may be (CONTRACT): an older one is a replay, refused.
+// may be (docs/api.md, "The platform's right-to-erasure webhook"): an
+// older one is a replay, refused.
 const ErasureMaxAge = 10 * time.Minute
 
 // ErrErasureUnverified is a right-to-erasure request whose signature or

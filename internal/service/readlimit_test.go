@@ -46,8 +46,16 @@ func TestLimitReadsBoundsEachOrganization(t *testing.T) {
 	if _, err := store.CountEvents(ctx, a.ID, gatehouse.EventFilter{From: &from, To: &to}, time.Minute); !errors.Is(err, gatehouse.ErrBusy) {
 		t.Errorf("a count of the busy organization: %v, want ErrBusy", err)
 	}
+	// A universe's policy set is megabytes read and encoded: it takes a
+	// slot too (issue 28's GET /policies attack).
+	if _, err := store.PolicySet(ctx, a.ID, "1"); !errors.Is(err, gatehouse.ErrBusy) {
+		t.Errorf("a policy set of the busy organization: %v, want ErrBusy", err)
+	}
 	if _, err := store.ListEvents(ctx, b.ID, f); err != nil {
 		t.Errorf("another organization's read: %v", err)
+	}
+	if _, err := store.PolicySet(ctx, b.ID, "1"); err != nil {
+		t.Errorf("another organization's policy set: %v", err)
 	}
 
 	one := service.NewReadSlots(1, time.Hour)

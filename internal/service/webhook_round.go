@@ -173,7 +173,8 @@ func (r *webhookRound) page(ctx context.Context) (more, failed bool, err error) 
 			}
 			// A round sends a page for as long as half its lease: an
 			// erasure may have committed since the page was read, and
-			// what it erased must not be sent (CONTRACT: never again).
+			// what it erased must not be sent: webhooks never show it
+			// again (docs/api.md, "Privacy: erasure and retention").
 			erased, err := r.erased(ctx, ev.ID)
 			if err != nil {
 				return false, false, err

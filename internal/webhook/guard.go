@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// Delivery limits (CONTRACT, "Webhooks").
+// Delivery limits (docs/api.md, "Webhooks: /webhooks").
 const (
 	Timeout         = 10 * time.Second // a delivery's whole exchange
 	MaxResponseRead = 64 << 10         // bytes of a receiver's response kept

@@ -103,17 +103,20 @@ func playGameServer(ctx context.Context, s *site, orgID uuid.UUID, universe, job
 	wait := 1
 	var cursor *string
 	var acks []gatehouse.Ack
+	var last string // the refusal logged last: each is logged once, as the SDK tells it once
 	for ctx.Err() == nil {
 		res, err := s.svc.Sync(ctx, orgID, gatehouse.SyncRequest{ServerJobID: job, UniverseID: universe, Players: []string{},
 			Acks: acks, Cursor: cursor, WaitSeconds: &wait})
 		if err != nil {
-			if ctx.Err() == nil {
+			// Until the script names the universe, every sync is refused.
+			if ctx.Err() == nil && err.Error() != last {
 				s.t.Logf("the game server's sync: %v", err)
+				last = err.Error()
 			}
 			sleepCtx(ctx, 200*time.Millisecond)
 			continue
 		}
-		cursor, acks = &res.Cursor, nil
+		cursor, acks, last = &res.Cursor, nil, ""
 		for _, c := range res.Commands {
 			if !c.Status.Settled() {
 				acks = append(acks, gatehouse.Ack{CommandID: c.ID, Result: gatehouse.AckExecuted})

@@ -102,7 +102,8 @@ func TestPollPy(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 // TestPollPyRepeatedFilters: a filter given twice keeps both values, as
-// the API's repeated type parameter does, instead of the last alone.
+// the API's repeated type parameter does, instead of the last alone; and
+// --url takes the API's base as well as the server's address.
 func TestPollPyRepeatedFilters(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -133,7 +134,8 @@ func TestPollPyRepeatedFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]bool{}
-	for _, line := range runPollPy(t, python, key, "--url", a.URL, "--state", filepath.Join(t.TempDir(), "state.json"), "--once",
+	// The API's base as --url, as the guide gives it ($API).
+	for _, line := range runPollPy(t, python, key, "--url", a.URL+"/api/consumer/v1", "--state", filepath.Join(t.TempDir(), "state.json"), "--once",
 		"--filter", "type=ACCESS_GRANTED", "--filter", "type=REMOTE_UNLOCK") {
 		var ev struct{ ID string }
 		if err := json.Unmarshal(line, &ev); err != nil {

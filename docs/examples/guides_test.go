@@ -22,9 +22,10 @@ func shellBlocks(text string) []string {
 	return blocks
 }
 
-// requiredScopes maps "METHOD /path/{param}" to its scope, from the
-// OpenAPI document.
-func requiredScopes(t *testing.T) map[string]string {
+// requiredScopes maps "METHOD /path/{param}" to the scopes that allow
+// it, any one of them (POST /grants: policies:write, or server for a
+// purchase), from the OpenAPI document; none for an open route.
+func requiredScopes(t *testing.T) map[string][]string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, "internal/server/openapi.json"))
 	if err != nil {
@@ -32,28 +33,41 @@ func requiredScopes(t *testing.T) map[string]string {
 	}
 	var doc struct {
 		Paths map[string]map[string]struct {
-			Scope string `json:"x-required-scope"`
+			Scope    string                `json:"x-required-scope"`
+			Security []map[string][]string `json:"security"`
 		} `json:"paths"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	scopes := map[string]string{}
+	scopes := map[string][]string{}
 	for path, ops := range doc.Paths {
 		for method, op := range ops {
-			scopes[strings.ToUpper(method)+" "+strings.TrimPrefix(path, "/api/consumer/v1")] = op.Scope
+			var allowed []string
+			if op.Scope != "" {
+				allowed = append(allowed, op.Scope)
+			}
+			for _, s := range op.Security {
+				for _, sc := range s["apiKey"] {
+					if !slices.Contains(allowed, sc) {
+						allowed = append(allowed, sc)
+					}
+				}
+			}
+			scopes[strings.ToUpper(method)+" "+strings.TrimPrefix(path, "/api/consumer/v1")] = allowed
 		}
 	}
 	return scopes
 }
 
 // TestGuidesLeaveTheDemoAlone: the guides are pasted after the quick
-// start, into a shell that holds the variables the demo printed. So a
-// guide never binds those names to objects of its own, never changes
-// the demo's door ($ACCESS_POINT_ID's policy), never claims a demo
-// venue's universe for a place it creates, and calls each endpoint with
-// a key that has its scope: the demo's key ($KEY) only where the demo's
-// scopes suffice, else a key the guide creates with that scope.
+// start, into a shell that holds the variables the demo printed (and
+// TestGuidesRunOnTheDemo runs them so). So a guide never binds those
+// names, never changes the demo's door ($ACCESS_POINT_ID's policy), never
+// claims a demo venue's universe for a place it creates, and calls each
+// endpoint with a key that has its scope: the demo's key ($KEY) only
+// where the demo's scopes suffice, else a key the guide creates with that
+// scope.
 func TestGuidesLeaveTheDemoAlone(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
@@ -66,10 +80,13 @@ func TestGuidesLeaveTheDemoAlone(t *testing.T) {
 	demoScopes := strings.Split(strings.NewReplacer("`", "", " ", "", "\n", "").Replace(string(m[1])), ",")
 	scopes := requiredScopes(t)
 	printed := []string{"API", "KEY", "ORG_ID", "LOCATION_ID", "ACCESS_POINT_ID", "EVENT_ID"}
-	// NAME=value: a guide may spell out a placeholder the reader fills in
-	// (KEY=gk_...) or the demo's API base, never another value.
+	// NAME=value: not even a placeholder (KEY=gk_...), which would
+	// replace the demo's key in the reader's shell.
 	rebind := regexp.MustCompile(`(?m)^\s*(?:export\s+)?([A-Z_]+)=(\S*)`)
 	keyMade := regexp.MustCompile(`(?m)^\s*([A-Z_]+)=\$\(gatehouse key create [^\n]*--scopes ([a-z:,]+)`)
+	// KEY=$(echo "$KEY_JSON" | grep -o '"key"…): the raw key of a key
+	// created with --json into KEY_JSON.
+	keyOf := regexp.MustCompile(`(?m)^\s*([A-Z_]+)=\$\(echo "\$([A-Z_]+)" \| grep -o '"key"`)
 	universe := regexp.MustCompile(`(?:--universe-id|set-universe \S+) "?(\d+)`)
 	curl := regexp.MustCompile(`(?m)^.*\bcurl\b.*$`)
 	bearer := regexp.MustCompile(`Bearer \$\{?([A-Z_]+)\}?`)
@@ -93,13 +110,14 @@ func TestGuidesLeaveTheDemoAlone(t *testing.T) {
 			for _, k := range keyMade.FindAllStringSubmatch(b, -1) {
 				made[k[1]] = strings.Split(k[2], ",")
 			}
+			for _, k := range keyOf.FindAllStringSubmatch(b, -1) {
+				made[k[1]] = made[k[2]]
+			}
 		}
 		for _, b := range blocks {
 			for _, r := range rebind.FindAllStringSubmatch(b, -1) {
-				placeholder := strings.Contains(r[2], "...") || strings.Contains(r[2], "…") ||
-					r[1] == "API" && strings.HasSuffix(r[2], "/api/consumer/v1") // the demo's, spelled out
-				if slices.Contains(printed, r[1]) && !placeholder {
-					t.Errorf("%s binds $%s, which holds the demo's, to something of its own: name it for itself", name, r[1])
+				if slices.Contains(printed, r[1]) {
+					t.Errorf("%s binds $%s, which holds the demo's, to %s: the demo printed it, so use it as it is, and name what is the guide's own for itself", name, r[1], r[2])
 				}
 			}
 			for _, u := range universe.FindAllStringSubmatch(b, -1) {
@@ -127,22 +145,25 @@ func TestGuidesLeaveTheDemoAlone(t *testing.T) {
 					t.Errorf("%s calls %s %s, which the API does not have:\n%s", name, method, path[1], line)
 					continue
 				}
+				has := func(held []string) bool {
+					return slices.ContainsFunc(scope, func(s string) bool { return slices.Contains(held, s) })
+				}
 				switch {
-				case scope == "":
-				case key[1] == "KEY" && !slices.Contains(demoScopes, scope):
-					t.Errorf("%s calls %s %s (%s) with the demo's key, which has only %v: create a key with it", name, method, path[1], scope, demoScopes)
+				case len(scope) == 0:
+				case key[1] == "KEY" && !has(demoScopes):
+					t.Errorf("%s calls %s %s (%s) with the demo's key, which has only %v: create a key with it", name, method, path[1], strings.Join(scope, " or "), demoScopes)
 				case key[1] != "KEY" && made[key[1]] == nil:
 					t.Errorf("%s calls with $%s, which it never creates", name, key[1])
-				case key[1] != "KEY" && !slices.Contains(made[key[1]], scope):
-					t.Errorf("%s calls %s %s (%s) with $%s, made with %v", name, method, path[1], scope, key[1], made[key[1]])
+				case key[1] != "KEY" && !has(made[key[1]]):
+					t.Errorf("%s calls %s %s (%s) with $%s, made with %v", name, method, path[1], strings.Join(scope, " or "), key[1], made[key[1]])
 				}
 			}
 		}
 	}
 }
 
-// findScope finds the scope of method on path, its variables as "*".
-func findScope(scopes map[string]string, method, path string) (string, bool) {
+// findScope finds the scopes of method on path, its variables as "*".
+func findScope(scopes map[string][]string, method, path string) ([]string, bool) {
 	path = strings.TrimSuffix(path, "/")
 	for op, scope := range scopes {
 		m, p, _ := strings.Cut(op, " ")
@@ -154,7 +175,7 @@ func findScope(scopes map[string]string, method, path string) (string, bool) {
 			return scope, true
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // TestGuidesShipTheFilesTheyName: a file a guide's command reads (a

@@ -33,7 +33,10 @@ def format_time(t):
 
 class Gatehouse:
     def __init__(self, url, key, max_retries=5):
-        self.base = url.rstrip("/") + "/api/consumer/v1"
+        # The server's address or the API's base ($API) alike, as the Go client takes.
+        self.base = url.rstrip("/")
+        if not self.base.endswith("/api/consumer/v1"):
+            self.base += "/api/consumer/v1"
         self.key = key
         self.max_retries = max_retries
 
@@ -113,7 +116,8 @@ def poll_once(api, filters, state, overlap):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--url", default=os.environ.get("GATEHOUSE_URL", "http://localhost:8080"))
+    p.add_argument("--url", default=os.environ.get("GATEHOUSE_URL", "http://localhost:8080"),
+                   help="the server (http://localhost:8080) or the API's base ($API, ending in /api/consumer/v1)")
     p.add_argument("--state", default="gatehouse-poll.json", help="where the watermark and recent ids are kept")
     p.add_argument("--overlap", type=float, default=300, help="seconds of late arrival to catch (default 300)")
     p.add_argument("--interval", type=float, default=5, help="seconds between polls (default 5)")

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -73,6 +75,9 @@ func runDemo(ctx context.Context, e *env) error {
 	lns, err := s.listen()
 	if err != nil {
 		return err
+	}
+	if demoAllowsPrivateWebhooks(f, lns.api.Addr()) {
+		*s.webhooksAllowPrivate = true
 	}
 	db, err := app.Open(ctx, *f.db)
 	if err == nil {
@@ -254,6 +259,26 @@ func replaceDemoKey(ctx context.Context, svc *service.Service, org uuid.UUID, sc
 	}
 	key, raw, err := svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: org, Name: demoKeyName, Scopes: scopes})
 	return key, raw, revoked, err
+}
+
+// demoAllowsPrivateWebhooks reports whether the demo lets webhooks and
+// alerts reach loopback and private addresses, over http too: when it
+// listens on a loopback address and neither --webhooks-allow-private nor
+// GATEHOUSE_WEBHOOKS_ALLOW_PRIVATE says otherwise. Only the machine's own
+// users reach such a demo, and they reach those addresses already; so a
+// receiver they start beside it (the webhook and alert guides do) gets
+// its deliveries, as it would from a server run with the flag.
+func demoAllowsPrivateWebhooks(f *flags, bound net.Addr) bool {
+	if f.e.getenv("GATEHOUSE_WEBHOOKS_ALLOW_PRIVATE") != "" {
+		return false
+	}
+	set := false
+	f.Visit(func(fl *flag.Flag) { set = set || fl.Name == "webhooks-allow-private" })
+	if set {
+		return false
+	}
+	a, err := netip.ParseAddrPort(bound.String())
+	return err == nil && a.Addr().Unmap().IsLoopback()
 }
 
 // demoBase is the URL of the demo's server: the host of --addr (localhost

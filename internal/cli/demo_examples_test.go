@@ -61,6 +61,9 @@ func TestDemoAndGuidesUseTheSameVariables(t *testing.T) {
 			for _, m := range shellAssign.FindAllStringSubmatch(block[1], -1) {
 				computed[m[1]] = m[2] != "" || !printed[m[1]] // KEY=gk_… stands for the demo's
 			}
+			for _, m := range shellRead.FindAllStringSubmatch(block[1], -1) {
+				computed[m[1]] = true
+			}
 			for _, m := range shellUse.FindAllStringSubmatch(block[1], -1) {
 				if !printed[m[1]] && !computed[m[1]] && !reported[m[1]] {
 					reported[m[1]] = true

@@ -144,7 +144,10 @@ func startDemoJSON(t *testing.T, db string) (demoJSON, demoRun) {
 var (
 	shellUse    = regexp.MustCompile(`\$\{?([A-Z][A-Z0-9_]*)`)
 	shellAssign = regexp.MustCompile(`(?m)^\s*(?:export\s+)?([A-Z][A-Z0-9_]*)=(\$\()?`)
-	shellBlock  = regexp.MustCompile("(?s)```sh\n(.*?)```")
+	// read -r NAME: a line a guide reads from a program it started (its
+	// receiver's URL, a delivery).
+	shellRead  = regexp.MustCompile(`\bread -r (?:-t \d+ )?([A-Z][A-Z0-9_]*)`)
+	shellBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
 )
 
 // demoEndpoints are the scopes of the requests the README documents.

@@ -85,6 +85,23 @@ func (s *Sealer) Open(orgID uuid.UUID, universeID string, sealed []byte) ([]byte
 	return plain, nil
 }
 
+// The labels the secrets Gatehouse seals are bound to, beside their
+// organization (the [Sealer]'s universe slot, which a messaging key fills
+// with its universe id): a sealed value opens only in its own row and for
+// its own use. Whoever opens or seals one again (the service, a move of
+// an organization to another database) names it by these.
+const (
+	ErasureTokenSealLabel  = "erasure webhook token"  // the right-to-erasure webhook's token
+	ErasureSecretSealLabel = "erasure webhook secret" // and its signing secret
+)
+
+// WebhookSealLabel binds a sealed secret to its webhook endpoint: no
+// universe id can equal it.
+func WebhookSealLabel(id uuid.UUID) string { return "webhook:" + id.String() }
+
+// AlertRuleSealLabel binds a sealed secret to its alert rule.
+func AlertRuleSealLabel(id uuid.UUID) string { return "alert-rule:" + id.String() }
+
 // sealAD binds a sealed value to its row: the version, the organization
 // id (fixed length, so the concatenation is unambiguous) and the universe.
 func sealAD(orgID uuid.UUID, universeID string) []byte {

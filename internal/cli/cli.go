@@ -70,6 +70,7 @@ func commands() []command {
 	return []command{
 		{"serve", "run the API", runServe},
 		{"migrate", "apply database migrations", runMigrate},
+		{"move-to-postgres", "move the SQLite database of --db, or one organization of it, into PostgreSQL, all or nothing; stop its servers first: --to postgres://… [--org ORG_ID]", runMoveToPostgres},
 		{"demo", "create demo data, print a key and curl lines, then serve", runDemo},
 		{"org create", "create an organization: --name NAME", runOrgCreate},
 		{"org list", "list organizations", runOrgList},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,50 @@ func TestReferencePage(t *testing.T) {
 	script := e.get("/docs/assets/redoc.standalone.js", "")
 	if script.status != 200 || len(script.body) < 500_000 || !strings.Contains(string(script.body[:200]), "license") {
 		t.Errorf("renderer: %d, %d bytes", script.status, len(script.body))
+	}
+}
+
+// TestOpenAPIListsEveryAuditAction: every list of audit actions in the
+// document (the audit log's filter, its entries' action, an audit alert
+// rule's actions) names each action Gatehouse records, and no other. The
+// entries' list once lacked policy.changed, so that a client checking
+// answers against the document refused an audit log with a policy change.
+func TestOpenAPIListsEveryAuditAction(t *testing.T) {
+	e := newEnv(t)
+	var doc any
+	e.get("/api/consumer/v1/openapi.json", "").decode(t, &doc)
+	var want []string
+	for _, a := range gatehouse.AuditActions {
+		want = append(want, string(a))
+	}
+	slices.Sort(want)
+	lists := 0
+	var walk func(at string, v any)
+	walk = func(at string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if enum, ok := v["enum"].([]any); ok && slices.Contains(enum, any(string(gatehouse.AuditSignedIn))) {
+				lists++
+				var got []string
+				for _, a := range enum {
+					got = append(got, a.(string))
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s lists %v, want %v", at, got, want)
+				}
+			}
+			for k, e := range v {
+				walk(at+"/"+k, e)
+			}
+		case []any:
+			for i, e := range v {
+				walk(at+"/"+strconv.Itoa(i), e)
+			}
+		}
+	}
+	walk("", doc)
+	if lists < 3 {
+		t.Errorf("found %d lists of audit actions, want the filter's, the entries' and the alert rules'", lists)
 	}
 }

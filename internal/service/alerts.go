@@ -100,11 +100,8 @@ func (s *Service) alertSecret(ctx context.Context, orgID, id uuid.UUID, d gateho
 		return "", nil, err
 	}
 	secret := gatehouse.NewWebhookSecret()
-	return secret, sealer.Seal(orgID, alertSealLabel(id), []byte(secret)), nil
+	return secret, sealer.Seal(orgID, gatehouse.AlertRuleSealLabel(id), []byte(secret)), nil
 }
-
-// alertSealLabel binds a sealed secret to its rule.
-func alertSealLabel(id uuid.UUID) string { return "alert-rule:" + id.String() }
 
 // mayAlert refuses, with a [*gatehouse.ScopeError], a key that makes a
 // rule whose alerts tell what the key could not read itself.
@@ -248,5 +245,5 @@ func (s *Service) withLink(a gatehouse.Alert) gatehouse.Alert {
 
 // openAlertSecret opens a rule's sealed secret.
 func (s *Service) openAlertSecret(ctx context.Context, orgID, id uuid.UUID, sealed []byte) (string, error) {
-	return s.openSealed(ctx, orgID, alertSealLabel(id), "alert rule "+id.String(), sealed)
+	return s.openSealed(ctx, orgID, gatehouse.AlertRuleSealLabel(id), "alert rule "+id.String(), sealed)
 }

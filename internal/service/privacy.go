@@ -114,8 +114,8 @@ func (s *Service) SetUpErasureWebhook(ctx context.Context, orgID uuid.UUID) (gat
 	}
 	in := gatehouse.ErasureIntegration{Token: randomText(24), Secret: randomText(32), CreatedAt: gatehouse.Time(gatehouse.Truncate(s.Now()))}
 	err = s.store.SetErasureIntegration(ctx, s.entry(ctx, orgID, gatehouse.AuditErasureWebhookSet, gatehouse.TargetOrganization), orgID,
-		sha256.Sum256([]byte(in.Token)), sealer.Seal(orgID, erasureLabel("token"), []byte(in.Token)),
-		sealer.Seal(orgID, erasureLabel("secret"), []byte(in.Secret)), time.Time(in.CreatedAt))
+		sha256.Sum256([]byte(in.Token)), sealer.Seal(orgID, gatehouse.ErasureTokenSealLabel, []byte(in.Token)),
+		sealer.Seal(orgID, gatehouse.ErasureSecretSealLabel, []byte(in.Secret)), time.Time(in.CreatedAt))
 	return in, err
 }
 
@@ -134,8 +134,8 @@ func (s *Service) ErasureWebhook(ctx context.Context, orgID uuid.UUID) (gatehous
 	if err != nil {
 		return gatehouse.ErasureIntegration{}, err
 	}
-	token, err1 := sealer.Open(orgID, erasureLabel("token"), sealedToken)
-	secret, err2 := sealer.Open(orgID, erasureLabel("secret"), sealedSecret)
+	token, err1 := sealer.Open(orgID, gatehouse.ErasureTokenSealLabel, sealedToken)
+	secret, err2 := sealer.Open(orgID, gatehouse.ErasureSecretSealLabel, sealedSecret)
 	if err := errors.Join(err1, err2); err != nil {
 		return gatehouse.ErasureIntegration{}, err
 	}
@@ -197,7 +197,7 @@ func (s *Service) ReceiveErasure(ctx context.Context, token, signature string, b
 	if err != nil {
 		return r, err
 	}
-	secret, err := sealer.Open(orgID, erasureLabel("secret"), sealedSecret)
+	secret, err := sealer.Open(orgID, gatehouse.ErasureSecretSealLabel, sealedSecret)
 	if err != nil {
 		return r, err
 	}
@@ -255,9 +255,6 @@ func (s *Service) ReceiveErasure(ctx context.Context, token, signature string, b
 	}
 	return r, err
 }
-
-// erasureLabel binds a sealed erasure credential to its use.
-func erasureLabel(what string) string { return "erasure webhook " + what }
 
 // randomText is n random bytes, base64url: tokens and secrets.
 func randomText(n int) string {

@@ -43,7 +43,7 @@ func (s *Service) CreateWebhook(ctx context.Context, orgID uuid.UUID, in gatehou
 		w.Description = *c.Description
 	}
 	secret := gatehouse.NewWebhookSecret()
-	sealed := sealer.Seal(orgID, webhookSealLabel(w.ID), []byte(secret))
+	sealed := sealer.Seal(orgID, gatehouse.WebhookSealLabel(w.ID), []byte(secret))
 	w, err = s.store.CreateWebhook(ctx, s.entry(ctx, orgID, gatehouse.AuditWebhookCreated, gatehouse.TargetWebhook), w, *c.Filters, sealed)
 	return s.withCursor(w), secret, err
 }
@@ -158,7 +158,7 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, orgID, id uuid.UUID, 
 		until = &end
 	}
 	e := s.entry(ctx, orgID, gatehouse.AuditWebhookSecretRotated, gatehouse.TargetWebhook).Change("previousSecretExpiresAt", "", formatOptTime(until))
-	w, err := s.store.RotateWebhookSecret(ctx, e, orgID, id, old, sealer.Seal(orgID, webhookSealLabel(id), []byte(secrets)), until)
+	w, err := s.store.RotateWebhookSecret(ctx, e, orgID, id, old, sealer.Seal(orgID, gatehouse.WebhookSealLabel(id), []byte(secrets)), until)
 	if err != nil {
 		return gatehouse.Webhook{}, "", err
 	}
@@ -258,7 +258,7 @@ func mayReceive(ctx context.Context, types []gatehouse.WebhookType) error {
 
 // openWebhookSecret opens an endpoint's sealed secret.
 func (s *Service) openWebhookSecret(ctx context.Context, orgID, id uuid.UUID, sealed []byte) (string, error) {
-	return s.openSealed(ctx, orgID, webhookSealLabel(id), "webhook "+id.String(), sealed)
+	return s.openSealed(ctx, orgID, gatehouse.WebhookSealLabel(id), "webhook "+id.String(), sealed)
 }
 
 // openSealed opens a secret sealed under label; owner names what it is
@@ -274,7 +274,3 @@ func (s *Service) openSealed(ctx context.Context, orgID uuid.UUID, label, owner 
 	}
 	return string(secret), nil
 }
-
-// webhookSealLabel binds a sealed secret to its endpoint (the
-// [gatehouse.Sealer]'s universe slot, which no universe id can equal).
-func webhookSealLabel(id uuid.UUID) string { return "webhook:" + id.String() }

@@ -118,6 +118,16 @@ type StatisticsKeeper interface {
 	RefreshStatistics(ctx context.Context, force bool) (bool, error)
 }
 
+// StorageMeter is a store that can say what its events cost on disk
+// (StorageReport): the operator's `gatehouse bench bytes`.
+type StorageMeter interface {
+	// MeasureStorage measures the events table, its indexes and the side
+	// tables, and averages the stored size of each column of events over
+	// about sample rows: of the organization's events unless orgID is
+	// uuid.Nil (ErrNotFound when it is no organization's).
+	MeasureStorage(ctx context.Context, orgID uuid.UUID, sample int) (StorageReport, error)
+}
+
 // ParallelWriter is implemented by a store whose transactions may commit
 // in parallel (PostgreSQL): Writers is how many the recorder of
 // decisions keeps in flight for one organization, so that a batch forms

@@ -124,6 +124,7 @@ func commands() []command {
 		{"bench feed", "measure a consumer catching up on the feed: --url URL --key KEY [--limit N]", runBenchFeed},
 		{"bench polls", "measure long polls: --url URL --db DB [--servers N --commands M --issue-url URL2 --lockdown]", runBenchPolls},
 		{"bench decisions", "measure POST /decisions: --url URL --db DB [--concurrency C --duration D --rate R --record=false]", runBenchDecisions},
+		{"bench bytes", "what the stored events cost on disk: each table and index, in bytes per event: --db DB [--org ORG_ID] [--sample N]", runBenchBytes},
 		{"bench webhooks", "measure the lag of webhook deliveries from a server run with --webhooks-allow-private: --url URL --db DB [--rate R --duration D --wait D --attack hang|slow]", runBenchWebhooks},
 		{"version", "print the version of this build", runVersion},
 		{"insights", "count an organization's events by a grouping, most first or by time: --org ID --group-by accessPointId|locationId|reason|type|platformUserId|hour|day|hourOfWeek [--time-zone Z] [--access-point ID] [--location ID] [--type T] [--allowed A] [--platform-user-id P] [--reason R] [--scope S] [--date-from T] [--date-to T] [--limit N]", runInsights},

@@ -18,6 +18,7 @@ import (
 var readOnly = [][]string{
 	{"org", "list"},
 	{"key", "list", "--org", "0193a1b2-0000-7000-8000-000000000001"},
+	{"bench", "bytes"},
 }
 
 func TestReadOnlyCommandsDoNotCreateADatabase(t *testing.T) {

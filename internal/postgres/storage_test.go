@@ -1,0 +1,91 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/google/uuid"
+)
+
+// TestMeasureStorageSumsPartitions: once events is a partitioned table
+// (issue 33 partitions it by time), the report counts what its
+// partitions and their indexes hold, not the empty parent.
+func TestMeasureStorageSumsPartitions(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, testenv.PostgresDSN(t))
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
+	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Door")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []gatehouse.NewEvent
+	granted := gatehouse.Granted
+	for i := range 400 {
+		events = append(events, gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessGranted, Allowed: &granted,
+			AccessPointID: ap.ID, OccurredAt: time.Date(2026, 10, 20, 12, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)})
+	}
+	if _, err := db.IngestEvents(ctx, org.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	err = db.ExecForTest(ctx, `
+		ALTER TABLE events RENAME TO events_flat;
+		CREATE TABLE events (LIKE events_flat INCLUDING DEFAULTS) PARTITION BY RANGE (occurred_at);
+		CREATE TABLE events_2026_10 PARTITION OF events FOR VALUES FROM ('2026-10-01') TO ('2026-11-01');
+		CREATE TABLE events_2026_11 PARTITION OF events FOR VALUES FROM ('2026-11-01') TO ('2026-12-01');
+		INSERT INTO events SELECT * FROM events_flat;
+		DROP TABLE events_flat;
+		CREATE INDEX events_by_time ON events (org, occurred_at DESC, id DESC);
+		CREATE INDEX events_by_id ON events (org, id)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := func(query string) int64 {
+		n, err := db.FloatForTest(ctx, query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int64(n)
+	}
+	heap := size(`SELECT sum(pg_relation_size(r, 'main') + pg_relation_size(r, 'fsm') + pg_relation_size(r, 'vm'))
+		FROM unnest(ARRAY['events_2026_10'::regclass, 'events_2026_11'::regclass]) r`)
+	byTime := size(`SELECT sum(pg_relation_size(i.indexrelid)) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid IN ('events_2026_10'::regclass, 'events_2026_11'::regclass) AND c.relname LIKE '%occurred_at%'`)
+
+	rep, err := db.MeasureStorage(ctx, org.ID, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]gatehouse.StorageRelation{}
+	for _, r := range rep.Relations {
+		got[r.Name] = r
+	}
+	if rep.Events != 400 || rep.OrgEvents == nil || *rep.OrgEvents != 400 || rep.SampledRows == 0 || rep.RowBytes <= 0 {
+		t.Errorf("%d events, the organization's %v, %d sampled, row %.1f bytes", rep.Events, rep.OrgEvents, rep.SampledRows, rep.RowBytes)
+	}
+	if heap <= 0 || got["events"].Bytes != heap || got["events"].Rows != 400 {
+		t.Errorf("events: %+v, want the partitions' %d bytes", got["events"], heap)
+	}
+	if byTime <= 0 || got["events_by_time"].Bytes != byTime || got["events_by_time"].Definition != "(org, occurred_at DESC, id DESC)" {
+		t.Errorf("events_by_time: %+v, want the partitions' %d bytes", got["events_by_time"], byTime)
+	}
+	if _, ok := got["events_by_user"]; ok {
+		t.Errorf("an index the partitioned table does not have: %+v", got["events_by_user"])
+	}
+	if tot := rep.Totals(); tot.Events < heap+byTime || rep.AllBytes < tot.WithSide {
+		t.Errorf("totals %+v, all %d", tot, rep.AllBytes)
+	}
+	if _, err := db.MeasureStorage(ctx, uuid.New(), 40); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("an unknown organization: %v, want ErrNotFound", err)
+	}
+}

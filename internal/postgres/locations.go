@@ -104,7 +104,10 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 		return ap, err
 	}
 	// Inserting through a SELECT of the organization's location makes a
-	// foreign location insert nothing.
+	// foreign location insert nothing. The SELECT holds the location's row
+	// (FOR KEY SHARE, as the foreign key would): a location deleted
+	// meanwhile (DeleteLocation) inserts nothing either, rather than
+	// failing the foreign key.
 	return ap, db.withTx(ctx, func(tx pgx.Tx) error {
 		universe, err := locationUniverse(ctx, tx, org, locationID)
 		if err != nil {
@@ -114,7 +117,7 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 			return err
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO access_points (id, org, location_id, name, created_at)
-			SELECT $1, $2, id, $3, $4 FROM locations WHERE id = $5 AND org = $2`, ap.ID, org, ap.Name, time.Time(ap.CreatedAt), locationID)
+			SELECT $1, $2, id, $3, $4 FROM locations WHERE id = $5 AND org = $2 FOR KEY SHARE`, ap.ID, org, ap.Name, time.Time(ap.CreatedAt), locationID)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/jackc/pgx/v5"
 )
 
 // TestIngestLosesToADeleteAfterItsPlaces: PostgreSQL reads a batch's
@@ -100,5 +101,67 @@ func TestIngestLosesToADeleteAfterItsPlaces(t *testing.T) {
 		if _, err := db.MoveAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointMoved), org.ID, gate.ID, hq.ID); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestAccessPointCreatedInALocationBeingDeleted: an access point created
+// in a location whose delete holds its row waits for the delete, then
+// finds no location (ErrNotFound) rather than failing the foreign key.
+// The delete is played by hand, its row held until the create waits.
+func TestAccessPointCreatedInALocationBeingDeleted(t *testing.T) {
+	ctx := context.Background()
+	dsn := testenv.PostgresDSN(t)
+	db := open(t, dsn)
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "Mistake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	var pid int
+	if err := tx.QueryRow(ctx, "SELECT pg_backend_pid() FROM locations WHERE id = $1 FOR UPDATE", loc.ID).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	created := make(chan error, 1)
+	go func() {
+		_, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Late")
+		created <- err
+	}()
+	// Wait until the create waits on the location's row.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		waiting, err := db.FloatForTest(ctx, "SELECT count(*) FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))", pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the create never waited on the location's row")
+		}
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM locations WHERE id = $1", loc.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-created; !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("an access point created in a location deleted meanwhile: %v, want ErrNotFound", err)
 	}
 }

@@ -21,16 +21,25 @@ const (
 	AuditAPIKeyRevoked AuditAction = "api_key.revoked"
 	// AuditAPIKeyRateChanged: a key's own rate limit was set or cleared
 	// (cleared: the server's default applies).
-	AuditAPIKeyRateChanged   AuditAction = "api_key.rate_changed"
-	AuditUserAdded           AuditAction = "user.added"
-	AuditUserRoleChanged     AuditAction = "user.role_changed"
-	AuditUserRemoved         AuditAction = "user.removed"
-	AuditUserPasswordSet     AuditAction = "user.password_set"
-	AuditLocationCreated     AuditAction = "location.created"
-	AuditLocationRenamed     AuditAction = "location.renamed"
-	AuditAccessPointCreated  AuditAction = "access_point.created"
-	AuditAccessPointRenamed  AuditAction = "access_point.renamed"
-	AuditAccessPointMoved    AuditAction = "access_point.moved"
+	AuditAPIKeyRateChanged  AuditAction = "api_key.rate_changed"
+	AuditUserAdded          AuditAction = "user.added"
+	AuditUserRoleChanged    AuditAction = "user.role_changed"
+	AuditUserRemoved        AuditAction = "user.removed"
+	AuditUserPasswordSet    AuditAction = "user.password_set"
+	AuditLocationCreated    AuditAction = "location.created"
+	AuditLocationRenamed    AuditAction = "location.renamed"
+	AuditAccessPointCreated AuditAction = "access_point.created"
+	AuditAccessPointRenamed AuditAction = "access_point.renamed"
+	AuditAccessPointMoved   AuditAction = "access_point.moved"
+	// Archived, restored, deleted: docs/api.md, "Archive and delete". A
+	// delete's entry counts what went with the record (its policy
+	// versions, the grants it was taken off or that went with it).
+	AuditLocationArchived    AuditAction = "location.archived"
+	AuditLocationRestored    AuditAction = "location.restored"
+	AuditLocationDeleted     AuditAction = "location.deleted"
+	AuditAccessPointArchived AuditAction = "access_point.archived"
+	AuditAccessPointRestored AuditAction = "access_point.restored"
+	AuditAccessPointDeleted  AuditAction = "access_point.deleted"
 	AuditOrganizationCreated AuditAction = "organization.created"
 	AuditOrganizationRenamed AuditAction = "organization.renamed"
 	AuditLocationUniverseSet AuditAction = "location.universe_set"
@@ -72,6 +81,8 @@ var AuditActions = []AuditAction{
 	AuditUserAdded, AuditUserRoleChanged, AuditUserRemoved, AuditUserPasswordSet,
 	AuditLocationCreated, AuditLocationRenamed, AuditAccessPointCreated,
 	AuditAccessPointRenamed, AuditAccessPointMoved,
+	AuditLocationArchived, AuditLocationRestored, AuditLocationDeleted,
+	AuditAccessPointArchived, AuditAccessPointRestored, AuditAccessPointDeleted,
 	AuditOrganizationCreated, AuditOrganizationRenamed,
 	AuditLocationUniverseSet, AuditCommandIssued, AuditCommandCancelled,
 	AuditMessagingSet, AuditMessagingRemoved, AuditPolicyChanged,

@@ -30,8 +30,11 @@ type Location struct {
 	Name  string    `json:"name"`
 	// UniverseID is the platform universe the location lives in, if
 	// known: its access points' commands go to that universe's servers.
-	UniverseID   *string       `json:"universeId"`
-	CreatedAt    Time          `json:"createdAt"`
+	UniverseID *string `json:"universeId"`
+	CreatedAt  Time    `json:"createdAt"`
+	// ArchivedAt is when the location was archived (see [Location.Writable]),
+	// nil while it is in use.
+	ArchivedAt   *Time         `json:"archivedAt"`
 	AccessPoints []AccessPoint `json:"accessPoints"`
 }
 
@@ -42,6 +45,13 @@ type AccessPoint struct {
 	LocationID uuid.UUID `json:"locationId"`
 	Name       string    `json:"name"`
 	CreatedAt  Time      `json:"createdAt"`
+	// ArchivedAt is when the access point was archived (see
+	// [AccessPoint.Writable]), nil while it is in use.
+	ArchivedAt *Time `json:"archivedAt"`
+	// LocationArchived says its location is archived, which archives it
+	// too in effect. Set by the reads of one access point (FindAccessPoint),
+	// not in the lists of a location's access points.
+	LocationArchived bool `json:"-"`
 }
 
 // User is a dashboard user of one organization. Events may name the user who

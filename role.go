@@ -48,8 +48,9 @@ const (
 	PermView Permission = "view"
 	// PermManageKeys: list, create and revoke API keys.
 	PermManageKeys Permission = "keys:manage"
-	// PermManageLocations: create and rename locations and access points,
-	// and move access points between locations.
+	// PermManageLocations: create, rename, archive, restore and delete
+	// locations and access points, and move access points between
+	// locations.
 	PermManageLocations Permission = "locations:manage"
 	// PermManageUsers: list, add, change the role of and remove users.
 	PermManageUsers Permission = "users:manage"

@@ -14,7 +14,10 @@ const (
 	ScopeEventsRead    Scope = "events:read"
 	ScopeEventsWrite   Scope = "events:write"
 	ScopeLocationsRead Scope = "locations:read"
-	ScopeCommandsWrite Scope = "commands:write"
+	// ScopeLocationsWrite archives, restores and deletes locations and
+	// access points (docs/api.md, "Archive and delete").
+	ScopeLocationsWrite Scope = "locations:write"
+	ScopeCommandsWrite  Scope = "commands:write"
 	// ScopeGameServer is what a game server does (part two of the contract);
 	// it is known now so that a game server's key, "server,events:write",
 	// can be made before the endpoints that need it exist.
@@ -35,7 +38,7 @@ const (
 )
 
 // Scopes lists every known scope in documentation order.
-var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead, ScopePoliciesWrite, ScopeWebhooksWrite, ScopePrivacyWrite, ScopeKeysWrite}
+var Scopes = []Scope{ScopeEventsRead, ScopeEventsWrite, ScopeLocationsRead, ScopeLocationsWrite, ScopeCommandsWrite, ScopeGameServer, ScopeAuditRead, ScopePoliciesWrite, ScopeWebhooksWrite, ScopePrivacyWrite, ScopeKeysWrite}
 
 // ParseScopes reads a comma-separated list of scopes. Duplicates collapse;
 // an unknown or empty list is an error naming the known scopes.

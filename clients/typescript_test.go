@@ -62,8 +62,8 @@ func TestTypeScriptClient(t *testing.T) {
 	run := exec.CommandContext(ctx, node, "dist/smoke.js")
 	run.Dir = dir
 	run.Env = append(os.Environ(), "GATEHOUSE_URL="+a.URL,
-		"GATEHOUSE_KEY="+a.NewKey(t, gatehouse.ScopeEventsRead, gatehouse.ScopeLocationsRead, gatehouse.ScopeCommandsWrite, gatehouse.ScopeGameServer,
-			gatehouse.ScopeWebhooksWrite),
+		"GATEHOUSE_KEY="+a.NewKey(t, gatehouse.ScopeEventsRead, gatehouse.ScopeLocationsRead, gatehouse.ScopeLocationsWrite,
+			gatehouse.ScopeCommandsWrite, gatehouse.ScopeGameServer, gatehouse.ScopeWebhooksWrite),
 		fmt.Sprint("GATEHOUSE_DENIED=", denied), "GATEHOUSE_ACCESS_POINT="+a.AccessPointID.String())
 	var stdout, stderr bytes.Buffer
 	run.Stdout, run.Stderr = &stdout, &stderr

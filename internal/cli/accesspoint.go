@@ -97,6 +97,7 @@ func runAccessPointMove(ctx context.Context, e *env) error {
 func runAccessPointList(ctx context.Context, e *env) error {
 	f := newFlags(e, "access-point list")
 	loc := f.String("location", "", "location id")
+	archived := f.Bool("archived", false, "list archived access points too, marked with when they were archived")
 	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		locID, err := parseID("location", *loc)
 		if err != nil {
@@ -106,7 +107,7 @@ func runAccessPointList(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		aps, err := svc.ListAccessPoints(ctx, orgID, locID)
+		aps, err := svc.ListAccessPoints(ctx, orgID, locID, *archived)
 		if err != nil {
 			return err
 		}
@@ -114,7 +115,7 @@ func runAccessPointList(ctx context.Context, e *env) error {
 			return f.print(aps, "")
 		}
 		for _, ap := range aps {
-			fmt.Fprintf(e.stdout, "%s  %s  %s\n", ap.ID, gatehouse.FormatTime(time.Time(ap.CreatedAt)), ap.Name)
+			fmt.Fprintf(e.stdout, "%s  %s  %s%s\n", ap.ID, gatehouse.FormatTime(time.Time(ap.CreatedAt)), ap.Name, archivedText(ap.ArchivedAt))
 		}
 		return nil
 	})

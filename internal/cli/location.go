@@ -47,14 +47,15 @@ func runLocationCreate(ctx context.Context, e *env) error {
 
 // locationRecord is how the CLI prints one location it changed.
 type locationRecord struct {
-	ID         string         `json:"id"`
-	Name       string         `json:"name"`
-	UniverseID *string        `json:"universeId"`
-	CreatedAt  gatehouse.Time `json:"createdAt"`
+	ID         string          `json:"id"`
+	Name       string          `json:"name"`
+	UniverseID *string         `json:"universeId"`
+	CreatedAt  gatehouse.Time  `json:"createdAt"`
+	ArchivedAt *gatehouse.Time `json:"archivedAt"`
 }
 
 func newLocationRecord(l gatehouse.Location) locationRecord {
-	return locationRecord{l.ID.String(), l.Name, l.UniverseID, l.CreatedAt}
+	return locationRecord{l.ID.String(), l.Name, l.UniverseID, l.CreatedAt, l.ArchivedAt}
 }
 
 // universeText is ", universe N" for a location that names its universe.
@@ -131,6 +132,7 @@ func runLocationRename(ctx context.Context, e *env) error {
 func runLocationList(ctx context.Context, e *env) error {
 	f := newFlags(e, "location list")
 	org := f.String("org", "", "organization id")
+	archived := f.Bool("archived", false, "list archived locations and access points too, marked with when they were archived")
 	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
 		if err != nil {
@@ -139,7 +141,7 @@ func runLocationList(ctx context.Context, e *env) error {
 		if _, err := svc.FindOrganization(ctx, orgID); err != nil {
 			return err
 		}
-		locs, err := svc.AllLocations(ctx, orgID)
+		locs, err := svc.AllLocations(ctx, orgID, *archived)
 		if err != nil {
 			return err
 		}
@@ -151,7 +153,8 @@ func runLocationList(ctx context.Context, e *env) error {
 			if l.UniverseID != nil {
 				universe = "universe " + *l.UniverseID
 			}
-			fmt.Fprintf(e.stdout, "%s  %s  %-20s %s (%d access points)\n", l.ID, gatehouse.FormatTime(time.Time(l.CreatedAt)), universe, l.Name, len(l.AccessPoints))
+			fmt.Fprintf(e.stdout, "%s  %s  %-20s %s (%d access points)%s\n", l.ID, gatehouse.FormatTime(time.Time(l.CreatedAt)), universe, l.Name,
+				len(l.AccessPoints), archivedText(l.ArchivedAt))
 		}
 		return nil
 	})

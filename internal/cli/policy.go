@@ -113,6 +113,8 @@ func runPolicySet(ctx context.Context, e *env) error {
 		}
 		stored, err := svc.SetPolicy(ctx, orgID, id, p, expect)
 		switch {
+		case errors.As(err, new(*gatehouse.StateError)): // archived
+			return err
 		case errors.Is(err, gatehouse.ErrConflict):
 			return conflictError(ctx, svc, orgID, id, *expect, err)
 		case errors.Is(err, gatehouse.ErrInvalid):

@@ -46,11 +46,11 @@ func (d *dashboard) commandsList(w http.ResponseWriter, r *http.Request) {
 	orgID := viewerOf(r).user.OrgID
 	form, prev := listForm(r)
 	p := commandsPage{Form: form, Statuses: gatehouse.CommandStatuses, Scopes: gatehouse.CommandScopes, Cursor: form.Get("cursor")}
-	locs, ok := d.allLocations(w, r)
+	every, ok := d.everyLocation(w, r)
 	if !ok {
 		return
 	}
-	p.Locations = locs
+	p.Locations = menuOf(every, form.Get("locationId"), form.Get("accessPointId"))
 	status := http.StatusOK
 	f, err := d.Service.ReadCommandQuery(orgID, form)
 	var ve *gatehouse.ValidationError

@@ -56,11 +56,11 @@ func (d *dashboard) eventLog(w http.ResponseWriter, r *http.Request) {
 	if r.URL.RawQuery != "" {
 		p.DetailQuery = "?" + url.Values{"back": {r.URL.RawQuery}}.Encode()
 	}
-	locs, ok := d.allLocations(w, r)
+	every, ok := d.everyLocation(w, r)
 	if !ok {
 		return
 	}
-	p.Locations = locs
+	p.Locations = menuOf(every, form.Get("locationId"), form.Get("accessPointId"))
 	p.ExpiringKeys = d.expiringKeys(r)
 	status := http.StatusOK
 	q, err := d.Service.ReadEventQuery(orgID, zonedDates(form, zoneOf(r).Loc))

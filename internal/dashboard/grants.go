@@ -57,11 +57,11 @@ func (d *dashboard) renderGrants(w http.ResponseWriter, r *http.Request, status 
 		form, prev = url.Values{}, nil
 	}
 	p.Form, p.Cursor, p.MaxNote = form, form.Get("cursor"), gatehouse.MaxGrantNote
-	locs, ok := d.allLocations(w, r)
+	every, ok := d.everyLocation(w, r)
 	if !ok {
 		return
 	}
-	p.Locations, p.Names = locs, placeNamesOf(locs)
+	p.Locations, p.Names = menuOf(every, "", form.Get("accessPointId")), placeNamesOf(every)
 	f, err := d.Service.ReadGrantQuery(orgID, form)
 	if err == nil {
 		var page gatehouse.GrantPage
@@ -189,11 +189,11 @@ func (d *dashboard) confirmRevokeGrant(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, Prefix+"/grants?platformUserId="+g.PlatformUserID, http.StatusSeeOther)
 		return
 	}
-	locs, ok := d.allLocations(w, r)
+	every, ok := d.everyLocation(w, r)
 	if !ok {
 		return
 	}
-	d.render(w, r, http.StatusOK, "revoke-grant", grantPage{Grant: g, Names: placeNamesOf(locs)})
+	d.render(w, r, http.StatusOK, "revoke-grant", grantPage{Grant: g, Names: placeNamesOf(every)})
 }
 
 // placeNames are the locations' and access points' names by id, an

@@ -14,15 +14,29 @@ type locationsPage struct {
 	Locations []gatehouse.Location
 	Issues    map[string][]string
 	Name      string // the create form's value, after an error
+	// Archived: the page lists archived locations and access points too
+	// (?archived=1, "Show archived"), each marked, with Restore.
+	Archived bool
+	// Done says what an archive, restore or delete just did (?done=).
+	Done string
+}
+
+// retireDone are the ?done= values of the Locations page, in words.
+var retireDone = map[string]string{
+	"archived": "Archived: it is hidden from the lists, and its events stay. Show archived to see or restore it.",
+	"restored": "Restored: it is in use again.",
+	"deleted":  "Deleted.",
 }
 
 func (d *dashboard) locationsPage(w http.ResponseWriter, r *http.Request) {
-	d.renderLocations(w, r, http.StatusOK, locationsPage{})
+	d.renderLocations(w, r, http.StatusOK, locationsPage{Archived: r.URL.Query().Get("archived") == "1",
+		Done: retireDone[r.URL.Query().Get("done")]})
 }
 
 func (d *dashboard) renderLocations(w http.ResponseWriter, r *http.Request, status int, p locationsPage) {
-	locs, ok := d.allLocations(w, r)
-	if !ok {
+	locs, err := d.Service.AllLocations(r.Context(), viewerOf(r).user.OrgID, p.Archived)
+	if err != nil {
+		d.fail(w, r, err)
 		return
 	}
 	p.Locations = locs
@@ -85,14 +99,46 @@ func pathID(r *http.Request) uuid.UUID {
 	return id
 }
 
-// allLocations returns the viewer's organization's locations for a
-// page's menus and forms; on a failure it writes the error
-// page and returns false.
+// allLocations returns the viewer's organization's locations in use,
+// with their access points in use, for a page's menus and forms; on a
+// failure it writes the error page and returns false.
 func (d *dashboard) allLocations(w http.ResponseWriter, r *http.Request) ([]gatehouse.Location, bool) {
-	locs, err := d.Service.AllLocations(r.Context(), viewerOf(r).user.OrgID)
+	return d.locations(w, r, false)
+}
+
+// everyLocation is allLocations with the archived locations and access
+// points too: what names records (grants, a policy's page) finds them
+// whatever their state.
+func (d *dashboard) everyLocation(w http.ResponseWriter, r *http.Request) ([]gatehouse.Location, bool) {
+	return d.locations(w, r, true)
+}
+
+func (d *dashboard) locations(w http.ResponseWriter, r *http.Request, withArchived bool) ([]gatehouse.Location, bool) {
+	locs, err := d.Service.AllLocations(r.Context(), viewerOf(r).user.OrgID, withArchived)
 	if err != nil {
 		d.fail(w, r, err)
 		return nil, false
 	}
 	return locs, true
+}
+
+// menuOf is the locations of a filter's menus: those in use, with their
+// access points in use, and the archived location or access point the
+// filter names (locationID, accessPointID; "" for none), so that a view
+// of an archived one keeps its filter. every holds archived ones too.
+func menuOf(every []gatehouse.Location, locationID, accessPointID string) []gatehouse.Location {
+	var menu []gatehouse.Location
+	for _, l := range every {
+		var aps []gatehouse.AccessPoint
+		for _, ap := range l.AccessPoints {
+			if (ap.ArchivedAt == nil && l.ArchivedAt == nil) || ap.ID.String() == accessPointID {
+				aps = append(aps, ap)
+			}
+		}
+		if l.ArchivedAt == nil || l.ID.String() == locationID || len(aps) > 0 {
+			l.AccessPoints = aps
+			menu = append(menu, l)
+		}
+	}
+	return menu
 }

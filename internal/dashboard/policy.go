@@ -68,7 +68,7 @@ var policyZones = append([]string{"UTC"}, zoneChoices...)
 // organization's, with its location; otherwise it writes the error page
 // and reports false.
 func (d *dashboard) policyTarget(w http.ResponseWriter, r *http.Request) (policyPage, bool) {
-	locs, ok := d.allLocations(w, r)
+	locs, ok := d.everyLocation(w, r) // an archived access point's page reads, its form is refused
 	if !ok {
 		return policyPage{}, false
 	}
@@ -163,6 +163,8 @@ func (d *dashboard) savePolicy(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.As(err, &ve):
 		d.policyRefused(w, r, p, ve)
+	case errors.As(err, new(*gatehouse.StateError)):
+		d.fail(w, r, err) // archived: the page says to restore it first
 	case errors.Is(err, gatehouse.ErrConflict):
 		d.policyConflict(w, r, p, *ifVersion)
 	case errors.Is(err, gatehouse.ErrNotFound):

@@ -73,6 +73,16 @@ func (d *dashboard) routes() []route {
 		{"POST", "/locations/{id}/universe", member, d.setLocationUniverse},
 		{"POST", "/access-points/{id}/rename", member, d.renameAccessPoint},
 		{"POST", "/access-points/{id}/move", member, d.moveAccessPoint},
+		{"GET", "/locations/{id}/archive", member, d.confirmArchive(d.locationTarget)},
+		{"POST", "/locations/{id}/archive", member, d.archiveLocation},
+		{"POST", "/locations/{id}/restore", member, d.restoreLocation},
+		{"GET", "/locations/{id}/delete", member, d.confirmDelete(d.locationTarget)},
+		{"POST", "/locations/{id}/delete", member, d.deleteLocation},
+		{"GET", "/access-points/{id}/archive", member, d.confirmArchive(d.accessPointTarget)},
+		{"POST", "/access-points/{id}/archive", member, d.archiveAccessPoint},
+		{"POST", "/access-points/{id}/restore", member, d.restoreAccessPoint},
+		{"GET", "/access-points/{id}/delete", member, d.confirmDelete(d.accessPointTarget)},
+		{"POST", "/access-points/{id}/delete", member, d.deleteAccessPoint},
 		{"GET", "/access-points/{id}/policy", member, d.policyPage},
 		{"POST", "/access-points/{id}/policy", member, d.savePolicy},
 		{"GET", "/access-points/{id}/policy/test", member, d.testDecision},
@@ -170,4 +180,5 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templates/filters.html and templates/pager.html.
 var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "location-live", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
-	"webhooks", "webhook", "delete-webhook", "replay-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant", "lockdowns", "lockdown-start", "lockdown-release"}
+	"webhooks", "webhook", "delete-webhook", "replay-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant", "lockdowns", "lockdown-start", "lockdown-release",
+	"retire"}

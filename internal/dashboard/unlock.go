@@ -172,14 +172,18 @@ func unlockRequest(f unlockForm) (gatehouse.CommandRequest, *gatehouse.Validatio
 // that issues it. A location without a universe is refused here already,
 // as the service would refuse it.
 func (d *dashboard) confirmUnlock(w http.ResponseWriter, r *http.Request, f unlockForm, req gatehouse.CommandRequest) {
-	locs, ok := d.allLocations(w, r)
+	locs, ok := d.everyLocation(w, r)
 	if !ok {
 		return
 	}
 	ap, loc, ok := findAccessPoint(locs, req.AccessPointID.String())
+	ap.LocationArchived = loc.ArchivedAt != nil
 	switch {
 	case !ok:
 		d.unlockRefused(w, r, f, issue("accessPointId", "is not an access point of your organization"))
+		return
+	case ap.Writable() != nil:
+		d.unlockRefused(w, r, f, issue("accessPointId", "is archived, or its location is: an admin restores it on the Locations page"))
 		return
 	case loc.UniverseID == nil:
 		d.unlockRefused(w, r, f, issue("accessPointId", fmt.Sprintf("is in %s, which names no universe: an admin sets it on the Locations page", loc.Name)))

@@ -50,7 +50,7 @@ func TestDemoEventsAreDecisions(t *testing.T) {
 
 	policies := map[uuid.UUID]*gatehouse.CompiledPolicy{}
 	modes := map[gatehouse.PolicyMode]int{}
-	locs, _, err := svc.ListLocations(ctx, org.ID, 100, nil)
+	locs, _, err := svc.ListLocations(ctx, org.ID, 100, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,9 +102,13 @@ func For(err error) Answer {
 	var ve *gatehouse.ValidationError
 	var ce *gatehouse.ConflictError
 	var sc *gatehouse.ScopeError
+	var st *gatehouse.StateError
 	switch {
 	case errors.As(err, &sc):
 		return Answer{Status: http.StatusForbidden, Code: "insufficient_scope", Message: sc.Error()}
+	case errors.As(err, &st):
+		// The record's state, in a sentence that says what to do.
+		return Answer{Status: http.StatusConflict, Code: "conflict", Message: st.Message}
 	case errors.As(err, &ce):
 		return Answer{Status: http.StatusConflict, Code: "conflict", Message: ce.Error(),
 			Issues: map[string][]string{ce.Field: {ce.Message}}}

@@ -93,15 +93,26 @@ func (db *DB) MoveAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID
 // lockAccessPoint reads the organization's access point for update, or
 // returns ErrNotFound.
 func lockAccessPoint(ctx context.Context, tx pgx.Tx, org int64, id uuid.UUID) (gatehouse.AccessPoint, error) {
+	return scanAccessPoint(tx.QueryRow(ctx, accessPointSelect+" WHERE a.id = $1 AND a.org = $2 FOR UPDATE OF a", id, org), id)
+}
+
+// accessPointSelect reads an access point (alias a) with whether its
+// location is archived, as scanAccessPoint scans it.
+const accessPointSelect = `SELECT a.id, a.location_id, a.name, a.created_at, a.archived_at, l.archived_at IS NOT NULL
+	FROM access_points a JOIN locations l ON l.id = a.location_id`
+
+// scanAccessPoint scans the row of accessPointSelect of the access point
+// id, or returns ErrNotFound.
+func scanAccessPoint(row pgx.Row, id uuid.UUID) (gatehouse.AccessPoint, error) {
 	var (
-		ap gatehouse.AccessPoint
-		at time.Time
+		ap       gatehouse.AccessPoint
+		at       time.Time
+		archived *time.Time
 	)
-	err := tx.QueryRow(ctx, "SELECT id, location_id, name, created_at FROM access_points WHERE id = $1 AND org = $2 FOR UPDATE", id, org).
-		Scan(&ap.ID, &ap.LocationID, &ap.Name, &at)
+	err := row.Scan(&ap.ID, &ap.LocationID, &ap.Name, &at, &archived, &ap.LocationArchived)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ap, fmt.Errorf("access point %s: %w", id, gatehouse.ErrNotFound)
 	}
-	ap.CreatedAt = gatehouse.Time(at.UTC())
+	ap.CreatedAt, ap.ArchivedAt = gatehouse.Time(at.UTC()), optTime(archived)
 	return ap, err
 }

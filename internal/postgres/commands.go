@@ -35,10 +35,12 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 			}
 		}
 		// The names are read in the transaction: the event records them
-		// as they are when the command is stored.
+		// as they are when the command is stored. The access point's row
+		// is held until the commit (FOR KEY SHARE), as ingest holds it, so
+		// that it cannot be deleted under its REMOTE_UNLOCK event.
 		var place sqlstore.Place
 		err := tx.QueryRow(ctx, `SELECT l.id, l.name, a.name FROM access_points a JOIN locations l ON l.id = $3 AND l.org = a.org
-			WHERE a.id = $2 AND a.org = $1`, org, c.AccessPoint.ID, c.Location.ID).Scan(&place.LocationID, &place.LocationName, &place.AccessPointName)
+			WHERE a.id = $2 AND a.org = $1 FOR KEY SHARE OF a`, org, c.AccessPoint.ID, c.Location.ID).Scan(&place.LocationID, &place.LocationName, &place.AccessPointName)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("access point %s: %w", c.AccessPoint.ID, gatehouse.ErrNotFound)
 		}
@@ -230,16 +232,7 @@ func (db *DB) FindAccessPoint(ctx context.Context, orgID, id uuid.UUID) (_ gateh
 	if err != nil {
 		return gatehouse.AccessPoint{}, err
 	}
-	var (
-		ap gatehouse.AccessPoint
-		at time.Time
-	)
-	err = db.pool.QueryRow(ctx, "SELECT id, location_id, name, created_at FROM access_points WHERE id = $1 AND org = $2", id, org).
-		Scan(&ap.ID, &ap.LocationID, &ap.Name, &at)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ap, fmt.Errorf("access point %s: %w", id, gatehouse.ErrNotFound)
-	}
-	ap.CreatedAt = gatehouse.Time(at.UTC())
+	ap, err := scanAccessPoint(db.pool.QueryRow(ctx, accessPointSelect+" WHERE a.id = $1 AND a.org = $2", id, org), id)
 	return ap, wrap(err)
 }
 

@@ -52,6 +52,10 @@ func (db *DB) FloatForTest(ctx context.Context, query string, args ...any) (floa
 // before it commits.
 func (db *DB) HoldIngestCommitsForTest(hold func()) { db.beforeIngestCommit = hold }
 
+// AfterIngestResolveForTest makes every ingest run fn between the read of
+// its places and its write.
+func (db *DB) AfterIngestResolveForTest(fn func()) { db.afterIngestResolve = fn }
+
 // PlayerLevelsForTest lists an organization's rows of
 // insight_player_levels as "player type reason scope level", in order.
 func (db *DB) PlayerLevelsForTest(ctx context.Context, orgID uuid.UUID) ([]string, error) {

@@ -1,9 +1,11 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +81,9 @@ func (db *DB) CreateGrant(ctx context.Context, e gatehouse.AuditEntry, g gatehou
 			return tx.QueryRow(ctx, "SELECT id FROM grants WHERE org = $1 AND receipt_id = $2", org, *g.Source.ReceiptID).Scan(&id)
 		}
 		id, created = g.ID, true
+		if err := holdGrantTargets(ctx, tx, org, g); err != nil {
+			return err
+		}
 		if len(g.AccessPointIDs) > 0 {
 			if _, err := tx.Exec(ctx, `INSERT INTO grant_access_points (org, access_point_id, grant_id)
 				SELECT $1, a, $2 FROM unnest($3::uuid[]) a`, org, g.ID, g.AccessPointIDs); err != nil {
@@ -275,4 +280,31 @@ func (db *DB) PlayerServers(ctx context.Context, orgID uuid.UUID, player string,
 		servers = []gatehouse.GameServer{}
 	}
 	return servers, wrap(err)
+}
+
+// holdGrantTargets holds the access points and the location a new grant
+// names until its commit (FOR KEY SHARE), as an ingest holds its doors:
+// one deleted meanwhile (DeleteAccessPoint, DeleteLocation) fails the
+// grant with ErrNotFound rather than leave it naming nothing, and one
+// deleted after waits for the grant, which its delete then takes it off.
+func holdGrantTargets(ctx context.Context, tx pgx.Tx, org int64, g gatehouse.NewGrant) error {
+	aps := slices.Compact(slices.SortedFunc(slices.Values(g.AccessPointIDs), func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) }))
+	var n int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM access_points WHERE org = $1 AND id = ANY($2) FOR KEY SHARE) a`,
+		org, aps).Scan(&n); err != nil {
+		return err
+	}
+	if n != len(aps) {
+		return fmt.Errorf("an access point of grant %s: %w", g.ID, gatehouse.ErrNotFound)
+	}
+	if g.LocationID != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM locations WHERE org = $1 AND id = $2 FOR KEY SHARE) l`,
+			org, *g.LocationID).Scan(&n); err != nil {
+			return err
+		}
+		if n != 1 {
+			return fmt.Errorf("location %s of grant %s: %w", *g.LocationID, g.ID, gatehouse.ErrNotFound)
+		}
+	}
+	return nil
 }

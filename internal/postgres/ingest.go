@@ -3,6 +3,8 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // IngestEvents stores a batch in one transaction, all or nothing: the rows
@@ -41,50 +44,78 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		return gatehouse.IngestResult{}, wrap(err)
 	}
 	defer conn.Release()
-	// Access points never leave their organization, so the places read
-	// before the transaction are the events' (a rename that lands between
-	// the two shows in the events that follow it).
+	for attempt := 1; ; attempt++ {
+		err = db.ingestAt(ctx, conn, org, events, &res)
+		if !errors.Is(err, errPlacesChanged) {
+			break
+		}
+		if attempt == placeAttempts { // the doors keep moving: a retry later stores it
+			err = fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, err)
+			break
+		}
+	}
+	if err != nil {
+		return gatehouse.IngestResult{}, err
+	}
+	return res, nil
+}
+
+// ingestAt stores events, counted in res, at the places it reads first,
+// or returns errPlacesChanged having stored nothing.
+//
+// The places are read before the write, so that the terms they bring are
+// stored in a short transaction of their own (storeTerms). The write
+// then holds the rows of the batch's access points (FOR KEY SHARE) until
+// it commits, and writes only if each is still where it was read: an
+// access point cannot be deleted (DeleteAccessPoint holds its row FOR
+// UPDATE first, then counts its events) or moved between the check and
+// the commit, and one deleted or moved before the check sends the batch
+// back to read its places again. A rename that lands between the read and
+// the write shows in the events that follow it.
+func (db *DB) ingestAt(ctx context.Context, conn *pgxpool.Conn, org int64, events []gatehouse.NewEvent, res *gatehouse.IngestResult) error {
 	places, err := resolvePlaces(ctx, conn, org, events)
 	if err != nil {
-		return gatehouse.IngestResult{}, wrap(err)
+		return wrap(err)
+	}
+	if db.afterIngestResolve != nil {
+		db.afterIngestResolve()
 	}
 	if err := db.storeTerms(ctx, conn, org, events, places); err != nil {
-		return gatehouse.IngestResult{}, err
+		return err
 	}
 	if err := db.storeSpans(ctx, conn, org, events); err != nil {
-		return gatehouse.IngestResult{}, err
+		return err
 	}
+	held := heldDoors(places)
 	// receivedAt is read in each attempt: an attempt aborted as a deadlock's
 	// victim waited a second, and the feed's completeThrough may have
 	// passed the instant read before it.
 	if len(events) <= maxArrayInsert && !sqlstore.HasCommands(events) && db.beforeIngestCommit == nil {
 		// One statement is a transaction of its own: a few recorded
 		// decisions are stored in one round trip, without BEGIN and COMMIT.
-		err = retrying(ctx, func() error {
-			inserted, err := insertEvents(ctx, conn, org, events, places, gatehouse.Truncate(db.Now()))
+		return retrying(ctx, func() error {
+			inserted, err := insertEvents(ctx, conn, org, events, places, held, gatehouse.Truncate(db.Now()))
 			res.Accepted, res.Duplicates = len(inserted), len(events)-len(inserted)
 			return err
 		})
-	} else {
-		err = withTxOn(ctx, conn, func(tx pgx.Tx) error {
-			inserted, err := copyEvents(ctx, tx, org, events, places, gatehouse.Truncate(db.Now()))
-			if err != nil {
-				return err
-			}
-			res.Accepted, res.Duplicates = len(inserted), len(events)-len(inserted)
-			if err := upsertCommands(ctx, tx, org, events, inserted); err != nil {
-				return err
-			}
-			if db.beforeIngestCommit != nil {
-				db.beforeIngestCommit()
-			}
-			return nil
-		})
 	}
-	if err != nil {
-		return gatehouse.IngestResult{}, err
-	}
-	return res, nil
+	return withTxOn(ctx, conn, func(tx pgx.Tx) error {
+		if err := holdDoors(ctx, tx, org, held); err != nil {
+			return err
+		}
+		inserted, err := copyEvents(ctx, tx, org, events, places, gatehouse.Truncate(db.Now()))
+		if err != nil {
+			return err
+		}
+		res.Accepted, res.Duplicates = len(inserted), len(events)-len(inserted)
+		if err := upsertCommands(ctx, tx, org, events, inserted); err != nil {
+			return err
+		}
+		if db.beforeIngestCommit != nil {
+			db.beforeIngestCommit()
+		}
+		return nil
+	})
 }
 
 // storeTerms stores, in a statement of its own, the terms of events
@@ -198,7 +229,7 @@ var copyColumns = []string{"pos", "id", "type", "occurred_at", "allowed", "reaso
 // wait for each other, a deadlock.
 func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) (map[int]bool, error) {
 	if len(events) <= maxArrayInsert {
-		return insertEvents(ctx, tx, org, events, places, received)
+		return insertEvents(ctx, tx, org, events, places, doors{}, received)
 	}
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE events_in (
 		pos int, id uuid, type text, occurred_at timestamptz, allowed text, reason text, platform_user_id text,
@@ -237,7 +268,12 @@ const maxArrayInsert = 200
 
 // insertEvents is copyEvents for a small batch: one INSERT from arrays,
 // in the same id order.
-func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) (map[int]bool, error) {
+//
+// doors, when set, are held as holdDoors holds them, in the statement
+// itself (a statement is its own transaction): when one is gone or
+// elsewhere, nothing is inserted and errPlacesChanged returned.
+func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place,
+	d doors, received time.Time) (map[int]bool, error) {
 	n := len(events)
 	var (
 		ids, locations, aps                   = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
@@ -257,7 +293,20 @@ func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse
 		allowed[i], reasons[i], users[i], jobs[i], scopes[i] = (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID, (*string)(ev.Scope)
 		names[i] = ev.PlatformUserName
 	}
-	rows, _ := tx.Query(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
+	args := []any{org, received,
+		ids, types, occurred, allowed, reasons, users, jobs, scopes, locations, locationNames, aps, apNames, requesters, commands, names}
+	if d.ids == nil {
+		rows, _ := tx.Query(ctx, insertEventsQuery, args...)
+		return storedPositions(rows, events)
+	}
+	// The doors are counted in a CTE the insert waits for, and the one
+	// row of a NULL id says they were not all there.
+	rows, _ := tx.Query(ctx, insertHeldQuery, append(args, d.ids, d.locations, len(d.ids))...)
+	return storedPositions(rows, events)
+}
+
+// insertEventsQuery inserts the events of insertEvents' arrays.
+const insertEventsQuery = `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
 			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id,
 			platform_user_name)
 		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
@@ -267,17 +316,21 @@ func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse
 			AS e(id, type, occurred_at, allowed, reason, platform_user_id, server_job_id, scope, location_id, location_name,
 				access_point_id, access_point_name, requested_by, command_id, platform_user_name, pos)
 		ORDER BY id, pos
-		ON CONFLICT (org, id) DO NOTHING RETURNING id`, org, received,
-		ids, types, occurred, allowed, reasons, users, jobs, scopes, locations, locationNames, aps, apNames, requesters, commands, names)
-	return storedPositions(rows, events)
-}
+		ON CONFLICT (org, id) DO NOTHING RETURNING id`
 
 // storedPositions reads the ids an INSERT … RETURNING stored and returns
-// their positions in the batch (of an id given twice, the first).
+// their positions in the batch (of an id given twice, the first). A NULL
+// id (insertHeldQuery) is errPlacesChanged.
 func storedPositions(rows pgx.Rows, events []gatehouse.NewEvent) (map[int]bool, error) {
 	stored := make(map[uuid.UUID]bool)
-	var id uuid.UUID
-	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error { stored[id] = true; return nil }); err != nil {
+	var id *uuid.UUID
+	if _, err := pgx.ForEachRow(rows, []any{&id}, func() error {
+		if id == nil {
+			return errPlacesChanged
+		}
+		stored[*id] = true
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	inserted := make(map[int]bool, len(stored))

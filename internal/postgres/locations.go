@@ -89,7 +89,7 @@ func (db *DB) findLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.
 		return gatehouse.Location{}, fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
 	}
 	locs[0].OrgID = orgID
-	return locs[0], wrap(db.attachAccessPoints(ctx, db.pool, locs))
+	return locs[0], wrap(db.attachAccessPoints(ctx, db.pool, locs, true))
 }
 
 // CreateAccessPoint stores an access point under a location of the organization.
@@ -104,7 +104,10 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 		return ap, err
 	}
 	// Inserting through a SELECT of the organization's location makes a
-	// foreign location insert nothing.
+	// foreign location insert nothing. The SELECT holds the location's row
+	// (FOR KEY SHARE, as the foreign key would): a location deleted
+	// meanwhile (DeleteLocation) inserts nothing either, rather than
+	// failing the foreign key.
 	return ap, db.withTx(ctx, func(tx pgx.Tx) error {
 		universe, err := locationUniverse(ctx, tx, org, locationID)
 		if err != nil {
@@ -114,7 +117,7 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 			return err
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO access_points (id, org, location_id, name, created_at)
-			SELECT $1, $2, id, $3, $4 FROM locations WHERE id = $5 AND org = $2`, ap.ID, org, ap.Name, time.Time(ap.CreatedAt), locationID)
+			SELECT $1, $2, id, $3, $4 FROM locations WHERE id = $5 AND org = $2 FOR KEY SHARE`, ap.ID, org, ap.Name, time.Time(ap.CreatedAt), locationID)
 		if err != nil {
 			return err
 		}
@@ -129,7 +132,7 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 }
 
 // ListLocations returns a page of an organization's locations by name then id.
-func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey) (_ []gatehouse.Location, _ *gatehouse.LocationKey, err error) {
+func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey, withArchived bool) (_ []gatehouse.Location, _ *gatehouse.LocationKey, err error) {
 	defer sqlstore.Label(&err, "Store.ListLocations", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
@@ -140,6 +143,9 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	}
 	query := `SELECT ` + locationColumns + ` FROM locations WHERE org = $1`
 	args := []any{org, limit + 1}
+	if !withArchived {
+		query += ` AND archived_at IS NULL`
+	}
 	if after != nil {
 		query += ` AND (name COLLATE "C", id) > ($3, $4)`
 		args = append(args, after.Name, after.ID)
@@ -153,21 +159,25 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 		locs = []gatehouse.Location{}
 	}
 	locs, next := sqlstore.LocationPage(locs, limit, orgID)
-	return locs, next, wrap(db.attachAccessPoints(ctx, db.replica, locs))
+	return locs, next, wrap(db.attachAccessPoints(ctx, db.replica, locs, withArchived))
 }
 
-const locationColumns = `id, name, universe_id, created_at`
+const locationColumns = `id, name, universe_id, created_at, archived_at`
 
 func scanLocation(row pgx.CollectableRow) (gatehouse.Location, error) {
 	l := gatehouse.Location{AccessPoints: []gatehouse.AccessPoint{}}
-	var at time.Time
-	err := row.Scan(&l.ID, &l.Name, &l.UniverseID, &at)
-	l.CreatedAt = gatehouse.Time(at.UTC())
+	var (
+		at       time.Time
+		archived *time.Time
+	)
+	err := row.Scan(&l.ID, &l.Name, &l.UniverseID, &at, &archived)
+	l.CreatedAt, l.ArchivedAt = gatehouse.Time(at.UTC()), optTime(archived)
 	return l, err
 }
 
-// attachAccessPoints fills in the access points of locs in one query.
-func (db *DB) attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Location) error {
+// attachAccessPoints fills in the access points of locs in one query:
+// archived ones too when withArchived.
+func (db *DB) attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Location, withArchived bool) error {
 	if len(locs) == 0 {
 		return nil
 	}
@@ -175,13 +185,20 @@ func (db *DB) attachAccessPoints(ctx context.Context, q querier, locs []gatehous
 	for i, l := range locs {
 		ids[i] = l.ID
 	}
-	rows, _ := q.Query(ctx, `SELECT id, location_id, name, created_at FROM access_points
-		WHERE location_id = ANY($1) ORDER BY name COLLATE "C", id`, ids)
+	archived := ""
+	if !withArchived {
+		archived = " AND archived_at IS NULL"
+	}
+	rows, _ := q.Query(ctx, `SELECT id, location_id, name, created_at, archived_at FROM access_points
+		WHERE location_id = ANY($1)`+archived+` ORDER BY name COLLATE "C", id`, ids)
 	aps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.AccessPoint, error) {
-		var ap gatehouse.AccessPoint
-		var at time.Time
-		err := row.Scan(&ap.ID, &ap.LocationID, &ap.Name, &at)
-		ap.CreatedAt = gatehouse.Time(at.UTC())
+		var (
+			ap       gatehouse.AccessPoint
+			at       time.Time
+			archived *time.Time
+		)
+		err := row.Scan(&ap.ID, &ap.LocationID, &ap.Name, &at, &archived)
+		ap.CreatedAt, ap.ArchivedAt = gatehouse.Time(at.UTC()), optTime(archived)
 		return ap, err
 	})
 	sqlstore.AttachAccessPoints(locs, aps)

@@ -41,6 +41,9 @@ type DB struct {
 	// beforeIngestCommit, set by tests, runs in every ingest transaction
 	// just before it commits: the feed's test holds commits back with it.
 	beforeIngestCommit func()
+	// afterIngestResolve, set by tests, runs in every ingest between the
+	// read of its places and its write.
+	afterIngestResolve func()
 	// alertRules is set once the alert rules' table is known to exist
 	// (migration 0022; a database is migrated forward only).
 	alertRules atomic.Bool

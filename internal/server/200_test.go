@@ -188,8 +188,8 @@ func TestListLocations(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	if diff := cmp.Diff([]map[string]string{
-		{"id": o.accessPoints[2].ID.String(), "name": "Front door"},
-		{"id": o.accessPoints[3].ID.String(), "name": "VIP area"},
+		{"id": o.accessPoints[2].ID.String(), "name": "Front door", "archivedAt": ""}, // null
+		{"id": o.accessPoints[3].ID.String(), "name": "VIP area", "archivedAt": ""},
 	}, l.Data[0].AccessPoints); diff != "" {
 		t.Error(diff)
 	}

@@ -79,6 +79,14 @@ func TestInsufficientScope(t *testing.T) {
 		{"GET", "/api/consumer/v1/policies?universeId=42", "", gatehouse.ScopeGameServer},
 		{"GET", "/api/consumer/v1/access-points/" + o.accessPoints[0].ID.String() + "/policy", "", gatehouse.ScopePoliciesWrite},
 		{"PUT", "/api/consumer/v1/access-points/" + o.accessPoints[0].ID.String() + "/policy", `{"mode": "OPEN"}`, gatehouse.ScopePoliciesWrite},
+		// Archiving, restoring and deleting need locations:write, which
+		// no other scope implies (locations:read included).
+		{"POST", "/api/consumer/v1/locations/" + o.locations[0].ID.String() + "/archive", "", gatehouse.ScopeLocationsWrite},
+		{"POST", "/api/consumer/v1/locations/" + o.locations[0].ID.String() + "/restore", "", gatehouse.ScopeLocationsWrite},
+		{"DELETE", "/api/consumer/v1/locations/" + o.locations[0].ID.String(), "", gatehouse.ScopeLocationsWrite},
+		{"POST", "/api/consumer/v1/access-points/" + o.accessPoints[0].ID.String() + "/archive", "", gatehouse.ScopeLocationsWrite},
+		{"POST", "/api/consumer/v1/access-points/" + o.accessPoints[0].ID.String() + "/restore", "", gatehouse.ScopeLocationsWrite},
+		{"DELETE", "/api/consumer/v1/access-points/" + o.accessPoints[0].ID.String(), "", gatehouse.ScopeLocationsWrite},
 	} {
 		var others []gatehouse.Scope
 		for _, s := range gatehouse.Scopes {
@@ -93,6 +101,8 @@ func TestInsufficientScope(t *testing.T) {
 			r = e.get(tc.path, key)
 		case "PUT":
 			r = e.put(tc.path, key, tc.body)
+		case "DELETE":
+			r = e.do(http.MethodDelete, tc.path, key, nil)
 		default:
 			r = e.post(tc.path, key, tc.body)
 		}

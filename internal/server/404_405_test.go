@@ -21,7 +21,8 @@ func TestUnknownRoutesAnswerJSON(t *testing.T) {
 		{"GET", "/api/consumer/v1/decisions", 405, "method_not_allowed", "POST"},
 		{"POST", "/api/consumer/v1/policies", 405, "method_not_allowed", "GET, HEAD"},
 		{"DELETE", "/api/consumer/v1/access-points/01a203e2-982e-77e9-8468-123320466514/policy", 405, "method_not_allowed", "GET, HEAD, PUT"},
-		{"GET", "/api/consumer/v1/access-points/01a203e2-982e-77e9-8468-123320466514", 404, "not_found", ""},
+		{"GET", "/api/consumer/v1/access-points/01a203e2-982e-77e9-8468-123320466514", 405, "method_not_allowed", "DELETE"},
+		{"GET", "/api/consumer/v1/access-points/01a203e2-982e-77e9-8468-123320466514/nope", 404, "not_found", ""},
 	} {
 		r := e.do(tc.method, tc.path, "", nil)
 		if r.status != tc.status || r.header.Get("Content-Type") != "application/json" {

@@ -58,6 +58,9 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		"POST /api/consumer/v1/grants", "GET /api/consumer/v1/grants", "GET /api/consumer/v1/grants/{id}", "DELETE /api/consumer/v1/grants/{id}",
 		"POST /api/consumer/v1/lockdowns", "GET /api/consumer/v1/lockdowns", "GET /api/consumer/v1/lockdowns/{id}",
 		"POST /api/consumer/v1/lockdowns/{id}/release",
+		"POST /api/consumer/v1/locations/{id}/archive", "POST /api/consumer/v1/locations/{id}/restore", "DELETE /api/consumer/v1/locations/{id}",
+		"POST /api/consumer/v1/access-points/{id}/archive", "POST /api/consumer/v1/access-points/{id}/restore",
+		"DELETE /api/consumer/v1/access-points/{id}",
 	}
 	slices.Sort(served)
 	if !slices.Equal(documented, served) {

@@ -88,8 +88,8 @@ func (s *server) setPolicy() http.Handler {
 			return
 		}
 		stored, err := s.Service.SetPolicy(r.Context(), orgID, id, p, ifVersion)
-		if errors.Is(err, gatehouse.ErrConflict) {
-			err = errPolicyChanged
+		if errors.Is(err, gatehouse.ErrConflict) && !errors.As(err, new(*gatehouse.StateError)) {
+			err = errPolicyChanged // an archived access point is a 409 of its own
 		}
 		if err != nil {
 			s.writeError(w, r, err)

@@ -23,7 +23,9 @@ import (
 //   - for PLAYER, the one hosting the player.
 //
 // A SERVER or PLAYER command whose target is not live is stored FAILED at
-// once, with SERVER_NOT_LIVE or PLAYER_NOT_ONLINE.
+// once, with SERVER_NOT_LIVE or PLAYER_NOT_ONLINE. An archived access
+// point, or one of an archived location, is refused with a
+// *[gatehouse.StateError].
 //
 // With idem set (an Idempotency-Key), a retry with the same request within
 // [gatehouse.IdempotencyWindow] answers the command first issued, replayed
@@ -99,6 +101,9 @@ func (s *Service) newCommand(ctx context.Context, orgID uuid.UUID, r gatehouse.C
 		return gatehouse.IssuedCommand{}, gatehouse.Invalid("accessPointId", "is not an access point of your organization")
 	}
 	if err != nil {
+		return gatehouse.IssuedCommand{}, err
+	}
+	if err := ap.Writable(); err != nil {
 		return gatehouse.IssuedCommand{}, err
 	}
 	loc, err := s.store.FindLocation(ctx, orgID, ap.LocationID)
@@ -252,6 +257,7 @@ func (s *Service) SweepCommands(ctx context.Context, holder string) error {
 // Errors:
 //   - a [*gatehouse.ValidationError] keyed "universeId";
 //   - [gatehouse.ErrNotFound];
+//   - a *[gatehouse.StateError] for an archived location;
 //   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) SetLocationUniverse(ctx context.Context, orgID, id uuid.UUID, universeID string) (gatehouse.Location, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageLocations); err != nil {
@@ -259,6 +265,9 @@ func (s *Service) SetLocationUniverse(ctx context.Context, orgID, id uuid.UUID, 
 	}
 	if universeID != "" && !gatehouse.IsUniverseID(universeID) {
 		return gatehouse.Location{}, gatehouse.Invalid("universeId", "must be a positive integer, as a string")
+	}
+	if err := s.writableLocation(ctx, orgID, id); err != nil {
+		return gatehouse.Location{}, err
 	}
 	loc, err := s.store.SetLocationUniverse(ctx, s.entry(ctx, orgID, gatehouse.AuditLocationUniverseSet, gatehouse.TargetLocation), orgID, id, universeID)
 	if err == nil {

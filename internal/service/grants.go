@@ -26,7 +26,8 @@ import (
 //   - the operator's CLI.
 //
 // Errors: a [*gatehouse.ValidationError] naming every bad field, an
-// access point or location of another organization included.
+// access point or location of another organization included; then a
+// *[gatehouse.StateError] for an archived access point or location.
 func (s *Service) CreateGrant(ctx context.Context, orgID uuid.UUID, r gatehouse.GrantRequest) (_ gatehouse.Grant, created bool, err error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageGrants); err != nil {
 		return gatehouse.Grant{}, false, err
@@ -81,6 +82,12 @@ func (s *Service) CreateGrant(ctx context.Context, orgID uuid.UUID, r gatehouse.
 		e = e.Change("accessPoints", "", joinIDs(aps))
 	}
 	g, created, err := s.store.CreateGrant(ctx, e, ng)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		// A target deleted since the check: refused as the check refuses it.
+		if cerr := s.checkGrantTargets(ctx, orgID, r); cerr != nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		return gatehouse.Grant{}, false, err
 	}
@@ -106,28 +113,40 @@ func (s *Service) grantOfReceipt(ctx context.Context, orgID uuid.UUID, receipt s
 }
 
 // checkGrantTargets refuses, keyed by the field, an access point or a
-// location the organization does not hold.
+// location the organization does not hold, and then, with a
+// *[gatehouse.StateError], one that is archived (an access point of an
+// archived location included): a grant is a new write that names it.
 func (s *Service) checkGrantTargets(ctx context.Context, orgID uuid.UUID, r gatehouse.GrantRequest) error {
-	var errs gatehouse.ValidationError
+	var (
+		errs     gatehouse.ValidationError
+		archived error
+	)
 	for i, id := range r.AccessPointIDs {
-		_, err := s.store.FindAccessPoint(ctx, orgID, id)
+		ap, err := s.store.FindAccessPoint(ctx, orgID, id)
 		switch {
 		case errors.Is(err, gatehouse.ErrNotFound):
 			errs.Add("accessPointIds["+strconv.Itoa(i)+"]", "is not an access point of your organization")
 		case err != nil:
 			return err
+		case archived == nil:
+			archived = ap.Writable()
 		}
 	}
 	if r.LocationID != nil {
-		_, err := s.store.FindLocation(ctx, orgID, *r.LocationID)
+		l, err := s.store.FindLocation(ctx, orgID, *r.LocationID)
 		switch {
 		case errors.Is(err, gatehouse.ErrNotFound):
 			errs.Add("locationId", "is not a location of your organization")
 		case err != nil:
 			return err
+		case archived == nil:
+			archived = l.Writable()
 		}
 	}
-	return errs.Err()
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	return archived
 }
 
 // grantWakes are the wakes of a change of player's grants: every live

@@ -40,7 +40,7 @@ func (s *Service) NewImportDecoder(ctx context.Context, orgID uuid.UUID) (*Impor
 	}
 	d := &ImportDecoder{s: s, org: orgID, accessPoints: map[uuid.UUID]bool{}, byName: map[[2]string][]uuid.UUID{},
 		users: map[uuid.UUID]bool{}, byEmail: map[string]uuid.UUID{}}
-	locs, err := s.AllLocations(ctx, orgID)
+	locs, err := s.AllLocations(ctx, orgID, true)
 	if err != nil {
 		return nil, err
 	}

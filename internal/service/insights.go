@@ -60,7 +60,7 @@ func (s *Service) Insights(ctx context.Context, orgID uuid.UUID, q gatehouse.Ins
 
 // labelInsights names the access points or locations counts are keyed by.
 func (s *Service) labelInsights(ctx context.Context, orgID uuid.UUID, by gatehouse.InsightGroup, counts []gatehouse.InsightCount) error {
-	locs, err := s.AllLocations(ctx, orgID)
+	locs, err := s.AllLocations(ctx, orgID, true)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 // access point's policy mode, the remote unlocks and the lockdown in
 // force there, as a decision now counts them, and the game servers live
 // in its universe, the most players first ([gatehouse.LocationLive]).
+// Archived access points are left out.
 //
 // Errors: [gatehouse.ErrNotFound] for an unknown location or one of
 // another organization.
@@ -26,6 +27,9 @@ func (s *Service) LocationLive(ctx context.Context, orgID, locationID uuid.UUID)
 	live := gatehouse.LocationLive{ID: loc.ID, Name: loc.Name, UniverseID: loc.UniverseID, At: gatehouse.Time(now),
 		AccessPoints: make([]gatehouse.LiveAccessPoint, 0, len(loc.AccessPoints)), Servers: []gatehouse.LiveServer{}}
 	for _, ap := range loc.AccessPoints {
+		if ap.ArchivedAt != nil {
+			continue // hidden, as from every list
+		}
 		dc, err := s.readDecisionContext(ctx, orgID, ap.ID, now)
 		if err != nil {
 			return gatehouse.LocationLive{}, err

@@ -22,6 +22,7 @@ import (
 //   - a [*gatehouse.ValidationError] naming every bad field, a location
 //     that is not the organization's and a universe none of its
 //     locations names included;
+//   - a *[gatehouse.StateError] for a lockdown of an archived location;
 //   - [gatehouse.ErrForbidden] for a viewer.
 func (s *Service) StartLockdown(ctx context.Context, orgID uuid.UUID, r gatehouse.LockdownRequest) (gatehouse.Lockdown, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
@@ -48,6 +49,13 @@ func (s *Service) StartLockdown(ctx context.Context, orgID uuid.UUID, r gatehous
 		nl.RequestedByUser = &id
 	case a.Type == gatehouse.ActorKey:
 		nl.IssuedByKeyID = &id
+	}
+	// An archived location takes no new lockdown, as it takes no new
+	// unlock; its running ones are still released.
+	if r.LocationID != nil {
+		if err := s.writableLocation(ctx, orgID, *r.LocationID); err != nil && !errors.Is(err, gatehouse.ErrNotFound) {
+			return gatehouse.Lockdown{}, err
+		}
 	}
 	universes, err := s.lockdownUniverses(ctx, orgID, &nl.Lockdown)
 	if err != nil {

@@ -52,6 +52,9 @@ func (s *Service) policyAt(ctx context.Context, orgID, accessPointID uuid.UUID, 
 //     path;
 //   - [gatehouse.ErrNotFound] for an unknown access point or one of
 //     another organization;
+//   - a *[gatehouse.StateError] for an archived access point, or one of
+//     an archived location: its policy still serves decisions, and
+//     changes again once it is restored;
 //   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) SetPolicy(ctx context.Context, orgID, accessPointID uuid.UUID, p gatehouse.Policy, ifVersion *int64) (gatehouse.Policy, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManagePolicies); err != nil {
@@ -63,6 +66,9 @@ func (s *Service) SetPolicy(ctx context.Context, orgID, accessPointID uuid.UUID,
 	}
 	if ifVersion != nil && *ifVersion < 0 {
 		return gatehouse.Policy{}, gatehouse.Invalid("ifVersion", "must be a version (0 for none yet)")
+	}
+	if _, err := s.writableAccessPoint(ctx, orgID, accessPointID); err != nil {
+		return gatehouse.Policy{}, err
 	}
 	stored, err := s.store.PutPolicy(ctx, s.entry(ctx, orgID, gatehouse.AuditPolicyChanged, gatehouse.TargetAccessPoint),
 		orgID, accessPointID, p, ifVersion, s.Now())

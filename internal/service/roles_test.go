@@ -55,7 +55,7 @@ func TestRolesInTheService(t *testing.T) {
 			_, err := f.svc.ListEvents(ctx, f.org.ID, gatehouse.EventFilter{Limit: 10})
 			return err
 		}},
-		{"list locations", gatehouse.RoleViewer, func(ctx context.Context) error { _, err := f.svc.AllLocations(ctx, f.org.ID); return err }},
+		{"list locations", gatehouse.RoleViewer, func(ctx context.Context) error { _, err := f.svc.AllLocations(ctx, f.org.ID, false); return err }},
 		{"list keys", gatehouse.RoleAdmin, func(ctx context.Context) error { _, err := f.svc.ListAPIKeys(ctx, f.org.ID); return err }},
 		{"create a key", gatehouse.RoleAdmin, func(ctx context.Context) error {
 			_, _, err := f.svc.CreateAPIKey(ctx, gatehouse.NewAPIKey{OrgID: f.org.ID, Name: "x", Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}})
@@ -128,6 +128,34 @@ func TestRolesInTheService(t *testing.T) {
 				_, err = f.svc.RevokeGrant(ctx, f.org.ID, g.ID)
 			}
 			return err
+		}},
+		{"archive and restore a location", gatehouse.RoleAdmin, func(ctx context.Context) error {
+			_, err := f.svc.ArchiveLocation(ctx, f.org.ID, annex.ID)
+			if err == nil {
+				_, err = f.svc.RestoreLocation(ctx, f.org.ID, annex.ID)
+			}
+			return err
+		}},
+		{"archive and restore an access point", gatehouse.RoleAdmin, func(ctx context.Context) error {
+			_, err := f.svc.ArchiveAccessPoint(ctx, f.org.ID, door.ID)
+			if err == nil {
+				_, err = f.svc.RestoreAccessPoint(ctx, f.org.ID, door.ID)
+			}
+			return err
+		}},
+		{"delete an access point and a location", gatehouse.RoleAdmin, func(ctx context.Context) error {
+			mistake, err := f.svc.CreateLocation(bg, f.org.ID, "Mistake")
+			if err != nil {
+				return err
+			}
+			ap, err := f.svc.CreateAccessPoint(bg, f.org.ID, mistake.ID, "Mistake")
+			if err != nil {
+				return err
+			}
+			if err := f.svc.DeleteAccessPoint(ctx, f.org.ID, ap.ID); err != nil {
+				return err
+			}
+			return f.svc.DeleteLocation(ctx, f.org.ID, mistake.ID)
 		}},
 		{"list grants", gatehouse.RoleViewer, func(ctx context.Context) error {
 			_, err := f.svc.ListGrants(ctx, f.org.ID, gatehouse.GrantFilter{Limit: 10})

@@ -175,30 +175,34 @@ func TestServiceRenamesAndFindsOwners(t *testing.T) {
 	if owner, err := f.svc.OrgOfAccessPoint(ctx, ap.ID); err != nil || owner != f.org.ID {
 		t.Errorf("OrgOfAccessPoint = %v, %v", owner, err)
 	}
-	aps, err := f.svc.ListAccessPoints(ctx, f.org.ID, loc.ID)
+	aps, err := f.svc.ListAccessPoints(ctx, f.org.ID, loc.ID, false)
 	if err != nil || len(aps) != 1 || aps[0].ID != ap.ID {
 		t.Errorf("ListAccessPoints = %v, %v", aps, err)
 	}
-	if _, err := f.svc.ListAccessPoints(ctx, f.other.ID, loc.ID); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, err := f.svc.ListAccessPoints(ctx, f.other.ID, loc.ID, false); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("ListAccessPoints through another organization: %v", err)
 	}
-	if _, _, err := f.svc.ListLocations(ctx, f.org.ID, 0, nil); !errors.Is(err, gatehouse.ErrInvalid) {
+	if _, _, err := f.svc.ListLocations(ctx, f.org.ID, 0, nil, false); !errors.Is(err, gatehouse.ErrInvalid) {
 		t.Errorf("ListLocations with limit 0: %v", err)
 	}
 	// The cursor of a page is bound to its organization.
 	if _, err := f.svc.CreateLocation(ctx, f.org.ID, "Club"); err != nil {
 		t.Fatal(err)
 	}
-	_, next, err := f.svc.ListLocations(ctx, f.org.ID, 1, nil)
+	_, next, err := f.svc.ListLocations(ctx, f.org.ID, 1, nil, false)
 	if err != nil || next == nil {
 		t.Fatalf("first page: %v %v", next, err)
 	}
-	cursor := f.svc.LocationCursor(f.org.ID, *next)
-	if k, err := f.svc.OpenLocationCursor(f.org.ID, cursor); err != nil || k != *next {
+	cursor := f.svc.LocationCursor(f.org.ID, *next, false)
+	if k, err := f.svc.OpenLocationCursor(f.org.ID, cursor, false); err != nil || k != *next {
 		t.Errorf("OpenLocationCursor = %v, %v", k, err)
 	}
-	if _, err := f.svc.OpenLocationCursor(f.other.ID, cursor); err == nil {
+	if _, err := f.svc.OpenLocationCursor(f.other.ID, cursor, false); err == nil {
 		t.Error("another organization opened the cursor")
+	}
+	// And to whether the list holds archived locations.
+	if _, err := f.svc.OpenLocationCursor(f.org.ID, cursor, true); err == nil {
+		t.Error("the list with archived locations opened the cursor of the list without")
 	}
 }
 

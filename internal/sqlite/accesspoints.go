@@ -85,14 +85,17 @@ func (db *DB) MoveAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID
 // findAccessPoint returns the organization's access point, or ErrNotFound.
 func findAccessPoint(ctx context.Context, q querier, org int64, id uuid.UUID) (gatehouse.AccessPoint, error) {
 	var (
-		ap gatehouse.AccessPoint
-		ms int64
+		ap               gatehouse.AccessPoint
+		ms               int64
+		at               sql.NullInt64
+		locationArchived bool
 	)
-	err := q.QueryRowContext(ctx, "SELECT id, location_id, name, created_at FROM access_points WHERE id = ? AND org = ?", id[:], org).
-		Scan(&ap.ID, &ap.LocationID, &ap.Name, &ms)
+	err := q.QueryRowContext(ctx, `SELECT a.id, a.location_id, a.name, a.created_at, a.archived_at, l.archived_at IS NOT NULL
+		FROM access_points a JOIN locations l ON l.id = a.location_id WHERE a.id = ? AND a.org = ?`, id[:], org).
+		Scan(&ap.ID, &ap.LocationID, &ap.Name, &ms, &at, &locationArchived)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ap, fmt.Errorf("access point %s: %w", id, gatehouse.ErrNotFound)
 	}
-	ap.CreatedAt = gatehouse.Time(fromMillis(ms))
+	ap.CreatedAt, ap.ArchivedAt, ap.LocationArchived = gatehouse.Time(fromMillis(ms)), optTime(at), locationArchived
 	return ap, err
 }

@@ -76,6 +76,9 @@ func (db *DB) CreateGrant(ctx context.Context, e gatehouse.AuditEntry, g gatehou
 			return tx.QueryRowContext(ctx, "SELECT id FROM grants WHERE org = ? AND receipt_id = ?", org, *g.Source.ReceiptID).Scan(&id)
 		}
 		id, created = g.ID, true
+		if err := grantTargetsExist(ctx, tx, org, g); err != nil {
+			return err
+		}
 		for _, ap := range g.AccessPointIDs {
 			if _, err := tx.ExecContext(ctx, "INSERT INTO grant_access_points (org, access_point_id, grant_id) VALUES (?, ?, ?)",
 				org, ap[:], g.ID[:]); err != nil {
@@ -301,4 +304,29 @@ func (db *DB) PlayerServers(ctx context.Context, orgID uuid.UUID, player string,
 		out = []gatehouse.GameServer{}
 	}
 	return out, wrap(err)
+}
+
+// grantTargetsExist fails a new grant with ErrNotFound when an access
+// point or the location it names is gone: deleted between the service's
+// check and this transaction (the one writer runs a delete between whole
+// transactions, so none can go after).
+func grantTargetsExist(ctx context.Context, tx *sql.Tx, org int64, g gatehouse.NewGrant) error {
+	var n int
+	for _, ap := range g.AccessPointIDs {
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM access_points WHERE org = ? AND id = ?", org, ap[:]).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("access point %s of grant %s: %w", ap, g.ID, gatehouse.ErrNotFound)
+		}
+	}
+	if g.LocationID != nil {
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM locations WHERE org = ? AND id = ?", org, g.LocationID[:]).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("location %s of grant %s: %w", *g.LocationID, g.ID, gatehouse.ErrNotFound)
+		}
+	}
+	return nil
 }

@@ -81,7 +81,7 @@ func (db *DB) FindLocation(ctx context.Context, orgID, id uuid.UUID) (_ gatehous
 }
 
 func findLocation(ctx context.Context, q querier, org int64, orgID, id uuid.UUID) (gatehouse.Location, error) {
-	rows, err := q.QueryContext(ctx, "SELECT id, name, universe_id, created_at FROM locations WHERE id = ? AND org = ?", id[:], org)
+	rows, err := q.QueryContext(ctx, "SELECT "+locationColumns+" FROM locations WHERE id = ? AND org = ?", id[:], org)
 	if err != nil {
 		return gatehouse.Location{}, err
 	}
@@ -93,7 +93,7 @@ func findLocation(ctx context.Context, q querier, org int64, orgID, id uuid.UUID
 		return gatehouse.Location{}, fmt.Errorf("location %s: %w", id, gatehouse.ErrNotFound)
 	}
 	locs[0].OrgID = orgID
-	if err := attachAccessPoints(ctx, q, locs); err != nil {
+	if err := attachAccessPoints(ctx, q, locs, true); err != nil {
 		return gatehouse.Location{}, err
 	}
 	return locs[0], nil
@@ -136,7 +136,7 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 }
 
 // ListLocations returns a page of an organization's locations by name then id.
-func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey) (_ []gatehouse.Location, _ *gatehouse.LocationKey, err error) {
+func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey, withArchived bool) (_ []gatehouse.Location, _ *gatehouse.LocationKey, err error) {
 	defer sqlstore.Label(&err, "Store.ListLocations", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
@@ -145,8 +145,11 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	if err != nil {
 		return nil, nil, err
 	}
-	query := "SELECT id, name, universe_id, created_at FROM locations WHERE org = ?"
+	query := "SELECT " + locationColumns + " FROM locations WHERE org = ?"
 	args := []any{org}
+	if !withArchived {
+		query += " AND archived_at IS NULL"
+	}
 	if after != nil {
 		query += " AND (name, id) > (?, ?)"
 		args = append(args, after.Name, after.ID[:])
@@ -162,8 +165,11 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 		return nil, nil, wrap(err)
 	}
 	locs, next := sqlstore.LocationPage(locs, limit, orgID)
-	return locs, next, wrap(attachAccessPoints(ctx, db.read, locs))
+	return locs, next, wrap(attachAccessPoints(ctx, db.read, locs, withArchived))
 }
+
+// locationColumns are what scanLocations reads.
+const locationColumns = "id, name, universe_id, created_at, archived_at"
 
 func scanLocations(rows *sql.Rows) ([]gatehouse.Location, error) {
 	defer rows.Close()
@@ -173,19 +179,21 @@ func scanLocations(rows *sql.Rows) ([]gatehouse.Location, error) {
 			l        = gatehouse.Location{AccessPoints: []gatehouse.AccessPoint{}}
 			universe sql.NullString
 			ms       int64
+			archived sql.NullInt64
 		)
-		if err := rows.Scan(&l.ID, &l.Name, &universe, &ms); err != nil {
+		if err := rows.Scan(&l.ID, &l.Name, &universe, &ms, &archived); err != nil {
 			return nil, err
 		}
-		l.UniverseID = fromOptString(universe)
+		l.UniverseID, l.ArchivedAt = fromOptString(universe), optTime(archived)
 		l.CreatedAt = gatehouse.Time(fromMillis(ms))
 		locs = append(locs, l)
 	}
 	return locs, rows.Err()
 }
 
-// attachAccessPoints fills in the access points of locs in one query.
-func attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Location) error {
+// attachAccessPoints fills in the access points of locs in one query:
+// archived ones too when withArchived.
+func attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Location, withArchived bool) error {
 	if len(locs) == 0 {
 		return nil
 	}
@@ -193,8 +201,12 @@ func attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Locatio
 	for i, l := range locs {
 		args[i] = l.ID[:]
 	}
-	rows, err := q.QueryContext(ctx, `SELECT id, location_id, name, created_at FROM access_points
-		WHERE location_id IN (?`+strings.Repeat(", ?", len(locs)-1)+`) ORDER BY name, id`, args...)
+	archived := ""
+	if !withArchived {
+		archived = " AND archived_at IS NULL"
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, location_id, name, created_at, archived_at FROM access_points
+		WHERE location_id IN (?`+strings.Repeat(", ?", len(locs)-1)+`)`+archived+` ORDER BY name, id`, args...)
 	if err != nil {
 		return err
 	}
@@ -204,11 +216,12 @@ func attachAccessPoints(ctx context.Context, q querier, locs []gatehouse.Locatio
 		var (
 			ap gatehouse.AccessPoint
 			ms int64
+			at sql.NullInt64
 		)
-		if err := rows.Scan(&ap.ID, &ap.LocationID, &ap.Name, &ms); err != nil {
+		if err := rows.Scan(&ap.ID, &ap.LocationID, &ap.Name, &ms, &at); err != nil {
 			return err
 		}
-		ap.CreatedAt = gatehouse.Time(fromMillis(ms))
+		ap.CreatedAt, ap.ArchivedAt = gatehouse.Time(fromMillis(ms)), optTime(at)
 		aps = append(aps, ap)
 	}
 	sqlstore.AttachAccessPoints(locs, aps)

@@ -142,7 +142,7 @@ func testAuditFailedChange(t *testing.T, f *fixture) {
 	if got := len(f.log(o.ID, gatehouse.AuditFilter{})); got != before {
 		t.Errorf("failed changes appended %d entries", got-before)
 	}
-	if locs, _, _ := f.s.ListLocations(ctx, o.ID, 10, nil); len(locs) != 0 {
+	if locs, _, _ := f.s.ListLocations(ctx, o.ID, 10, nil, false); len(locs) != 0 {
 		t.Errorf("a change with an empty entry was stored: %+v", locs)
 	}
 }

@@ -22,9 +22,10 @@ var storeDirs = []string{"../sqlite", "../postgres"}
 
 // oneStoreFiles are the files that exist in one store only.
 var oneStoreFiles = map[string]string{
-	"sqlite/bulk.go":     "gatehouse.BulkIngester: SQLite batches an import in one writer transaction; PostgreSQL's IngestEvents already copies a batch in",
-	"sqlite/hotstmts.go": "statements kept prepared on SQLite's one write connection; pgx prepares and caches statements itself",
-	"sqlite/readpool.go": "SQLite's pool of read-only connections with prepared statements; PostgreSQL reads through pgxpool",
+	"sqlite/bulk.go":          "gatehouse.BulkIngester: SQLite batches an import in one writer transaction; PostgreSQL's IngestEvents already copies a batch in",
+	"sqlite/hotstmts.go":      "statements kept prepared on SQLite's one write connection; pgx prepares and caches statements itself",
+	"sqlite/readpool.go":      "SQLite's pool of read-only connections with prepared statements; PostgreSQL reads through pgxpool",
+	"postgres/ingest_held.go": "an ingest holds its access points' rows while it writes, since PostgreSQL reads a batch's places before the write; SQLite reads them in its one writer's transaction",
 	// The file named after its package (sqlite.go, postgres.go) opens and
 	// closes the store; packageFile compares the two under one name.
 }

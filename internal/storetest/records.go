@@ -196,7 +196,7 @@ func testListLocationsPages(t *testing.T, f *fixture) {
 		var got []gatehouse.Location
 		var after *gatehouse.LocationKey
 		for {
-			page, next, err := f.s.ListLocations(ctx, a.ID, limit, after)
+			page, next, err := f.s.ListLocations(ctx, a.ID, limit, after, false)
 			must(t, err)
 			got = append(got, page...)
 			if next == nil {
@@ -213,7 +213,7 @@ func testListLocationsPages(t *testing.T, f *fixture) {
 			}
 		}
 	}
-	page, next, err := f.s.ListLocations(ctx, gatehouse.NewID(), 10, nil)
+	page, next, err := f.s.ListLocations(ctx, gatehouse.NewID(), 10, nil, false)
 	if err != nil || len(page) != 0 || next != nil {
 		t.Errorf("unknown organization: %v %v %v", page, next, err)
 	}

@@ -3,8 +3,8 @@
 // clients/typescript_test.go compiles it and runs it against a live server:
 //
 //   GATEHOUSE_URL, GATEHOUSE_KEY    the server and a key with events:read,
-//                                   locations:read, commands:write, server
-//                                   and webhooks:write
+//                                   locations:read, locations:write,
+//                                   commands:write, server and webhooks:write
 //   GATEHOUSE_DENIED                how many denied events the server holds
 //   GATEHOUSE_ACCESS_POINT          a door whose location names a universe (42)
 //
@@ -142,6 +142,19 @@ const replayed = await client.POST("/api/consumer/v1/webhooks/{id}/replay", {
 });
 expect(replayed.response.status === 200 && replayed.data?.replayEvents === denied, `replay from the start: ${replayed.data?.replayEvents} events, want ${denied}`);
 
+// An operator archives the door: lists leave it out but with
+// archived=true, where it shows with archivedAt; restoring brings it back.
+const door = process.env.GATEHOUSE_ACCESS_POINT ?? "";
+const archived = await client.POST("/api/consumer/v1/access-points/{id}/archive", { params: { path: { id: door } } });
+expect(archived.response.status === 200 && typeof archived.data?.archivedAt === "string", `archive: status ${archived.response.status}`);
+const inUse = await client.GET("/api/consumer/v1/locations", {});
+expect(inUse.data?.data.every((l) => l.accessPoints.every((ap) => ap.id !== door)) ?? false, "locations: the archived door listed");
+const withArchived = await client.GET("/api/consumer/v1/locations", { params: { query: { archived: "true" } } });
+expect(withArchived.data?.data.some((l) => l.accessPoints.some((ap) => ap.id === door && ap.archivedAt !== null)) ?? false,
+  "locations?archived=true: the archived door missing");
+const restored = await client.POST("/api/consumer/v1/access-points/{id}/restore", { params: { path: { id: door } } });
+expect(restored.response.status === 200 && restored.data?.archivedAt === null, `restore: ${JSON.stringify(restored.data ?? restored.error)}`);
+
 // Spend the key's burst: the 429 says when to come back.
 let limited: { status: number; retryAfter: string | null; code?: string } | undefined;
 for (let i = 0; i < 300 && !limited; i++) {
@@ -163,6 +176,7 @@ console.log(
     decision: decision.data?.reason,
     policySet: unchanged.response.status,
     replayEvents: replayed.data?.replayEvents,
+    archived: archived.data?.archivedAt,
     rateLimited: limited,
     failures,
   }),

@@ -16,8 +16,10 @@
 // next to its field, then saved, the week drawn) and tests decisions
 // against it; the admin opens Insights, also at a phone's width; then the
 // admin locks the location down from a 360 px wide screen, sees the banner
-// and a tested decision denied with LOCKDOWN, and releases it. A screenshot
-// of each
+// and a tested decision denied with LOCKDOWN, and releases it; on the
+// phone too, the admin adds a door by mistake, archives it (a
+// confirmation with one big button), finds it under "Show archived",
+// restores it and deletes it. A screenshot of each
 // page goes to $SHOTS. The Go test TestBrowser starts the server and runs
 // this.
 //
@@ -436,6 +438,40 @@ try {
   await page.waitForURL(/\/policy\/test\?.*#test$/);
   check(!/LOCKDOWN/.test(await page.locator(".decision").innerText()), "the decision after the release still says LOCKDOWN");
   await shot("29-lockdown-released");
+
+  // A door added by mistake, on a phone: archived after its confirmation
+  // (one big button), hidden until "Show archived", restored, then
+  // deleted (it has no events) after its own confirmation.
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto(`${BASE}/dashboard/locations`);
+  await page.getByLabel("New access point in Downtown Club").fill("Mistake door");
+  await page.locator("form", { has: page.getByLabel("New access point in Downtown Club") }).getByRole("button", { name: "Add access point" }).click();
+  await page.waitForURL(/\/dashboard\/locations$/);
+  const mistake = page.locator("li", { has: page.getByLabel("Name of Mistake door") });
+  await mistake.getByRole("link", { name: "Archive…" }).click();
+  await page.waitForURL(/\/dashboard\/access-points\/[0-9a-f-]{36}\/archive$/);
+  const archiveButton = page.getByRole("button", { name: "Archive Mistake door" });
+  const archiveBox = await archiveButton.boundingBox();
+  check(archiveBox && archiveBox.height >= 44 && archiveBox.x >= 0 && archiveBox.x + archiveBox.width <= 360,
+    `the Archive button at 360 px: ${JSON.stringify(archiveBox)}`);
+  await shot("30-archive-confirm");
+  await archiveButton.click();
+  await page.waitForURL(/\/dashboard\/locations\?done=archived$/);
+  check((await page.getByLabel("Name of Mistake door").count()) === 0, "the archived door is still listed");
+  await page.getByRole("link", { name: "Show archived" }).click();
+  await page.waitForURL(/\/dashboard\/locations\?archived=1$/);
+  await shot("31-locations-archived");
+  await page.getByRole("button", { name: "Restore Mistake door" }).click();
+  await page.waitForURL(/\/dashboard\/locations\?done=restored$/);
+  await mistake.getByRole("link", { name: "Delete…" }).click();
+  const deleteButton = page.getByRole("button", { name: "Delete Mistake door" });
+  const deleteBox = await deleteButton.boundingBox();
+  check(deleteBox && deleteBox.height >= 44 && deleteBox.x + deleteBox.width <= 360, `the Delete button at 360 px: ${JSON.stringify(deleteBox)}`);
+  await deleteButton.click();
+  await page.waitForURL(/\/dashboard\/locations\?done=deleted$/);
+  check((await page.getByLabel("Name of Mistake door").count()) === 0, "the deleted door is still listed");
+  await shot("32-door-deleted");
+  await page.setViewportSize({ width: 1280, height: 900 });
   console.log(JSON.stringify({ ok: true, steps }));
 } catch (err) {
   // The page as it was when the round failed, to see why.

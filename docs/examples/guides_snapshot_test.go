@@ -58,11 +58,11 @@ func demoSnapshot(t *testing.T, dsn, org string) map[string]string {
 	}
 	var after *gatehouse.LocationKey
 	for {
-		page, next, err := svc.ListLocations(ctx, orgID, gatehouse.MaxLimit, after)
+		page, next, err := svc.ListLocations(ctx, orgID, gatehouse.MaxLimit, after, true)
 		check(err)
 		for _, l := range page {
 			put("location", l.ID, l)
-			aps, err := svc.ListAccessPoints(ctx, orgID, l.ID)
+			aps, err := svc.ListAccessPoints(ctx, orgID, l.ID, true)
 			check(err)
 			for _, ap := range aps {
 				put("access point", ap.ID, ap)

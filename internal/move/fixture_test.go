@@ -178,6 +178,11 @@ func (s *source) records(t *testing.T, org gatehouse.Organization, universe stri
 	must(t, err)
 	r.door, err = svc.CreateAccessPoint(ctx, org.ID, loc.ID, "Moved door")
 	must(t, err)
+	// A retired door: its archive moves with it (archived_at).
+	retired, err := svc.CreateAccessPoint(ctx, org.ID, loc.ID, "Retired door")
+	must(t, err)
+	_, err = svc.ArchiveAccessPoint(ctx, org.ID, retired.ID)
+	must(t, err)
 	for _, mode := range []gatehouse.PolicyMode{gatehouse.ModeLocked, gatehouse.ModeOpen} { // a history of two versions
 		_, err = svc.SetPolicy(as, org.ID, r.door.ID, gatehouse.Policy{Mode: mode, FailMode: gatehouse.FailClosed}, nil)
 		must(t, err)

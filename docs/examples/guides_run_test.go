@@ -164,7 +164,7 @@ func demoVariables(t *testing.T, out []byte) map[string]string {
 		t.Fatalf("the demo no longer tells what to paste:\n%s", out)
 	}
 	vars := map[string]string{}
-	line := regexp.MustCompile(`^  ([A-Z_]+)=(\S+)$`)
+	line := regexp.MustCompile(`^  (?:export )?([A-Z_]+)=(\S+)$`)
 	sc := bufio.NewScanner(bytes.NewReader(rest))
 	sc.Scan() // the rest of the sentence
 	for sc.Scan() {

@@ -215,7 +215,7 @@ func missingHint(err error) error {
 	if !errors.As(err, &missing) {
 		return err
 	}
-	return fmt.Errorf("%w: give the database with --db PATH or GATEHOUSE_DB, or create one with gatehouse migrate --db PATH", err)
+	return fmt.Errorf("%w: give the database with --db PATH or GATEHOUSE_DB (gatehouse demo prints the line to paste: export GATEHOUSE_DB=…), or create one with gatehouse migrate --db PATH", err)
 }
 
 // withExistingService is withService for a command that only reads: the

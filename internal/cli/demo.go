@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -104,6 +105,15 @@ func prepareDemo(ctx context.Context, e *env, f *flags, db *app.DB, base string)
 	if err != nil {
 		return err
 	}
+	// The printed CLI lines work from any folder once the reader pastes
+	// the file's absolute path (a postgres:// one is theirs to keep).
+	if !app.IsPostgres(*f.db) {
+		abs, err := filepath.Abs(*f.db)
+		if err != nil {
+			return err
+		}
+		vars = append(vars, demoVariable{"GATEHOUSE_DB", abs})
+	}
 	examples := demoExamples(player)
 	key, raw, replaced, err := replaceDemoKey(ctx, svc, org.ID, examples.scopes())
 	if err != nil {
@@ -149,6 +159,10 @@ func printDemo(w io.Writer, out demoOutput, key gatehouse.APIKey, replaced []gat
 	}
 	fmt.Fprintf(w, "Paste these variables into a shell (the README and the guides use the same names):\n\n  KEY=%s\n", out.Key.Key)
 	for _, v := range vars {
+		if v.name == "GATEHOUSE_DB" { // read by gatehouse itself: exported
+			fmt.Fprintf(w, "  export %s=%s\n", v.name, shellQuote(v.value))
+			continue
+		}
 		fmt.Fprintf(w, "  %s=%s\n", v.name, v.value)
 	}
 	fmt.Fprint(w, "\nthen try:\n\n")
@@ -176,25 +190,30 @@ func printDemo(w io.Writer, out demoOutput, key gatehouse.APIKey, replaced []gat
 // database only when it is a file other than the default: a PostgreSQL
 // URL may hold a password, which is not printed.
 func demoUnlock(db string) []string {
-	cmd, dbFlag := demoCommand(db)
+	cmd := demoCommand(db)
 	return []string{
-		cmd + ` command unlock --org "$ORG_ID" --access-point "$ACCESS_POINT_ID" --scope UNIVERSE --duration 30s --as ` + demoEmail + dbFlag,
-		cmd + ` command list --org "$ORG_ID" --limit 5` + dbFlag,
+		cmd + ` command unlock --org "$ORG_ID" --access-point "$ACCESS_POINT_ID" --scope UNIVERSE --duration 30s --as ` + demoEmail,
+		cmd + ` command list --org "$ORG_ID" --limit 5`,
 	}
 }
 
-// demoCommand is how the demo's printed CLI lines start and end for the
-// database db.
-func demoCommand(db string) (cmd, dbFlag string) {
-	cmd = "gatehouse"
-	switch {
-	case db == "gatehouse.db":
-	case strings.Contains(db, "://"):
-		cmd = "GATEHOUSE_DB=... gatehouse"
-	default:
-		dbFlag = " --db '" + strings.ReplaceAll(db, "'", `'\''`) + "'"
+// demoCommand is how the demo's printed CLI lines start for the database
+// db: a file is named by GATEHOUSE_DB, among the variables to paste; a
+// postgres:// URL, which may hold a password, is the reader's to give.
+func demoCommand(db string) string {
+	if strings.Contains(db, "://") {
+		return "GATEHOUSE_DB=... gatehouse"
 	}
-	return cmd, dbFlag
+	return "gatehouse"
+}
+
+// shellQuote is s as one word of a POSIX shell: as it is when it holds
+// nothing the shell would read, else in single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // demoPolicy are the CLI lines that show the policy of the demo's
@@ -202,7 +221,7 @@ func demoCommand(db string) (cmd, dbFlag string) {
 // at its instant, with the attributes the demo's population gives the
 // player (none for a player the demo did not make up).
 func demoPolicy(db string, ev gatehouse.Event, player string) []string {
-	cmd, dbFlag := demoCommand(db)
+	cmd := demoCommand(db)
 	decide := cmd + ` decide --access-point "$ACCESS_POINT_ID" --platform-user-id ` + player
 	for _, p := range demo.Population() {
 		if p.PlatformUserID != player {
@@ -214,8 +233,8 @@ func demoPolicy(db string, ev gatehouse.Event, player string) []string {
 	}
 	decide += " --at " + time.Time(ev.OccurredAt).Format(gatehouse.TimeFormat)
 	return []string{
-		cmd + ` policy show "$ACCESS_POINT_ID"` + dbFlag,
-		decide + dbFlag,
+		cmd + ` policy show "$ACCESS_POINT_ID"`,
+		decide,
 	}
 }
 

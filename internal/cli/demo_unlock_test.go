@@ -34,8 +34,10 @@ func TestDemoPrintsHowToUnlock(t *testing.T) {
 
 	var vars strings.Builder
 	fmt.Fprintf(&vars, "PATH='%s':\"$PATH\"\n", filepath.Dir(bin))
+	// As the reader pastes them: GATEHOUSE_DB exported, which the
+	// printed lines rely on to find the demo's file from any folder.
 	for name, value := range out.Variables {
-		fmt.Fprintf(&vars, "%s='%s'\n", name, value)
+		fmt.Fprintf(&vars, "export %s='%s'\n", name, value)
 	}
 	cmd := exec.Command("sh", "-c", vars.String()+out.Unlock[0]+" --json")
 	cmd.Env = append(os.Environ(), "GATEHOUSE_DB=")

@@ -83,8 +83,19 @@ func printCommand(w io.Writer, c gatehouse.Command) {
 	if c.FailureReason != nil {
 		fmt.Fprintf(w, "  failure:      %s\n", *c.FailureReason)
 	}
-	fmt.Fprintf(w, "  access point: %s (%s) at %s (%s), universe %s\n", c.AccessPoint.Name, c.AccessPoint.ID, c.Location.Name, c.Location.ID, c.UniverseID)
-	fmt.Fprintf(w, "  scope:        %s, unlocked for %ds\n", target(c), c.DurationSeconds)
+	switch l := c.Lockdown; {
+	case c.Type == gatehouse.CommandLockdown && l != nil:
+		// A lockdown's command has no access point or duration: it
+		// carries the lockdown, started or released.
+		what := "start"
+		if l.ReleasedAt != nil {
+			what = "release"
+		}
+		fmt.Fprintf(w, "  lockdown:     %s of %s (%s), universe %s\n", what, lockdownTarget(*l), l.ID, c.UniverseID)
+	default:
+		fmt.Fprintf(w, "  access point: %s (%s) at %s (%s), universe %s\n", c.AccessPoint.Name, c.AccessPoint.ID, c.Location.Name, c.Location.ID, c.UniverseID)
+		fmt.Fprintf(w, "  scope:        %s, unlocked for %ds\n", target(c), c.DurationSeconds)
+	}
 	fmt.Fprintf(w, "  targets:      %s (%d delivered)\n", progress(c.Targets), c.Targets.Delivered)
 	switch {
 	case c.RequestedBy != nil:

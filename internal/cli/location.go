@@ -153,8 +153,12 @@ func runLocationList(ctx context.Context, e *env) error {
 			if l.UniverseID != nil {
 				universe = "universe " + *l.UniverseID
 			}
-			fmt.Fprintf(e.stdout, "%s  %s  %-20s %s (%d access points)%s\n", l.ID, gatehouse.FormatTime(time.Time(l.CreatedAt)), universe, l.Name,
-				len(l.AccessPoints), archivedText(l.ArchivedAt))
+			doors := fmt.Sprintf("%d access points", len(l.AccessPoints))
+			if len(l.AccessPoints) == 1 {
+				doors = "1 access point"
+			}
+			fmt.Fprintf(e.stdout, "%s  %s  %-20s %s (%s)%s\n", l.ID, gatehouse.FormatTime(time.Time(l.CreatedAt)), universe, l.Name,
+				doors, archivedText(l.ArchivedAt))
 		}
 		return nil
 	})

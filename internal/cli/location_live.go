@@ -39,7 +39,7 @@ func runLocationLive(ctx context.Context, e *env) error {
 		for _, ap := range live.AccessPoints {
 			fmt.Fprintf(e.stdout, "  door %s  %-20s %s\n", ap.ID, ap.Name, doorState(ap))
 		}
-		fmt.Fprintf(e.stdout, "%d live servers\n", live.ServerCount)
+		fmt.Fprintln(e.stdout, servers(live.ServerCount))
 		for _, s := range live.Servers {
 			fmt.Fprintf(e.stdout, "  server %s  %d players, seen %s\n", s.JobID, s.Players, gatehouse.FormatTime(time.Time(s.SeenAt)))
 		}

@@ -37,7 +37,7 @@ func TestLocationLive(t *testing.T) {
 
 	out, _, err := g.run(nil, "location", "live", loc.ID)
 	if err != nil || !strings.Contains(out, "universe 4242") || !strings.Contains(out, "VIP area") ||
-		!strings.Contains(out, "no policy (fails closed)") || !strings.Contains(out, "1 live servers") ||
+		!strings.Contains(out, "no policy (fails closed)") || !strings.Contains(out, "1 live server\n") ||
 		!strings.Contains(out, "server job-7f3a  2 players") {
 		t.Errorf("location live: %q %v", out, err)
 	}

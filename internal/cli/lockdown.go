@@ -72,7 +72,7 @@ func runLockdownStart(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		return f.print(l, "lockdown %s started: %s; %d live servers told", l.ID, lockdownTarget(l), l.Targets.Live)
+		return f.print(l, "lockdown %s started: %s; %s told", l.ID, lockdownTarget(l), servers(l.Targets.Live))
 	})
 }
 

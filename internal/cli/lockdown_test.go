@@ -54,4 +54,18 @@ func TestLockdownCommands(t *testing.T) {
 	if out, _, _ := g.run(nil, "lockdown", "list", "--org", o.ID, "--active"); strings.Contains(out, l.ID) {
 		t.Errorf("still active: %s", out)
 	}
+	// command show tells a lockdown's commands by their lockdown: they
+	// have no access point or duration to print.
+	var cmds []struct{ ID, Type string }
+	g.json(&cmds, "command", "list", "--org", o.ID)
+	for _, c := range cmds {
+		out, _, err := g.run(nil, "command", "show", c.ID)
+		if err != nil || c.Type != "LOCKDOWN" || !strings.Contains(out, "of location HQ ("+l.ID+")") ||
+			strings.Contains(out, "access point:") || strings.Contains(out, "00000000-") {
+			t.Errorf("command show of %s %s: %v\n%s", c.Type, c.ID, err, out)
+		}
+	}
+	if len(cmds) != 2 {
+		t.Errorf("%d commands for a lockdown started and released", len(cmds))
+	}
 }

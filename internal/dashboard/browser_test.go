@@ -62,6 +62,13 @@ func TestBrowser(t *testing.T) {
 	if _, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org.ID, Email: "floor@demo.test", Name: "Floor operator", Role: gatehouse.RoleOperator, PasswordHash: hash}); err != nil {
 		t.Fatal(err)
 	}
+	// An audit entry as wide as they come: a key of every scope, made by
+	// a user from an IPv6 address (the page must still fit at 1280 px).
+	admin := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: uuid.New(), Label: "operator@demo.test", OrgID: org.ID,
+		Role: gatehouse.RoleAdmin, ClientAddress: "2001:db8:85a3:1234:5678:8a2e:370:7334", RequestID: "0123456789abcdef01234567"})
+	if _, _, err := s.svc.CreateAPIKey(admin, gatehouse.NewAPIKey{OrgID: org.ID, Name: "warehouse-export-nightly-full-access", Scopes: gatehouse.Scopes}); err != nil {
+		t.Fatal(err)
+	}
 
 	// A game server of the universe the script gives Downtown Club: it
 	// executes what it receives, so the unlock the script issues settles.

@@ -78,7 +78,7 @@ func (h History) Deletable(kind, name string) error {
 	}
 	switch {
 	case h.AccessPoints > 0:
-		return &StateError{Message: fmt.Sprintf("%s %q has %s: delete or move its access points first", kind, name, count(h.AccessPoints, "access point"))}
+		return &StateError{Message: fmt.Sprintf("%s %q has %s: archive it, or delete or move its access points first", kind, name, count(h.AccessPoints, "access point"))}
 	case h.Events > 0:
 		return &StateError{Message: fmt.Sprintf("%s %q has %s: archive it instead", kind, name, count(h.Events, "event"))}
 	case h.Commands > 0:

@@ -22,7 +22,7 @@ func TestRetireMessages(t *testing.T) {
 		{gatehouse.History{Events: 1}.Deletable("access point", "Gate"), `access point "Gate" has 1 event: archive it instead`},
 		{gatehouse.History{Events: gatehouse.MaxHistoryCount, Commands: 3}.Deletable("access point", "Gate"), `access point "Gate" has at least 10000 events: archive it instead`},
 		{gatehouse.History{Commands: 2}.Deletable("access point", "Gate"), `access point "Gate" has 2 remote commands: archive it instead`},
-		{gatehouse.History{AccessPoints: 2, Events: 5}.Deletable("location", "HQ"), `location "HQ" has 2 access points: delete or move its access points first`},
+		{gatehouse.History{AccessPoints: 2, Events: 5}.Deletable("location", "HQ"), `location "HQ" has 2 access points: archive it, or delete or move its access points first`},
 		{gatehouse.History{Lockdowns: 1}.Deletable("location", "HQ"), `location "HQ" has 1 lockdown: archive it instead`},
 	} {
 		var se *gatehouse.StateError

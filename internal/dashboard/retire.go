@@ -26,6 +26,7 @@ type retirePage struct {
 // retireTarget is the location or access point of the path.
 type retireTarget struct {
 	kind, name, path string // "location" or "access point", its name, its dashboard path
+	archived         bool   // archived already: a refused delete offers no archive
 }
 
 // locationTarget finds the path's location, archived or not; otherwise
@@ -38,7 +39,7 @@ func (d *dashboard) locationTarget(w http.ResponseWriter, r *http.Request) (reti
 	case err != nil:
 		d.fail(w, r, err)
 	default:
-		return retireTarget{"location", l.Name, Prefix + "/locations/" + l.ID.String()}, true
+		return retireTarget{"location", l.Name, Prefix + "/locations/" + l.ID.String(), l.ArchivedAt != nil}, true
 	}
 	return retireTarget{}, false
 }
@@ -54,7 +55,7 @@ func (d *dashboard) accessPointTarget(w http.ResponseWriter, r *http.Request) (r
 		d.errorPage(w, r, http.StatusNotFound, "There is no such access point.")
 		return retireTarget{}, false
 	}
-	return retireTarget{"access point", ap.Name, Prefix + "/access-points/" + ap.ID.String()}, true
+	return retireTarget{"access point", ap.Name, Prefix + "/access-points/" + ap.ID.String(), ap.ArchivedAt != nil}, true
 }
 
 // confirmArchive asks before archiving the path's location (or access
@@ -154,7 +155,10 @@ func (d *dashboard) deleted(w http.ResponseWriter, r *http.Request, err error, t
 		return
 	}
 	p := deletePage(t)
-	p.Problem, p.Instead = se.Message, t.path+"/archive"
+	p.Problem = se.Message
+	if !t.archived {
+		p.Instead = t.path + "/archive"
+	}
 	d.render(w, r, http.StatusConflict, "retire", p)
 }
 

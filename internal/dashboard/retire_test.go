@@ -96,6 +96,13 @@ func TestArchiveRestoreDeleteOnLocations(t *testing.T) {
 		!strings.Contains(refusedDelete.body, `href="/dashboard/access-points/`+ap+`/archive"`) {
 		t.Errorf("delete of a door with events: %d %.2000s", refusedDelete.status, refusedDelete.body)
 	}
+	// Archived already, it is not offered archiving again.
+	b.do("POST", "/dashboard/access-points/"+ap+"/archive", url.Values{"csrf": {csrf}})
+	refusedDelete = b.do("POST", "/dashboard/access-points/"+ap+"/delete", url.Values{"csrf": {csrf}}, "Accept", "text/html")
+	if refusedDelete.status != http.StatusConflict || strings.Contains(refusedDelete.body, "Archive it instead") {
+		t.Errorf("delete of an archived door with events: %d %.2000s", refusedDelete.status, refusedDelete.body)
+	}
+	b.do("POST", "/dashboard/access-points/"+ap+"/restore", url.Values{"csrf": {csrf}})
 	mistake, err := s.store.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), acme.org.ID, acme.loc.ID, "Mistake")
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +147,7 @@ func TestArchiveRestoreDeleteOnLocations(t *testing.T) {
 			}
 		}
 	}
-	if got, want := strings.Join(actions, ","), "access_point.deleted,location.restored,location.archived,access_point.restored,access_point.archived"; got != want {
+	if got, want := strings.Join(actions, ","), "access_point.deleted,access_point.restored,access_point.archived,location.restored,location.archived,access_point.restored,access_point.archived"; got != want {
 		t.Errorf("audit = %s, want %s", got, want)
 	}
 }

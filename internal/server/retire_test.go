@@ -227,7 +227,7 @@ func TestDeleteThroughTheAPI(t *testing.T) {
 		t.Errorf("DELETE an access point with events: %d %s", r.status, r.body)
 	}
 	r = e.do(http.MethodDelete, retirePath("locations", o.locations[1].ID, ""), key, nil)
-	if r.status != http.StatusConflict || r.apiError(t).Error != `location "Club" has 2 access points: delete or move its access points first` {
+	if r.status != http.StatusConflict || r.apiError(t).Error != `location "Club" has 2 access points: archive it, or delete or move its access points first` {
 		t.Errorf("DELETE a location with access points: %d %s", r.status, r.body)
 	}
 	e.putPolicy(o.allKey, vip.ID, `{"mode": "OPEN"}`)

@@ -280,7 +280,7 @@ func testDeleteLocation(t *testing.T, f *fixture) {
 			t.Errorf("%s: deleted: %v", what, err)
 		}
 	}
-	refused("access points", p.loc.ID, `location "HQ" has 1 access point: delete or move its access points first`)
+	refused("access points", p.loc.ID, `location "HQ" has 1 access point: archive it, or delete or move its access points first`)
 	// An access point moved away leaves its events with the location.
 	annex := f.location(p.org.ID, "Annex")
 	f.ingest(p.org.ID, f.attempt(p.door, gatehouse.EventAccessGranted, 0))

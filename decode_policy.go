@@ -89,9 +89,22 @@ func DecodePolicy(data []byte) (Policy, error) {
 		p.Schedule = &sched
 	}
 	for i, raw := range body.Allow {
+		field := "allow[" + strconv.Itoa(i) + "]"
 		var a AllowRule
 		_, err := DecodeFields(raw, &a, allowFields)
-		errs.Absorb("allow["+strconv.Itoa(i)+"]", err)
+		errs.Absorb(field, err)
+		// An id refused as it was read (a number, say) still gives the
+		// rule its kind: a group's minRank is checked as its rank, not
+		// called a rank without a group. Its stand-in fails the id's own
+		// check, whose repeat of the problem is left out.
+		for _, id := range []struct {
+			name string
+			v    *string
+		}{{"platformUserId", &a.PlatformUserID}, {"groupId", &a.GroupID}, {"gamepassId", &a.GamepassID}, {"badgeId", &a.BadgeID}} {
+			if *id.v == "" && errs.Reported(field+"."+id.name) {
+				*id.v = "?"
+			}
+		}
 		p.Allow = append(p.Allow, a)
 	}
 	for i, raw := range body.Deny {

@@ -70,3 +70,18 @@ func hasIssue(err error, field string) bool {
 	var ve *gatehouse.ValidationError
 	return errors.As(err, &ve) && len(ve.Issues[field]) > 0
 }
+
+// TestMistypedGroupKeepsItsRank: a groupId of the wrong type is reported
+// as such, and its minRank is checked as the group's rank, not called a
+// rank without a group, nor the rule one of no kind.
+func TestMistypedGroupKeepsItsRank(t *testing.T) {
+	_, err := gatehouse.DecodePolicy([]byte(`{"mode": "RULES", "allow": [{"groupId": 456, "minRank": 300}], "failMode": "CLOSED"}`))
+	var ve *gatehouse.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("error %v", err)
+	}
+	want := map[string][]string{"allow[0].groupId": {"must be a string"}, "allow[0].minRank": {"must be between 0 and 255"}}
+	if !maps.EqualFunc(ve.Issues, want, slices.Equal) {
+		t.Errorf("issues %q, want %q", ve.Issues, want)
+	}
+}

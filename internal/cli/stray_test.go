@@ -75,4 +75,11 @@ func TestCreatorsStartADatabase(t *testing.T) {
 			t.Errorf("%s left no database: %v", args, err)
 		}
 	}
+	// migrate says whether it made the file or found it.
+	g := newGH(t)
+	for _, want := range []string{"created the database " + g.db + " with the current schema", "database " + g.db + " is up to date"} {
+		if out, _, err := g.run(nil, "migrate"); err != nil || strings.TrimSpace(out) != want {
+			t.Errorf("migrate said %q (%v), want %q", out, err, want)
+		}
+	}
 }

@@ -180,7 +180,7 @@ func (d *dashboard) cancelCommand(w http.ResponseWriter, r *http.Request) {
 // location: admins only, as the service decides.
 func (d *dashboard) setLocationUniverse(w http.ResponseWriter, r *http.Request) {
 	_, err := d.Service.SetLocationUniverse(r.Context(), viewerOf(r).user.OrgID, pathID(r), strings.TrimSpace(r.PostFormValue("universeId")))
-	d.saved(w, r, err, "")
+	d.saved(w, r, err, "", "universe")
 }
 
 // commandTarget says whom a command is for, in words.

@@ -17,12 +17,18 @@ type locationsPage struct {
 	// Archived: the page lists archived locations and access points too
 	// (?archived=1, "Show archived"), each marked, with Restore.
 	Archived bool
-	// Done says what an archive, restore or delete just did (?done=).
+	// Done says what the form just did (?done=): an add, a rename, a
+	// move, an archive, a restore or a delete.
 	Done string
 }
 
-// retireDone are the ?done= values of the Locations page, in words.
-var retireDone = map[string]string{
+// doneText are the ?done= values of the Locations page, in words.
+var doneText = map[string]string{
+	"location": "Location added: add its access points below it, and set its universe for remote unlocks.",
+	"door":     "Access point added: its id, for the SDK, is beside its name.",
+	"renamed":  "Renamed: its events keep the name they were recorded with.",
+	"moved":    "Moved: its new events name its new location.",
+	"universe": "Universe saved: remote unlocks and policies of its access points go to that universe's game servers.",
 	"archived": "Archived: it is hidden from the lists, and its events stay. Show archived to see or restore it.",
 	"restored": "Restored: it is in use again.",
 	"deleted":  "Deleted.",
@@ -30,7 +36,7 @@ var retireDone = map[string]string{
 
 func (d *dashboard) locationsPage(w http.ResponseWriter, r *http.Request) {
 	d.renderLocations(w, r, http.StatusOK, locationsPage{Archived: r.URL.Query().Get("archived") == "1",
-		Done: retireDone[r.URL.Query().Get("done")]})
+		Done: doneText[r.URL.Query().Get("done")]})
 }
 
 func (d *dashboard) renderLocations(w http.ResponseWriter, r *http.Request, status int, p locationsPage) {
@@ -43,9 +49,10 @@ func (d *dashboard) renderLocations(w http.ResponseWriter, r *http.Request, stat
 	d.render(w, r, status, "locations", p)
 }
 
-// saved answers a location form: back to the list, or the list with the
-// problems when the store refused the input.
-func (d *dashboard) saved(w http.ResponseWriter, r *http.Request, err error, name string) {
+// saved answers a location form: back to the list, saying what was done
+// (done, a key of doneText), or the list with the problems when the store
+// refused the input.
+func (d *dashboard) saved(w http.ResponseWriter, r *http.Request, err error, name, done string) {
 	var ve *gatehouse.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -55,32 +62,32 @@ func (d *dashboard) saved(w http.ResponseWriter, r *http.Request, err error, nam
 	case err != nil:
 		d.fail(w, r, err)
 	default:
-		http.Redirect(w, r, Prefix+"/locations", http.StatusSeeOther)
+		http.Redirect(w, r, Prefix+"/locations?done="+done, http.StatusSeeOther)
 	}
 }
 
 func (d *dashboard) createLocation(w http.ResponseWriter, r *http.Request) {
 	name := r.PostFormValue("name")
 	_, err := d.Service.CreateLocation(r.Context(), viewerOf(r).user.OrgID, name)
-	d.saved(w, r, err, name)
+	d.saved(w, r, err, name, "location")
 }
 
 // renameLocation renames a location of the viewer's organization; the
 // store matches the id within the organization, so another's is unknown.
 func (d *dashboard) renameLocation(w http.ResponseWriter, r *http.Request) {
 	_, err := d.Service.RenameLocation(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
-	d.saved(w, r, err, "")
+	d.saved(w, r, err, "", "renamed")
 }
 
 func (d *dashboard) createAccessPoint(w http.ResponseWriter, r *http.Request) {
 	_, err := d.Service.CreateAccessPoint(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
-	d.saved(w, r, err, "")
+	d.saved(w, r, err, "", "door")
 }
 
 // renameAccessPoint renames an access point of the viewer's organization.
 func (d *dashboard) renameAccessPoint(w http.ResponseWriter, r *http.Request) {
 	_, err := d.Service.RenameAccessPoint(r.Context(), viewerOf(r).user.OrgID, pathID(r), r.PostFormValue("name"))
-	d.saved(w, r, err, "")
+	d.saved(w, r, err, "", "renamed")
 }
 
 // moveAccessPoint re-homes an access point of the viewer's organization
@@ -89,7 +96,7 @@ func (d *dashboard) renameAccessPoint(w http.ResponseWriter, r *http.Request) {
 func (d *dashboard) moveAccessPoint(w http.ResponseWriter, r *http.Request) {
 	locationID, _ := uuid.Parse(r.PostFormValue("locationId"))
 	_, err := d.Service.MoveAccessPoint(r.Context(), viewerOf(r).user.OrgID, pathID(r), locationID)
-	d.saved(w, r, err, "")
+	d.saved(w, r, err, "", "moved")
 }
 
 // pathID is the path's {id}; one that is not a UUID is the nil UUID, which

@@ -247,8 +247,9 @@ try {
   await page.goto(`${BASE}/dashboard/locations`);
   await page.getByLabel("Universe of Downtown Club").fill(UNIVERSE);
   await page.locator("form.universe", { has: page.getByLabel("Universe of Downtown Club") }).getByRole("button", { name: "Set universe" }).click();
-  await page.waitForURL(/\/dashboard\/locations$/);
+  await page.waitForURL(/\/dashboard\/locations\?done=universe$/);
   check((await page.getByLabel("Universe of Downtown Club").inputValue()) === UNIVERSE, "the universe was not set");
+  check((await page.getByRole("status").innerText()).includes("Universe saved"), "no word that the universe was saved");
   await shot("12-locations");
 
   // Sign out.
@@ -446,7 +447,7 @@ try {
   await page.goto(`${BASE}/dashboard/locations`);
   await page.getByLabel("New access point in Downtown Club").fill("Mistake door");
   await page.locator("form", { has: page.getByLabel("New access point in Downtown Club") }).getByRole("button", { name: "Add access point" }).click();
-  await page.waitForURL(/\/dashboard\/locations$/);
+  await page.waitForURL(/\/dashboard\/locations\?done=door$/);
   const mistake = page.locator("li", { has: page.getByLabel("Name of Mistake door") });
   await mistake.getByRole("link", { name: "Archive…" }).click();
   await page.waitForURL(/\/dashboard\/access-points\/[0-9a-f-]{36}\/archive$/);

@@ -56,16 +56,7 @@ func TestMoveWholeInstallation(t *testing.T) {
 
 	_, dst, sent := openTarget(t, dsn, src.clock)
 	for i, r := range src.orgs {
-		if diff := cmp.Diff(views[i], dst.read(t, r, now, true)); diff != "" {
-			t.Errorf("%s reads otherwise after the move (-before +after):\n%s", r.org.Name, diff)
-		}
-		for _, p := range feeds[i] {
-			status, body := dst.get(t, r.key, "/api/consumer/v1/events/feed?limit=50&after="+p.after)
-			strip(body, true)
-			if status != http.StatusOK || !cmp.Equal(p.body, body) {
-				t.Errorf("%s: the feed after %q reads otherwise after the move: %d %s", r.org.Name, p.after, status, cmp.Diff(p.body, body))
-			}
-		}
+		checkReadsAsBefore(t, dst, r, now, views[i], feeds[i])
 		// A cursor of the first, unsealed form reads from the feed's
 		// start: whatever position it names, it compares none moved.
 		legacy := base64.RawURLEncoding.EncodeToString([]byte("f1.0.1000"))
@@ -86,6 +77,23 @@ func TestMoveWholeInstallation(t *testing.T) {
 			t.Errorf("%s: the feed after its last cursor gives %d events, want the 3 stored since", r.org.Name, len(got))
 		}
 		checkWorks(t, dst, r, sent, true)
+	}
+}
+
+// checkReadsAsBefore: the organization of r reads on dst, through the
+// API, what it read in the source at now (view), and each of its feed
+// cursors handed out before the move reads the same page.
+func checkReadsAsBefore(t *testing.T, dst *served, r orgRecords, now time.Time, view view, feed []feedPage) {
+	t.Helper()
+	if diff := cmp.Diff(view, dst.read(t, r, now, true)); diff != "" {
+		t.Errorf("%s reads otherwise after the move (-before +after):\n%s", r.org.Name, diff)
+	}
+	for _, p := range feed {
+		status, body := dst.get(t, r.key, "/api/consumer/v1/events/feed?limit=50&after="+p.after)
+		strip(body, true)
+		if status != http.StatusOK || !cmp.Equal(p.body, body) {
+			t.Errorf("%s: the feed after %q reads otherwise after the move: %d %s", r.org.Name, p.after, status, cmp.Diff(p.body, body))
+		}
 	}
 }
 

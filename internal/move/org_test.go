@@ -65,16 +65,7 @@ func TestMoveOrganizations(t *testing.T) {
 		}
 		_, dst, sent := openTarget(t, dsn, src.clock)
 		for i, r := range src.orgs {
-			if diff := cmp.Diff(views[i], dst.read(t, r, now, true)); diff != "" {
-				t.Errorf("%s reads otherwise after the move (-before +after):\n%s", r.org.Name, diff)
-			}
-			for _, p := range feeds[i] {
-				status, body := dst.get(t, r.key, "/api/consumer/v1/events/feed?limit=50&after="+p.after)
-				strip(body, true)
-				if status != http.StatusOK || !cmp.Equal(p.body, body) {
-					t.Errorf("%s: the feed after %q reads otherwise after the move", r.org.Name, p.after)
-				}
-			}
+			checkReadsAsBefore(t, dst, r, now, views[i], feeds[i])
 			checkWorks(t, dst, r, sent, true)
 		}
 		if _, _, u, err := dst.app.Service.SignIn(ctx, opsEmail, password+"4243", "192.0.2.0/24"); err != nil || u.OrgID != src.orgs[1].org.ID {

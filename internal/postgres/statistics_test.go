@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
 // TestRefreshStatistics: the statistics of events are gathered when asked
@@ -15,19 +14,8 @@ import (
 // counters, not an ANALYZE.
 func TestRefreshStatistics(t *testing.T) {
 	ctx := context.Background()
-	db := open(t, testenv.PostgresDSN(t))
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc, _ := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
-	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Door")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := newDoor(t)
+	db, org, ap := d.db, d.org, d.ap
 	var events []gatehouse.NewEvent
 	granted := gatehouse.Granted
 	for i := range 50 {

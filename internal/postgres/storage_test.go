@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/google/uuid"
 )
 
@@ -16,19 +15,8 @@ import (
 // partitions and their indexes hold, not the empty parent.
 func TestMeasureStorageSumsPartitions(t *testing.T) {
 	ctx := context.Background()
-	db := open(t, testenv.PostgresDSN(t))
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	org, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme")
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc, _ := db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
-	ap, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Door")
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := newDoor(t)
+	db, org, ap := d.db, d.org, d.ap
 	var events []gatehouse.NewEvent
 	granted := gatehouse.Granted
 	for i := range 400 {
@@ -38,7 +26,7 @@ func TestMeasureStorageSumsPartitions(t *testing.T) {
 	if _, err := db.IngestEvents(ctx, org.ID, events); err != nil {
 		t.Fatal(err)
 	}
-	err = db.ExecForTest(ctx, `
+	err := db.ExecForTest(ctx, `
 		ALTER TABLE events RENAME TO events_flat;
 		CREATE TABLE events (LIKE events_flat INCLUDING DEFAULTS) PARTITION BY RANGE (occurred_at);
 		CREATE TABLE events_2026_10 PARTITION OF events FOR VALUES FROM ('2026-10-01') TO ('2026-11-01');

@@ -12,6 +12,7 @@ package move
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -224,6 +225,9 @@ func (m *mover) run(ctx context.Context) error {
 	if err := m.checkSource(ctx); err != nil {
 		return err
 	}
+	if err := m.checkTarget(ctx); err != nil {
+		return err
+	}
 	if err := m.scope(ctx); err != nil {
 		return err
 	}
@@ -316,6 +320,24 @@ func (m *mover) ceiling(ctx context.Context, r rule) (TableCount, error) {
 	tag, err := m.tx.Exec(ctx, "UPDATE feed_cursor_ceiling SET xid = '0'")
 	count.Source, count.Target = rows(1), rows(tag.RowsAffected())
 	return count, err
+}
+
+// checkTarget refuses a target that a server serves: the moved rows keep
+// (or are shifted to) keys the target's sequences would hand out, and
+// they are advanced past them only as the move commits, so a write of
+// another organization meanwhile could take one of them and fail, or
+// fail the move. The target's instances are stopped for the move.
+func (m *mover) checkTarget(ctx context.Context) error {
+	var until time.Time
+	err := m.tx.QueryRow(ctx, "SELECT until FROM leases WHERE name = 'commands.sweep'").Scan(&until)
+	if err == nil && until.After(m.o.Now()) {
+		return fmt.Errorf("the target is in use: a gatehouse serve held its lease commands.sweep until %s; stop every instance on it for the move, then start them again",
+			until.UTC().Format(time.RFC3339))
+	}
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	return nil
 }
 
 // checkSource refuses a source at another schema version than the

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse/internal/app"
 	"github.com/gatehouse/gatehouse/internal/move"
@@ -71,5 +72,31 @@ func TestMoveRefusesAndLeavesTheTarget(t *testing.T) {
 				t.Error("the failed move set the feed cursors' ceiling")
 			}
 		})
+	}
+}
+
+// TestMoveRefusesATargetInUse: a target an instance serves (its sweep
+// lease is held) is refused, changing nothing: its other organizations'
+// writes would draw keys the moved rows hold until the move commits.
+func TestMoveRefusesATargetInUse(t *testing.T) {
+	testenv.PostgresURL(t)
+	ctx := context.Background()
+	src := newSource(t, 100)
+	src.srv.Close()
+	must(t, src.db.Close())
+	dsn := testenv.PostgresDSN(t)
+	dst, _, _ := openTarget(t, dsn, src.clock) // migrated, as an instance leaves it
+	conn, err := pgx.Connect(ctx, dsn)
+	must(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "INSERT INTO leases (name, holder, until) VALUES ('commands.sweep', 'serve', $1)", src.clock.Now().Add(5*time.Second))
+	must(t, err)
+	_, err = app.Move(ctx, move.Options{From: src.path, To: dsn, Org: src.orgs[0].org.ID, Now: src.clock.Now})
+	if err == nil || !strings.Contains(err.Error(), "the target is in use") {
+		t.Fatalf("the move into a served target answered %v", err)
+	}
+	orgs, err := dst.ListOrganizations(ctx)
+	if err != nil || len(orgs) != 0 {
+		t.Errorf("the target holds %v (%v) after the refusal", orgs, err)
 	}
 }

@@ -110,7 +110,8 @@ func newWorld(ctx context.Context, store gatehouse.Store, svc *service.Service, 
 		if err != nil {
 			return nil, err
 		}
-		// The first is the organization's admin; the others run the
+		// The first is the organization's admin (the store makes the
+		// first user admin whatever is asked); the others run the
 		// doors, and issue the demo's remote unlocks with the admin.
 		u, err := store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org, Email: s.email, Name: s.name, PasswordHash: hash, Role: gatehouse.RoleOperator})
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -119,7 +120,8 @@ func Copy(ctx context.Context, o Options) (*Report, error) {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Set("_txlock", "immediate")
 	q.Set("mode", "rw") // never created: a missing file is an error
-	db, err := sql.Open("sqlite", "file:"+o.From+"?"+q.Encode())
+	// Escaped: a "?mode=rwc" in the path would create a missing file.
+	db, err := sql.Open("sqlite", sqlite.URI(o.From, q))
 	if err != nil {
 		return nil, err
 	}

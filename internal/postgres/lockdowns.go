@@ -138,7 +138,9 @@ func (db *DB) CreateLockdown(ctx context.Context, e gatehouse.AuditEntry, nl gat
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
 		name := lockdownName(nl.Lockdown)
 		if nl.LocationID != nil {
-			err := tx.QueryRow(ctx, "SELECT name FROM locations WHERE org = $1 AND id = $2", org, *nl.LocationID).Scan(&name)
+			// KEY SHARE: a delete of the location (FOR UPDATE) waits for
+			// this lockdown, then counts it, as it does a grant's.
+			err := tx.QueryRow(ctx, "SELECT name FROM locations WHERE org = $1 AND id = $2 FOR KEY SHARE", org, *nl.LocationID).Scan(&name)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return fmt.Errorf("location %s: %w", *nl.LocationID, gatehouse.ErrNotFound)
 			}

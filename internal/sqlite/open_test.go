@@ -67,3 +67,34 @@ func TestWriterCheckpointsOnlyAsBackstop(t *testing.T) {
 		t.Errorf("wal_autocheckpoint: writer %d, reader %d; want %d (above SQLite's 1000) and 1000", writer, reader, sqlite.WriterCheckpointPages)
 	}
 }
+
+// TestPathsWithQueryCharacters: a file in a folder whose name holds ?, #
+// or % is the file opened, created and found again; the path went into
+// the driver's URI unescaped, and a folder "a?b" opened the file "a".
+func TestPathsWithQueryCharacters(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "studio?mode=ro#1%20")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "gatehouse.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the database is not where it was asked: %v", err)
+	}
+	again, err := sqlite.OpenExisting(ctx, path)
+	if err != nil {
+		t.Fatalf("the file made is not found again: %v", err)
+	}
+	again.Close()
+	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+		t.Errorf("the folder above holds %d entries, want the one folder", len(entries))
+	}
+}

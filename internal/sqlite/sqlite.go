@@ -205,7 +205,7 @@ func openPool(path, mode, txlock string, conns int, pragmas ...string) (*sql.DB,
 	}
 	q.Set("_txlock", txlock)
 	q.Set("mode", mode)
-	pool, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	pool, err := sql.Open("sqlite", URI(path, q))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
@@ -389,4 +389,12 @@ func optUUID(u *uuid.UUID) any {
 		return nil
 	}
 	return u[:]
+}
+
+// URI is the driver's name of the file at path with the settings q: the
+// path escaped, since a ? or # in it would otherwise be read as the
+// URI's query (a folder named "a?b" opened the file "a" instead).
+func URI(path string, q url.Values) string {
+	u := url.URL{Scheme: "file", Opaque: url.PathEscape(path), RawQuery: q.Encode()}
+	return u.String()
 }

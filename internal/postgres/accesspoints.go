@@ -48,7 +48,7 @@ func (db *DB) MoveAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID
 	}
 	var ap gatehouse.AccessPoint
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
-		if ap, err = lockAccessPoint(ctx, tx, org, id); err != nil {
+		if ap, err = lockAccessPointWhole(ctx, tx, org, id); err != nil {
 			return err
 		}
 		// The location is read in the transaction (FOR SHARE) so that it
@@ -93,6 +93,15 @@ func (db *DB) MoveAccessPoint(ctx context.Context, e gatehouse.AuditEntry, orgID
 // lockAccessPoint reads the organization's access point for update, or
 // returns ErrNotFound.
 func lockAccessPoint(ctx context.Context, tx pgx.Tx, org int64, id uuid.UUID) (gatehouse.AccessPoint, error) {
+	return scanAccessPoint(tx.QueryRow(ctx, accessPointSelect+" WHERE a.id = $1 AND a.org = $2 FOR NO KEY UPDATE OF a", id, org), id)
+}
+
+// lockAccessPointWhole is lockAccessPoint for a change that ingest must
+// not write past: a move (its events name the location) or a delete. FOR
+// UPDATE waits for the batches that hold the access point (FOR KEY SHARE,
+// holdDoors) and holds new ones back; lockAccessPoint's FOR NO KEY
+// UPDATE, for a rename, a policy or an archive, waits for neither.
+func lockAccessPointWhole(ctx context.Context, tx pgx.Tx, org int64, id uuid.UUID) (gatehouse.AccessPoint, error) {
 	return scanAccessPoint(tx.QueryRow(ctx, accessPointSelect+" WHERE a.id = $1 AND a.org = $2 FOR UPDATE OF a", id, org), id)
 }
 

@@ -142,7 +142,7 @@ func (db *DB) DeleteAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 		return err
 	}
 	return db.withTx(ctx, func(tx pgx.Tx) error {
-		ap, err := lockAccessPoint(ctx, tx, org, id)
+		ap, err := lockAccessPointWhole(ctx, tx, org, id)
 		if err != nil {
 			return err
 		}

@@ -165,3 +165,41 @@ func TestAccessPointCreatedInALocationBeingDeleted(t *testing.T) {
 		t.Errorf("an access point created in a location deleted meanwhile: %v, want ErrNotFound", err)
 	}
 }
+
+// TestIngestHoldWaitsOnlyForMovesAndDeletes: while a batch holds its
+// access point (FOR KEY SHARE, as ingest does until it commits), a rename,
+// a policy change and an archive of the door go through at once, and a
+// move waits for the batch (it would change where its events are).
+func TestIngestHoldWaitsOnlyForMovesAndDeletes(t *testing.T) {
+	ctx := context.Background()
+	d := newDoor(t)
+	other, err := d.db.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), d.org.ID, "Annex")
+	must(t, err)
+	conn, err := pgx.Connect(ctx, d.dsn)
+	must(t, err)
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	must(t, err)
+	defer tx.Rollback(ctx)
+	var n int
+	must(t, tx.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM access_points WHERE id = $1 FOR KEY SHARE) d", d.ap.ID).Scan(&n))
+
+	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := d.db.RenameAccessPoint(quick, gatehouse.SystemEntry(gatehouse.AuditAccessPointRenamed), d.org.ID, d.ap.ID, "Front gate"); err != nil {
+		t.Errorf("a rename waited for the batch: %v", err)
+	}
+	if _, err := d.db.PutPolicy(quick, gatehouse.SystemEntry(gatehouse.AuditPolicyChanged), d.org.ID, d.ap.ID,
+		gatehouse.Policy{Mode: gatehouse.ModeOpen, FailMode: gatehouse.FailClosed}, nil, time.Now()); err != nil {
+		t.Errorf("a policy change waited for the batch: %v", err)
+	}
+	now := time.Now()
+	if _, err := d.db.SetAccessPointArchived(quick, gatehouse.SystemEntry(gatehouse.AuditAccessPointArchived), d.org.ID, d.ap.ID, &now); err != nil {
+		t.Errorf("an archive waited for the batch: %v", err)
+	}
+	brief, cancelBrief := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancelBrief()
+	if _, err := d.db.MoveAccessPoint(brief, gatehouse.SystemEntry(gatehouse.AuditAccessPointMoved), d.org.ID, d.ap.ID, other.ID); err == nil {
+		t.Error("a move did not wait for the batch holding the access point")
+	}
+}

@@ -69,6 +69,24 @@ func (m *mover) scope(ctx context.Context) error {
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
+	return m.checkScoped()
+}
+
+// checkScoped refuses, for one organization's move, a copied table whose
+// rows cannot be told by organization (no org column, no reference to a
+// table with one): copied whole, it would carry every organization's
+// rows. Only settings, the installation's, is copied whole; a table a
+// later migration adds is caught here, not moved by mistake.
+func (m *mover) checkScoped() error {
+	for _, name := range m.plan.order {
+		r, _ := ruleOf(name)
+		if r.treat != Copied || name == "settings" {
+			continue
+		}
+		if where, _ := m.sourceWhere(m.plan.pg.Tables[name]); where == "" {
+			return fmt.Errorf("table %s has no organization to move one by: this release cannot move one organization of it", name)
+		}
+	}
 	return nil
 }
 

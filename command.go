@@ -208,40 +208,21 @@ type Command struct {
 
 // MarshalJSON writes c; a LOCKDOWN command has no access point and no
 // duration (null), and its location is the lockdown's, or null.
-//
-// Deliveries are written when set, an empty list included: one command
-// read has them, none yet being an answer too; a list of commands has
-// none.
 func (c Command) MarshalJSON() ([]byte, error) {
 	type plain Command
-	type read struct {
-		plain
-		Deliveries []Delivery `json:"deliveries"`
-	}
 	if c.Type != CommandLockdown {
-		if c.Deliveries != nil {
-			return json.Marshal(read{plain(c), c.Deliveries})
-		}
 		return json.Marshal(plain(c))
 	}
 	var loc *NamedRef
 	if c.Location.ID != uuid.Nil {
 		loc = &c.Location
 	}
-	type lockdown struct {
+	return json.Marshal(struct {
 		plain
 		AccessPoint     *NamedRef `json:"accessPoint"`
 		Location        *NamedRef `json:"location"`
 		DurationSeconds *int      `json:"durationSeconds"`
-	}
-	l := lockdown{plain: plain(c), Location: loc}
-	if c.Deliveries != nil {
-		return json.Marshal(struct {
-			lockdown
-			Deliveries []Delivery `json:"deliveries"`
-		}{l, c.Deliveries})
-	}
-	return json.Marshal(l)
+	}{plain: plain(c), Location: loc})
 }
 
 // KeyRef names the API key that issued a command.

@@ -1,7 +1,6 @@
 package gatehouse_test
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -180,21 +179,5 @@ func TestSyncRequestCheck(t *testing.T) {
 	_, cursor, d, err := ok.Check()
 	if err != nil || cursor != 7 || d != gatehouse.DefaultSyncWait*time.Second {
 		t.Errorf("got %d %s %v", cursor, d, err)
-	}
-}
-
-// TestCommandJSONDeliveries: one command read carries its deliveries, an
-// empty list when no server was sent it yet (docs/api.md: "One command
-// with its deliveries"); a command of a list carries none.
-func TestCommandJSONDeliveries(t *testing.T) {
-	for _, typ := range []gatehouse.CommandType{gatehouse.CommandUnlock, gatehouse.CommandLockdown} {
-		read, err := json.Marshal(gatehouse.Command{Type: typ, Deliveries: []gatehouse.Delivery{}})
-		if err != nil || !strings.Contains(string(read), `"deliveries":[]`) {
-			t.Errorf("a %s read with no delivery: %s (%v)", typ, read, err)
-		}
-		listed, err := json.Marshal(gatehouse.Command{Type: typ})
-		if err != nil || strings.Contains(string(listed), `"deliveries"`) {
-			t.Errorf("a %s of a list: %s (%v)", typ, listed, err)
-		}
 	}
 }

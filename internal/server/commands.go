@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -102,10 +103,7 @@ func (s *server) showCommand() http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		if c.Deliveries == nil {
-			c.Deliveries = []gatehouse.Delivery{}
-		}
-		writeJSON(w, http.StatusOK, c)
+		writeJSON(w, http.StatusOK, commandRead{c})
 	})
 }
 
@@ -140,4 +138,22 @@ func commandID(r *http.Request) (uuid.UUID, error) {
 		return uuid.Nil, gatehouse.Invalid("id", "must be a UUID, e.g. 0193a5b2-7c1e-7d3f-9a4b-5c6d7e8f9a0b")
 	}
 	return id, nil
+}
+
+// commandRead is one command as GET /commands/{id} answers it: with its
+// deliveries, [] when no server was sent it yet (Command leaves an empty
+// list out, as a list of commands carries none).
+type commandRead struct{ gatehouse.Command }
+
+func (c commandRead) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(c.Command)
+	if err != nil || len(c.Deliveries) > 0 {
+		return b, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, err
+	}
+	fields["deliveries"] = json.RawMessage("[]")
+	return json.Marshal(fields)
 }

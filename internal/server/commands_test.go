@@ -255,6 +255,9 @@ func TestCancelCommand(t *testing.T) {
 		c.ID, o.accessPoints[0].ID, o.locations[0].ID, o.keyRef.ID, o.keyRef.Prefix)
 	sameJSON(t, "cancel", r.body, want)
 	sameJSON(t, "list", e.get("/api/consumer/v1/commands", o.cmdKey).body, `{"data": [`+want+`], "nextCursor": null}`)
+	// Read alone, it carries its deliveries: none, as a list, not left out.
+	sameJSON(t, "show", e.get("/api/consumer/v1/commands/"+c.ID.String(), o.cmdKey).body,
+		strings.Replace(want, `"lockdown": null}`, `"lockdown": null, "deliveries": []}`, 1))
 	r = e.post(path, o.cmdKey, "")
 	if r.status != http.StatusConflict {
 		t.Fatalf("cancel twice: %d %s", r.status, r.body)

@@ -97,7 +97,7 @@ func commands() []command {
 		{"access-point delete", "delete an access point created by mistake, with its policy, and take it off its grants: only one no event or command names (archive the others): ACCESS_POINT_ID", runAccessPointDelete},
 		{"policy show", "print an access point's current policy; exits 3 when it has none yet: ACCESS_POINT_ID", runPolicyShow},
 		{"policy set", "set an access point's policy from JSON as the API takes it (FILE, or - for stdin; version and updatedAt, as policy show --json prints them, are ignored); prints the new version or \"unchanged\", or every problem by field path (exit 1): ACCESS_POINT_ID FILE|- [--if-version N]", runPolicySet},
-		{"decide", "explain what an access point's policy decides for a player, now or at --at: outcome, reason, rule and its text; records nothing: --access-point ID --platform-user-id ID [--server-job-id J] [--attributes JSON] [--at RFC3339 [--current-policy]]", runDecide},
+		{"decide", "explain what an access point's policy decides for a player, now or at --at: outcome, reason, rule and its text; records nothing: --access-point ID --platform-user-id ID [--server-job-id J] [--attributes JSON] [--at RFC3339 [--current-policy]], or a recorded attempt: --org ID --event ID [--attributes JSON] [--current-policy]", runDecide},
 		{"messaging set", "push a universe's commands to the platform's messaging; the Open Cloud key is read from stdin: --org ID --universe-id N", runMessagingSet},
 		{"messaging list", "list the universes whose commands are pushed, by key hint: --org ID", runMessagingList},
 		{"messaging remove", "stop pushing a universe's commands and delete its key: --org ID --universe-id N", runMessagingRemove},

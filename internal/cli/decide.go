@@ -23,7 +23,21 @@ func runDecide(ctx context.Context, e *env) error {
 	attrs := f.String("attributes", "", `what the game server knows of the player, JSON: {"groups":{"456":200},"gamepasses":["789"],"badges":["12"],"premium":true}`)
 	at := f.String("at", "", "decide at this RFC 3339 instant instead of now, as things stood then (the policy version in force, the unlocks, lockdowns and grants), e.g. 2026-03-02T18:00:00Z")
 	current := f.Bool("current-policy", false, "with --at, decide by the current policy instead of the version in force then: a test of today's rules at another time")
+	event := f.String("event", "", "explain this recorded attempt (with --org): its access point, player, server and instant are the event's; give --attributes as the game server knew them")
+	org := f.String("org", "", "the organization of --event")
 	return withExistingService(ctx, f, 0, func(svc *service.Service, _ []string) error {
+		var recorded *gatehouse.Event
+		if *event != "" {
+			ev, err := eventToExplain(ctx, svc, *org, *event, *ap, *player, *job, *at)
+			if err != nil {
+				return err
+			}
+			recorded = &ev
+			*ap, *player, *at = ev.AccessPoint.ID.String(), *ev.PlatformUserID, gatehouse.FormatTime(time.Time(ev.OccurredAt))
+			if ev.ServerJobID != nil {
+				*job = *ev.ServerJobID
+			}
+		}
 		apID, err := parseID("access-point", *ap)
 		if err != nil {
 			return err
@@ -83,8 +97,36 @@ func runDecide(ctx context.Context, e *env) error {
 			}
 		}
 		printDecision(e, res, p)
+		if recorded != nil {
+			fmt.Fprintf(e.stdout, "  recorded      %s: %s\n", *recorded.Allowed, *recorded.Reason)
+		}
 		return nil
 	})
+}
+
+// eventToExplain returns the organization's recorded attempt (an
+// ACCESS_GRANTED or ACCESS_DENIED event with a player) that decide
+// --event explains; the flags it fills must not be given as well.
+func eventToExplain(ctx context.Context, svc *service.Service, org, id, ap, player, job, at string) (gatehouse.Event, error) {
+	if ap != "" || player != "" || job != "" || at != "" {
+		return gatehouse.Event{}, usagef("--event gives the access point, player, server and instant: leave out --access-point, --platform-user-id, --server-job-id and --at")
+	}
+	orgID, err := parseID("org", org)
+	if err != nil {
+		return gatehouse.Event{}, err
+	}
+	evID, err := parseID("event", id)
+	if err != nil {
+		return gatehouse.Event{}, err
+	}
+	ev, err := svc.FindEvent(ctx, orgID, evID)
+	if err != nil {
+		return ev, err
+	}
+	if (ev.Type != gatehouse.EventAccessGranted && ev.Type != gatehouse.EventAccessDenied) || ev.PlatformUserID == nil || ev.Allowed == nil || ev.Reason == nil {
+		return ev, usagef("event %s is %s: only an attempt of a player (ACCESS_GRANTED or ACCESS_DENIED) is explained", ev.ID, ev.Type)
+	}
+	return ev, nil
 }
 
 // decideFlag names the flag that sets a field of a decision request, so

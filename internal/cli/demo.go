@@ -11,7 +11,6 @@ import (
 	"net/netip"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
@@ -101,7 +100,7 @@ func prepareDemo(ctx context.Context, e *env, f *flags, db *app.DB, base string)
 		return err
 	}
 	svc := db.Service(e.now)
-	vars, attempt, player, err := demoVariables(ctx, svc, org.ID, base, now)
+	vars, _, player, err := demoVariables(ctx, svc, org.ID, base, now)
 	if err != nil {
 		return err
 	}
@@ -121,7 +120,7 @@ func prepareDemo(ctx context.Context, e *env, f *flags, db *app.DB, base string)
 	}
 	out := demoOutput{Organization: org, Created: created, Key: newKeyRecord(key, now), ReplacedKeys: []string{},
 		Variables: map[string]string{}, Curl: examples.shell(), Unlock: demoUnlock(*f.db),
-		Policy: demoPolicy(*f.db, attempt, player)}
+		Policy: demoPolicy(*f.db, player)}
 	out.Key.Key = raw
 	for _, r := range replaced {
 		out.ReplacedKeys = append(out.ReplacedKeys, r.ID.String())
@@ -217,12 +216,13 @@ func shellQuote(s string) string {
 }
 
 // demoPolicy are the CLI lines that show the policy of the demo's
-// ACCESS_POINT_ID and explain by it the attempt ev (EVENT_ID) of player:
-// at its instant, with the attributes the demo's population gives the
-// player (none for a player the demo did not make up).
-func demoPolicy(db string, ev gatehouse.Event, player string) []string {
+// ACCESS_POINT_ID and explain by it the attempt EVENT_ID of player (decide
+// --event: at its instant, as things stood then), with the attributes the
+// demo's population gives the player (none for a player the demo did not
+// make up).
+func demoPolicy(db string, player string) []string {
 	cmd := demoCommand(db)
-	decide := cmd + ` decide --access-point "$ACCESS_POINT_ID" --platform-user-id ` + player
+	decide := cmd + ` decide --org "$ORG_ID" --event "$EVENT_ID"`
 	for _, p := range demo.Population() {
 		if p.PlatformUserID != player {
 			continue
@@ -231,7 +231,6 @@ func demoPolicy(db string, ev gatehouse.Event, player string) []string {
 			decide += " --attributes '" + string(b) + "'" // ids and ranks are digits: nothing to quote
 		}
 	}
-	decide += " --at " + time.Time(ev.OccurredAt).Format(gatehouse.TimeFormat)
 	return []string{
 		cmd + ` policy show "$ACCESS_POINT_ID"`,
 		decide,

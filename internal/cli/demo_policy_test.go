@@ -22,7 +22,7 @@ import (
 func TestDemoPrintsHowToExplainAnAttempt(t *testing.T) {
 	bin := gatehouseBinary(t)
 	out, _ := startDemoJSON(t, filepath.Join(t.TempDir(), "demo.db"))
-	if len(out.Policy) != 2 || !strings.Contains(out.Policy[0], "policy show") || !strings.Contains(out.Policy[1], "decide --access-point") {
+	if len(out.Policy) != 2 || !strings.Contains(out.Policy[0], "policy show") || !strings.Contains(out.Policy[1], `decide --org "$ORG_ID" --event "$EVENT_ID"`) {
 		t.Fatalf("the demo's policy lines: %q", out.Policy)
 	}
 	var vars strings.Builder
@@ -60,5 +60,16 @@ func TestDemoPrintsHowToExplainAnAttempt(t *testing.T) {
 	}
 	if e := events.Data[0]; *e.Allowed != decision.Allowed || *e.Reason != decision.Reason || decision.Allowed != "denied" {
 		t.Errorf("the attempt was recorded %s %s; decide explains %s %s", *e.Allowed, *e.Reason, decision.Allowed, decision.Reason)
+	}
+	// Read by a person, the answer sets what was recorded beside it.
+	if text := string(run(out.Policy[1])); !strings.Contains(text, "recorded      denied: "+decision.Reason) {
+		t.Errorf("%s printed %s", out.Policy[1], text)
+	}
+	// --event gives the door, player, server and instant: they are not
+	// given twice.
+	twice := exec.Command("sh", "-c", vars.String()+out.Policy[1]+` --at 2026-01-01T00:00:00Z`)
+	twice.Env = append(os.Environ(), "GATEHOUSE_DB=")
+	if b, err := twice.CombinedOutput(); err == nil || !strings.Contains(string(b), "--event gives the access point") {
+		t.Errorf("--event with --at: %v %s", err, b)
 	}
 }

@@ -253,6 +253,15 @@ func TestSignInEventLogAndSignOut(t *testing.T) {
 	if detail.status != 200 || !strings.Contains(detail.body, "OUTSIDE_SCHEDULE") || !strings.Contains(detail.body, acme.ap.Name) {
 		t.Errorf("detail: %d", detail.status)
 	}
+	// An attempt opens the door's decision test with its player, server
+	// and instant filled in.
+	test := regexp.MustCompile(`href="(/dashboard/access-points/[^"]+/policy/test\?[^"]+)">Test this attempt`).FindStringSubmatch(detail.body)
+	if test == nil {
+		t.Errorf("the attempt's page links to no decision test: %.3000s", detail.body)
+	} else if tested := b.do("GET", strings.ReplaceAll(test[1], "&amp;", "&"), nil); tested.status != 200 ||
+		!strings.Contains(tested.body, `value="`+*acme.denied.PlatformUserID+`"`) {
+		t.Errorf("the decision test of the attempt: %d %.3000s", tested.status, tested.body)
+	}
 	for _, h := range []string{"Content-Security-Policy", "X-Content-Type-Options"} {
 		if detail.header.Get(h) == "" {
 			t.Errorf("no %s", h)

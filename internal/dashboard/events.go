@@ -123,7 +123,7 @@ func (d *dashboard) eventDetail(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		d.fail(w, r, err)
 	default:
-		d.render(w, r, http.StatusOK, "event", eventPage{Event: ev, Back: backToLog(r.URL.Query().Get("back"))})
+		d.render(w, r, http.StatusOK, "event", eventPage{Event: ev, Back: backToLog(r.URL.Query().Get("back")), Test: testOfAttempt(r, ev)})
 	}
 }
 
@@ -132,6 +132,23 @@ func (d *dashboard) eventDetail(w http.ResponseWriter, r *http.Request) {
 type eventPage struct {
 	Event gatehouse.Event
 	Back  string
+	// Test opens the door's decision test with this attempt's player,
+	// server and instant ("" for no attempt, or a viewer who may not
+	// test): would the door's policy of today let them in then?
+	Test string
+}
+
+// testOfAttempt is eventPage.Test for ev.
+func testOfAttempt(r *http.Request, ev gatehouse.Event) string {
+	attempt := ev.Type == gatehouse.EventAccessGranted || ev.Type == gatehouse.EventAccessDenied
+	if !attempt || ev.PlatformUserID == nil || !viewerOf(r).user.Role.Can(gatehouse.PermTestDecisions) {
+		return ""
+	}
+	q := url.Values{"platformUserId": {*ev.PlatformUserID}, "at": {localInstant(time.Time(ev.OccurredAt), zoneOf(r).Loc)}}
+	if ev.ServerJobID != nil {
+		q.Set("serverJobId", *ev.ServerJobID)
+	}
+	return Prefix + "/access-points/" + ev.AccessPoint.ID.String() + "/policy/test?" + q.Encode() + "#test"
 }
 
 // backToLog is the Event Log's address for the query an event was opened

@@ -30,7 +30,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		db, err := postgres.Open(ctx, dsn)
 		return migrated(ctx, db, err)
 	}
-	db, err := sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	db, err := sqlite.Open(ctx, SQLitePath(dsn))
 	return migrated(ctx, db, err)
 }
 
@@ -43,7 +43,7 @@ func OpenFound(ctx context.Context, dsn string) (*DB, error) {
 	if IsPostgres(dsn) {
 		return Open(ctx, dsn)
 	}
-	db, err := sqlite.OpenFile(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+	db, err := sqlite.OpenFile(ctx, SQLitePath(dsn))
 	return migrated(ctx, db, err)
 }
 
@@ -77,7 +77,7 @@ func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
 	if IsPostgres(dsn) {
 		store, err = postgres.OpenExisting(ctx, dsn)
 	} else {
-		store, err = sqlite.OpenExisting(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+		store, err = sqlite.OpenExisting(ctx, SQLitePath(dsn))
 	}
 	if err != nil {
 		return nil, err
@@ -90,6 +90,9 @@ func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
 func IsPostgres(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
+
+// SQLitePath is the file a SQLite dsn names: sqlite:PATH or a plain path.
+func SQLitePath(dsn string) string { return strings.TrimPrefix(dsn, "sqlite:") }
 
 // Use wraps a store a test has opened (and set the clock of).
 func Use(store gatehouse.Store) *DB { return &DB{store: store} }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/move"
@@ -33,7 +32,7 @@ func Move(ctx context.Context, o move.Options) (*move.Report, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	o.From = strings.TrimPrefix(o.From, "sqlite:")
+	o.From = SQLitePath(o.From)
 	src, err := sqlite.OpenExisting(ctx, o.From)
 	if err != nil {
 		return nil, err

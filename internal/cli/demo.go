@@ -107,7 +107,7 @@ func prepareDemo(ctx context.Context, e *env, f *flags, db *app.DB, base string)
 	// The printed CLI lines work from any folder once the reader pastes
 	// the file's absolute path (a postgres:// one is theirs to keep).
 	if !app.IsPostgres(*f.db) {
-		abs, err := filepath.Abs(*f.db)
+		abs, err := filepath.Abs(app.SQLitePath(*f.db))
 		if err != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ func runMigrate(ctx context.Context, e *env) error {
 	created := false
 	open := func(ctx context.Context, dsn string) (*app.DB, error) {
 		if !app.IsPostgres(dsn) {
-			_, err := os.Stat(dsn)
+			_, err := os.Stat(app.SQLitePath(dsn))
 			created = errors.Is(err, fs.ErrNotExist)
 		}
 		return app.Open(ctx, dsn)

@@ -385,7 +385,7 @@ func httpServer(handler http.Handler, logger *slog.Logger) *http.Server {
 // may carry credentials (password=…, sslkey=…).
 func databaseName(dsn string) string {
 	if !app.IsPostgres(dsn) {
-		path := strings.TrimPrefix(dsn, "sqlite:")
+		path := app.SQLitePath(dsn)
 		if abs, err := filepath.Abs(path); err == nil {
 			path = abs
 		}

@@ -75,11 +75,15 @@ func TestCreatorsStartADatabase(t *testing.T) {
 			t.Errorf("%s left no database: %v", args, err)
 		}
 	}
-	// migrate says whether it made the file or found it.
-	g := newGH(t)
-	for _, want := range []string{"created the database " + g.db + " with the current schema", "database " + g.db + " is up to date"} {
-		if out, _, err := g.run(nil, "migrate"); err != nil || strings.TrimSpace(out) != want {
-			t.Errorf("migrate said %q (%v), want %q", out, err, want)
+	// migrate says whether it made the file or found it, the file named
+	// as a path or as sqlite:PATH.
+	for _, prefix := range []string{"", "sqlite:"} {
+		g := newGH(t)
+		g.db = prefix + g.db
+		for _, want := range []string{"created the database " + g.db + " with the current schema", "database " + g.db + " is up to date"} {
+			if out, _, err := g.run(nil, "migrate"); err != nil || strings.TrimSpace(out) != want {
+				t.Errorf("migrate said %q (%v), want %q", out, err, want)
+			}
 		}
 	}
 }

@@ -157,3 +157,29 @@ type BulkIngest interface {
 	// nothing.
 	Rollback()
 }
+
+// EventPartitioner is a store whose events are kept in partitions of a
+// month (PostgreSQL): every instance makes the months ahead, and the
+// retention pass drops the months past every organization's retention
+// whole, before it deletes the rest by rows.
+type EventPartitioner interface {
+	// AddEventPartitions makes the partitions of the month of now and
+	// of the months just after it that have none, and returns how many
+	// it made. Instances calling it at once wait for each other.
+	AddEventPartitions(ctx context.Context, now time.Time) (int, error)
+	// DropExpiredPartitions drops every month whose events are all past
+	// their organization's retention at now ([RetentionCutoff]), with the
+	// month's insight rollups, and returns how many.
+	DropExpiredPartitions(ctx context.Context, now time.Time) (int, error)
+	// ForgetRecentIDs deletes the ids received before before from the
+	// ids a retry is checked against whatever its occurredAt
+	// ([RecentIDsKept]), in short transactions, and returns how many.
+	ForgetRecentIDs(ctx context.Context, before time.Time) (int, error)
+}
+
+// RecentIDsKept is how long an event id is a duplicate whatever the
+// occurredAt it comes back with, on a store that partitions events by
+// time ([EventPartitioner]); after it, an id is a duplicate when it
+// comes back with the same occurredAt, as every retry of the SDK and
+// every import does.
+const RecentIDsKept = 7 * 24 * time.Hour

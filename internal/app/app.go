@@ -281,7 +281,8 @@ type worker struct {
 
 // workers are the background work that coordinates through the database:
 // the planner statistics of the event tables (under a lease), the
-// deletion of expired events (under a lease), the delivery of webhooks
+// deletion of expired events (under a lease), the partitions of events
+// ahead (under an advisory lock), the delivery of webhooks
 // (each endpoint under a lease), alert rules (each rule and alert under a
 // lease), and the rollup of insights kept behind ingest (each
 // organization under a lock).
@@ -289,6 +290,7 @@ func (a *App) workers() []worker {
 	return []worker{
 		{a.Service.RunStatistics, "refreshing the statistics of events failed; retrying"},
 		{a.Service.RunRetention, "deleting expired events failed; retrying"},
+		{a.Service.RunPartitions, "making the partitions of events ahead failed; retrying"},
 		{a.Service.RunWebhooks, "delivering webhooks failed; retrying"},
 		{a.Service.RunAlerts, "evaluating or delivering alerts failed; retrying"},
 		{a.Service.RunInsights, "rolling up insights failed; retrying"},

@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -168,6 +170,9 @@ func (m *mover) deferIndexes(ctx context.Context, t *pgTable, rows int64) ([]str
 	var name, def string
 	var drop, defs []string
 	if _, err := pgx.ForEachRow(q, []any{&name, &def}, func() error {
+		// A partitioned table's index reads "ON ONLY events", which
+		// would make it again without its partitions' indexes.
+		def = strings.Replace(def, " ON ONLY ", " ON ", 1)
 		drop, defs = append(drop, pgx.Identifier{name}.Sanitize()), append(defs, def)
 		return nil
 	}); err != nil || len(drop) == 0 {
@@ -298,4 +303,50 @@ func (m *mover) deliveryCounts(ctx context.Context, t *pgTable) (TableCount, err
 	n, err := m.tx.CopyFrom(ctx, pgx.Identifier{t.Name}, []string{"org", "command_id", "shard", "delivered", "joined", "executed", "failed"}, pgx.CopyFromRows(out))
 	count.Target = rows(n)
 	return count, err
+}
+
+// recentIDs writes recent_event_ids from the moved events received in the
+// last gatehouse.RecentIDsKept: what ingest there would have written.
+// Its table comes after events (parentsFirst orders by name).
+func (m *mover) recentIDs(ctx context.Context, r rule) (TableCount, error) {
+	count := TableCount{Table: "recent_event_ids", Treatment: Derived, Why: r.why}
+	where, args := m.targetWhere(m.plan.pg.Tables["events"])
+	if where != "" {
+		where += " AND "
+	}
+	args = append(args, time.Now().Add(-gatehouse.RecentIDsKept))
+	tag, err := m.tx.Exec(ctx, `INSERT INTO recent_event_ids (org, id, received_at)
+		SELECT org, id, received_at FROM events WHERE `+where+`received_at >= $`+strconv.Itoa(len(args))+`
+		ON CONFLICT DO NOTHING`, args...)
+	count.Target = rows(tag.RowsAffected())
+	return count, err
+}
+
+// addMonths makes the partitions of the months the moved events occurred
+// in (events_add_months): a target migrated before them holds none of the
+// months before its migration but the legacy one's.
+func (m *mover) addMonths(ctx context.Context) error {
+	where, args := m.sourceWhere(m.plan.pg.Tables["events"])
+	if where != "" {
+		where = " WHERE " + where
+	}
+	// occurred_at: Unix milliseconds on SQLite.
+	src, err := m.src.QueryContext(ctx, "SELECT DISTINCT occurred_at / 86400000 FROM events"+where, args...)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	var days []time.Time
+	for src.Next() {
+		var day int64
+		if err := src.Scan(&day); err != nil {
+			return err
+		}
+		days = append(days, time.UnixMilli(day*86400000).UTC())
+	}
+	if err := src.Err(); err != nil || len(days) == 0 {
+		return err
+	}
+	_, err = m.tx.Exec(ctx, "SELECT events_add_months($1)", days)
+	return err
 }

@@ -289,10 +289,17 @@ func (m *mover) table(ctx context.Context, name string) (TableCount, error) {
 			return TableCount{}, err
 		}
 		return m.copyTable(ctx, t, r)
+	case name == "events" && t.Partitioned:
+		if err := m.addMonths(ctx); err != nil {
+			return TableCount{}, err
+		}
+		return m.copyTable(ctx, t, r)
 	case r.treat == Copied:
 		return m.copyTable(ctx, t, r)
 	case name == "command_delivery_counts":
 		return m.deliveryCounts(ctx, t)
+	case name == "recent_event_ids":
+		return m.recentIDs(ctx, r)
 	case name == "feed_cursor_ceiling":
 		return m.ceiling(ctx, r)
 	}

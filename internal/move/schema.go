@@ -26,6 +26,9 @@ type pgTable struct {
 	Refs    map[string]pgRef  // column → the column its foreign key references
 	Before  bool              // a BEFORE INSERT trigger may change what a row inserts
 	Seqs    map[string]string // column → the sequence that numbers it
+	// Partitioned: its rows are kept in partitions (events, by month),
+	// which must exist for the rows copied.
+	Partitioned bool
 }
 
 // pgRef is the column a foreign key references.
@@ -57,7 +60,10 @@ func readPG(ctx context.Context, q pgx.Tx) (*pgSchema, error) {
 	rows, _ := q.Query(ctx, `SELECT c.table_name, c.column_name, c.udt_name, coalesce(c.column_default, ''), c.is_identity = 'YES'
 		FROM information_schema.columns c JOIN information_schema.tables t
 			ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
-		WHERE c.table_schema = current_schema() ORDER BY c.table_name, c.ordinal_position`)
+		WHERE c.table_schema = current_schema()
+			-- the months of events: rows of the partitioned table, written through it
+			AND NOT (SELECT relispartition FROM pg_class WHERE oid = (quote_ident(c.table_schema) || '.' || quote_ident(c.table_name))::regclass)
+		ORDER BY c.table_name, c.ordinal_position`)
 	var table string
 	var c pgColumn
 	if _, err := pgx.ForEachRow(rows, []any{&table, &c.Name, &c.Type, &c.Default, &c.Identity}, func() error {
@@ -107,6 +113,15 @@ func readPG(ctx context.Context, q pgx.Tx) (*pgSchema, error) {
 	if _, err := pgx.ForEachRow(rows, []any{&table}, func() error {
 		if t := s.Tables[table]; t != nil {
 			t.Before = true
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	rows, _ = q.Query(ctx, "SELECT relname FROM pg_class WHERE relkind = 'p' AND relnamespace = current_schema()::regnamespace")
+	if _, err := pgx.ForEachRow(rows, []any{&table}, func() error {
+		if t := s.Tables[table]; t != nil {
+			t.Partitioned = true
 		}
 		return nil
 	}); err != nil {

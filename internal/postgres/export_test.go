@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -66,4 +68,39 @@ func (db *DB) PlayerLevelsForTest(ctx context.Context, orgID uuid.UUID) ([]strin
 	rows, _ := db.pool.Query(ctx, `SELECT platform_user_id || ' ' || type || ' ' || reason || ' ' || scope || ' ' || level
 		FROM insight_player_levels WHERE org = $1 ORDER BY platform_user_id, type, month, reason, scope, level`, org)
 	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// IngestBeforePartitionsForTest stores events as the releases before
+// migration 0029 did, with one INSERT whose conflict is any unique key's:
+// a test of an earlier migration stores its events at the schema before
+// it, where today's statement (recent ids, the partitions' key) fails.
+func (db *DB) IngestBeforePartitionsForTest(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return gatehouse.IngestResult{}, err
+	}
+	places, err := resolvePlaces(ctx, db.pool, org, events)
+	if err != nil {
+		return gatehouse.IngestResult{}, err
+	}
+	rows, _ := db.pool.Query(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
+			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id,
+			platform_user_name)
+		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
+			location_name, access_point_id, access_point_name, requested_by, command_id, platform_user_name
+		FROM `+unnestedEvents+` ORDER BY id, pos ON CONFLICT DO NOTHING RETURNING id`,
+		eventArrays(org, events, places, gatehouse.Truncate(db.Now()))...)
+	stored, err := storedPositions(rows, events)
+	return gatehouse.IngestResult{Accepted: len(stored), Duplicates: len(events) - len(stored)}, err
+}
+
+// PartitionsForTest lists the partitions of events by name, each with
+// its bounds.
+func (db *DB) PartitionsForTest(ctx context.Context) (map[string]string, error) {
+	rows, _ := db.pool.Query(ctx, `SELECT c.relname, pg_get_expr(c.relpartbound, c.oid) FROM pg_inherits i
+		JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass`)
+	parts := map[string]string{}
+	var name, bound string
+	_, err := pgx.ForEachRow(rows, []any{&name, &bound}, func() error { parts[name] = bound; return nil })
+	return parts, err
 }

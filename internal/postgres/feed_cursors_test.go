@@ -4,8 +4,11 @@ import (
 	"context"
 	"testing"
 
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/storetest"
 	"github.com/gatehouse/gatehouse/internal/testenv"
+	"github.com/google/uuid"
 )
 
 // TestLegacyFeedCursors: migration 0019 records where the feed stood, and
@@ -17,5 +20,23 @@ func TestLegacyFeedCursors(t *testing.T) {
 	if err := db.MigrateThroughForTest(ctx, 18); err != nil {
 		t.Fatal(err)
 	}
-	storetest.CheckLegacyFeedCursors(t, db, func(ctx context.Context) error { return db.Migrate(ctx) })
+	old := &beforePartitions{DB: db}
+	storetest.CheckLegacyFeedCursors(t, old, func(ctx context.Context) error {
+		old.migrated = true
+		return db.Migrate(ctx)
+	})
+}
+
+// beforePartitions stores events as the releases before the partitions
+// of events did until it is migrated.
+type beforePartitions struct {
+	*postgres.DB
+	migrated bool
+}
+
+func (b *beforePartitions) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
+	if b.migrated {
+		return b.DB.IngestEvents(ctx, orgID, events)
+	}
+	return b.DB.IngestBeforePartitionsForTest(ctx, orgID, events)
 }

@@ -35,12 +35,13 @@ func TestFeedMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []uuid.UUID
+	store := db.IngestBeforePartitionsForTest // the schema of 0011
 	ingest := func(minutesAgo ...int) {
 		t.Helper()
 		for _, m := range minutesAgo {
 			ev := gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessGranted, AccessPointID: door.ID,
 				OccurredAt: now.Add(-time.Duration(m) * time.Minute)}
-			if _, err := db.IngestEvents(ctx, org.ID, []gatehouse.NewEvent{ev}); err != nil {
+			if _, err := store(ctx, org.ID, []gatehouse.NewEvent{ev}); err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, ev.ID)
@@ -50,6 +51,7 @@ func TestFeedMigration(t *testing.T) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
+	store = db.IngestEvents
 	ingest(500, 2)
 	var got []uuid.UUID
 	var at gatehouse.FeedPosition

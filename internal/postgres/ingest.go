@@ -44,8 +44,20 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		return gatehouse.IngestResult{}, wrap(err)
 	}
 	defer conn.Release()
+	madeMonths := false
 	for attempt := 1; ; attempt++ {
 		err = db.ingestAt(ctx, conn, org, events, &res)
+		if missingPartition(err) && !madeMonths {
+			// A month no partition holds yet (an import of history, a
+			// clock past the months made ahead): make the batch's, then
+			// store it again.
+			madeMonths = true
+			if _, err = db.addMonths(ctx, batchMonths(events)); err != nil {
+				break
+			}
+			attempt--
+			continue
+		}
 		if !errors.Is(err, errPlacesChanged) {
 			break
 		}
@@ -222,11 +234,8 @@ func resolvePlaces(ctx context.Context, tx querier, org int64, events []gatehous
 var copyColumns = []string{"pos", "id", "type", "occurred_at", "allowed", "reason", "platform_user_id", "server_job_id",
 	"scope", "location_id", "location_name", "access_point_id", "access_point_name", "requested_by", "command_id", "platform_user_name"}
 
-// copyEvents stores the events not yet stored and returns the positions of
-// those it stored (of an id given twice, the first). Rows are inserted in
-// id order, whatever the batch's order: each insert locks its id until
-// commit, so two batches sharing ids in different orders would otherwise
-// wait for each other, a deadlock.
+// copyEvents stores the events not yet stored (storeEventsCTEs) and
+// returns the positions of those it stored.
 func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) (map[int]bool, error) {
 	if len(events) <= maxArrayInsert {
 		return insertEvents(ctx, tx, org, events, places, doors{}, received)
@@ -250,13 +259,7 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 	if err != nil {
 		return nil, err
 	}
-	rows, _ := tx.Query(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
-			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id,
-			platform_user_name)
-		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
-			location_name, access_point_id, access_point_name, requested_by, command_id, platform_user_name
-		FROM events_in ORDER BY id, pos
-		ON CONFLICT (org, id) DO NOTHING RETURNING id`, org, received)
+	rows, _ := tx.Query(ctx, "WITH "+storeEventsCTEs("events_in", "")+" SELECT id FROM stored", org, received)
 	return storedPositions(rows, events)
 }
 
@@ -266,14 +269,28 @@ func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.Ne
 // rows; a large one is copied.
 const maxArrayInsert = 200
 
-// insertEvents is copyEvents for a small batch: one INSERT from arrays,
-// in the same id order.
+// insertEvents is copyEvents for a small batch: one statement from
+// arrays.
 //
 // doors, when set, are held as holdDoors holds them, in the statement
 // itself (a statement is its own transaction): when one is gone or
 // elsewhere, nothing is inserted and errPlacesChanged returned.
 func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place,
 	d doors, received time.Time) (map[int]bool, error) {
+	args := eventArrays(org, events, places, received)
+	if d.ids == nil {
+		rows, _ := tx.Query(ctx, insertEventsQuery, args...)
+		return storedPositions(rows, events)
+	}
+	// The doors are counted in a CTE the insert waits for, and the one
+	// row of a NULL id says they were not all there.
+	rows, _ := tx.Query(ctx, insertHeldQuery, append(args, d.ids, d.locations, len(d.ids))...)
+	return storedPositions(rows, events)
+}
+
+// eventArrays are the arguments of insertEventsQuery: the organization,
+// the instant received, and a column of the batch in each array.
+func eventArrays(org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) []any {
 	n := len(events)
 	var (
 		ids, locations, aps                   = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
@@ -293,30 +310,46 @@ func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse
 		allowed[i], reasons[i], users[i], jobs[i], scopes[i] = (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID, (*string)(ev.Scope)
 		names[i] = ev.PlatformUserName
 	}
-	args := []any{org, received,
+	return []any{org, received,
 		ids, types, occurred, allowed, reasons, users, jobs, scopes, locations, locationNames, aps, apNames, requesters, commands, names}
-	if d.ids == nil {
-		rows, _ := tx.Query(ctx, insertEventsQuery, args...)
-		return storedPositions(rows, events)
-	}
-	// The doors are counted in a CTE the insert waits for, and the one
-	// row of a NULL id says they were not all there.
-	rows, _ := tx.Query(ctx, insertHeldQuery, append(args, d.ids, d.locations, len(d.ids))...)
-	return storedPositions(rows, events)
 }
 
 // insertEventsQuery inserts the events of insertEvents' arrays.
-const insertEventsQuery = `INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
+var insertEventsQuery = "WITH " + storeEventsCTEs(unnestedEvents, "") + " SELECT id FROM stored"
+
+// unnestedEvents are the rows of insertEvents' arrays ($3 to $17), with
+// their positions in the batch.
+const unnestedEvents = `unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+			$11::uuid[], $12::text[], $13::uuid[], $14::text[], $15::uuid[], $16::uuid[], $17::text[]) WITH ORDINALITY
+			AS e(id, type, occurred_at, allowed, reason, platform_user_id, server_job_id, scope, location_id, location_name,
+				access_point_id, access_point_name, requested_by, command_id, platform_user_name, pos)`
+
+// storeEventsCTEs are the common table expressions that store the events
+// of source (rows with a position pos and the columns of copyColumns) for
+// organization $1, received at $2, where cond holds; the last, stored,
+// returns the id of each event stored.
+//
+// An id is new when it is new to recent_event_ids, the ids received in
+// the last 7 days (whatever their occurredAt), and new to its month's
+// partition: the unique key of a table partitioned by time must hold the
+// time, so an id older than 7 days is a duplicate only with the same
+// occurredAt (docs/decisions.md, "Partitioning events by time"). Of an
+// id given twice in the batch, the first is stored. Rows are inserted in
+// id order, whatever the batch's order: each insert locks its id until
+// commit, so two batches sharing ids in different orders would otherwise
+// wait for each other, a deadlock.
+func storeEventsCTEs(source, cond string) string {
+	return `batch AS MATERIALIZED (SELECT DISTINCT ON (id) * FROM ` + source + cond + ` ORDER BY id, pos),
+	fresh AS (INSERT INTO recent_event_ids (org, id, received_at) SELECT $1, id, $2 FROM batch ORDER BY id
+		ON CONFLICT DO NOTHING RETURNING id),
+	stored AS (INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
 			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id,
 			platform_user_name)
 		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
 			location_name, access_point_id, access_point_name, requested_by, command_id, platform_user_name
-		FROM unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-			$11::uuid[], $12::text[], $13::uuid[], $14::text[], $15::uuid[], $16::uuid[], $17::text[]) WITH ORDINALITY
-			AS e(id, type, occurred_at, allowed, reason, platform_user_id, server_job_id, scope, location_id, location_name,
-				access_point_id, access_point_name, requested_by, command_id, platform_user_name, pos)
-		ORDER BY id, pos
-		ON CONFLICT (org, id) DO NOTHING RETURNING id`
+		FROM batch WHERE id IN (SELECT id FROM fresh) ORDER BY id
+		ON CONFLICT (org, id, occurred_at) DO NOTHING RETURNING id)`
+}
 
 // storedPositions reads the ids an INSERT … RETURNING stored and returns
 // their positions in the batch (of an id given twice, the first). A NULL

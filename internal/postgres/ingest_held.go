@@ -63,6 +63,6 @@ func holdDoors(ctx context.Context, tx pgx.Tx, org int64, d doors) error {
 // insertHeldQuery is insertEventsQuery that holds the doors ($18, $19;
 // $20 of them) as holdDoorsQuery does, first, and inserts only when they
 // are all there; otherwise its one row is a NULL id.
-var insertHeldQuery = `WITH held AS MATERIALIZED (` + strings.NewReplacer("$2", "$18", "$3", "$19").Replace(holdDoorsQuery) + `),
-	stored AS (` + strings.Replace(insertEventsQuery, "ORDER BY id, pos", "WHERE (SELECT n FROM held) = $20 ORDER BY id, pos", 1) + `)
+var insertHeldQuery = `WITH held AS MATERIALIZED (` + strings.NewReplacer("$2", "$18", "$3", "$19").Replace(holdDoorsQuery) + `), ` +
+	storeEventsCTEs(unnestedEvents, " WHERE (SELECT n FROM held) = $20") + `
 	SELECT id FROM stored UNION ALL SELECT NULL FROM held WHERE n <> $20`

@@ -21,16 +21,22 @@ func (db *DB) DeletePlayerEvents(ctx context.Context, orgID uuid.UUID, platformU
 }
 
 // deleteEvents deletes at most limit of the organization's events
-// matching cond ($2), in one statement: its own short transaction. The
+// matching cond ($2), in one statement: its own short transaction,
+// found again by the unique key, each in its month's partition. The
 // identity never hands a seq out twice.
 func (db *DB) deleteEvents(ctx context.Context, orgID uuid.UUID, cond string, arg any, limit int) (int, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
 		return 0, err
 	}
-	tag, err := db.pool.Exec(ctx, `DELETE FROM events WHERE seq IN
-		(SELECT seq FROM events WHERE org = $1 AND `+cond+` LIMIT $3)`, org, arg, limit)
-	return int(tag.RowsAffected()), wrap(err)
+	// An event deleted is no duplicate any more, as on SQLite: its id
+	// leaves the recent ids too.
+	var n int
+	err = db.pool.QueryRow(ctx, `WITH gone AS (DELETE FROM events WHERE (org, id, occurred_at) IN
+			(SELECT org, id, occurred_at FROM events WHERE org = $1 AND `+cond+` LIMIT $3) RETURNING id),
+		forgot AS (DELETE FROM recent_event_ids WHERE org = $1 AND id IN (SELECT id FROM gone))
+		SELECT count(*) FROM gone`, org, arg, limit).Scan(&n)
+	return n, wrap(err)
 }
 
 // FinishErasure deletes a platform user's commands and search term.

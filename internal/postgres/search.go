@@ -100,7 +100,7 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 	filter := strings.Join(append([]string{"e.org = $1"}, conds...), " AND ")
 	limit := arg(s.f.Limit + 1)
 	page := func(match string) string {
-		return `SELECT e.seq, e.occurred_at, e.id FROM events e WHERE ` + filter + ` AND ` + match +
+		return `SELECT e.occurred_at, e.id FROM events e WHERE ` + filter + ` AND ` + match +
 			` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ` + limit
 	}
 	var branches []string
@@ -147,7 +147,7 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 	}
 	query := `SELECT ` + eventColumns + ` FROM (SELECT * FROM (` + strings.Join(branches, " UNION ") + `) u
 		ORDER BY occurred_at DESC, id DESC LIMIT ` + limit + `) h
-		JOIN events e ON e.seq = h.seq
+		JOIN events e ON e.org = $1 AND e.id = h.id AND e.occurred_at = h.occurred_at
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
 		ORDER BY e.occurred_at DESC, e.id DESC`

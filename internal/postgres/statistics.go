@@ -24,9 +24,11 @@ func (db *DB) RefreshStatistics(ctx context.Context, force bool) (_ bool, err er
 	defer sqlstore.Label(&err, "Store.RefreshStatistics")
 	if !force {
 		var changed, rows float64
-		err := db.pool.QueryRow(ctx, `SELECT coalesce(s.n_mod_since_analyze, 0), greatest(c.reltuples, 0)
-			FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
-			WHERE c.oid = 'events'::regclass`).Scan(&changed, &rows)
+		// The partitions' counts: PostgreSQL keeps none for a
+		// partitioned table.
+		err := db.pool.QueryRow(ctx, `SELECT coalesce(sum(s.n_mod_since_analyze), 0), coalesce(sum(greatest(c.reltuples, 0)), 0)
+			FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+			WHERE i.inhparent = 'events'::regclass`).Scan(&changed, &rows)
 		if err != nil {
 			return false, wrap(err)
 		}

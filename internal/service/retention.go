@@ -67,8 +67,10 @@ func (s *Service) RunRetention(ctx context.Context, holder string, report func(e
 }
 
 // RetainEvents does one pass when holder has (or takes) the lease, and
-// returns how many events it deleted; 0 without the lease. For every
-// organization, it deletes in this order:
+// returns how many events it deleted by rows; 0 without the lease. On a
+// store that partitions events by time it first drops the months past
+// every organization's retention whole (their events are not counted).
+// Then, for every organization, it deletes in this order:
 //   - the events that occurred more than its retention ago, a batch at a
 //     time;
 //   - the commands issued before then (with their deliveries and
@@ -79,6 +81,9 @@ func (s *Service) RetainEvents(ctx context.Context, holder string) (int, error) 
 		return s.store.TryLease(ctx, "events.retention", holder, s.Now(), retentionLease)
 	}
 	if ok, err := hold(); err != nil || !ok {
+		return 0, err
+	}
+	if _, err := s.dropExpiredPartitions(ctx); err != nil {
 		return 0, err
 	}
 	orgs, err := s.store.ListOrganizations(ctx)

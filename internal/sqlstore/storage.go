@@ -9,6 +9,7 @@ import "strings"
 var SideTables = []string{
 	"search_terms",          // the distinct values of the searched fields (SQLite: with search_terms_text, its trigram index)
 	"job_spans",             // the hours each server job's events occupy
+	"recent_event_ids",      // PostgreSQL: the ids received in the last 7 days, against retries
 	"insight_hour_totals",   // the insight rollups, kept at ingest and deletion
 	"insight_hours",         //
 	"insight_days",          //

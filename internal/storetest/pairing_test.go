@@ -25,6 +25,7 @@ var oneStoreFiles = map[string]string{
 	"sqlite/bulk.go":          "gatehouse.BulkIngester: SQLite batches an import in one writer transaction; PostgreSQL's IngestEvents already copies a batch in",
 	"sqlite/hotstmts.go":      "statements kept prepared on SQLite's one write connection; pgx prepares and caches statements itself",
 	"sqlite/readpool.go":      "SQLite's pool of read-only connections with prepared statements; PostgreSQL reads through pgxpool",
+	"postgres/partitions.go":  "gatehouse.EventPartitioner: PostgreSQL keeps events in partitions of a month; SQLite keeps one table",
 	"postgres/ingest_held.go": "an ingest holds its access points' rows while it writes, since PostgreSQL reads a batch's places before the write; SQLite reads them in its one writer's transaction",
 	// The file named after its package (sqlite.go, postgres.go) opens and
 	// closes the store; packageFile compares the two under one name.
@@ -33,9 +34,12 @@ var oneStoreFiles = map[string]string{
 // oneStoreMethods are the exported methods of DB that exist in one store
 // only.
 var oneStoreMethods = map[string]string{
-	"sqlite.BeginBulkIngest": "gatehouse.BulkIngester, for imports on SQLite's one writer (see sqlite/bulk.go)",
-	"postgres.UseReplica":    "a read replica for the list endpoints: SQLite has no replica",
-	"postgres.Writers":       "gatehouse.ParallelWriter: PostgreSQL commits from several connections at once; SQLite has one writer",
+	"sqlite.BeginBulkIngest":         "gatehouse.BulkIngester, for imports on SQLite's one writer (see sqlite/bulk.go)",
+	"postgres.AddEventPartitions":    "gatehouse.EventPartitioner (see postgres/partitions.go)",
+	"postgres.DropExpiredPartitions": "gatehouse.EventPartitioner (see postgres/partitions.go)",
+	"postgres.ForgetRecentIDs":       "gatehouse.EventPartitioner (see postgres/partitions.go)",
+	"postgres.UseReplica":            "a read replica for the list endpoints: SQLite has no replica",
+	"postgres.Writers":               "gatehouse.ParallelWriter: PostgreSQL commits from several connections at once; SQLite has one writer",
 }
 
 // packageFile is the name under which the file named after its package

@@ -1,0 +1,251 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Events are partitioned by the UTC month they occurred in (migration
+// 0029, docs/decisions.md "Partitioning events by time"): the months
+// ahead are made by every instance (AddEventPartitions), a month an
+// ingest meets without a partition by that ingest (addMonths), and a
+// month past every organization's retention is dropped whole
+// (DropExpiredPartitions).
+
+// monthsAhead is how many months after the current one have their
+// partitions made ahead: enough that ingest never waits for one, few
+// enough that a first page probes few empty months before the current.
+const monthsAhead = 2
+
+// AddEventPartitions implements gatehouse.EventPartitioner: it makes the
+// partitions of the current month and the monthsAhead after it that do
+// not exist yet, and returns how many it made.
+func (db *DB) AddEventPartitions(ctx context.Context, now time.Time) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.AddEventPartitions")
+	months := make([]time.Time, monthsAhead+1)
+	for i := range months {
+		months[i] = now.UTC().AddDate(0, i, 0)
+	}
+	return db.addMonths(ctx, months)
+}
+
+// addMonths makes the partitions of the months the instants fall in
+// that have none (events_add_months, under its advisory lock).
+func (db *DB) addMonths(ctx context.Context, instants []time.Time) (int, error) {
+	var made int
+	err := db.pool.QueryRow(ctx, "SELECT events_add_months($1)", instants).Scan(&made)
+	return made, wrap(err)
+}
+
+// missingPartition reports whether err is an insert refused because no
+// partition holds the month of one of its rows.
+func missingPartition(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23514" && strings.HasPrefix(pgErr.Message, "no partition of relation")
+}
+
+// batchMonths are the instants the events of a batch occurred at, one
+// per month.
+func batchMonths(events []gatehouse.NewEvent) []time.Time {
+	seen := map[time.Time]bool{}
+	var months []time.Time
+	for _, ev := range events {
+		t := ev.OccurredAt.UTC()
+		m := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+		if !seen[m] {
+			seen[m] = true
+			months = append(months, m)
+		}
+	}
+	return months
+}
+
+// expiredPartition is a month's partition and the instant it ends.
+type expiredPartition struct {
+	name string
+	end  time.Time
+}
+
+// partitionsLock is the advisory lock of events_add_months (migration
+// 0029): a month's partition is made, attached again or dropped by one
+// transaction at a time.
+const partitionsLock = 7165536403245901587
+
+// DropExpiredPartitions implements gatehouse.EventPartitioner: it drops
+// each month's partition that holds no event of an organization whose
+// retention (gatehouse.RetentionCutoff at now) still keeps some of the
+// month, with the month's rows of the insight rollups, and returns how
+// many it dropped. Retention then deletes by rows only at the edge.
+//
+// A month is detached first (DETACH … CONCURRENTLY, which waits for every
+// transaction that could still see it), then checked again and dropped in
+// one transaction; an event that arrived before the detach puts the
+// month back, and an ingest that meets the month detached attaches it
+// again (events_add_months).
+func (db *DB) DropExpiredPartitions(ctx context.Context, now time.Time) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.DropExpiredPartitions")
+	dropped := 0
+	// A pass that stopped between its detach and its drop left the month
+	// pending or detached.
+	left, err := db.monthTables(ctx, `i.inhdetachpending OR i.inhrelid IS NULL`)
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range left {
+		if p.pending {
+			if _, err := db.pool.Exec(ctx, "ALTER TABLE events DETACH PARTITION "+p.ident()+" FINALIZE"); err != nil {
+				return dropped, wrap(err)
+			}
+		}
+		n, err := db.dropDetached(ctx, p, now)
+		if dropped += n; err != nil {
+			return dropped, err
+		}
+	}
+	parts, err := db.monthTables(ctx, `i.inhrelid IS NOT NULL AND NOT i.inhdetachpending`)
+	if err != nil {
+		return dropped, err
+	}
+	for _, p := range parts {
+		keeping, err := keepers(ctx, db.pool, p, now)
+		if err != nil {
+			return dropped, err
+		}
+		if keeping {
+			continue
+		}
+		if _, err := db.pool.Exec(ctx, "ALTER TABLE events DETACH PARTITION "+p.ident()+" CONCURRENTLY"); err != nil {
+			return dropped, wrap(err)
+		}
+		n, err := db.dropDetached(ctx, p, now)
+		if dropped += n; err != nil {
+			return dropped, err
+		}
+	}
+	return dropped, nil
+}
+
+// monthPartition is the table of one month of events.
+type monthPartition struct {
+	name       string
+	start, end time.Time
+	pending    bool // its detach began and did not finish
+}
+
+func (p monthPartition) ident() string { return pgx.Identifier{p.name}.Sanitize() }
+
+// monthTables lists the tables of months (events_YYYY_MM) for which cond
+// holds, oldest first; i is their row of pg_inherits (NULL when
+// detached). The legacy partition, which holds everything before the
+// migration, is deleted by rows.
+func (db *DB) monthTables(ctx context.Context, cond string) ([]monthPartition, error) {
+	rows, _ := db.pool.Query(ctx, `SELECT c.relname, coalesce(i.inhdetachpending, false) FROM pg_class c
+		LEFT JOIN pg_inherits i ON i.inhrelid = c.oid AND i.inhparent = 'events'::regclass
+		WHERE c.relkind = 'r' AND c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = 'events'::regclass)
+			AND c.relname ~ '^events_[0-9]{4}_[0-9]{2}$' AND (`+cond+`) ORDER BY c.relname`)
+	var (
+		parts   []monthPartition
+		name    string
+		pending bool
+	)
+	_, err := pgx.ForEachRow(rows, []any{&name, &pending}, func() error {
+		start, err := time.Parse("events_2006_01", name)
+		if err != nil {
+			return fmt.Errorf("partition %s: %w", name, err)
+		}
+		parts = append(parts, monthPartition{name: name, start: start, end: start.AddDate(0, 1, 0), pending: pending})
+		return nil
+	})
+	return parts, wrap(err)
+}
+
+// keepers reports whether partition p holds an event of an organization
+// whose retention keeps some of its month: one probe of its index for
+// each organization whose cutoff is before the month's end.
+func keepers(ctx context.Context, q querier, p monthPartition, now time.Time) (bool, error) {
+	rows, _ := q.Query(ctx, "SELECT seq, retention_days FROM organizations")
+	var (
+		orgs []int64
+		org  int64
+		days int
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&org, &days}, func() error {
+		if gatehouse.RetentionCutoff(now, days).Before(p.end) {
+			orgs = append(orgs, org)
+		}
+		return nil
+	}); err != nil || len(orgs) == 0 {
+		return false, wrap(err)
+	}
+	var keeping bool
+	err := q.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM unnest($1::bigint[]) o WHERE EXISTS (SELECT 1 FROM "+p.ident()+" WHERE org = o))",
+		orgs).Scan(&keeping)
+	return keeping, wrap(err)
+}
+
+// dropDetached drops the detached month p with its rollup rows and
+// returns 1, or attaches it again and returns 0 when it holds an event
+// that retention keeps (one arrived before the detach), or does nothing
+// when an ingest attached it again meanwhile.
+func (db *DB) dropDetached(ctx context.Context, p monthPartition, now time.Time) (int, error) {
+	dropped := 0
+	err := db.withTx(ctx, func(tx pgx.Tx) error {
+		dropped = 0
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(partitionsLock)); err != nil {
+			return err
+		}
+		var attached bool
+		if err := tx.QueryRow(ctx, "SELECT relispartition FROM pg_class WHERE oid = $1::regclass", p.name).Scan(&attached); err != nil || attached {
+			return err
+		}
+		keeping, err := keepers(ctx, tx, p, now)
+		if err != nil {
+			return err
+		}
+		if keeping {
+			_, err := tx.Exec(ctx, "ALTER TABLE events ATTACH PARTITION "+p.ident()+" FOR VALUES FROM ($1) TO ($2)", p.start, p.end)
+			return err
+		}
+		// The rollups' rows of the month, which counted only its events:
+		// every rollup's bucket (an hour, a day, a month; UTC) lies in
+		// one month. The player rollup's levels go with its rows
+		// (insight_player_gone).
+		for _, r := range []struct{ table, bucket string }{
+			{"insight_hour_totals", "hour"}, {"insight_hours", "hour"}, {"insight_days", "day"},
+			{"insight_door_days", "day"}, {"insight_door_months", "month"}, {"insight_player_months", "month"},
+		} {
+			if _, err := tx.Exec(ctx, "DELETE FROM "+r.table+" WHERE "+r.bucket+" >= $1 AND "+r.bucket+" < $2", p.start, p.end); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, "DROP TABLE "+p.ident()); err != nil {
+			return err
+		}
+		dropped = 1
+		return nil
+	})
+	return dropped, wrap(err)
+}
+
+// ForgetRecentIDs implements gatehouse.EventPartitioner, 5,000 ids a
+// statement.
+func (db *DB) ForgetRecentIDs(ctx context.Context, before time.Time) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.ForgetRecentIDs")
+	total := 0
+	for {
+		tag, err := db.pool.Exec(ctx, `DELETE FROM recent_event_ids WHERE (org, id) IN
+			(SELECT org, id FROM recent_event_ids WHERE received_at < $1 LIMIT 5000)`, before)
+		total += int(tag.RowsAffected())
+		if err != nil || tag.RowsAffected() < 5000 {
+			return total, wrap(err)
+		}
+	}
+}

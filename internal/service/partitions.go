@@ -1,0 +1,54 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+)
+
+// partitionsEvery is how often each instance makes the partitions of the
+// months ahead: once an hour is ample for months made two ahead.
+const partitionsEvery = time.Hour
+
+// RunPartitions makes the partitions of events for the current month and
+// the months just after it, at start and then every hour, until ctx
+// ends, on a store that partitions events by time. Every instance runs
+// it, without a lease: the store serialises the instances that run it at
+// once, and the second finds the work done. Errors are reported and
+// retried at the next round; an ingest that meets a month without its
+// partition makes it itself.
+func (s *Service) RunPartitions(ctx context.Context, _ string, report func(error)) {
+	p, ok := storeAs[gatehouse.EventPartitioner](s.store)
+	if !ok {
+		return
+	}
+	tick := time.NewTicker(partitionsEvery)
+	defer tick.Stop()
+	for {
+		if _, err := p.AddEventPartitions(ctx, s.Now()); err != nil && ctx.Err() == nil {
+			report(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// dropExpiredPartitions drops the months of events past every
+// organization's retention, whole, and forgets the ids received before
+// gatehouse.RecentIDsKept, on a store that partitions events by time. It
+// returns how many months it dropped.
+func (s *Service) dropExpiredPartitions(ctx context.Context) (int, error) {
+	p, ok := storeAs[gatehouse.EventPartitioner](s.store)
+	if !ok {
+		return 0, nil
+	}
+	now := s.Now()
+	if _, err := p.ForgetRecentIDs(ctx, now.Add(-gatehouse.RecentIDsKept)); err != nil {
+		return 0, err
+	}
+	return p.DropExpiredPartitions(ctx, now)
+}

@@ -1,0 +1,3 @@
+-- PostgreSQL partitions its events by month here (its 0029): SQLite keeps
+-- one table, whose retention deletes by rows, and whose unique (org, id)
+-- keeps every id a duplicate at any age.

@@ -80,10 +80,11 @@ type expiredPartition struct {
 const partitionsLock = 7165536403245901587
 
 // DropExpiredPartitions implements gatehouse.EventPartitioner: it drops
-// each month's partition that holds no event of an organization whose
-// retention (gatehouse.RetentionCutoff at now) still keeps some of the
-// month, with the month's rows of the insight rollups, and returns how
-// many it dropped. Retention then deletes by rows only at the edge.
+// each month's partition that ended before the shortest retention allowed
+// and holds no event of an organization whose retention
+// (gatehouse.RetentionCutoff at now) still keeps some of the month, with
+// the month's rows of the insight rollups, and returns how many it
+// dropped. Retention then deletes by rows only at the edge.
 //
 // A month is detached first (DETACH … CONCURRENTLY, which waits for every
 // transaction that could still see it), then checked again and dropped in
@@ -115,6 +116,9 @@ func (db *DB) DropExpiredPartitions(ctx context.Context, now time.Time) (_ int, 
 		return dropped, err
 	}
 	for _, p := range parts {
+		if p.end.After(oldestCutoff(now)) {
+			break // this month and the later ones: within every retention
+		}
 		keeping, err := keepers(ctx, db.pool, p, now)
 		if err != nil {
 			return dropped, err
@@ -167,6 +171,13 @@ func (db *DB) monthTables(ctx context.Context, cond string) ([]monthPartition, e
 	return parts, wrap(err)
 }
 
+// oldestCutoff is the latest instant any organization's retention can
+// have deleted through at now: a month that ends after it is kept,
+// events or not (the months ahead are empty).
+func oldestCutoff(now time.Time) time.Time {
+	return gatehouse.RetentionCutoff(now, gatehouse.MinRetentionDays)
+}
+
 // keepers reports whether partition p holds an event of an organization
 // whose retention keeps some of its month: one probe of its index for
 // each organization whose cutoff is before the month's end.
@@ -210,7 +221,7 @@ func (db *DB) dropDetached(ctx context.Context, p monthPartition, now time.Time)
 		if err != nil {
 			return err
 		}
-		if keeping {
+		if keeping || p.end.After(oldestCutoff(now)) {
 			_, err := tx.Exec(ctx, "ALTER TABLE events ATTACH PARTITION "+p.ident()+" FOR VALUES FROM ($1) TO ($2)", p.start, p.end)
 			return err
 		}

@@ -86,14 +86,16 @@ func (p *partitioned) partitions(t *testing.T) map[string]string {
 	return parts
 }
 
-// TestEventsArePartitionedByMonth: a month with no partition is made by
-// the ingest that meets it, as far back as retention allows, and the
-// months ahead by every instance at once without a clash.
+// TestEventsArePartitionedByMonth: a new installation has a partition
+// for each month; a month with no partition is made by the ingest that
+// meets it, as far back as retention allows, and the months ahead by
+// every instance at once without a clash.
 func TestEventsArePartitionedByMonth(t *testing.T) {
 	ctx := context.Background()
 	p := newPartitioned(t, time.Date(2031, 3, 10, 12, 0, 0, 0, time.UTC))
-	if _, ok := p.partitions(t)["events_legacy"]; !ok {
-		t.Fatalf("partitions after migrating: %v, want the legacy one", p.partitions(t))
+	// A new installation: no legacy partition.
+	if _, ok := p.partitions(t)["events_legacy"]; ok {
+		t.Errorf("partitions after migrating an empty database: %v, want no legacy one", p.partitions(t))
 	}
 	// The months ahead, by four instances at once.
 	var wg sync.WaitGroup
@@ -200,12 +202,25 @@ func TestRetriedIDsArePartitionedDuplicates(t *testing.T) {
 
 // TestRetentionDropsWholeMonths: a month whose events are all past their
 // organization's retention is dropped whole, with its rollups; a month
-// that holds an event retention keeps stays; a month left detached by a
+// that holds an event retention keeps stays, and so do the empty months
+// within the shortest retention; a month left detached by a
 // pass that stopped is finished by the next, and an ingest that meets a
 // month detached attaches it again.
 func TestRetentionDropsWholeMonths(t *testing.T) {
 	ctx := context.Background()
 	p := newPartitioned(t, time.Date(2031, 3, 10, 12, 0, 0, 0, time.UTC))
+	// The months ahead are empty, and stay.
+	if _, err := p.db.AddEventPartitions(ctx, p.now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.db.DropExpiredPartitions(ctx, p.now); err != nil {
+		t.Fatal(err)
+	}
+	for _, month := range []string{"events_2031_03", "events_2031_04", "events_2031_05"} {
+		if _, ok := p.partitions(t)[month]; !ok {
+			t.Errorf("partitions after a pass: %v, want %s, within retention", p.partitions(t), month)
+		}
+	}
 	keeper, keeperDoor := p.place(t, "Keeps everything")
 	if _, err := p.db.SetRetention(ctx, gatehouse.SystemEntry(gatehouse.AuditRetentionChanged), keeper.ID, 36500); err != nil {
 		t.Fatal(err)
@@ -304,6 +319,9 @@ func TestPartitionMigration(t *testing.T) {
 
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := p.partitions(t)["events_legacy"]; !ok {
+		t.Errorf("partitions after migrating: %v, want the old table as the legacy one", p.partitions(t))
 	}
 	if got := p.ids(t, p.org); !slices.Equal(got, []uuid.UUID{ahead, recent, old}) {
 		t.Errorf("events after the migration: %v, want %v", got, []uuid.UUID{ahead, recent, old})

@@ -3,9 +3,9 @@
 -- deleting its rows; each partition has its own indexes.
 --
 -- Nothing is moved: the table as it is becomes the partition of everything
--- before the month after its last event (events_legacy), and months from
--- then on are tables of their own, made ahead by every instance
--- (events_add_months) and on demand by ingest.
+-- before the month after its last event (events_legacy; none when it is
+-- empty), and months from then on are tables of their own, made ahead by
+-- every instance (events_add_months) and on demand by ingest.
 
 -- A partitioned table takes a unique index only with the partition key:
 -- (org, id, occurred_at) replaces (org, id), and a table of the ids of the
@@ -57,19 +57,24 @@ CREATE TABLE events (
 
 -- The old table holds everything before the month after both now and its
 -- last event (ingest takes events up to an hour ahead). The check lets
--- the attach skip its own scan of the table.
+-- the attach skip its own scan of the table. An empty one (a new
+-- installation) is dropped: every month is then a partition of its own.
 DO $$
 DECLARE
   bound timestamptz := (date_trunc('month', greatest(now(), (SELECT max(occurred_at) FROM events_legacy)) AT TIME ZONE 'UTC')
     + interval '1 month') AT TIME ZONE 'UTC';
 BEGIN
+  EXECUTE format('ALTER TABLE events ALTER seq RESTART WITH %s', (SELECT v FROM events_next_seq));
+  IF NOT EXISTS (SELECT 1 FROM events_legacy) THEN
+    DROP TABLE events_legacy;
+    RETURN;
+  END IF;
   EXECUTE format('ALTER TABLE events_legacy ADD CONSTRAINT events_legacy_bound CHECK (occurred_at < %L)', bound);
   EXECUTE format('ALTER TABLE events ATTACH PARTITION events_legacy FOR VALUES FROM (MINVALUE) TO (%L)', bound);
-  EXECUTE format('ALTER TABLE events ALTER seq RESTART WITH %s', (SELECT v FROM events_next_seq));
+  ALTER TABLE events_legacy DROP CONSTRAINT events_legacy_bound;
 END $$;
-ALTER TABLE events_legacy DROP CONSTRAINT events_legacy_bound;
 
--- Each adopts the old table's index of the same shape.
+-- Each adopts the old table's index of the same shape, when it is kept.
 CREATE UNIQUE INDEX events_by_key ON events (org, id, occurred_at);
 CREATE INDEX events_by_time ON events (org, occurred_at DESC, id DESC);
 CREATE INDEX events_by_access_point ON events (org, access_point_id, occurred_at DESC, id DESC);
@@ -100,7 +105,7 @@ CREATE TABLE recent_event_ids (
 );
 CREATE INDEX recent_event_ids_by_age ON recent_event_ids (received_at);
 INSERT INTO recent_event_ids (org, id, received_at)
-  SELECT org, id, received_at FROM events_legacy WHERE received_at >= now() - interval '7 days';
+  SELECT org, id, received_at FROM events WHERE received_at >= now() - interval '7 days';
 
 -- events_add_months makes the partitions of the months the given instants
 -- fall in that have none, and returns how many it made. Every instance

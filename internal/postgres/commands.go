@@ -23,12 +23,24 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 	if err != nil {
 		return gatehouse.Command{}, err
 	}
-	issued, expires, statusAt := gatehouse.Truncate(time.Time(c.IssuedAt)), gatehouse.Truncate(time.Time(c.ExpiresAt)), gatehouse.Truncate(time.Time(c.StatusAt))
 	var (
 		stored   gatehouse.Command
 		newTerms []sqlstore.Term
 	)
-	err = db.withTx(ctx, func(tx pgx.Tx) error {
+	// Its REMOTE_UNLOCK event may be the first of a month (withMonths).
+	err = db.withMonths(ctx, []time.Time{time.Time(c.IssuedAt)}, func() error { return db.createCommand(ctx, e, c, org, &stored, &newTerms) })
+	if err == nil {
+		db.terms.Add(org, newTerms)
+	}
+	return stored, err
+}
+
+// createCommand is CreateCommand's transaction.
+func (db *DB) createCommand(ctx context.Context, e gatehouse.AuditEntry, c gatehouse.IssuedCommand, org int64,
+	stored *gatehouse.Command, newTerms *[]sqlstore.Term) error {
+	issued, statusAt := gatehouse.Truncate(time.Time(c.IssuedAt)), gatehouse.Truncate(time.Time(c.StatusAt))
+	expires := gatehouse.Truncate(time.Time(c.ExpiresAt))
+	return db.withTx(ctx, func(tx pgx.Tx) error {
 		if c.Idempotency != nil {
 			if err := rememberKey(ctx, tx, org, c.ID, *c.Idempotency); err != nil {
 				return err
@@ -66,10 +78,12 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 			}
 		}
 		ev := gatehouse.NewEvent{ID: c.ID, AccessPointID: c.AccessPoint.ID, PlatformUserID: c.PlatformUserID, ServerJobID: c.ServerJobID}
-		if newTerms, err = db.insertTerms(ctx, tx, org, sqlstore.AppendTerms(nil, ev, place)); err != nil {
+		if *newTerms, err = db.insertTerms(ctx, tx, org, sqlstore.AppendTerms(nil, ev, place)); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `INSERT INTO events (org, id, type, occurred_at, received_at, platform_user_id, server_job_id, scope,
+		// Its id is recent, as an ingested event's is (storeEventsCTEs).
+		_, err = tx.Exec(ctx, `WITH fresh AS (INSERT INTO recent_event_ids (org, id, received_at) VALUES ($1, $2, $5))
+			INSERT INTO events (org, id, type, occurred_at, received_at, platform_user_id, server_job_id, scope,
 				location_id, location_name, access_point_id, access_point_name, requested_by, command_id)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $2)`,
 			org, c.ID, string(gatehouse.EventRemoteUnlock), issued, gatehouse.Truncate(db.Now()), c.PlatformUserID, c.ServerJobID, string(c.Scope),
@@ -86,13 +100,9 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 				return err
 			}
 		}
-		stored, err = findCommand(ctx, tx, org, c.OrgID, c.ID)
+		*stored, err = findCommand(ctx, tx, org, c.OrgID, c.ID)
 		return err
 	})
-	if err == nil {
-		db.terms.Add(org, newTerms)
-	}
-	return stored, err
 }
 
 // rememberKey stores an Idempotency-Key with its command, or ErrConflict

@@ -44,20 +44,8 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 		return gatehouse.IngestResult{}, wrap(err)
 	}
 	defer conn.Release()
-	madeMonths := false
 	for attempt := 1; ; attempt++ {
-		err = db.ingestAt(ctx, conn, org, events, &res)
-		if missingPartition(err) && !madeMonths {
-			// A month no partition holds yet (an import of history, a
-			// clock past the months made ahead): make the batch's, then
-			// store it again.
-			madeMonths = true
-			if _, err = db.addMonths(ctx, batchMonths(events)); err != nil {
-				break
-			}
-			attempt--
-			continue
-		}
+		err = db.withMonths(ctx, batchMonths(events), func() error { return db.ingestAt(ctx, conn, org, events, &res) })
 		if !errors.Is(err, errPlacesChanged) {
 			break
 		}

@@ -45,6 +45,21 @@ func (db *DB) addMonths(ctx context.Context, instants []time.Time) (int, error) 
 	return made, wrap(err)
 }
 
+// withMonths runs write, which stores events that occurred at instants,
+// and when it fails for a month with no partition (an import of history,
+// a clock past the months made ahead), makes the months of instants and
+// runs it again, once.
+func (db *DB) withMonths(ctx context.Context, instants []time.Time, write func() error) error {
+	err := write()
+	if !missingPartition(err) {
+		return err
+	}
+	if _, err := db.addMonths(ctx, instants); err != nil {
+		return err
+	}
+	return write()
+}
+
 // missingPartition reports whether err is an insert refused because no
 // partition holds the month of one of its rows.
 func missingPartition(err error) bool {

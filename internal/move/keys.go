@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// probeChunk is how many keys one probe of the target's keys asks about.
+// probeChunk is how many moved keys one COPY loads to be probed.
 const probeChunk = 10_000
 
 // renumber decides, for each key a copied table numbers its rows with
@@ -63,23 +63,30 @@ func (m *mover) keyShift(ctx context.Context, t *pgTable, col string) (int64, er
 		return 0, err
 	}
 	defer rows.Close()
-	taken := false
-	chunk := make([]int64, 0, probeChunk)
-	probe := func() error {
-		if len(chunk) == 0 || taken {
+	// The moved keys go into a temporary table, joined with the target's
+	// once: a key without an index of its own (events.seq, since events
+	// are partitioned) is then one scan, not one a chunk of keys.
+	keys := "move_keys_" + t.Name + "_" + col
+	if _, err := m.tx.Exec(ctx, "DROP TABLE IF EXISTS "+pgx.Identifier{keys}.Sanitize()+"; CREATE TEMPORARY TABLE "+
+		pgx.Identifier{keys}.Sanitize()+" (k bigint) ON COMMIT DROP"); err != nil {
+		return 0, err
+	}
+	chunk := make([][]any, 0, probeChunk)
+	load := func() error {
+		if len(chunk) == 0 {
 			return nil
 		}
-		err := m.tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+ident+" WHERE "+col+" = ANY($1))", chunk).Scan(&taken)
+		_, err := m.tx.CopyFrom(ctx, pgx.Identifier{keys}, []string{"k"}, pgx.CopyFromRows(chunk))
 		chunk = chunk[:0]
 		return err
 	}
-	for rows.Next() && !taken {
+	for rows.Next() {
 		var k int64
 		if err := rows.Scan(&k); err != nil {
 			return 0, err
 		}
-		if chunk = append(chunk, k); len(chunk) == probeChunk {
-			if err := probe(); err != nil {
+		if chunk = append(chunk, []any{k}); len(chunk) == probeChunk {
+			if err := load(); err != nil {
 				return 0, err
 			}
 		}
@@ -87,7 +94,16 @@ func (m *mover) keyShift(ctx context.Context, t *pgTable, col string) (int64, er
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	if err := probe(); err != nil || !taken {
+	if err := load(); err != nil {
+		return 0, err
+	}
+	var taken bool
+	if _, err := m.tx.Exec(ctx, "ANALYZE "+pgx.Identifier{keys}.Sanitize()); err != nil {
+		return 0, err
+	}
+	err = m.tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM "+ident+" t JOIN "+pgx.Identifier{keys}.Sanitize()+" k ON t."+
+		pgx.Identifier{col}.Sanitize()+" = k.k)").Scan(&taken)
+	if err != nil || !taken {
 		return 0, err
 	}
 	var top int64

@@ -28,7 +28,7 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		newTerms []sqlstore.Term
 	)
 	// Its REMOTE_UNLOCK event may be the first of a month (withMonths).
-	err = db.withMonths(ctx, []time.Time{time.Time(c.IssuedAt)}, func() error { return db.createCommand(ctx, e, c, org, &stored, &newTerms) })
+	err = withMonths(ctx, db.pool, []time.Time{time.Time(c.IssuedAt)}, func() error { return db.createCommand(ctx, e, c, org, &stored, &newTerms) })
 	if err == nil {
 		db.terms.Add(org, newTerms)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -30,41 +29,57 @@ const monthsAhead = 2
 // not exist yet, and returns how many it made.
 func (db *DB) AddEventPartitions(ctx context.Context, now time.Time) (_ int, err error) {
 	defer sqlstore.Label(&err, "Store.AddEventPartitions")
+	now = now.UTC()
 	months := make([]time.Time, monthsAhead+1)
 	for i := range months {
-		months[i] = now.UTC().AddDate(0, i, 0)
+		months[i] = time.Date(now.Year(), now.Month()+time.Month(i), 1, 0, 0, 0, 0, time.UTC)
 	}
-	return db.addMonths(ctx, months)
+	return addMonths(ctx, db.pool, months)
 }
 
 // addMonths makes the partitions of the months the instants fall in
-// that have none (events_add_months, under its advisory lock).
-func (db *DB) addMonths(ctx context.Context, instants []time.Time) (int, error) {
+// that have none (events_add_months, under its advisory lock), on q: an
+// ingest that holds a connection makes them on it rather than wait for
+// another. A deadlock with a detach (which holds the lock the attach
+// wants while it waits for every transaction) is tried again.
+func addMonths(ctx context.Context, q querier, instants []time.Time) (int, error) {
 	var made int
-	err := db.pool.QueryRow(ctx, "SELECT events_add_months($1)", instants).Scan(&made)
-	return made, wrap(err)
+	err := retrying(ctx, func() error {
+		return q.QueryRow(ctx, "SELECT events_add_months($1)", instants).Scan(&made)
+	})
+	return made, err
 }
 
 // withMonths runs write, which stores events that occurred at instants,
 // and when it fails for a month with no partition (an import of history,
-// a clock past the months made ahead), makes the months of instants and
-// runs it again, once.
-func (db *DB) withMonths(ctx context.Context, instants []time.Time, write func() error) error {
+// a clock past the months made ahead), makes the months of instants on q
+// and runs it again, once.
+//
+// A month whose partition retention is detaching stays without one until
+// the detach ends: that write fails with gatehouse.ErrUnavailable, to be
+// tried again.
+func withMonths(ctx context.Context, q querier, instants []time.Time, write func() error) error {
 	err := write()
 	if !missingPartition(err) {
 		return err
 	}
-	if _, err := db.addMonths(ctx, instants); err != nil {
+	if _, err := addMonths(ctx, q, instants); err != nil {
 		return err
 	}
-	return write()
+	err = write()
+	if missingPartition(err) {
+		return fmt.Errorf("%w: the month's partition is being detached: %w", gatehouse.ErrUnavailable, err)
+	}
+	return err
 }
 
 // missingPartition reports whether err is an insert refused because no
-// partition holds the month of one of its rows.
+// partition holds the month of one of its rows: check_violation, which
+// no CHECK constraint of the tables an ingest writes raises otherwise
+// (the code, not the message, which the server's locale translates).
 func missingPartition(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23514" && strings.HasPrefix(pgErr.Message, "no partition of relation")
+	return errors.As(err, &pgErr) && pgErr.Code == "23514"
 }
 
 // batchMonths are the instants the events of a batch occurred at, one
@@ -117,8 +132,8 @@ func (db *DB) DropExpiredPartitions(ctx context.Context, now time.Time) (_ int, 
 	}
 	for _, p := range left {
 		if p.pending {
-			if _, err := db.pool.Exec(ctx, "ALTER TABLE events DETACH PARTITION "+p.ident()+" FINALIZE"); err != nil {
-				return dropped, wrap(err)
+			if err := db.detach(ctx, p, "FINALIZE"); err != nil {
+				return dropped, err
 			}
 		}
 		n, err := db.dropDetached(ctx, p, now)
@@ -141,8 +156,8 @@ func (db *DB) DropExpiredPartitions(ctx context.Context, now time.Time) (_ int, 
 		if keeping {
 			continue
 		}
-		if _, err := db.pool.Exec(ctx, "ALTER TABLE events DETACH PARTITION "+p.ident()+" CONCURRENTLY"); err != nil {
-			return dropped, wrap(err)
+		if err := db.detach(ctx, p, "CONCURRENTLY"); err != nil {
+			return dropped, err
 		}
 		n, err := db.dropDetached(ctx, p, now)
 		if dropped += n; err != nil {
@@ -151,6 +166,31 @@ func (db *DB) DropExpiredPartitions(ctx context.Context, now time.Time) (_ int, 
 	}
 	return dropped, nil
 }
+
+// detach runs DETACH PARTITION … how (CONCURRENTLY, FINALIZE) on a
+// connection of its own, with a statement timeout of detachTimeout
+// rather than the requests': it waits for every transaction that could
+// still see the month (a backup, a long report), holding only what keeps
+// another attach or detach out. Cut short, it leaves the month pending,
+// out of every read and write, for the next pass to finish.
+func (db *DB) detach(ctx context.Context, p monthPartition, how string) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return wrap(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, fmt.Sprintf("SET statement_timeout = %d", detachTimeout.Milliseconds())); err != nil {
+		return wrap(err)
+	}
+	_, err = conn.Exec(ctx, "ALTER TABLE events DETACH PARTITION "+p.ident()+" "+how)
+	if _, reset := conn.Exec(context.WithoutCancel(ctx), "RESET statement_timeout"); reset != nil {
+		conn.Conn().Close(context.WithoutCancel(ctx)) // never back to the pool without its timeout
+	}
+	return wrap(err)
+}
+
+// detachTimeout bounds one detach: within the retention pass's lease.
+const detachTimeout = time.Minute
 
 // monthPartition is the table of one month of events.
 type monthPartition struct {
@@ -237,7 +277,9 @@ func (db *DB) dropDetached(ctx context.Context, p monthPartition, now time.Time)
 			return err
 		}
 		if keeping || p.end.After(oldestCutoff(now)) {
-			_, err := tx.Exec(ctx, "ALTER TABLE events ATTACH PARTITION "+p.ident()+" FOR VALUES FROM ($1) TO ($2)", p.start, p.end)
+			// Attached again as ingest would (the lock is this
+			// transaction's already).
+			_, err := tx.Exec(ctx, "SELECT events_add_months($1)", []time.Time{p.start})
 			return err
 		}
 		// The rollups' rows of the month, which counted only its events:

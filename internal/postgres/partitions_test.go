@@ -122,6 +122,13 @@ func TestEventsArePartitionedByMonth(t *testing.T) {
 	if bound := parts["events_2031_04"]; bound != "FOR VALUES FROM ('2031-04-01 00:00:00+00') TO ('2031-05-01 00:00:00+00')" {
 		t.Errorf("April's bounds: %s", bound)
 	}
+	// From the 31st, the next month is February, not March the 3rd.
+	if _, err := p.db.AddEventPartitions(ctx, time.Date(2032, 1, 31, 23, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.partitions(t)["events_2032_02"]; !ok {
+		t.Errorf("partitions made ahead on January 31st: %v, want February's", p.partitions(t))
+	}
 
 	// A month of history no partition holds yet: the ingest makes it.
 	old := gatehouse.NewID()
@@ -273,6 +280,18 @@ func TestRetentionDropsWholeMonths(t *testing.T) {
 	}
 	if got := p.ids(t, keeper); !slices.Equal(got, []uuid.UUID{kept}) {
 		t.Errorf("the keeper's events: %v", got)
+	}
+
+	// February left detached by a pass: the next attaches it again, for
+	// the keeper's event.
+	if err := p.db.ExecForTest(ctx, "ALTER TABLE events DETACH PARTITION events_2031_02"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.db.DropExpiredPartitions(ctx, p.now); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.ids(t, keeper); !slices.Equal(got, []uuid.UUID{kept}) {
+		t.Errorf("the keeper's events after a pass met February detached: %v", got)
 	}
 
 	// February detached, then an event of the keeper for it: attached

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -83,9 +84,15 @@ func (s *Service) RetainEvents(ctx context.Context, holder string) (int, error) 
 	if ok, err := hold(); err != nil || !ok {
 		return 0, err
 	}
-	if _, err := s.dropExpiredPartitions(ctx); err != nil {
-		return 0, err
-	}
+	// A month that cannot go now (a detach waiting, a lock) keeps no
+	// organization's rows from going: its error is reported after them.
+	_, partitionsErr := s.dropExpiredPartitions(ctx)
+	total, err := s.retainRows(ctx, hold)
+	return total, errors.Join(partitionsErr, err)
+}
+
+// retainRows is RetainEvents' deletion by rows.
+func (s *Service) retainRows(ctx context.Context, hold func() (bool, error)) (int, error) {
 	orgs, err := s.store.ListOrganizations(ctx)
 	if err != nil {
 		return 0, err

@@ -6,22 +6,64 @@
 -- before the month after its last event (events_legacy; none when it is
 -- empty), and months from then on are tables of their own, made ahead by
 -- every instance (events_add_months) and on demand by ingest.
+--
+-- On a populated table the steps go from the weakest lock to the
+-- strongest, each held to the end: the scans first, while reads and
+-- writes go on; then the unique key's build, while reads go on; then the
+-- swap, catalog work only, while everything waits (docs/performance.md,
+-- "Partitioned events").
 
 -- A partitioned table takes a unique index only with the partition key:
 -- (org, id, occurred_at) replaces (org, id), and a table of the ids of the
 -- last 7 days keeps a retry with another occurredAt a duplicate
--- (recent_event_ids below).
+-- (sqlstore.RecentIDsKept): ingest inserts a batch's ids here first, and
+-- only the ids new here go on to events. The retention loop deletes the
+-- rows past 7 days.
+CREATE TABLE recent_event_ids (
+  org         bigint NOT NULL,
+  id          uuid NOT NULL,
+  received_at timestamptz NOT NULL,
+  PRIMARY KEY (org, id)
+);
+CREATE INDEX recent_event_ids_by_age ON recent_event_ids (received_at);
+
+-- 1. Reads and writes go on: the ids of the last 7 days, and a check that
+-- every event is before the legacy partition's end (validated apart, so
+-- that the attach need not scan). The end is the month after both the
+-- last event and tomorrow, which every insert until the swap keeps to
+-- (ingest takes events up to an hour ahead).
+CREATE TEMPORARY TABLE events_migration ON COMMIT DROP AS
+  SELECT coalesce((SELECT max(seq) FROM events), 0) AS last_seq,
+    (date_trunc('month', greatest(now() + interval '1 day', (SELECT max(m) FROM organizations o
+      CROSS JOIN LATERAL (SELECT occurred_at AS m FROM events e WHERE e.org = o.seq ORDER BY occurred_at DESC LIMIT 1) l))
+      AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC' AS bound,
+    coalesce((SELECT last_value + 1 FROM events_seq_seq WHERE is_called), 1) AS next_seq,
+    EXISTS (SELECT 1 FROM events) AS populated;
+INSERT INTO recent_event_ids (org, id, received_at)
+  SELECT org, id, received_at FROM events WHERE received_at >= now() - interval '7 days';
+DO $$
+BEGIN
+  EXECUTE format('ALTER TABLE events ADD CONSTRAINT events_legacy_bound CHECK (occurred_at < %L) NOT VALID',
+    (SELECT bound FROM events_migration));
+END $$;
+ALTER TABLE events VALIDATE CONSTRAINT events_legacy_bound;
+
+-- 2. Reads go on, writes wait: the unique key with the time, then the ids
+-- written since the first step (found through the key on seq, still
+-- there).
+CREATE UNIQUE INDEX events_legacy_by_key ON events (org, id, occurred_at);
+INSERT INTO recent_event_ids (org, id, received_at)
+  SELECT org, id, received_at FROM events WHERE seq > (SELECT last_seq FROM events_migration)
+  ON CONFLICT DO NOTHING;
+
+-- 3. Everything waits: the swap.
 DROP TRIGGER insight_add ON events;
 DROP TRIGGER insight_remove ON events;
 DROP TRIGGER insight_player_remove ON events;
-CREATE UNIQUE INDEX events_legacy_by_key ON events (org, id, occurred_at);
 DROP INDEX events_by_id;
 -- No key on seq: nothing looks a row up by it (the feed reads (xid, seq)
 -- in events_feed), and a partitioned table cannot have it.
 ALTER TABLE events DROP CONSTRAINT events_pkey;
-
-CREATE TEMPORARY TABLE events_next_seq ON COMMIT DROP AS
-  SELECT coalesce((SELECT last_value + 1 FROM events_seq_seq WHERE is_called), 1) AS v;
 ALTER TABLE events ALTER seq DROP IDENTITY;
 ALTER TABLE events RENAME TO events_legacy;
 ALTER INDEX events_by_time RENAME TO events_legacy_by_time;
@@ -55,24 +97,20 @@ CREATE TABLE events (
   platform_user_name text
 ) PARTITION BY RANGE (occurred_at);
 
--- The old table holds everything before the month after both now and its
--- last event (ingest takes events up to an hour ahead). The check lets
--- the attach skip its own scan of the table. An empty one (a new
--- installation) is dropped: every month is then a partition of its own.
+-- The old table holds everything before its bound (the check spares the
+-- attach its scan). An empty one (a new installation) is dropped: every
+-- month is then a partition of its own.
 DO $$
-DECLARE
-  bound timestamptz := (date_trunc('month', greatest(now(), (SELECT max(occurred_at) FROM events_legacy)) AT TIME ZONE 'UTC')
-    + interval '1 month') AT TIME ZONE 'UTC';
 BEGIN
-  EXECUTE format('ALTER TABLE events ALTER seq RESTART WITH %s', (SELECT v FROM events_next_seq));
-  IF NOT EXISTS (SELECT 1 FROM events_legacy) THEN
+  EXECUTE format('ALTER TABLE events ALTER seq RESTART WITH %s', (SELECT next_seq FROM events_migration));
+  IF NOT (SELECT populated FROM events_migration) THEN
     DROP TABLE events_legacy;
     RETURN;
   END IF;
-  EXECUTE format('ALTER TABLE events_legacy ADD CONSTRAINT events_legacy_bound CHECK (occurred_at < %L)', bound);
-  EXECUTE format('ALTER TABLE events ATTACH PARTITION events_legacy FOR VALUES FROM (MINVALUE) TO (%L)', bound);
-  ALTER TABLE events_legacy DROP CONSTRAINT events_legacy_bound;
+  EXECUTE format('ALTER TABLE events ATTACH PARTITION events_legacy FOR VALUES FROM (MINVALUE) TO (%L)',
+    (SELECT bound FROM events_migration));
 END $$;
+ALTER TABLE IF EXISTS events_legacy DROP CONSTRAINT events_legacy_bound;
 
 -- Each adopts the old table's index of the same shape, when it is kept.
 CREATE UNIQUE INDEX events_by_key ON events (org, id, occurred_at);
@@ -93,19 +131,6 @@ CREATE TRIGGER insight_remove AFTER DELETE ON events REFERENCING OLD TABLE AS in
   FOR EACH STATEMENT EXECUTE FUNCTION insight_remove();
 CREATE TRIGGER insight_player_remove AFTER DELETE ON events REFERENCING OLD TABLE AS insight_player_old
   FOR EACH STATEMENT EXECUTE FUNCTION insight_player_remove();
-
--- The ids received in the last 7 days (sqlstore.RecentIDsKept): ingest
--- inserts a batch's ids here first, and only the ids new here go on to
--- events. The retention loop deletes the rows past 7 days.
-CREATE TABLE recent_event_ids (
-  org         bigint NOT NULL,
-  id          uuid NOT NULL,
-  received_at timestamptz NOT NULL,
-  PRIMARY KEY (org, id)
-);
-CREATE INDEX recent_event_ids_by_age ON recent_event_ids (received_at);
-INSERT INTO recent_event_ids (org, id, received_at)
-  SELECT org, id, received_at FROM events WHERE received_at >= now() - interval '7 days';
 
 -- events_add_months makes the partitions of the months the given instants
 -- fall in that have none, and returns how many it made. Every instance

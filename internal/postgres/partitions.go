@@ -284,15 +284,27 @@ func (db *DB) dropDetached(ctx context.Context, p monthPartition, now time.Time)
 		}
 		// The rollups' rows of the month, which counted only its events:
 		// every rollup's bucket (an hour, a day, a month; UTC) lies in
-		// one month. The player rollup's levels go with its rows
-		// (insight_player_gone).
+		// one month. The player rollup's levels go by the same range, and
+		// its rows without their trigger (insight_player_gone), which
+		// would look for each player's levels apart: a month of 26,000
+		// rows took 22 s with it, 0.12 s without (the fold waits that
+		// long for the table).
 		for _, r := range []struct{ table, bucket string }{
 			{"insight_hour_totals", "hour"}, {"insight_hours", "hour"}, {"insight_days", "day"},
-			{"insight_door_days", "day"}, {"insight_door_months", "month"}, {"insight_player_months", "month"},
+			{"insight_door_days", "day"}, {"insight_door_months", "month"}, {"insight_player_levels", "month"},
 		} {
 			if _, err := tx.Exec(ctx, "DELETE FROM "+r.table+" WHERE "+r.bucket+" >= $1 AND "+r.bucket+" < $2", p.start, p.end); err != nil {
 				return err
 			}
+		}
+		if _, err := tx.Exec(ctx, "ALTER TABLE insight_player_months DISABLE TRIGGER insight_player_gone"); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM insight_player_months WHERE month >= $1 AND month < $2", p.start, p.end); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "ALTER TABLE insight_player_months ENABLE TRIGGER insight_player_gone"); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, "DROP TABLE "+p.ident()); err != nil {
 			return err

@@ -25,6 +25,7 @@ var oneStoreFiles = map[string]string{
 	"sqlite/bulk.go":          "gatehouse.BulkIngester: SQLite batches an import in one writer transaction; PostgreSQL's IngestEvents already copies a batch in",
 	"sqlite/hotstmts.go":      "statements kept prepared on SQLite's one write connection; pgx prepares and caches statements itself",
 	"sqlite/readpool.go":      "SQLite's pool of read-only connections with prepared statements; PostgreSQL reads through pgxpool",
+	"postgres/ingest_rows.go": "the statements that store a batch from arrays or a copied table, recent ids first; SQLite inserts a batch's rows one statement each (sqlite/ingest.go)",
 	"postgres/partitions.go":  "gatehouse.EventPartitioner: PostgreSQL keeps events in partitions of a month; SQLite keeps one table",
 	"postgres/ingest_held.go": "an ingest holds its access points' rows while it writes, since PostgreSQL reads a batch's places before the write; SQLite reads them in its one writer's transaction",
 	// The file named after its package (sqlite.go, postgres.go) opens and

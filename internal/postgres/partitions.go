@@ -98,12 +98,6 @@ func batchMonths(events []gatehouse.NewEvent) []time.Time {
 	return months
 }
 
-// expiredPartition is a month's partition and the instant it ends.
-type expiredPartition struct {
-	name string
-	end  time.Time
-}
-
 // partitionsLock is the advisory lock of events_add_months (migration
 // 0029): a month's partition is made, attached again or dropped by one
 // transaction at a time.

@@ -34,7 +34,7 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 		return gatehouse.EventPage{}, err
 	}
 	if f.Q != "" {
-		return sqlstore.SearchEvents(ctx, f, db.search, eventSearch{db: db, q: db.replica, org: org, f: f})
+		return sqlstore.SearchEvents(ctx, f, db.search, eventSearch{db: db, org: org, f: f})
 	}
 	var page gatehouse.EventPage
 	err = withGenericPlans(ctx, db.replica, func(q querier) (err error) {

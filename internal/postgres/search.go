@@ -34,7 +34,6 @@ func (db *DB) SetSearchBudgets(b gatehouse.SearchBudgets) { db.search = b }
 // eventSearch runs the steps of a search for q (see sqlstore.SearchEvents).
 type eventSearch struct {
 	db  *DB
-	q   querier // the replica's pool
 	org int64
 	f   gatehouse.EventFilter
 }
@@ -42,7 +41,7 @@ type eventSearch struct {
 // Scan matches q on the first budget candidates in one query; it cannot
 // tell whether they ran out.
 func (s eventSearch) Scan(ctx context.Context, budget int) (gatehouse.EventPage, bool, error) {
-	page, err := s.db.queryEvents(ctx, s.q, s.f, s.org, budget)
+	page, err := s.db.queryEvents(ctx, s.db.replica, s.f, s.org, budget)
 	return page, false, err
 }
 
@@ -61,7 +60,7 @@ func (s eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey
 	}
 	query += ` ORDER BY e.occurred_at DESC, e.id DESC OFFSET ` + strconv.Itoa(budget-1) + ` LIMIT 1`
 	var bound gatehouse.EventKey
-	err := s.q.QueryRow(ctx, query, args...).Scan(&bound.OccurredAt, &bound.ID)
+	err := s.db.replica.QueryRow(ctx, query, args...).Scan(&bound.OccurredAt, &bound.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -76,7 +75,7 @@ func (s eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey
 // through the trigram index of search_terms (for q of three characters or
 // more; shorter ones read the organization's terms).
 func (s eventSearch) Terms(ctx context.Context, max int) ([]sqlstore.Term, error) {
-	rows, _ := s.q.Query(ctx, `SELECT field, ref, value FROM search_terms
+	rows, _ := s.db.replica.Query(ctx, `SELECT field, ref, value FROM search_terms
 		WHERE org = $1 AND folded LIKE $2 ESCAPE '\' LIMIT $3`, s.org, qPattern(s.f.Q), max+1)
 	var t sqlstore.Term
 	terms, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sqlstore.Term, error) {
@@ -152,12 +151,12 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
 		ORDER BY e.occurred_at DESC, e.id DESC`
-	return s.db.collectEvents(ctx, s.q, s.f, query, args)
+	return s.db.collectEvents(ctx, s.db.replica, s.f, query, args)
 }
 
 // Spans returns the stored spans of jobs.
 func (s eventSearch) Spans(ctx context.Context, jobs []string) (map[string]sqlstore.Span, error) {
-	rows, _ := s.q.Query(ctx, "SELECT job, from_at, to_at FROM job_spans WHERE org = $1 AND job = ANY($2)", s.org, jobs)
+	rows, _ := s.db.replica.Query(ctx, "SELECT job, from_at, to_at FROM job_spans WHERE org = $1 AND job = ANY($2)", s.org, jobs)
 	spans := make(map[string]sqlstore.Span, len(jobs))
 	var (
 		job  string
@@ -187,7 +186,7 @@ func (s eventSearch) Within(ctx context.Context, span sqlstore.Span, max int) (i
 	}
 	query += " AND e.occurred_at >= $" + strconv.Itoa(n-2) + " AND e.occurred_at < $" + strconv.Itoa(n-1) + " LIMIT $" + strconv.Itoa(n) + ") c"
 	var count int
-	err := s.q.QueryRow(ctx, query, args...).Scan(&count)
+	err := s.db.replica.QueryRow(ctx, query, args...).Scan(&count)
 	return count, wrap(err)
 }
 

@@ -34,12 +34,12 @@ type EventStore interface {
 	// after: what following the feed from there would read now. Positions
 	// are checked as ReadFeed checks them.
 	CountFeed(ctx context.Context, orgID uuid.UUID, f EventFilter, after FeedPosition) (int64, error)
-	// FeedCursorCeiling returns where the feed stood (past every event
-	// then stored) when this database began to hand out sealed feed
-	// cursors ([FeedCursors]): every cursor of the first, unsealed form was
-	// handed out at or before it. On a database created since, it is the
-	// feed's start.
-	FeedCursorCeiling(ctx context.Context) (FeedPosition, error)
+	// FeedCursorCeiling returns where the feed of the organization's
+	// database stood (past every event then stored) when that database
+	// began to hand out sealed feed cursors ([FeedCursors]): every cursor
+	// of the first, unsealed form was handed out at or before it. On a
+	// database created since, it is the feed's start.
+	FeedCursorCeiling(ctx context.Context, orgID uuid.UUID) (FeedPosition, error)
 	// ListEvents returns a page of an organization's events matching f, in
 	// the event order. f.Limit must be set. A q found in too many distinct
 	// values reads a bounded number of events, so the page may be Partial

@@ -71,8 +71,8 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 }
 
 // FeedCursorCeiling implements gatehouse.Store (migration 0019).
-func (db *DB) FeedCursorCeiling(ctx context.Context) (_ gatehouse.FeedPosition, err error) {
-	defer sqlstore.Label(&err, "Store.FeedCursorCeiling")
+func (db *DB) FeedCursorCeiling(ctx context.Context, orgID uuid.UUID) (_ gatehouse.FeedPosition, err error) {
+	defer sqlstore.Label(&err, "Store.FeedCursorCeiling", orgID)
 	var xid string
 	if err := db.pool.QueryRow(ctx, `SELECT xid::text FROM feed_cursor_ceiling`).Scan(&xid); err != nil {
 		return gatehouse.FeedPosition{}, wrap(err)

@@ -31,7 +31,7 @@ func (s *Service) ReadFeedQuery(ctx context.Context, orgID uuid.UUID, v url.Valu
 		case err != nil:
 			errs.Add(gatehouse.ParamAfter, "%s", err.Error())
 		case legacy:
-			if p, err = s.legacyFeedPosition(ctx, p); err != nil {
+			if p, err = s.legacyFeedPosition(ctx, orgID, p); err != nil {
 				return gatehouse.FeedQuery{}, err
 			}
 		}
@@ -55,7 +55,7 @@ func (s *Service) openFeedCursor(ctx context.Context, orgID uuid.UUID, cursor st
 		return gatehouse.FeedPosition{}, err
 	}
 	if legacy {
-		return s.legacyFeedPosition(ctx, p)
+		return s.legacyFeedPosition(ctx, orgID, p)
 	}
 	return p, nil
 }
@@ -66,19 +66,16 @@ func (s *Service) openFeedCursor(ctx context.Context, orgID uuid.UUID, cursor st
 // cursors began to be sealed. Every such cursor handed out is at or before
 // it; one written since, by hand, would otherwise let its writer compare
 // the positions of its events, which count every organization's, with
-// numbers of its choosing.
-func (s *Service) legacyFeedPosition(ctx context.Context, p gatehouse.FeedPosition) (gatehouse.FeedPosition, error) {
-	ceiling := s.feedCeiling.Load()
-	if ceiling == nil {
-		c, err := s.store.FeedCursorCeiling(ctx)
-		if err != nil {
-			return gatehouse.FeedPosition{}, err
-		}
-		ceiling = &c
-		s.feedCeiling.Store(ceiling)
+// numbers of its choosing. It is read at each use: cursors of the first
+// form are few and old, and the ceiling is that of the database of orgID
+// (an organization on a shard made since has the feed's start).
+func (s *Service) legacyFeedPosition(ctx context.Context, orgID uuid.UUID, p gatehouse.FeedPosition) (gatehouse.FeedPosition, error) {
+	ceiling, err := s.store.FeedCursorCeiling(ctx, orgID)
+	if err != nil {
+		return gatehouse.FeedPosition{}, err
 	}
 	if ceiling.Less(p) {
-		return *ceiling, nil
+		return ceiling, nil
 	}
 	return p, nil
 }

@@ -9,7 +9,6 @@ package service
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -43,10 +42,8 @@ type Service struct {
 	store    gatehouse.Store
 	cursors  *gatehouse.Cursors
 	sessions *gatehouse.Sessions
-	// feedCursors seal feed positions; feedCeiling caches the store's
-	// [gatehouse.EventStore.FeedCursorCeiling] once read.
+	// feedCursors seal feed positions.
 	feedCursors *gatehouse.FeedCursors
-	feedCeiling atomic.Pointer[gatehouse.FeedPosition]
 	hasher      PasswordHasher
 	signIns     SignInLimiter
 	now         func() time.Time

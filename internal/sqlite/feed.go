@@ -90,8 +90,8 @@ func (db *DB) feedSeq(ctx context.Context, conds string, args []any) (string, er
 }
 
 // FeedCursorCeiling implements gatehouse.Store (migration 0019).
-func (db *DB) FeedCursorCeiling(ctx context.Context) (_ gatehouse.FeedPosition, err error) {
-	defer sqlstore.Label(&err, "Store.FeedCursorCeiling")
+func (db *DB) FeedCursorCeiling(ctx context.Context, orgID uuid.UUID) (_ gatehouse.FeedPosition, err error) {
+	defer sqlstore.Label(&err, "Store.FeedCursorCeiling", orgID)
 	var p gatehouse.FeedPosition
 	err = db.read.QueryRowContext(ctx, `SELECT seq FROM feed_cursor_ceiling`).Scan(&p.Seq)
 	return p, wrap(err)

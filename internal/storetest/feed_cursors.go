@@ -66,7 +66,7 @@ func CheckLegacyFeedCursors(t *testing.T, s gatehouse.Store, migrate func(contex
 	ingest()
 	all := positions(4)
 
-	ceiling, err := s.FeedCursorCeiling(ctx)
+	ceiling, err := s.FeedCursorCeiling(ctx, org.ID)
 	must(t, err)
 	if ceiling.Less(before[2]) || !ceiling.Less(all[3]) {
 		t.Errorf("ceiling %+v, want at or past %+v and before %+v", ceiling, before[2], all[3])

@@ -131,9 +131,10 @@ var tables = map[string]rule{
 	"insight_player_levels":  {treat: Rebuilt, why: whyRolled},
 	"insight_player_cursors": {treat: Rebuilt, why: "made by the organizations' trigger at the feed's start, so that the roller folds every moved event"},
 
-	"sessions":          {treat: Skipped, why: "sign-ins are credentials, not records: everyone signs in again on the new instances"},
-	"leases":            {treat: Skipped, why: "the running instances' claims on background work; the new instances take their own"},
-	"schema_migrations": {treat: Skipped, why: "the target records the migrations it applied itself, the same"},
+	"sessions":            {treat: Skipped, why: "sign-ins are credentials, not records: everyone signs in again on the new instances"},
+	"leases":              {treat: Skipped, why: "the running instances' claims on background work; the new instances take their own"},
+	"organization_shards": {treat: Skipped, why: "PostgreSQL only: the directory of organizations on other primaries; a moved organization lives in the target (--db), where an organization the directory does not list lives"},
+	"schema_migrations":   {treat: Skipped, why: "the target records the migrations it applied itself, the same"},
 
 	"command_wakes":         {treat: Skipped, why: "SQLite only: wakes between processes on one file; PostgreSQL wakes with NOTIFY"},
 	"insight_player_cursor": {treat: Skipped, why: "SQLite only: its player rollup's position; PostgreSQL keeps one per organization (insight_player_cursors)"},

@@ -50,10 +50,6 @@ func (db *DB) FloatForTest(ctx context.Context, query string, args ...any) (floa
 	return f, err
 }
 
-// HoldIngestCommitsForTest makes every ingest transaction run hold just
-// before it commits.
-func (db *DB) HoldIngestCommitsForTest(hold func()) { db.beforeIngestCommit = hold }
-
 // AfterIngestResolveForTest makes every ingest run fn between the read of
 // its places and its write.
 func (db *DB) AfterIngestResolveForTest(fn func()) { db.afterIngestResolve = fn }

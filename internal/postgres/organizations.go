@@ -14,19 +14,12 @@ import (
 
 // CreateOrganization stores a new organization.
 func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, name string) (_ gatehouse.Organization, err error) {
-	defer sqlstore.Label(&err, "Store.CreateOrganization")
 	o, err := sqlstore.NewOrganization(name, db.Now())
 	if err != nil {
+		sqlstore.Label(&err, "Store.CreateOrganization")
 		return o, err
 	}
-	return o, db.withTx(ctx, func(tx pgx.Tx) error {
-		var seq int64
-		if err := tx.QueryRow(ctx, "INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3) RETURNING seq",
-			o.ID, o.Name, time.Time(o.CreatedAt)).Scan(&seq); err != nil {
-			return err
-		}
-		return db.appendAudit(ctx, tx, seq, e.Of(o.ID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: o.ID, Name: o.Name}))
-	})
+	return db.CreateOrganizationAs(ctx, e, o)
 }
 
 // ListOrganizations returns every organization, oldest first.

@@ -17,6 +17,14 @@ func (db *DB) OrgOfAPIKey(ctx context.Context, id uuid.UUID) (_ uuid.UUID, err e
 	return db.ownerOf(ctx, "api key", `SELECT o.id FROM api_keys t JOIN organizations o ON o.seq = t.org WHERE t.id = $1`, id)
 }
 
+// OrgOfUser returns the organization of the dashboard user, or
+// ErrNotFound: how a router finds the shard of a session whose entry names
+// no organization (internal/shards).
+func (db *DB) OrgOfUser(ctx context.Context, id uuid.UUID) (_ uuid.UUID, err error) {
+	defer sqlstore.Label(&err, "Store.OrgOfUser", id)
+	return db.ownerOf(ctx, "user", `SELECT o.id FROM users t JOIN organizations o ON o.seq = t.org WHERE t.id = $1`, id)
+}
+
 // OrgOfLocation returns the organization that owns the location, or ErrNotFound.
 func (db *DB) OrgOfLocation(ctx context.Context, id uuid.UUID) (_ uuid.UUID, err error) {
 	defer sqlstore.Label(&err, "Store.OrgOfLocation", id)

@@ -62,11 +62,17 @@ func parseWake(payload string) (gatehouse.Wake, bool) {
 // here a wake arrives at its commit, and an idle instance reads nothing.
 func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) (err error) {
 	defer sqlstore.Label(&err, "Store.WatchCommands")
+	return db.keepListening(ctx, func() bool { return db.listen(ctx, wake) })
+}
+
+// keepListening runs listen again each time it returns, until ctx ends:
+// listen returns when its connection failed, whatever the cause, and
+// reports whether it had listened; the wait before the next attempt
+// doubles after each failure and starts afresh after a success.
+func (db *DB) keepListening(ctx context.Context, listen func() bool) error {
 	retry := watchRetryFirst
 	for {
-		// listen returns when the connection failed, whatever the
-		// cause: connect again, sooner when it had worked.
-		if db.listen(ctx, wake) {
+		if listen() {
 			retry = watchRetryFirst
 		}
 		if ctx.Err() != nil {
@@ -82,6 +88,18 @@ func (db *DB) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) (err
 // listen connects, listens and relays wakes until the connection fails
 // or ctx ends, and reports whether it got as far as listening.
 func (db *DB) listen(ctx context.Context, wake func(gatehouse.Wake)) (listened bool) {
+	return db.listenOn(ctx, wakeChannel, func() { wake(gatehouse.Wake{}) }, func(payload string) {
+		if w, ok := parseWake(payload); ok {
+			wake(w)
+		}
+	})
+}
+
+// listenOn connects, listens on channel and hands each notification's
+// payload to heard until the connection fails or ctx ends, and reports
+// whether it got as far as listening. It calls listening once it
+// listens: what was sent before may have been missed.
+func (db *DB) listenOn(ctx context.Context, channel string, listening func(), heard func(payload string)) (listened bool) {
 	cfg := db.pool.Config().ConnConfig.Copy()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -92,19 +110,17 @@ func (db *DB) listen(ctx context.Context, wake func(gatehouse.Wake)) (listened b
 		defer cancel()
 		conn.Close(closing)
 	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{wakeChannel}.Sanitize()); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 		return false
 	}
-	wake(gatehouse.Wake{})
+	listening()
 	for {
 		waiting, cancel := context.WithTimeout(ctx, watchPing)
 		n, err := conn.WaitForNotification(waiting)
 		cancel()
 		switch {
 		case err == nil:
-			if w, ok := parseWake(n.Payload); ok {
-				wake(w)
-			}
+			heard(n.Payload)
 		case ctx.Err() != nil:
 			return true
 		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():

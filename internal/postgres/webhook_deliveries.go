@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,14 +87,10 @@ func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, tt
 		id    uuid.UUID
 	)
 	now = gatehouse.Truncate(now)
-	err = db.pool.QueryRow(ctx, `UPDATE webhooks w SET lease_holder = $1, lease_until = $2
+	err = db.pool.QueryRow(ctx, `UPDATE webhooks w SET lease_holder = $1, lease_until = $3
 		FROM organizations o
-		WHERE o.seq = w.org AND w.seq = (SELECT d.seq FROM webhooks d
-			JOIN (SELECT org, count(*) FILTER (WHERE lease_until > $3) AS leased, max(lease_until) AS served FROM webhooks
-				WHERE org IN (SELECT org FROM webhooks WHERE enabled AND next_at <= $3) GROUP BY org) s ON s.org = d.org
-			WHERE d.enabled AND d.next_at <= $3 AND (d.lease_until <= $3 OR d.lease_holder = $1)
-			ORDER BY s.leased, s.served, d.next_at LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
-		RETURNING w.seq, o.id, w.id, w.sealed, w.filters`, holder, now.Add(ttl), now).Scan(&hook, &orgID, &id, &c.Sealed, &c.Filters)
+		WHERE o.seq = w.org AND w.seq = (SELECT d.seq `+webhookDue+` FOR UPDATE OF d SKIP LOCKED)
+		RETURNING w.seq, o.id, w.id, w.sealed, w.filters`, holder, now, now.Add(ttl)).Scan(&hook, &orgID, &id, &c.Sealed, &c.Filters)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, gatehouse.ErrNotFound
 	}
@@ -107,6 +104,44 @@ func (db *DB) ClaimWebhook(ctx context.Context, holder string, now time.Time, tt
 		WHERE d.webhook = $1 AND d.status = 'pending' ORDER BY d.seq LIMIT 10`, hook)
 	c.Pending, err = pgx.CollectRows(rows, scanDelivery)
 	return c, wrap(err)
+}
+
+// webhookDue is where ClaimWebhook finds the endpoint it takes for holder
+// ($1) at now ($2): d, with s, the keys of its order.
+const webhookDue = `FROM webhooks d
+	JOIN (SELECT org, count(*) FILTER (WHERE lease_until > $2) AS leased, max(lease_until) AS served FROM webhooks
+		WHERE org IN (SELECT org FROM webhooks WHERE enabled AND next_at <= $2) GROUP BY org) s ON s.org = d.org
+	WHERE d.enabled AND d.next_at <= $2 AND (d.lease_until <= $2 OR d.lease_holder = $1)
+	ORDER BY s.leased, s.served, d.next_at LIMIT 1`
+
+// WebhookDue says what ClaimWebhook would take for holder at now, by the
+// keys of its order, without taking it: a router over several databases
+// (internal/shards) asks each and claims on the first, so that the order
+// holds across them. False when no endpoint is due.
+func (db *DB) WebhookDue(ctx context.Context, holder string, now time.Time) (_ WebhookRank, due bool, err error) {
+	defer sqlstore.Label(&err, "Store.WebhookDue")
+	var rank WebhookRank
+	// A lease never taken ends at -infinity, which time.Time cannot hold:
+	// the year 1 sorts the same.
+	err = db.pool.QueryRow(ctx, `SELECT s.leased, CASE WHEN isfinite(s.served) THEN s.served ELSE '0001-01-01Z' END, d.next_at
+		`+webhookDue, holder, gatehouse.Truncate(now)).Scan(&rank.Leased, &rank.Served, &rank.NextAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return rank, false, nil
+	}
+	return rank, err == nil, wrap(err)
+}
+
+// WebhookRank is where an endpoint stands in ClaimWebhook's order: its
+// organization's endpoints leased, the end of its organization's last
+// lease, and when it is due.
+type WebhookRank struct {
+	Leased         int64
+	Served, NextAt time.Time
+}
+
+// Compare orders ranks as ClaimWebhook takes them.
+func (r WebhookRank) Compare(o WebhookRank) int {
+	return cmp.Or(cmp.Compare(r.Leased, o.Leased), r.Served.Compare(o.Served), r.NextAt.Compare(o.NextAt))
 }
 
 // SaveWebhookProgress stores a round of deliveries.

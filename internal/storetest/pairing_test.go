@@ -27,6 +27,8 @@ var oneStoreFiles = map[string]string{
 	"sqlite/readpool.go":      "SQLite's pool of read-only connections with prepared statements; PostgreSQL reads through pgxpool",
 	"postgres/ingest_rows.go": "the statements that store a batch from arrays or a copied table, recent ids first; SQLite inserts a batch's rows one statement each (sqlite/ingest.go)",
 	"postgres/partitions.go":  "gatehouse.EventPartitioner: PostgreSQL keeps events in partitions of a month; SQLite keeps one table",
+	"postgres/directory.go":   "the database's side of shards (internal/shards): its shard id and the directory of organizations; SQLite has no shards",
+	"postgres/testhooks.go":   "a test hook the store suite on shards (internal/shards) reaches from another package; SQLite's is in its export_test.go",
 	"postgres/ingest_held.go": "an ingest holds its access points' rows while it writes, since PostgreSQL reads a batch's places before the write; SQLite reads them in its one writer's transaction",
 	// The file named after its package (sqlite.go, postgres.go) opens and
 	// closes the store; packageFile compares the two under one name.
@@ -35,12 +37,22 @@ var oneStoreFiles = map[string]string{
 // oneStoreMethods are the exported methods of DB that exist in one store
 // only.
 var oneStoreMethods = map[string]string{
-	"sqlite.BeginBulkIngest":         "gatehouse.BulkIngester, for imports on SQLite's one writer (see sqlite/bulk.go)",
-	"postgres.AddEventPartitions":    "gatehouse.EventPartitioner (see postgres/partitions.go)",
-	"postgres.DropExpiredPartitions": "gatehouse.EventPartitioner (see postgres/partitions.go)",
-	"postgres.ForgetRecentIDs":       "gatehouse.EventPartitioner (see postgres/partitions.go)",
-	"postgres.UseReplica":            "a read replica for the list endpoints: SQLite has no replica",
-	"postgres.Writers":               "gatehouse.ParallelWriter: PostgreSQL commits from several connections at once; SQLite has one writer",
+	"sqlite.BeginBulkIngest":            "gatehouse.BulkIngester, for imports on SQLite's one writer (see sqlite/bulk.go)",
+	"postgres.AddEventPartitions":       "gatehouse.EventPartitioner (see postgres/partitions.go)",
+	"postgres.DropExpiredPartitions":    "gatehouse.EventPartitioner (see postgres/partitions.go)",
+	"postgres.ForgetRecentIDs":          "gatehouse.EventPartitioner (see postgres/partitions.go)",
+	"postgres.UseReplica":               "a read replica for the list endpoints: SQLite has no replica",
+	"postgres.ShardID":                  "shards (see postgres/directory.go)",
+	"postgres.PlaceOrganization":        "shards (see postgres/directory.go)",
+	"postgres.UnplaceOrganization":      "shards (see postgres/directory.go)",
+	"postgres.ShardOf":                  "shards (see postgres/directory.go)",
+	"postgres.Placements":               "shards (see postgres/directory.go)",
+	"postgres.WatchDirectory":           "shards (see postgres/directory.go)",
+	"postgres.CreateOrganizationAs":     "shards: a router places an organization before it exists (see postgres/directory.go)",
+	"postgres.OrgOfUser":                "shards: a router finds a user's shard by it (internal/shards)",
+	"postgres.WebhookDue":               "shards: a router ranks each primary's next webhook by it (internal/shards)",
+	"postgres.HoldIngestCommitsForTest": "a test hook for the store suite on shards (see postgres/testhooks.go)",
+	"postgres.Writers":                  "gatehouse.ParallelWriter: PostgreSQL commits from several connections at once; SQLite has one writer",
 }
 
 // packageFile is the name under which the file named after its package

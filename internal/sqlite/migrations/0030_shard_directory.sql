@@ -1,0 +1,2 @@
+-- PostgreSQL keeps the directory of organizations placed on other
+-- primaries here (its 0030): SQLite is one file and has no shards.

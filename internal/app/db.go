@@ -11,6 +11,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/password"
 	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/service"
+	sharding "github.com/gatehouse/gatehouse/internal/shards"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 )
 
@@ -25,9 +26,17 @@ var ErrNoReplica = errors.New("a read replica needs a postgres:// database")
 
 // Open opens and migrates the database named by dsn: a postgres:// or
 // postgresql:// URL, or a SQLite file given as sqlite:PATH or a plain path.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+// shards are the PostgreSQL primaries that hold organizations besides it
+// (--shards; internal/shards), and need a PostgreSQL dsn.
+func Open(ctx context.Context, dsn string, shards ...string) (*DB, error) {
+	if len(shards) > 0 {
+		return sharded(ctx, dsn, shards, sharding.Open)
+	}
 	if IsPostgres(dsn) {
 		db, err := postgres.Open(ctx, dsn)
+		if err == nil {
+			err = unsharded(ctx, db)
+		}
 		return migrated(ctx, db, err)
 	}
 	db, err := sqlite.Open(ctx, SQLitePath(dsn))
@@ -39,9 +48,9 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // exist is a *sqlite.MissingFileError, not created. A PostgreSQL database
 // is never created by Gatehouse, only its tables, so Open and OpenFound
 // are the same for it.
-func OpenFound(ctx context.Context, dsn string) (*DB, error) {
-	if IsPostgres(dsn) {
-		return Open(ctx, dsn)
+func OpenFound(ctx context.Context, dsn string, shards ...string) (*DB, error) {
+	if IsPostgres(dsn) || len(shards) > 0 {
+		return Open(ctx, dsn, shards...)
 	}
 	db, err := sqlite.OpenFile(ctx, SQLitePath(dsn))
 	return migrated(ctx, db, err)
@@ -69,13 +78,22 @@ func migrated[S migratable](ctx context.Context, db S, err error) (*DB, error) {
 // OpenExisting opens the database named by dsn, as Open does, for a
 // command that only reads: it neither creates nor migrates it, and says so
 // when the file is missing or the schema is not up to date.
-func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
+func OpenExisting(ctx context.Context, dsn string, shards ...string) (*DB, error) {
+	if len(shards) > 0 {
+		return sharded(ctx, dsn, shards, sharding.OpenExisting)
+	}
 	var (
 		store gatehouse.Store
 		err   error
 	)
 	if IsPostgres(dsn) {
-		store, err = postgres.OpenExisting(ctx, dsn)
+		var db *postgres.DB
+		if db, err = postgres.OpenExisting(ctx, dsn); err == nil {
+			if err = unsharded(ctx, db); err != nil {
+				db.Close()
+			}
+		}
+		store = db
 	} else {
 		store, err = sqlite.OpenExisting(ctx, SQLitePath(dsn))
 	}
@@ -83,6 +101,41 @@ func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
 		return nil, err
 	}
 	return &DB{store: store}, nil
+}
+
+// ErrShardsNeeded: the database places organizations on other primaries,
+// and was opened without them.
+var ErrShardsNeeded = errors.New("this database places organizations on other PostgreSQL primaries: give them with --shards (or GATEHOUSE_SHARDS), as gatehouse serve has them")
+
+// ErrShardsNeedPostgres: --shards was given with a database that is not
+// PostgreSQL.
+var ErrShardsNeedPostgres = errors.New("--shards needs a postgres:// --db, and postgres:// shards")
+
+// unsharded refuses db, opened without shards, when its directory places
+// organizations elsewhere: a command would not find them, and would
+// create their records in the wrong database.
+func unsharded(ctx context.Context, db *postgres.DB) error {
+	placed, err := db.Placements(ctx)
+	if err != nil || len(placed) == 0 {
+		// Before migration 0030 there is no directory, and nothing placed.
+		return nil
+	}
+	return ErrShardsNeeded
+}
+
+// sharded opens dsn with its shards through open (sharding.Open or
+// OpenExisting).
+func sharded(ctx context.Context, dsn string, shards []string, open func(context.Context, string, []string) (*sharding.Router, error)) (*DB, error) {
+	for _, s := range append([]string{dsn}, shards...) {
+		if !IsPostgres(s) {
+			return nil, ErrShardsNeedPostgres
+		}
+	}
+	r, err := open(ctx, dsn, shards)
+	if err != nil {
+		return nil, err
+	}
+	return &DB{store: r}, nil
 }
 
 // IsPostgres reports whether dsn names a PostgreSQL database rather than
@@ -100,9 +153,30 @@ func Use(store gatehouse.Store) *DB { return &DB{store: store} }
 // Close releases the database.
 func (db *DB) Close() error { return db.store.Close() }
 
+// ErrNotSharded: shards were asked of a database opened without --shards.
+var ErrNotSharded = errors.New("no shards: give the other PostgreSQL primaries with --shards (or GATEHOUSE_SHARDS)")
+
+// Shards returns the status of every shard, --db's first. ErrNotSharded
+// when the database was opened without shards.
+func (db *DB) Shards(ctx context.Context) ([]sharding.Status, error) {
+	r, ok := db.store.(*sharding.Router)
+	if !ok {
+		return nil, ErrNotSharded
+	}
+	return r.Status(ctx)
+}
+
+// ErrReplicaWithShards: --db-replica was given with --shards, whose
+// organizations live on other primaries than the replica's.
+var ErrReplicaWithShards = errors.New("--db-replica serves one database: with --shards, give none")
+
 // UseReplica sends the event and location lists to a PostgreSQL read
-// replica at dsn. ErrNoReplica when the database is not PostgreSQL.
+// replica at dsn. ErrNoReplica when the database is not PostgreSQL;
+// ErrReplicaWithShards when it has shards.
 func (db *DB) UseReplica(ctx context.Context, dsn string) error {
+	if _, ok := db.store.(*sharding.Router); ok {
+		return ErrReplicaWithShards
+	}
 	r, ok := db.store.(interface {
 		UseReplica(context.Context, string) error
 	})

@@ -183,7 +183,7 @@ func runBenchRun(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		db, err := openFound(ctx, *f.db)
+		db, err := openFound(ctx, *f.db, f.shardList()...)
 		if err != nil {
 			return err
 		}

@@ -71,6 +71,7 @@ func commands() []command {
 		{"serve", "run the API", runServe},
 		{"migrate", "apply database migrations", runMigrate},
 		{"move-to-postgres", "move the SQLite database of --db, or one organization of it, into PostgreSQL, all or nothing; stop its servers first: --to postgres://… [--org ORG_ID]", runMoveToPostgres},
+		{"shard list", "list the PostgreSQL primaries of --db and --shards: each one's id, address, organizations and whether it answers", runShardList},
 		{"demo", "create demo data, print a key and curl lines, then serve", runDemo},
 		{"org create", "create an organization: --name NAME", runOrgCreate},
 		{"org list", "list organizations", runOrgList},
@@ -203,8 +204,8 @@ func withNewService(ctx context.Context, f *flags, maxArgs int, fn func(svc *ser
 
 // openFound is app.OpenFound with, for a missing file, how to name
 // another one.
-func openFound(ctx context.Context, dsn string) (*app.DB, error) {
-	db, err := app.OpenFound(ctx, dsn)
+func openFound(ctx context.Context, dsn string, shards ...string) (*app.DB, error) {
+	db, err := app.OpenFound(ctx, dsn, shards...)
 	return db, missingHint(err)
 }
 
@@ -221,19 +222,19 @@ func missingHint(err error) error {
 // withExistingService is withService for a command that only reads: the
 // database must exist and be migrated already.
 func withExistingService(ctx context.Context, f *flags, maxArgs int, fn func(svc *service.Service, args []string) error) error {
-	return withOpenedService(ctx, f, maxArgs, func(ctx context.Context, dsn string) (*app.DB, error) {
-		db, err := app.OpenExisting(ctx, dsn)
+	return withOpenedService(ctx, f, maxArgs, func(ctx context.Context, dsn string, shards ...string) (*app.DB, error) {
+		db, err := app.OpenExisting(ctx, dsn, shards...)
 		return db, missingHint(err)
 	}, fn)
 }
 
-func withOpenedService(ctx context.Context, f *flags, maxArgs int, open func(context.Context, string) (*app.DB, error),
+func withOpenedService(ctx context.Context, f *flags, maxArgs int, open func(ctx context.Context, dsn string, shards ...string) (*app.DB, error),
 	fn func(svc *service.Service, args []string) error) error {
 	args, err := f.parse(maxArgs)
 	if err != nil {
 		return err
 	}
-	db, err := open(ctx, *f.db)
+	db, err := open(ctx, *f.db, f.shardList()...)
 	if err != nil {
 		return err
 	}

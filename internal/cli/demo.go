@@ -79,7 +79,7 @@ func runDemo(ctx context.Context, e *env) error {
 	if demoAllowsPrivateWebhooks(f, lns.api.Addr()) {
 		*s.webhooksAllowPrivate = true
 	}
-	db, err := app.Open(ctx, *f.db)
+	db, err := app.Open(ctx, *f.db, f.shardList()...)
 	if err == nil {
 		defer db.Close()
 		err = prepareDemo(ctx, e, f, db, demoBase(*s.addr, lns.api.Addr()))

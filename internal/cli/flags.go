@@ -18,9 +18,11 @@ import (
 // flags is a command's flag set with the settings every command shares.
 type flags struct {
 	*flag.FlagSet
-	e    *env
-	db   *string
-	json *bool
+	e  *env
+	db *string
+	// shards is --shards: the other PostgreSQL primaries, comma-separated.
+	shards *string
+	json   *bool
 	// as is --as, for a command that changes records (see actor).
 	as *string
 	// msgs holds what the flag package writes (usage, errors) until parse
@@ -34,8 +36,20 @@ func newFlags(e *env, name string) *flags {
 	fs.SetOutput(&f.msgs)
 	fs.Usage = func() { printCommandUsage(fs.Output(), name, fs) }
 	f.db = f.setting("db", "GATEHOUSE_DB", "gatehouse.db", "database: a SQLite path (or sqlite:PATH) or a postgres:// URL")
+	f.shards = f.setting("shards", "GATEHOUSE_SHARDS", "", "more PostgreSQL primaries (postgres:// URLs, comma-separated) that hold organizations, with a postgres:// --db")
 	f.json = fs.Bool("json", false, "print exactly one JSON document")
 	return f
+}
+
+// shardList is --shards as a list.
+func (f *flags) shardList() []string {
+	var list []string
+	for _, s := range strings.Split(*f.shards, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			list = append(list, s)
+		}
+	}
+	return list
 }
 
 // setting is a string flag whose default comes from an environment

@@ -15,12 +15,12 @@ import (
 func runMigrate(ctx context.Context, e *env) error {
 	f := newFlags(e, "migrate")
 	created := false
-	open := func(ctx context.Context, dsn string) (*app.DB, error) {
+	open := func(ctx context.Context, dsn string, shards ...string) (*app.DB, error) {
 		if !app.IsPostgres(dsn) {
 			_, err := os.Stat(app.SQLitePath(dsn))
 			created = errors.Is(err, fs.ErrNotExist)
 		}
-		return app.Open(ctx, dsn)
+		return app.Open(ctx, dsn, shards...)
 	}
 	return withOpenedService(ctx, f, 0, open, func(*service.Service, []string) error {
 		if created {

@@ -141,7 +141,7 @@ func openServing(ctx context.Context, f *flags, s serveSettings) (*app.DB, error
 	if err := s.check(f); err != nil {
 		return nil, err
 	}
-	return app.Open(ctx, *f.db)
+	return app.Open(ctx, *f.db, f.shardList()...)
 }
 
 // boundAddrs are the listeners of --addr and, when set, --metrics-addr.
@@ -197,6 +197,8 @@ func runServe(ctx context.Context, e *env) error {
 	if *replica != "" {
 		if err := db.UseReplica(ctx, *replica); errors.Is(err, app.ErrNoReplica) {
 			return usagef("--db-replica needs a postgres:// --db")
+		} else if errors.Is(err, app.ErrReplicaWithShards) {
+			return usagef("%v", err)
 		} else if err != nil {
 			return err
 		}

@@ -148,7 +148,7 @@ func withWebhookService(ctx context.Context, f *flags, allowPrivate *bool, fn fu
 	if _, err := f.parse(0); err != nil {
 		return err
 	}
-	db, err := openFound(ctx, *f.db)
+	db, err := openFound(ctx, *f.db, f.shardList()...)
 	if err != nil {
 		return err
 	}

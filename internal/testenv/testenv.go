@@ -1,8 +1,9 @@
 // Package testenv is what tests need from outside the process: a
 // PostgreSQL schema of their own on the server named by
-// GATEHOUSE_TEST_POSTGRES, the Redis server named by GATEHOUSE_TEST_REDIS,
-// and a TCP proxy to either that a test cuts and restores to play an
-// outage.
+// GATEHOUSE_TEST_POSTGRES (and on the other primaries
+// GATEHOUSE_TEST_SHARDS names, for shards), the Redis server named by
+// GATEHOUSE_TEST_REDIS, and a TCP proxy to either that a test cuts and
+// restores to play an outage.
 //
 // When a service (or a program such as node) is not there, a test skips on
 // a developer's machine and fails when CI=true, where a skip would hide a

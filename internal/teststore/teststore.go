@@ -1,5 +1,7 @@
 // Package teststore opens a fresh, migrated store for a test on the
-// backend GATEHOUSE_TEST_BACKEND names: sqlite (the default) or postgres.
+// backend GATEHOUSE_TEST_BACKEND names: sqlite (the default), postgres,
+// or shards (PostgreSQL as --db, and the primaries GATEHOUSE_TEST_SHARDS
+// names as --shards).
 // CI runs the packages that use it once on each.
 package teststore
 
@@ -12,6 +14,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/postgres"
+	"github.com/gatehouse/gatehouse/internal/shards"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
@@ -37,8 +40,14 @@ func Open(t testing.TB, now func() time.Time) gatehouse.Store {
 			t.Fatal(err)
 		}
 		s.Now, db = now, s
+	case "shards":
+		r, err := shards.Open(ctx, testenv.PostgresDSN(t), testenv.ShardDSNs(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Now, db = now, r
 	default:
-		t.Fatalf("GATEHOUSE_TEST_BACKEND=%q: want sqlite or postgres", backend)
+		t.Fatalf("GATEHOUSE_TEST_BACKEND=%q: want sqlite, postgres or shards", backend)
 	}
 	t.Cleanup(func() { db.Close() })
 	if err := db.Migrate(ctx); err != nil {

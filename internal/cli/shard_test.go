@@ -1,0 +1,83 @@
+package cli_test
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/app"
+	"github.com/gatehouse/gatehouse/internal/testenv"
+)
+
+// TestShards runs the commands and a server on three primaries
+// (GATEHOUSE_SHARDS): organizations are placed on the shards, `shard
+// list` says where, a command without the shards is refused rather than
+// act on the wrong database, and a shard that goes down fails its
+// organization's requests with a 503 while the other's are served.
+func TestShards(t *testing.T) {
+	g := newGH(t)
+	g.db = testenv.PostgresDSN(t)
+	others := testenv.ShardDSNs(t)
+	u, err := url.Parse(others[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := testenv.NewProxy(t, u.Host)
+	u.Host = proxy.Addr()
+	shardList := u.String() + "," + others[1]
+	g.env["GATEHOUSE_SHARDS"] = shardList
+
+	down, newDownKey := seedCluster(t, g)
+	up, newUpKey := seedCluster(t, g)
+	downKey, upKey := newDownKey(), newUpKey()
+
+	var list []struct {
+		ID            string
+		Main          bool
+		Organizations int
+		Up            bool
+	}
+	g.json(&list, "shard", "list")
+	if len(list) != 3 || !list[0].Main || list[0].Organizations != 0 || list[1].Organizations != 1 || list[2].Organizations != 1 || !list[1].Up {
+		t.Errorf("shard list: %+v; want --db empty and one organization on each shard", list)
+	}
+
+	delete(g.env, "GATEHOUSE_SHARDS")
+	if _, _, err := g.run(nil, "org", "list"); !errors.Is(err, app.ErrShardsNeeded) {
+		t.Errorf("org list without --shards: %v, want it refused", err)
+	}
+	g.env["GATEHOUSE_SHARDS"] = shardList
+	var orgs []record
+	g.json(&orgs, "org", "list")
+	if len(orgs) != 2 || orgs[0].ID != down || orgs[1].ID != up {
+		t.Errorf("org list: %+v", orgs)
+	}
+
+	in := startServe(t, "--db", g.db, "--shards", shardList)
+	for _, k := range []string{downKey.Key, upKey.Key} {
+		if r := in.get(t, "/api/consumer/v1/events", k); r.status != 200 || !strings.Contains(r.body, `"data"`) {
+			t.Fatalf("before the outage: %d %s", r.status, r.body)
+		}
+	}
+	proxy.Cut()
+	time.Sleep(600 * time.Millisecond) // past the key cache, so the lookup needs the shard
+	if r := in.get(t, "/api/consumer/v1/events", downKey.Key); r.status != 503 || !strings.Contains(r.body, `"code":"unavailable"`) {
+		t.Errorf("the down shard's organization: %d %s, want a 503", r.status, r.body)
+	}
+	if r := in.get(t, "/api/consumer/v1/events", upKey.Key); r.status != 200 {
+		t.Errorf("the other organization during the outage: %d %s", r.status, r.body)
+	}
+	if r := in.get(t, "/readyz", ""); r.status != 200 {
+		t.Errorf("readyz with one shard down: %d %s; the instance serves the others", r.status, r.body)
+	}
+	proxy.Restore(t)
+	deadline := time.Now().Add(10 * time.Second)
+	for r := in.get(t, "/api/consumer/v1/events", downKey.Key); r.status != 200; r = in.get(t, "/api/consumer/v1/events", downKey.Key) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the shard is back, its organization still gets %d %s", r.status, r.body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,220 @@
+package shards
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/postgres"
+)
+
+// Background work (sweeps, rollups, partitions, deliveries) runs on every
+// shard: each shard's store coordinates the instances on it as it does
+// alone (leases and advisory locks in that database), so the Router only
+// asks each shard in turn and adds up. A shard that does not answer is
+// left for the next pass; the others are not held back by it.
+
+// joined is the errors of answers, joined.
+func joined[T any](answers []answer[T]) error {
+	var errs []error
+	for _, a := range answers {
+		errs = append(errs, a.err)
+	}
+	return errors.Join(errs...)
+}
+
+// summed adds fn's count of every shard that answers; the error is every
+// failure's, with the count of the others.
+func summed(r *Router, fn func(*postgres.DB) (int, error)) (int, error) {
+	answers, _ := everywhere(r, fn)
+	n := 0
+	for _, a := range answers {
+		n += a.value
+	}
+	return n, joined(answers)
+}
+
+// SweepCommands implements gatehouse.Store on every shard.
+func (r *Router) SweepCommands(ctx context.Context, now time.Time) (int, error) {
+	return summed(r, func(db *postgres.DB) (int, error) { return db.SweepCommands(ctx, now) })
+}
+
+// AddEventPartitions implements gatehouse.EventPartitioner on every shard.
+func (r *Router) AddEventPartitions(ctx context.Context, now time.Time) (int, error) {
+	return summed(r, func(db *postgres.DB) (int, error) { return db.AddEventPartitions(ctx, now) })
+}
+
+// DropExpiredPartitions implements gatehouse.EventPartitioner on every shard.
+func (r *Router) DropExpiredPartitions(ctx context.Context, now time.Time) (int, error) {
+	return summed(r, func(db *postgres.DB) (int, error) { return db.DropExpiredPartitions(ctx, now) })
+}
+
+// ForgetRecentIDs implements gatehouse.EventPartitioner on every shard.
+func (r *Router) ForgetRecentIDs(ctx context.Context, before time.Time) (int, error) {
+	return summed(r, func(db *postgres.DB) (int, error) { return db.ForgetRecentIDs(ctx, before) })
+}
+
+// RollInsights implements gatehouse.Store on every shard.
+func (r *Router) RollInsights(ctx context.Context, now time.Time) error {
+	answers, _ := everywhere(r, func(db *postgres.DB) (struct{}, error) { return struct{}{}, db.RollInsights(ctx, now) })
+	return joined(answers)
+}
+
+// RefreshStatistics implements gatehouse.StatisticsKeeper on every shard:
+// it reports whether any refreshed.
+func (r *Router) RefreshStatistics(ctx context.Context, force bool) (bool, error) {
+	answers, _ := everywhere(r, func(db *postgres.DB) (bool, error) { return db.RefreshStatistics(ctx, force) })
+	refreshed := false
+	for _, a := range answers {
+		refreshed = refreshed || a.value
+	}
+	return refreshed, joined(answers)
+}
+
+// ExpireLockdowns implements gatehouse.Store on every shard.
+func (r *Router) ExpireLockdowns(ctx context.Context, e gatehouse.AuditEntry, now time.Time) ([]gatehouse.Lockdown, error) {
+	answers, _ := everywhere(r, func(db *postgres.DB) ([]gatehouse.Lockdown, error) { return db.ExpireLockdowns(ctx, e, now) })
+	var ended []gatehouse.Lockdown
+	for _, a := range answers {
+		ended = append(ended, a.value...)
+	}
+	return ended, joined(answers)
+}
+
+// Writers implements gatehouse.ParallelWriter: each shard takes as many
+// writers as --db.
+func (r *Router) Writers() int { return r.main.Writers() }
+
+// WatchCommands implements gatehouse.Store: it listens on every shard,
+// each on its own connection that it makes again when it fails, until ctx
+// ends. A shard that answers later is listened to from then on. The first
+// gatehouse.Wake{} (listening, anything before may have been missed) comes
+// once every shard that answers listens; later ones as each shard
+// listens again.
+func (r *Router) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	watched := map[*postgres.DB]bool{}
+	waiting := 0 // shards not listening yet, while the first wake is held
+	held := true
+	watchNew := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, db := range r.open() {
+			if watched[db] {
+				continue
+			}
+			watched[db] = true
+			first := true
+			if held {
+				waiting++
+			}
+			wg.Go(func() {
+				db.WatchCommands(ctx, func(w gatehouse.Wake) {
+					if w != (gatehouse.Wake{}) {
+						wake(w)
+						return
+					}
+					mu.Lock()
+					wasFirst := first && held
+					first = false
+					if wasFirst {
+						waiting--
+						held = waiting > 0
+					}
+					pass := !held && !wasFirst || wasFirst && waiting == 0
+					mu.Unlock()
+					if pass {
+						wake(w)
+					}
+				})
+			})
+		}
+	}
+	watchNew()
+	for {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return ctx.Err()
+		case <-time.After(retryEvery):
+			r.retry(ctx)
+			watchNew()
+		}
+	}
+}
+
+// claim takes the next claim of the shards, each asked in turn from one
+// after the shard the last claim came from, so that one shard's backlog
+// does not starve the others. gatehouse.ErrNotFound when none has work; a
+// shard that fails is passed over unless none has work.
+func claim[T any](r *Router, fn func(*postgres.DB) (T, error)) (T, error) {
+	dbs := r.open()
+	start := int(r.turn.Add(1))
+	var zero T
+	var errs []error
+	for i := range dbs {
+		v, err := fn(dbs[(start+i)%len(dbs)])
+		switch {
+		case err == nil:
+			return v, nil
+		case !errors.Is(err, gatehouse.ErrNotFound):
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return zero, errors.Join(errs...)
+	}
+	return zero, gatehouse.ErrNotFound
+}
+
+// ClaimWebhook implements gatehouse.Store over the shards in the order
+// one store keeps (the organization with the fewest endpoints leased, then
+// the one served longest ago, then the endpoint due soonest): each shard
+// says what it would take, and the best is claimed, or the next best when
+// another instance took it first.
+func (r *Router) ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.WebhookClaim, error) {
+	answers, _ := everywhere(r, func(db *postgres.DB) (dueOn, error) {
+		rank, due, err := db.WebhookDue(ctx, holder, now)
+		return dueOn{db, rank, due}, err
+	})
+	answers = slices.DeleteFunc(answers, func(a answer[dueOn]) bool { return a.err == nil && !a.value.due })
+	slices.SortFunc(answers, func(a, b answer[dueOn]) int { return a.value.rank.Compare(b.value.rank) })
+	var errs []error
+	for _, a := range answers {
+		if a.err != nil {
+			errs = append(errs, a.err)
+			continue
+		}
+		c, err := a.value.db.ClaimWebhook(ctx, holder, now, ttl)
+		if !errors.Is(err, gatehouse.ErrNotFound) {
+			return c, err
+		}
+	}
+	if len(errs) > 0 {
+		return gatehouse.WebhookClaim{}, errors.Join(errs...)
+	}
+	return gatehouse.WebhookClaim{}, gatehouse.ErrNotFound
+}
+
+// dueOn is a shard's answer to "what would you claim".
+type dueOn struct {
+	db   *postgres.DB
+	rank postgres.WebhookRank
+	due  bool
+}
+
+// ClaimAlertRule implements gatehouse.Store over the shards (claim).
+func (r *Router) ClaimAlertRule(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.AlertRuleClaim, error) {
+	return claim(r, func(db *postgres.DB) (gatehouse.AlertRuleClaim, error) {
+		return db.ClaimAlertRule(ctx, holder, now, ttl)
+	})
+}
+
+// ClaimAlert implements gatehouse.Store over the shards (claim).
+func (r *Router) ClaimAlert(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.AlertClaim, error) {
+	return claim(r, func(db *postgres.DB) (gatehouse.AlertClaim, error) { return db.ClaimAlert(ctx, holder, now, ttl) })
+}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/service"
 	sharding "github.com/gatehouse/gatehouse/internal/shards"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // DB is an open database. It holds the Store so that nothing outside this
@@ -111,16 +113,29 @@ var ErrShardsNeeded = errors.New("this database places organizations on other Po
 // PostgreSQL.
 var ErrShardsNeedPostgres = errors.New("--shards needs a postgres:// --db, and postgres:// shards")
 
+// ErrShardAsDB: the database given as --db is a shard of another.
+var ErrShardAsDB = errors.New("this database is a shard: give as --db the database that holds the directory, and this one among --shards")
+
 // unsharded refuses db, opened without shards, when its directory places
-// organizations elsewhere: a command would not find them, and would
-// create their records in the wrong database.
+// organizations elsewhere (a command would not find them, and would
+// create their records in the wrong database), or when it is itself a
+// shard (organizations made there would be in no directory).
 func unsharded(ctx context.Context, db *postgres.DB) error {
 	placed, err := db.Placements(ctx)
-	if err != nil || len(placed) == 0 {
-		// Before migration 0030 there is no directory, and nothing placed.
-		return nil
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P01" {
+		return nil // before migration 0030: no directory, nothing placed, no shard
 	}
-	return ErrShardsNeeded
+	if err != nil {
+		return err
+	}
+	if len(placed) > 0 {
+		return ErrShardsNeeded
+	}
+	if _, shard, err := db.ShardOfMain(ctx); err != nil || shard {
+		return cmp.Or(err, ErrShardAsDB)
+	}
+	return nil
 }
 
 // sharded opens dsn with its shards through open (sharding.Open or

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -35,8 +36,8 @@ func newFlags(e *env, name string) *flags {
 	f := &flags{FlagSet: fs, e: e}
 	fs.SetOutput(&f.msgs)
 	fs.Usage = func() { printCommandUsage(fs.Output(), name, fs) }
-	f.db = f.setting("db", "GATEHOUSE_DB", "gatehouse.db", "database: a SQLite path (or sqlite:PATH) or a postgres:// URL")
-	f.shards = f.setting("shards", "GATEHOUSE_SHARDS", "", "more PostgreSQL primaries (postgres:// URLs, comma-separated) that hold organizations, with a postgres:// --db")
+	f.db = f.dsnSetting("db", "GATEHOUSE_DB", "gatehouse.db", "database: a SQLite path (or sqlite:PATH) or a postgres:// URL")
+	f.shards = f.dsnSetting("shards", "GATEHOUSE_SHARDS", "", "more PostgreSQL primaries (postgres:// URLs, comma-separated) that hold organizations, with a postgres:// --db")
 	f.json = fs.Bool("json", false, "print exactly one JSON document")
 	return f
 }
@@ -59,6 +60,37 @@ func (f *flags) setting(name, envVar, def, usage string) *string {
 		def = v
 	}
 	return f.String(name, def, usage+" ("+envVar+")")
+}
+
+// dsnSetting is setting for database URLs: the usage that --help and a
+// mistyped flag print shows the environment's value without its
+// passwords.
+func (f *flags) dsnSetting(name, envVar, def, usage string) *string {
+	v := &dsnValue{def}
+	if env := f.e.getenv(envVar); env != "" {
+		v.value = env
+	}
+	f.Var(v, name, usage+" ("+envVar+")")
+	return &v.value
+}
+
+// dsnValue is a flag's database URLs, comma-separated, that print
+// without their passwords.
+type dsnValue struct{ value string }
+
+func (v *dsnValue) Set(s string) error { v.value = s; return nil }
+
+func (v *dsnValue) String() string {
+	if v == nil {
+		return ""
+	}
+	parts := strings.Split(v.value, ",")
+	for i, p := range parts {
+		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			parts[i] = u.Redacted()
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // boolSetting is a boolean flag whose default comes from an environment

@@ -188,7 +188,7 @@ func runServe(ctx context.Context, e *env) error {
 	ctx = asServer(ctx)
 	f := newFlags(e, "serve")
 	s := addServeFlags(f)
-	replica := f.setting("db-replica", "GATEHOUSE_DB_REPLICA", "", "PostgreSQL read replica for the event and location lists")
+	replica := f.dsnSetting("db-replica", "GATEHOUSE_DB_REPLICA", "", "PostgreSQL read replica for the event and location lists")
 	db, err := openServing(ctx, f, s)
 	if err != nil {
 		return err

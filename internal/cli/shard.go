@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/gatehouse/gatehouse/internal/app"
+
 	"github.com/google/uuid"
 )
 
@@ -15,9 +17,9 @@ func runShardList(ctx context.Context, e *env) error {
 	if _, err := f.parse(0); err != nil {
 		return err
 	}
-	db, err := openFound(ctx, *f.db, f.shardList()...)
+	db, err := app.OpenExisting(ctx, *f.db, f.shardList()...)
 	if err != nil {
-		return err
+		return missingHint(err)
 	}
 	defer db.Close()
 	list, err := db.Shards(ctx)

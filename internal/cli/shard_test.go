@@ -81,3 +81,23 @@ func TestShards(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestUsageHidesPasswords: the usage a mistyped flag prints shows the
+// databases of the environment without their passwords.
+func TestUsageHidesPasswords(t *testing.T) {
+	g := newGH(t)
+	g.env["GATEHOUSE_DB"] = "postgres://gh:dbsecret@db0.internal/gatehouse"
+	g.env["GATEHOUSE_SHARDS"] = "postgres://gh:shardsecret@db1.internal/gatehouse,postgres://gh:othersecret@db2.internal/gatehouse"
+	out, stderr, err := g.run(nil, "shard", "list", "--bogus")
+	if err == nil {
+		t.Fatal("a mistyped flag was accepted")
+	}
+	for _, secret := range []string{"dbsecret", "shardsecret", "othersecret"} {
+		if strings.Contains(out+stderr, secret) {
+			t.Errorf("the usage shows a password (%s):\n%s", secret, stderr)
+		}
+	}
+	if !strings.Contains(stderr, "db1.internal") {
+		t.Errorf("the usage does not show the shards' addresses:\n%s", stderr)
+	}
+}

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -23,14 +25,58 @@ const directoryChannel = "gatehouse_directory"
 // by it, so that a shard keeps its organizations when its address changes.
 func (db *DB) ShardID(ctx context.Context) (_ uuid.UUID, err error) {
 	defer sqlstore.Label(&err, "Store.ShardID")
-	var id []byte
-	err = db.pool.QueryRow(ctx, `WITH ins AS (
-		INSERT INTO settings (name, value) VALUES ('shard', $1) ON CONFLICT DO NOTHING RETURNING value)
-		SELECT value FROM ins UNION ALL SELECT value FROM settings WHERE name = 'shard' LIMIT 1`, uuid.New().String()).Scan(&id)
+	id, err := db.settingOnce(ctx, "shard", []byte(uuid.New().String()))
 	if err != nil {
-		return uuid.Nil, wrap(err)
+		return uuid.Nil, err
 	}
 	return uuid.Parse(string(id))
+}
+
+// settingOnce returns the setting name, storing candidate as its value
+// when it has none. Of instances that start at once on a new database,
+// one stores its candidate and the others read it: one whose insert found
+// the winner's row, not yet visible to its statement, reads again.
+func (db *DB) settingOnce(ctx context.Context, name string, candidate []byte) ([]byte, error) {
+	var value []byte
+	err := db.pool.QueryRow(ctx, `WITH ins AS (
+		INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING value)
+		SELECT value FROM ins UNION ALL SELECT value FROM settings WHERE name = $1 LIMIT 1`, name, candidate).Scan(&value)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = db.pool.QueryRow(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&value)
+	}
+	return value, wrap(err)
+}
+
+// MarkShardOf records in this database that it is a shard of the --db
+// whose shard id is main, so that it is never taken for a --db itself (a
+// command given it as --db would make organizations no directory names).
+// ErrConflict when it is already a shard of another --db.
+func (db *DB) MarkShardOf(ctx context.Context, main uuid.UUID) (err error) {
+	defer sqlstore.Label(&err, "Store.MarkShardOf")
+	of, err := db.settingOnce(ctx, "shard_of", []byte(main.String()))
+	if err != nil {
+		return err
+	}
+	if string(of) != main.String() {
+		return fmt.Errorf("%w: this database is a shard of the --db whose shard id is %s, not of %s", gatehouse.ErrConflict, of, main)
+	}
+	return nil
+}
+
+// ShardOfMain returns the shard id of the --db this database is a shard
+// of (MarkShardOf), and false when it is none's.
+func (db *DB) ShardOfMain(ctx context.Context) (_ uuid.UUID, shard bool, err error) {
+	defer sqlstore.Label(&err, "Store.ShardOfMain")
+	var of []byte
+	err = db.pool.QueryRow(ctx, `SELECT value FROM settings WHERE name = 'shard_of'`).Scan(&of)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return uuid.Nil, false, nil
+	}
+	if err != nil {
+		return uuid.Nil, false, wrap(err)
+	}
+	id, err := uuid.Parse(string(of))
+	return id, err == nil, err
 }
 
 // PlaceOrganization records in the directory that org lives on shard.
@@ -55,7 +101,7 @@ func (db *DB) ShardOf(ctx context.Context, org uuid.UUID) (_ uuid.UUID, placed b
 	defer sqlstore.Label(&err, "Store.ShardOf", org)
 	var shard uuid.UUID
 	err = db.pool.QueryRow(ctx, `SELECT shard FROM organization_shards WHERE org = $1`, org).Scan(&shard)
-	if err == pgx.ErrNoRows {
+	if errors.Is(err, pgx.ErrNoRows) {
 		return uuid.Nil, false, nil
 	}
 	return shard, err == nil, wrap(err)
@@ -87,7 +133,8 @@ func (db *DB) WatchDirectory(ctx context.Context, changed func(org uuid.UUID)) (
 	defer sqlstore.Label(&err, "Store.WatchDirectory")
 	return db.keepListening(ctx, func() bool {
 		return db.listenOn(ctx, directoryChannel, func() { changed(uuid.Nil) }, func(payload string) {
-			if org, err := uuid.Parse(payload); err == nil {
+			// An empty payload (a TRUNCATE) changed every entry.
+			if org, err := uuid.Parse(payload); err == nil || payload == "" {
 				changed(org)
 			}
 		})
@@ -98,7 +145,12 @@ func (db *DB) WatchDirectory(ctx context.Context, changed func(org uuid.UUID)) (
 // its caller chose (sqlstore.NewOrganization): a router places it on a
 // shard before it exists there.
 func (db *DB) CreateOrganizationAs(ctx context.Context, e gatehouse.AuditEntry, o gatehouse.Organization) (_ gatehouse.Organization, err error) {
-	defer sqlstore.Label(&err, "Store.CreateOrganization")
+	defer sqlstore.Label(&err, "Store.CreateOrganizationAs", o.ID)
+	return db.createOrganization(ctx, e, o)
+}
+
+// createOrganization stores o and the entry of its creation.
+func (db *DB) createOrganization(ctx context.Context, e gatehouse.AuditEntry, o gatehouse.Organization) (gatehouse.Organization, error) {
 	return o, db.withTx(ctx, func(tx pgx.Tx) error {
 		var seq int64
 		if err := tx.QueryRow(ctx, "INSERT INTO organizations (id, name, created_at) VALUES ($1, $2, $3) RETURNING seq",

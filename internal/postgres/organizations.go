@@ -14,12 +14,12 @@ import (
 
 // CreateOrganization stores a new organization.
 func (db *DB) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry, name string) (_ gatehouse.Organization, err error) {
+	defer sqlstore.Label(&err, "Store.CreateOrganization")
 	o, err := sqlstore.NewOrganization(name, db.Now())
 	if err != nil {
-		sqlstore.Label(&err, "Store.CreateOrganization")
 		return o, err
 	}
-	return db.CreateOrganizationAs(ctx, e, o)
+	return db.createOrganization(ctx, e, o)
 }
 
 // ListOrganizations returns every organization, oldest first.

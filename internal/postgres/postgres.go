@@ -158,11 +158,7 @@ func (db *DB) Secret(ctx context.Context) (_ []byte, err error) {
 	defer sqlstore.Label(&err, "Store.Secret")
 	candidate := make([]byte, 32)
 	rand.Read(candidate)
-	var secret []byte
-	err = db.pool.QueryRow(ctx, `WITH ins AS (
-		INSERT INTO settings (name, value) VALUES ('secret', $1) ON CONFLICT DO NOTHING RETURNING value)
-		SELECT value FROM ins UNION ALL SELECT value FROM settings WHERE name = 'secret' LIMIT 1`, candidate).Scan(&secret)
-	return secret, wrap(err)
+	return db.settingOnce(ctx, "secret", candidate)
 }
 
 // txAttempts bounds how often a transaction PostgreSQL aborted to break a

@@ -17,89 +17,128 @@ import (
 // asks each shard in turn and adds up. A shard that does not answer is
 // left for the next pass; the others are not held back by it.
 
-// joined is the errors of answers, joined.
-func joined[T any](answers []answer[T]) error {
+// joined is the errors of answers, joined, and errMissing when some
+// shard could not be asked.
+func joined[T any](answers []answer[T], missing bool) error {
 	var errs []error
 	for _, a := range answers {
 		errs = append(errs, a.err)
 	}
+	if missing {
+		errs = append(errs, errMissing)
+	}
 	return errors.Join(errs...)
+}
+
+// each runs fn on every shard that answers; the error is every failure's.
+func each(r *Router, ctx context.Context, fn func(context.Context, *postgres.DB) error) error {
+	return joined(everywhere(r, ctx, func(ctx context.Context, db *postgres.DB) (struct{}, error) { return struct{}{}, fn(ctx, db) }))
 }
 
 // summed adds fn's count of every shard that answers; the error is every
 // failure's, with the count of the others.
-func summed(r *Router, fn func(*postgres.DB) (int, error)) (int, error) {
-	answers, _ := everywhere(r, fn)
+func summed(r *Router, ctx context.Context, fn func(context.Context, *postgres.DB) (int, error)) (int, error) {
+	answers, missing := everywhere(r, ctx, fn)
 	n := 0
 	for _, a := range answers {
 		n += a.value
 	}
-	return n, joined(answers)
+	return n, joined(answers, missing)
 }
 
 // SweepCommands implements gatehouse.Store on every shard.
 func (r *Router) SweepCommands(ctx context.Context, now time.Time) (int, error) {
-	return summed(r, func(db *postgres.DB) (int, error) { return db.SweepCommands(ctx, now) })
+	return summed(r, ctx, func(ctx context.Context, db *postgres.DB) (int, error) { return db.SweepCommands(ctx, now) })
 }
 
 // AddEventPartitions implements gatehouse.EventPartitioner on every shard.
 func (r *Router) AddEventPartitions(ctx context.Context, now time.Time) (int, error) {
-	return summed(r, func(db *postgres.DB) (int, error) { return db.AddEventPartitions(ctx, now) })
+	return summed(r, ctx, func(ctx context.Context, db *postgres.DB) (int, error) { return db.AddEventPartitions(ctx, now) })
 }
 
 // DropExpiredPartitions implements gatehouse.EventPartitioner on every shard.
 func (r *Router) DropExpiredPartitions(ctx context.Context, now time.Time) (int, error) {
-	return summed(r, func(db *postgres.DB) (int, error) { return db.DropExpiredPartitions(ctx, now) })
+	return summed(r, ctx, func(ctx context.Context, db *postgres.DB) (int, error) { return db.DropExpiredPartitions(ctx, now) })
 }
 
 // ForgetRecentIDs implements gatehouse.EventPartitioner on every shard.
 func (r *Router) ForgetRecentIDs(ctx context.Context, before time.Time) (int, error) {
-	return summed(r, func(db *postgres.DB) (int, error) { return db.ForgetRecentIDs(ctx, before) })
+	return summed(r, ctx, func(ctx context.Context, db *postgres.DB) (int, error) { return db.ForgetRecentIDs(ctx, before) })
 }
 
 // RollInsights implements gatehouse.Store on every shard.
 func (r *Router) RollInsights(ctx context.Context, now time.Time) error {
-	answers, _ := everywhere(r, func(db *postgres.DB) (struct{}, error) { return struct{}{}, db.RollInsights(ctx, now) })
-	return joined(answers)
+	return each(r, ctx, func(ctx context.Context, db *postgres.DB) error { return db.RollInsights(ctx, now) })
 }
 
 // RefreshStatistics implements gatehouse.StatisticsKeeper on every shard:
 // it reports whether any refreshed.
 func (r *Router) RefreshStatistics(ctx context.Context, force bool) (bool, error) {
-	answers, _ := everywhere(r, func(db *postgres.DB) (bool, error) { return db.RefreshStatistics(ctx, force) })
+	answers, missing := everywhere(r, ctx, func(ctx context.Context, db *postgres.DB) (bool, error) { return db.RefreshStatistics(ctx, force) })
 	refreshed := false
 	for _, a := range answers {
 		refreshed = refreshed || a.value
 	}
-	return refreshed, joined(answers)
+	return refreshed, joined(answers, missing)
 }
 
 // ExpireLockdowns implements gatehouse.Store on every shard.
 func (r *Router) ExpireLockdowns(ctx context.Context, e gatehouse.AuditEntry, now time.Time) ([]gatehouse.Lockdown, error) {
-	answers, _ := everywhere(r, func(db *postgres.DB) ([]gatehouse.Lockdown, error) { return db.ExpireLockdowns(ctx, e, now) })
+	answers, missing := everywhere(r, ctx, func(ctx context.Context, db *postgres.DB) ([]gatehouse.Lockdown, error) {
+		return db.ExpireLockdowns(ctx, e, now)
+	})
 	var ended []gatehouse.Lockdown
 	for _, a := range answers {
 		ended = append(ended, a.value...)
 	}
-	return ended, joined(answers)
+	return ended, joined(answers, missing)
 }
 
 // Writers implements gatehouse.ParallelWriter: each shard takes as many
 // writers as --db.
 func (r *Router) Writers() int { return r.main.Writers() }
 
+// firstWakeWithin bounds how long WatchCommands holds its first
+// gatehouse.Wake{} for the shards that have not listened yet.
+const firstWakeWithin = 5 * time.Second
+
 // WatchCommands implements gatehouse.Store: it listens on every shard,
 // each on its own connection that it makes again when it fails, until ctx
 // ends. A shard that answers later is listened to from then on. The first
-// gatehouse.Wake{} (listening, anything before may have been missed) comes
-// once every shard that answers listens; later ones as each shard
-// listens again.
+// gatehouse.Wake{} (listening: anything before may have been missed) is
+// held until every shard that answered at the start listens, or
+// firstWakeWithin has passed; every later one, of any shard listening
+// again, is passed on.
 func (r *Router) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) error {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	watched := map[*postgres.DB]bool{}
-	waiting := 0 // shards not listening yet, while the first wake is held
-	held := true
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		watched  = map[*postgres.DB]bool{}
+		pending  = map[*postgres.DB]bool{} // not listening yet, while the first wake is held
+		released = false
+	)
+	release := func() {
+		mu.Lock()
+		first := !released
+		released = true
+		mu.Unlock()
+		if first {
+			wake(gatehouse.Wake{})
+		}
+	}
+	listening := func(db *postgres.DB) {
+		mu.Lock()
+		delete(pending, db)
+		held, done := !released, len(pending) == 0
+		mu.Unlock()
+		if !held || done {
+			if held {
+				release()
+				return
+			}
+			wake(gatehouse.Wake{})
+		}
+	}
 	watchNew := func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -108,48 +147,42 @@ func (r *Router) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) e
 				continue
 			}
 			watched[db] = true
-			first := true
-			if held {
-				waiting++
+			if !released {
+				pending[db] = true
 			}
 			wg.Go(func() {
 				db.WatchCommands(ctx, func(w gatehouse.Wake) {
-					if w != (gatehouse.Wake{}) {
-						wake(w)
+					if w == (gatehouse.Wake{}) {
+						listening(db)
 						return
 					}
-					mu.Lock()
-					wasFirst := first && held
-					first = false
-					if wasFirst {
-						waiting--
-						held = waiting > 0
-					}
-					pass := !held && !wasFirst || wasFirst && waiting == 0
-					mu.Unlock()
-					if pass {
-						wake(w)
-					}
+					wake(w)
 				})
 			})
 		}
 	}
 	watchNew()
+	first := time.NewTimer(firstWakeWithin)
+	defer first.Stop()
+	tick := time.NewTicker(retryEvery)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			wg.Wait()
 			return ctx.Err()
-		case <-time.After(retryEvery):
+		case <-first.C:
+			release()
+		case <-tick.C:
 			r.retry(ctx)
 			watchNew()
 		}
 	}
 }
 
-// claim takes the next claim of the shards, each asked in turn from one
-// after the shard the last claim came from, so that one shard's backlog
-// does not starve the others. gatehouse.ErrNotFound when none has work; a
+// claim takes the next claim of the shards, asked in turn from a shard
+// one further on at each call, so that one shard's backlog does not
+// starve the others. gatehouse.ErrNotFound when none has work; a
 // shard that fails is passed over unless none has work.
 func claim[T any](r *Router, fn func(*postgres.DB) (T, error)) (T, error) {
 	dbs := r.open()
@@ -177,7 +210,7 @@ func claim[T any](r *Router, fn func(*postgres.DB) (T, error)) (T, error) {
 // says what it would take, and the best is claimed, or the next best when
 // another instance took it first.
 func (r *Router) ClaimWebhook(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.WebhookClaim, error) {
-	answers, _ := everywhere(r, func(db *postgres.DB) (dueOn, error) {
+	answers, _ := everywhere(r, ctx, func(ctx context.Context, db *postgres.DB) (dueOn, error) {
 		rank, due, err := db.WebhookDue(ctx, holder, now)
 		return dueOn{db, rank, due}, err
 	})

@@ -28,10 +28,36 @@ type answer[T any] struct {
 	err   error
 }
 
-// everywhere asks fn of every shard that answers, at once, and reports
-// whether some shard of the router has not answered since it started.
-func everywhere[T any](r *Router, fn func(*postgres.DB) (T, error)) (_ []answer[T], missing bool) {
+// ask asks fn of every shard that answers, at once, and returns the
+// channel of their answers, closed after the last, and whether some shard
+// of the router has not answered since it started. Cancelling ctx cuts
+// the questions still running.
+func ask[T any](r *Router, ctx context.Context, fn func(context.Context, *postgres.DB) (T, error)) (_ <-chan answer[T], missing bool) {
+	shards, missing := r.answering()
+	if missing {
+		r.retry(ctx)
+		shards, missing = r.answering()
+	}
+	answers := make(chan answer[T], len(shards))
+	var wg sync.WaitGroup
+	for _, s := range shards {
+		wg.Go(func() {
+			v, err := fn(ctx, s.db)
+			answers <- answer[T]{shard: s.ID, main: s.Main, value: v, err: err}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(answers)
+	}()
+	return answers, missing
+}
+
+// answering returns the shards that answer, and whether some has not
+// answered since the router started.
+func (r *Router) answering() (_ []Shard, missing bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	shards := make([]Shard, 0, len(r.shards))
 	for _, s := range r.shards {
 		if s.db == nil {
@@ -40,18 +66,23 @@ func everywhere[T any](r *Router, fn func(*postgres.DB) (T, error)) (_ []answer[
 		}
 		shards = append(shards, *s)
 	}
-	r.mu.Unlock()
-	answers := make([]answer[T], len(shards))
-	var wg sync.WaitGroup
-	for i, s := range shards {
-		wg.Go(func() {
-			v, err := fn(s.db)
-			answers[i] = answer[T]{shard: s.ID, main: s.Main, value: v, err: err}
-		})
+	return shards, missing
+}
+
+// everywhere asks fn of every shard that answers and returns every
+// answer, and whether some shard has not answered since the router
+// started.
+func everywhere[T any](r *Router, ctx context.Context, fn func(context.Context, *postgres.DB) (T, error)) (_ []answer[T], missing bool) {
+	ch, missing := ask(r, ctx, fn)
+	var answers []answer[T]
+	for a := range ch {
+		answers = append(answers, a)
 	}
-	wg.Wait()
 	return answers, missing
 }
+
+// errMissing is the error of a question some shard could not be asked.
+var errMissing = fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, ErrShardUnknown)
 
 // placedHere reports whether org lives on the shard of a: the directory
 // places it there, or places it nowhere and a is --db's.
@@ -64,14 +95,18 @@ func (r *Router) placedHere(ctx context.Context, org, shard uuid.UUID, main bool
 }
 
 // findOne asks every shard for one record and returns it from the shard
-// of its organization (orgOf). gatehouse.ErrNotFound when no shard has it;
-// gatehouse.ErrUnavailable when none has it but some shard did not answer,
-// which may hold it.
-func findOne[T any](r *Router, ctx context.Context, fn func(*postgres.DB) (T, error), orgOf func(T) uuid.UUID) (T, error) {
-	answers, missing := everywhere(r, fn)
+// of its organization (orgOf) as soon as that shard answers, cutting the
+// questions still running: a primary slow to answer holds up only the
+// records it holds. gatehouse.ErrNotFound when no shard has it;
+// gatehouse.ErrUnavailable when none has it but some shard did not
+// answer, which may hold it.
+func findOne[T any](r *Router, ctx context.Context, fn func(context.Context, *postgres.DB) (T, error), orgOf func(T) uuid.UUID) (T, error) {
+	asking, cancel := context.WithCancel(ctx)
+	defer cancel()
+	answers, missing := ask(r, asking, fn)
 	var zero T
 	var failed []error
-	for _, a := range answers {
+	for a := range answers {
 		switch {
 		case errors.Is(a.err, gatehouse.ErrNotFound):
 		case a.err != nil:
@@ -90,14 +125,16 @@ func findOne[T any](r *Router, ctx context.Context, fn func(*postgres.DB) (T, er
 		return zero, errors.Join(failed...)
 	}
 	if missing {
-		return zero, fmt.Errorf("%w: %w: not found on the shards that answer", gatehouse.ErrUnavailable, ErrShardUnknown)
+		return zero, fmt.Errorf("%w: not found on the shards that answer", errMissing)
 	}
 	return zero, gatehouse.ErrNotFound
 }
 
 // FindAPIKeyByHash implements gatehouse.Store.
 func (r *Router) FindAPIKeyByHash(ctx context.Context, hash gatehouse.KeyHash) (gatehouse.APIKey, error) {
-	return findOne(r, ctx, func(db *postgres.DB) (gatehouse.APIKey, error) { return db.FindAPIKeyByHash(ctx, hash) },
+	return findOne(r, ctx, func(ctx context.Context, db *postgres.DB) (gatehouse.APIKey, error) {
+		return db.FindAPIKeyByHash(ctx, hash)
+	},
 		func(k gatehouse.APIKey) uuid.UUID { return k.OrgID })
 }
 
@@ -109,7 +146,7 @@ type signedIn struct {
 
 // FindSession implements gatehouse.Store.
 func (r *Router) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time) (gatehouse.Session, gatehouse.User, error) {
-	s, err := findOne(r, ctx, func(db *postgres.DB) (signedIn, error) {
+	s, err := findOne(r, ctx, func(ctx context.Context, db *postgres.DB) (signedIn, error) {
 		s, u, err := db.FindSession(ctx, tokenHash, now)
 		return signedIn{s, u}, err
 	}, func(s signedIn) uuid.UUID { return s.user.OrgID })
@@ -124,7 +161,7 @@ type erasureOwner struct {
 
 // ErasureIntegrationByToken implements gatehouse.Store.
 func (r *Router) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]byte) (uuid.UUID, []byte, error) {
-	o, err := findOne(r, ctx, func(db *postgres.DB) (erasureOwner, error) {
+	o, err := findOne(r, ctx, func(ctx context.Context, db *postgres.DB) (erasureOwner, error) {
 		org, sealed, err := db.ErasureIntegrationByToken(ctx, tokenHash)
 		return erasureOwner{org, sealed}, err
 	}, func(o erasureOwner) uuid.UUID { return o.org })
@@ -132,38 +169,38 @@ func (r *Router) ErasureIntegrationByToken(ctx context.Context, tokenHash [32]by
 }
 
 // orgOf finds the organization of a record by its id (fn) on every shard.
-func (r *Router) orgOf(ctx context.Context, fn func(*postgres.DB) (uuid.UUID, error)) (uuid.UUID, error) {
+func (r *Router) orgOf(ctx context.Context, fn func(context.Context, *postgres.DB) (uuid.UUID, error)) (uuid.UUID, error) {
 	return findOne(r, ctx, fn, func(org uuid.UUID) uuid.UUID { return org })
 }
 
 // OrgOfAPIKey implements gatehouse.Store.
 func (r *Router) OrgOfAPIKey(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	return r.orgOf(ctx, func(db *postgres.DB) (uuid.UUID, error) { return db.OrgOfAPIKey(ctx, id) })
+	return r.orgOf(ctx, func(ctx context.Context, db *postgres.DB) (uuid.UUID, error) { return db.OrgOfAPIKey(ctx, id) })
 }
 
 // OrgOfLocation implements gatehouse.Store.
 func (r *Router) OrgOfLocation(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	return r.orgOf(ctx, func(db *postgres.DB) (uuid.UUID, error) { return db.OrgOfLocation(ctx, id) })
+	return r.orgOf(ctx, func(ctx context.Context, db *postgres.DB) (uuid.UUID, error) { return db.OrgOfLocation(ctx, id) })
 }
 
 // OrgOfAccessPoint implements gatehouse.Store.
 func (r *Router) OrgOfAccessPoint(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	return r.orgOf(ctx, func(db *postgres.DB) (uuid.UUID, error) { return db.OrgOfAccessPoint(ctx, id) })
+	return r.orgOf(ctx, func(ctx context.Context, db *postgres.DB) (uuid.UUID, error) { return db.OrgOfAccessPoint(ctx, id) })
 }
 
 // OrgOfCommand implements gatehouse.Store.
 func (r *Router) OrgOfCommand(ctx context.Context, id uuid.UUID) (uuid.UUID, error) {
-	return r.orgOf(ctx, func(db *postgres.DB) (uuid.UUID, error) { return db.OrgOfCommand(ctx, id) })
+	return r.orgOf(ctx, func(ctx context.Context, db *postgres.DB) (uuid.UUID, error) { return db.OrgOfCommand(ctx, id) })
 }
 
 // gather asks fn of every shard and returns the items of the
 // organizations placed where they were found, in the order less gives.
 // gatehouse.ErrUnavailable when a shard did not answer: a list that leaves
 // out an organization would look complete.
-func gather[T any](r *Router, ctx context.Context, fn func(*postgres.DB) ([]T, error), orgOf func(T) uuid.UUID, less func(a, b T) int) ([]T, error) {
-	answers, missing := everywhere(r, fn)
+func gather[T any](r *Router, ctx context.Context, fn func(context.Context, *postgres.DB) ([]T, error), orgOf func(T) uuid.UUID, less func(a, b T) int) ([]T, error) {
+	answers, missing := everywhere(r, ctx, fn)
 	if missing {
-		return nil, fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, ErrShardUnknown)
+		return nil, errMissing
 	}
 	out := []T{}
 	for _, a := range answers {
@@ -187,7 +224,9 @@ func gather[T any](r *Router, ctx context.Context, fn func(*postgres.DB) ([]T, e
 // FindUsersByEmail implements gatehouse.Store: the users of every
 // organization with the email, oldest first.
 func (r *Router) FindUsersByEmail(ctx context.Context, email string) ([]gatehouse.User, error) {
-	return gather(r, ctx, func(db *postgres.DB) ([]gatehouse.User, error) { return db.FindUsersByEmail(ctx, email) },
+	return gather(r, ctx, func(ctx context.Context, db *postgres.DB) ([]gatehouse.User, error) {
+		return db.FindUsersByEmail(ctx, email)
+	},
 		func(u gatehouse.User) uuid.UUID { return u.OrgID },
 		func(a, b gatehouse.User) int {
 			return cmp.Or(time.Time(a.CreatedAt).Compare(time.Time(b.CreatedAt)), slices.Compare(a.ID[:], b.ID[:]))
@@ -197,18 +236,32 @@ func (r *Router) FindUsersByEmail(ctx context.Context, email string) ([]gatehous
 // ListOrganizations implements gatehouse.Store: every organization,
 // oldest first.
 func (r *Router) ListOrganizations(ctx context.Context) ([]gatehouse.Organization, error) {
-	return gather(r, ctx, func(db *postgres.DB) ([]gatehouse.Organization, error) { return db.ListOrganizations(ctx) },
+	return gather(r, ctx, func(ctx context.Context, db *postgres.DB) ([]gatehouse.Organization, error) {
+		return db.ListOrganizations(ctx)
+	},
 		func(o gatehouse.Organization) uuid.UUID { return o.ID },
 		func(a, b gatehouse.Organization) int {
 			return cmp.Or(time.Time(a.CreatedAt).Compare(time.Time(b.CreatedAt)), slices.Compare(a.ID[:], b.ID[:]))
 		})
 }
 
-// DeleteSession implements gatehouse.Store: the session is deleted on
-// whichever shard holds it.
+// DeleteSession implements gatehouse.Store on the shard that holds the
+// session. gatehouse.ErrUnavailable when it may be on a shard that does
+// not answer: a sign-out must not look done while the session lives on.
 func (r *Router) DeleteSession(ctx context.Context, tokenHash [32]byte, now time.Time) error {
-	answers, _ := everywhere(r, func(db *postgres.DB) (struct{}, error) { return struct{}{}, db.DeleteSession(ctx, tokenHash, now) })
-	return joined(answers)
+	s, err := findOne(r, ctx, func(ctx context.Context, db *postgres.DB) (signedIn, error) {
+		s, u, err := db.FindSession(ctx, tokenHash, now)
+		return signedIn{s, u}, err
+	}, func(s signedIn) uuid.UUID { return s.user.OrgID })
+	switch {
+	case errors.Is(err, gatehouse.ErrNotFound):
+		return nil // signed out already, or expired
+	case err != nil:
+		return err
+	}
+	return routed(r, ctx, method("Store.DeleteSession", s.user.OrgID, s.user.ID), func(db *postgres.DB) error {
+		return db.DeleteSession(ctx, tokenHash, now)
+	})
 }
 
 // CreateSession implements gatehouse.Store on the shard of the entry's
@@ -218,7 +271,7 @@ func (r *Router) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s ga
 	org := e.OrgID
 	if org == uuid.Nil {
 		var err error
-		if org, err = r.orgOf(ctx, func(db *postgres.DB) (uuid.UUID, error) { return db.OrgOfUser(ctx, s.UserID) }); err != nil {
+		if org, err = r.orgOf(ctx, func(ctx context.Context, db *postgres.DB) (uuid.UUID, error) { return db.OrgOfUser(ctx, s.UserID) }); err != nil {
 			return err
 		}
 	}
@@ -227,14 +280,13 @@ func (r *Router) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s ga
 
 // CountAPIKeysExpiring implements gatehouse.Store over every shard.
 func (r *Router) CountAPIKeysExpiring(ctx context.Context, from, to time.Time) (int, error) {
-	return summed(r, func(db *postgres.DB) (int, error) { return db.CountAPIKeysExpiring(ctx, from, to) })
+	return summed(r, ctx, func(ctx context.Context, db *postgres.DB) (int, error) { return db.CountAPIKeysExpiring(ctx, from, to) })
 }
 
 // MarkAPIKeysUsed implements gatehouse.Store: each shard marks the keys
 // it holds.
 func (r *Router) MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error {
-	answers, _ := everywhere(r, func(db *postgres.DB) (struct{}, error) { return struct{}{}, db.MarkAPIKeysUsed(ctx, used) })
-	return joined(answers)
+	return each(r, ctx, func(ctx context.Context, db *postgres.DB) error { return db.MarkAPIKeysUsed(ctx, used) })
 }
 
 // CreateOrganization implements gatehouse.Store: the organization is
@@ -258,7 +310,13 @@ func (r *Router) CreateOrganization(ctx context.Context, e gatehouse.AuditEntry,
 	}
 	created, err := s.db.CreateOrganizationAs(ctx, e, o)
 	if err != nil && !s.Main {
-		r.main.UnplaceOrganization(context.WithoutCancel(ctx), o.ID)
+		// The commit's answer may have been lost with its connection:
+		// remove the entry only of an organization the shard does not
+		// have. One left behind names nothing, and is harmless.
+		ctx := context.WithoutCancel(ctx)
+		if _, ferr := s.db.FindOrganization(ctx, o.ID); errors.Is(ferr, gatehouse.ErrNotFound) {
+			r.main.UnplaceOrganization(ctx, o.ID)
+		}
 	}
 	return created, err
 }

@@ -40,6 +40,10 @@ type Shard struct {
 
 	dsn string
 	db  *postgres.DB // nil until it answered
+	// err is why it has not answered (its address, never its password);
+	// identifying is set while an attempt runs.
+	err         error
+	identifying bool
 }
 
 // Router is a gatehouse.Store whose organizations live on several
@@ -62,6 +66,7 @@ type Router struct {
 	openDB  func(context.Context, string) (*postgres.DB, error)
 	migrate func(*postgres.DB, context.Context) error
 
+	closed bool               // set by Close: an identification still running closes what it opened
 	cancel context.CancelFunc // ends the directory's watch
 	done   chan struct{}
 }
@@ -112,9 +117,17 @@ func open(ctx context.Context, mainDSN string, shardDSNs []string,
 	var mainErr error
 	wg.Go(func() { mainErr = r.add(ctx, &Shard{Main: true, Address: address(mainDSN), dsn: mainDSN}, main) })
 	wg.Wait()
+	if mainErr == nil {
+		mainErr = r.checkMain(ctx)
+	}
+	for _, s := range r.shards {
+		if errors.Is(s.err, errSameDatabase) || errors.Is(s.err, gatehouse.ErrConflict) {
+			mainErr = errors.Join(mainErr, s.err)
+		}
+	}
 	if mainErr != nil {
-		r.closeAll() // the shards: main, not added, is closed apart
-		main.Close()
+		r.closeAll()
+		main.Close() // when it was not added
 		return nil, mainErr
 	}
 	watching, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -126,7 +139,11 @@ func open(ctx context.Context, mainDSN string, shardDSNs []string,
 	return r, nil
 }
 
-// add migrates db, the open database of s, identifies it and records it.
+// errSameDatabase: two addresses of the router reach one database.
+var errSameDatabase = errors.New("is the same database as")
+
+// add migrates db, the open database of s, identifies it and records it;
+// a shard that is not main is marked as the shard of main's database.
 func (r *Router) add(ctx context.Context, s *Shard, db *postgres.DB) error {
 	if err := r.migrate(db, ctx); err != nil {
 		return fmt.Errorf("shard %s: %w", s.Address, err)
@@ -135,12 +152,22 @@ func (r *Router) add(ctx context.Context, s *Shard, db *postgres.DB) error {
 	if err != nil {
 		return fmt.Errorf("shard %s: %w", s.Address, err)
 	}
+	if !s.Main {
+		if err := r.markShard(ctx, db); err != nil {
+			return fmt.Errorf("shard %s: %w", s.Address, err)
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if other, ok := r.byID[id]; ok && other != s {
-		return fmt.Errorf("shards %s and %s are the same database (shard %s)", other.Address, s.Address, id)
+	switch other, ok := r.byID[id]; {
+	case r.closed:
+		return errors.New("the router is closed")
+	case ok && other != s:
+		return fmt.Errorf("shard %s %w %s (shard %s): give each primary once", s.Address, errSameDatabase, other.Address, id)
+	case s.db != nil:
+		return errors.New("identified already")
 	}
-	s.ID, s.db = id, db
+	s.ID, s.db, s.err = id, db, nil
 	r.byID[id] = s
 	if s.Main {
 		r.shards = append([]*Shard{s}, r.shards...)
@@ -148,17 +175,71 @@ func (r *Router) add(ctx context.Context, s *Shard, db *postgres.DB) error {
 	return nil
 }
 
-// identify opens, migrates and identifies s, leaving it unidentified when
-// it does not answer.
+// markShard marks db as a shard of main's database, once main is known
+// (Open identifies main and the shards at once, and marks the shards
+// that answered after).
+func (r *Router) markShard(ctx context.Context, db *postgres.DB) error {
+	r.mu.Lock()
+	main := r.mainID()
+	r.mu.Unlock()
+	if main == uuid.Nil {
+		return nil
+	}
+	return db.MarkShardOf(ctx, main)
+}
+
+// mainID is --db's shard id, uuid.Nil until it is known; r.mu is held.
+func (r *Router) mainID() uuid.UUID {
+	if len(r.shards) > 0 && r.shards[0].Main {
+		return r.shards[0].ID
+	}
+	return uuid.Nil
+}
+
+// checkMain refuses a --db that is itself a shard, and marks the shards
+// that answered while --db was being identified.
+func (r *Router) checkMain(ctx context.Context) error {
+	if of, shard, err := r.main.ShardOfMain(ctx); err != nil {
+		return err
+	} else if shard {
+		return fmt.Errorf("%w: the --db database is a shard of the --db whose shard id is %s: give that one as --db", gatehouse.ErrConflict, of)
+	}
+	for _, s := range r.Shards() {
+		if !s.Main && s.db != nil {
+			if err := s.db.MarkShardOf(ctx, r.Shards()[0].ID); err != nil {
+				return fmt.Errorf("shard %s: %w", s.Address, err)
+			}
+		}
+	}
+	return nil
+}
+
+// identify opens, migrates and identifies s, leaving it unidentified (with
+// the reason in s.err) when it does not answer. Only one attempt at a
+// time runs for a shard.
 func (r *Router) identify(ctx context.Context, s *Shard) {
-	db, err := r.openDB(ctx, s.dsn)
-	if err != nil {
+	r.mu.Lock()
+	if s.identifying || s.db != nil || r.closed {
+		r.mu.Unlock()
 		return
 	}
-	db.Now = r.clock
-	if err := r.add(ctx, s, db); err != nil {
-		db.Close()
-	}
+	s.identifying = true
+	r.mu.Unlock()
+	err := func() error {
+		db, err := r.openDB(ctx, s.dsn)
+		if err != nil {
+			return err
+		}
+		db.Now = r.clock
+		if err := r.add(ctx, s, db); err != nil {
+			db.Close()
+			return err
+		}
+		return nil
+	}()
+	r.mu.Lock()
+	s.identifying, s.err = false, err
+	r.mu.Unlock()
 }
 
 // retry tries again, at most once per retryEvery, the shards that have not
@@ -304,6 +385,9 @@ func (r *Router) TryLease(ctx context.Context, name, holder string, now time.Tim
 
 // Close stops following the directory and closes every shard.
 func (r *Router) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
 	r.cancel()
 	<-r.done
 	return r.closeAll()
@@ -364,6 +448,8 @@ func (r *Router) Status(ctx context.Context) ([]Status, error) {
 			}
 		}
 		switch {
+		case s.db == nil && s.err != nil:
+			st.Error = s.err.Error()
 		case s.db == nil:
 			st.Error = "has not answered since this command started"
 		default:

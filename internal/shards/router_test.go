@@ -16,7 +16,7 @@ import (
 
 var ctx = context.Background()
 
-func openDB(t *testing.T, dsn string) *postgres.DB {
+func openDB(t testing.TB, dsn string) *postgres.DB {
 	t.Helper()
 	db, err := postgres.Open(ctx, dsn)
 	if err != nil {
@@ -26,7 +26,7 @@ func openDB(t *testing.T, dsn string) *postgres.DB {
 	return db
 }
 
-func createOrg(t *testing.T, s gatehouse.Store, name string) gatehouse.Organization {
+func createOrg(t testing.TB, s gatehouse.Store, name string) gatehouse.Organization {
 	t.Helper()
 	o, err := s.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), name)
 	if err != nil {
@@ -199,4 +199,86 @@ func TestShardDown(t *testing.T) {
 	proxy.Restore(t)
 	time.Sleep(1100 * time.Millisecond) // retryEvery
 	check("up after start", true)
+}
+
+// TestSessionsWhileAShardIsDown: signing out of a session that may be on
+// a shard that does not answer is refused rather than look done, and the
+// first wake of WatchCommands comes even when a shard stops answering
+// before its listener connects.
+func TestSessionsWhileAShardIsDown(t *testing.T) {
+	mainDSN, others := testenv.PostgresDSN(t), testenv.ShardDSNs(t)
+	first, proxy := viaProxy(t, others[0])
+	r, err := shards.Open(ctx, mainDSN, []string{first, others[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	org := createOrg(t, r, "Acme") // on the first shard
+	u, err := r.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded),
+		gatehouse.User{ID: uuid.New(), OrgID: org.ID, Email: "a@example.com", Role: gatehouse.RoleAdmin, PasswordHash: "x", CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	s := gatehouse.Session{TokenHash: [32]byte{1}, UserID: u.ID, CSRF: "c", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	if err := r.CreateSession(ctx, gatehouse.SystemEntry(gatehouse.AuditSignedIn), s); err != nil {
+		t.Fatal(err)
+	}
+
+	// A second instance starts while the first shard is down.
+	proxy.Cut()
+	later, err := shards.Open(ctx, mainDSN, []string{first, others[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Close()
+	if err := later.DeleteSession(ctx, s.TokenHash, now); !errors.Is(err, gatehouse.ErrUnavailable) {
+		t.Errorf("sign-out with the session's shard down: %v, want ErrUnavailable", err)
+	}
+	watching, stop := context.WithCancel(ctx)
+	defer stop()
+	woken := make(chan gatehouse.Wake, 16)
+	go r.WatchCommands(watching, func(w gatehouse.Wake) { woken <- w })
+	select {
+	case w := <-woken:
+		if w != (gatehouse.Wake{}) {
+			t.Errorf("first wake %+v, want the listening wake", w)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no listening wake with a shard down")
+	}
+
+	proxy.Restore(t)
+	time.Sleep(1100 * time.Millisecond) // retryEvery
+	if err := later.DeleteSession(ctx, s.TokenHash, now); err != nil {
+		t.Fatalf("sign-out once the shard is back: %v", err)
+	}
+	if _, _, err := r.FindSession(ctx, s.TokenHash, now); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("the session after sign-out: %v, want ErrNotFound", err)
+	}
+}
+
+// TestOneDatabaseTwice: a primary given twice, under two addresses, or a
+// shard given as --db, is refused at start rather than served twice.
+func TestOneDatabaseTwice(t *testing.T) {
+	mainDSN, others := testenv.PostgresDSN(t), testenv.ShardDSNs(t)
+	u, err := url.Parse(others[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("application_name", "again") // another address of the same database
+	u.RawQuery = q.Encode()
+	if r, err := shards.Open(ctx, mainDSN, []string{others[0], u.String()}); err == nil {
+		r.Close()
+		t.Error("a shard given twice was accepted")
+	}
+	r, _ := openRouterOn(t, mainDSN, others)
+	r.Close()
+	if r, err := shards.Open(ctx, others[0], []string{mainDSN}); !errors.Is(err, gatehouse.ErrConflict) {
+		if err == nil {
+			r.Close()
+		}
+		t.Errorf("a shard given as --db: %v, want ErrConflict", err)
+	}
 }

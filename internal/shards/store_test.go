@@ -16,12 +16,20 @@ import (
 func openRouter(t testing.TB) (*shards.Router, string, []string) {
 	t.Helper()
 	main, others := testenv.PostgresDSN(t), testenv.ShardDSNs(t)
+	r, _ := openRouterOn(t, main, others)
+	return r, main, others
+}
+
+// openRouterOn opens a Router on main and others; it is closed when t
+// ends.
+func openRouterOn(t testing.TB, main string, others []string) (*shards.Router, error) {
+	t.Helper()
 	r, err := shards.Open(context.Background(), main, others)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	return r, main, others
+	return r, nil
 }
 
 // TestStore: the store suite on three primaries. Organizations are placed

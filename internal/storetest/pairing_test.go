@@ -46,6 +46,8 @@ var oneStoreMethods = map[string]string{
 	"postgres.PlaceOrganization":        "shards (see postgres/directory.go)",
 	"postgres.UnplaceOrganization":      "shards (see postgres/directory.go)",
 	"postgres.ShardOf":                  "shards (see postgres/directory.go)",
+	"postgres.MarkShardOf":              "shards (see postgres/directory.go)",
+	"postgres.ShardOfMain":              "shards (see postgres/directory.go)",
 	"postgres.Placements":               "shards (see postgres/directory.go)",
 	"postgres.WatchDirectory":           "shards (see postgres/directory.go)",
 	"postgres.CreateOrganizationAs":     "shards: a router places an organization before it exists (see postgres/directory.go)",

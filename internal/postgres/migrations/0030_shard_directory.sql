@@ -26,3 +26,14 @@ END $$;
 CREATE TRIGGER organization_shards_changed
   AFTER INSERT OR UPDATE OR DELETE ON organization_shards
   FOR EACH ROW EXECUTE FUNCTION organization_shards_notify();
+
+-- A TRUNCATE changes every entry: an empty payload says so.
+CREATE FUNCTION organization_shards_truncated() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('gatehouse_directory', '');
+  RETURN NULL;
+END $$;
+CREATE TRIGGER organization_shards_emptied
+  AFTER TRUNCATE ON organization_shards
+  FOR EACH STATEMENT EXECUTE FUNCTION organization_shards_truncated();

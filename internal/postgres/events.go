@@ -33,12 +33,17 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 	if err != nil {
 		return gatehouse.EventPage{}, err
 	}
-	if f.Q != "" {
-		return sqlstore.SearchEvents(ctx, f, db.search, eventSearch{db: db, org: org, f: f})
-	}
 	var page gatehouse.EventPage
-	err = withGenericPlans(ctx, db.replica, func(q querier) (err error) {
-		page, err = db.queryEvents(ctx, q, f, org, 0)
+	settings := ""
+	if f.Q != "" {
+		settings = qPlanSettings
+	}
+	err = withGenericPlans(ctx, db.replica, settings, func(q querier) (err error) {
+		if f.Q != "" {
+			page, err = sqlstore.SearchEvents(ctx, f, db.search, eventSearch{db: db, q: q, org: org, f: f})
+		} else {
+			page, err = db.queryEvents(ctx, q, f, org, 0)
+		}
 		return err
 	})
 	return page, err
@@ -51,17 +56,17 @@ func (db *DB) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Event
 // month's partition and indexes each time (5–7 ms p50 at 25 months on
 // the 2 M bench, 1.0 ms generic: docs/performance.md, "Partitioned
 // events"); its plan is the same for every value, an ordered walk of the
-// months' indexes. Searches (q) keep custom plans: generic ones of
-// theirs took 90–900 ms (an id prefix's range, whose width a generic
-// plan cannot know), and they plan every month each time: slower than on
-// one table, the open part of issue 33's read target.
-func withGenericPlans(ctx context.Context, pool *pgxpool.Pool, fn func(querier) error) error {
+// months' indexes. Searches (q) run here too, with settings of their own
+// (qPlanSettings; settings are more SET LOCAL statements, each after
+// "; "), and an id prefix, whose width a generic plan cannot know, is
+// looked up on its own first (see eventSearch).
+func withGenericPlans(ctx context.Context, pool *pgxpool.Pool, settings string, fn func(querier) error) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return wrap(err)
 	}
 	defer conn.Release() // a connection left in a transaction is closed, not pooled
-	if _, err := conn.Exec(ctx, "BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
+	if _, err := conn.Exec(ctx, "BEGIN READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan"+settings); err != nil {
 		return wrap(err)
 	}
 	err = fn(conn)

@@ -100,3 +100,7 @@ func (db *DB) PartitionsForTest(ctx context.Context) (map[string]string, error) 
 	_, err := pgx.ForEachRow(rows, []any{&name, &bound}, func() error { parts[name] = bound; return nil })
 	return parts, err
 }
+
+// SetPrefixKeysForTest sets the most events of an id prefix that a search
+// looks up apart from its page (qPrefixKeys).
+func (db *DB) SetPrefixKeysForTest(n int) { db.prefixKeys = n }

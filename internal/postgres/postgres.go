@@ -37,6 +37,8 @@ type DB struct {
 	terms  sqlstore.TermCache // search terms known to be stored
 	spans  sqlstore.SpanCache // server job spans known to be stored
 	search gatehouse.SearchBudgets
+	// prefixKeys, set by tests, replaces qPrefixKeys.
+	prefixKeys int
 
 	// beforeIngestCommit, set by tests, runs in every ingest transaction
 	// just before it commits: the feed's test holds commits back with it.

@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,9 +33,39 @@ const qMaxTerms = 200
 // gatehouse.SearchBudgets. Call it before serving.
 func (db *DB) SetSearchBudgets(b gatehouse.SearchBudgets) { db.search = b }
 
-// eventSearch runs the steps of a search for q (see sqlstore.SearchEvents).
+// qPrefixKeys is the most events of an id prefix that Keys looks up
+// through the index of ids; a prefix of more is read in keyset order.
+const qPrefixKeys = 5000
+
+// qPlanSettings are the settings of a search's transaction beside generic
+// plans. A generic plan cannot know the values it serves, and guessed
+// wrong where a walk of an index in keyset order was right: it took a
+// LIMIT placeholder for a tenth of the rows, and joined a page of keys
+// back to its events by hashing every event (0.7 s); and it took an
+// organization's share of each month for an average one's, so that a
+// frequent player's page, expected to be 2 events a month, sorted all
+// 6,952 (3 ms) instead of reading the months newest first until the page
+// was full (0.2 ms). Every statement of a search on events reads an
+// index in keyset order and stops at its limit; none needs to sort more
+// than the pages of its branches, which nothing else can order. So sorts
+// are planned only where nothing else orders (enable_sort off), and JIT
+// is off, which the cost of a sort so penalised would start (1.4 s of
+// compiling for a 1 ms query).
+const qPlanSettings = "; SET LOCAL enable_sort = off; SET LOCAL jit = off"
+
+// eventSearch runs the steps of a search for q (see sqlstore.SearchEvents)
+// on q, a connection in withGenericPlans with qPlanSettings: the
+// statements on events are planned once per connection, for every value,
+// and pruned to their months as they run, instead of planning every
+// month's partition and indexes at each request (docs/performance.md,
+// "Partitioned events"). An id prefix, whose width a generic plan cannot
+// know (a narrow one is best found through the index of ids, a wide one
+// in keyset order), is looked up through the index of ids on its own
+// first (prefixKeys). The statements on the terms go by the simple
+// protocol, planned for their values, as they were before.
 type eventSearch struct {
 	db  *DB
+	q   querier
 	org int64
 	f   gatehouse.EventFilter
 }
@@ -41,7 +73,7 @@ type eventSearch struct {
 // Scan matches q on the first budget candidates in one query; it cannot
 // tell whether they ran out.
 func (s eventSearch) Scan(ctx context.Context, budget int) (gatehouse.EventPage, bool, error) {
-	page, err := s.db.queryEvents(ctx, s.db.replica, s.f, s.org, budget)
+	page, err := s.db.queryEvents(ctx, s.q, s.f, s.org, budget)
 	return page, false, err
 }
 
@@ -60,7 +92,7 @@ func (s eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey
 	}
 	query += ` ORDER BY e.occurred_at DESC, e.id DESC OFFSET ` + strconv.Itoa(budget-1) + ` LIMIT 1`
 	var bound gatehouse.EventKey
-	err := s.db.replica.QueryRow(ctx, query, args...).Scan(&bound.OccurredAt, &bound.ID)
+	err := s.q.QueryRow(ctx, query, args...).Scan(&bound.OccurredAt, &bound.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -75,8 +107,8 @@ func (s eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey
 // through the trigram index of search_terms (for q of three characters or
 // more; shorter ones read the organization's terms).
 func (s eventSearch) Terms(ctx context.Context, max int) ([]sqlstore.Term, error) {
-	rows, _ := s.db.replica.Query(ctx, `SELECT field, ref, value FROM search_terms
-		WHERE org = $1 AND folded LIKE $2 ESCAPE '\' LIMIT $3`, s.org, qPattern(s.f.Q), max+1)
+	rows, _ := s.q.Query(ctx, `SELECT field, ref, value FROM search_terms
+		WHERE org = $1 AND folded LIKE $2 ESCAPE '\' LIMIT $3`, pgx.QueryExecModeSimpleProtocol, s.org, qPattern(s.f.Q), max+1)
 	var t sqlstore.Term
 	terms, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (sqlstore.Term, error) {
 		err := row.Scan(&t.Field, &t.Ref, &t.Value)
@@ -96,10 +128,13 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 	}
 	others := s.f
 	others.Q = ""
-	conds, _ := filterConditions(others, arg)
-	filter := strings.Join(append([]string{"e.org = $1"}, conds...), " AND ")
 	limit := arg(s.f.Limit + 1)
+	filter := "" // the other filters, placed by the first branch that reads events
 	page := func(match string) string {
+		if filter == "" {
+			conds, _ := filterConditions(others, arg)
+			filter = strings.Join(append([]string{"e.org = $1"}, conds...), " AND ")
+		}
 		return `SELECT e.occurred_at, e.id FROM events e WHERE ` + filter + ` AND ` + match +
 			` ORDER BY e.occurred_at DESC, e.id DESC LIMIT ` + limit
 	}
@@ -139,10 +174,21 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 		}
 		branches = append(branches, `(SELECT h.* FROM `+from+` CROSS JOIN LATERAL (`+page(field.match("k.ref", "k.v"))+`) h)`)
 	}
-	if prefix := idPrefixCondition(s.f.Q, arg); prefix != "" {
-		branches = append(branches, "("+page(prefix)+")")
+	if lo, hi, ok := gatehouse.IDPrefix(s.f.Q); ok {
+		switch keys, complete, err := s.prefixKeys(ctx, lo, hi); {
+		case err != nil:
+			return gatehouse.EventPage{}, err
+		case !complete: // a wide prefix: read in keyset order, as a term is
+			branches = append(branches, "("+page(idPrefixCondition(s.f.Q, arg))+")")
+		case len(keys) > 0:
+			ats, ids := make([]time.Time, len(keys)), make([]uuid.UUID, len(keys))
+			for i, k := range keys {
+				ats[i], ids[i] = k.OccurredAt, k.ID
+			}
+			branches = append(branches, "(SELECT * FROM unnest("+arg(ats)+"::timestamptz[], "+arg(ids)+"::uuid[]) p (occurred_at, id))")
+		}
 	}
-	if len(branches) == 0 { // job ids without a span: on no event
+	if len(branches) == 0 { // no event shows the prefix, job ids without a span
 		return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
 	}
 	query := `SELECT ` + eventColumns + ` FROM (SELECT * FROM (` + strings.Join(branches, " UNION ") + `) u
@@ -151,12 +197,62 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
 		ORDER BY e.occurred_at DESC, e.id DESC`
-	return s.db.collectEvents(ctx, s.db.replica, s.f, query, args)
+	return s.db.collectEvents(ctx, s.q, s.f, query, args)
+}
+
+// prefixKeys returns the keys of the first page, in keyset order, of the
+// organization's events that match every other filter and whose id is
+// from lo (inclusive) to hi (exclusive; nil for no end). It reads them
+// through the index of ids, the filters checked on each, unless more
+// than qPrefixKeys (DB.prefixKeys when a test sets it) have such an id:
+// then complete is false, and the prefix is read in keyset order.
+func (s eventSearch) prefixKeys(ctx context.Context, lo uuid.UUID, hi *uuid.UUID) (keys []gatehouse.EventKey, complete bool, err error) {
+	args := []any{s.org}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	others := s.f
+	others.Q = ""
+	conds, _ := filterConditions(others, arg)
+	keep := "true"
+	if len(conds) > 0 {
+		keep = "(" + strings.Join(conds, " AND ") + ") IS TRUE"
+	}
+	max := qPrefixKeys
+	if s.db.prefixKeys > 0 {
+		max = s.db.prefixKeys
+	}
+	query := `SELECT e.occurred_at, e.id, ` + keep + ` FROM events e WHERE e.org = $1 AND ` + idRange(lo, hi, arg) +
+		` LIMIT ` + strconv.Itoa(max+1)
+	rows, _ := s.q.Query(ctx, query, args...)
+	var (
+		k     gatehouse.EventKey
+		match bool
+		n     int
+	)
+	_, err = pgx.ForEachRow(rows, []any{&k.OccurredAt, &k.ID, &match}, func() error {
+		if n++; match {
+			keys = append(keys, gatehouse.EventKey{OccurredAt: k.OccurredAt.UTC(), ID: k.ID})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, wrap(err)
+	}
+	slices.SortFunc(keys, func(a, b gatehouse.EventKey) int {
+		if c := b.OccurredAt.Compare(a.OccurredAt); c != 0 {
+			return c
+		}
+		return bytes.Compare(b.ID[:], a.ID[:])
+	})
+	return keys[:min(len(keys), s.f.Limit+1)], n <= max, nil
 }
 
 // Spans returns the stored spans of jobs.
 func (s eventSearch) Spans(ctx context.Context, jobs []string) (map[string]sqlstore.Span, error) {
-	rows, _ := s.db.replica.Query(ctx, "SELECT job, from_at, to_at FROM job_spans WHERE org = $1 AND job = ANY($2)", s.org, jobs)
+	rows, _ := s.q.Query(ctx, "SELECT job, from_at, to_at FROM job_spans WHERE org = $1 AND job = ANY($2)",
+		pgx.QueryExecModeSimpleProtocol, s.org, jobs)
 	spans := make(map[string]sqlstore.Span, len(jobs))
 	var (
 		job  string
@@ -186,7 +282,7 @@ func (s eventSearch) Within(ctx context.Context, span sqlstore.Span, max int) (i
 	}
 	query += " AND e.occurred_at >= $" + strconv.Itoa(n-2) + " AND e.occurred_at < $" + strconv.Itoa(n-1) + " LIMIT $" + strconv.Itoa(n) + ") c"
 	var count int
-	err := s.db.replica.QueryRow(ctx, query, args...).Scan(&count)
+	err := s.q.QueryRow(ctx, query, args...).Scan(&count)
 	return count, wrap(err)
 }
 
@@ -245,6 +341,12 @@ func idPrefixCondition(q string, arg func(any) string) string {
 	if !ok {
 		return ""
 	}
+	return idRange(lo, hi, arg)
+}
+
+// idRange is the condition that an event's id is from lo (inclusive) to
+// hi (exclusive; nil for no end).
+func idRange(lo uuid.UUID, hi *uuid.UUID, arg func(any) string) string {
 	if hi == nil {
 		return "e.id >= " + arg(lo)
 	}

@@ -104,3 +104,10 @@ func (db *DB) PartitionsForTest(ctx context.Context) (map[string]string, error) 
 // SetPrefixKeysForTest sets the most events of an id prefix that a search
 // looks up apart from its page (qPrefixKeys).
 func (db *DB) SetPrefixKeysForTest(n int) { db.prefixKeys = n }
+
+// StringForTest runs query, which returns one text value.
+func (db *DB) StringForTest(ctx context.Context, query string) (string, error) {
+	var v string
+	err := db.pool.QueryRow(ctx, query).Scan(&v)
+	return v, err
+}

@@ -108,6 +108,14 @@ func newPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = statementTimeout
 	}
+	// JIT compiles a plan whose estimated cost is high, which the
+	// planner of a query over many monthly partitions often thinks:
+	// Gatehouse's statements are short, and compiling cost more than
+	// running (250–340 ms of JIT each time the player rollup's fold
+	// looked for new events, every second or so). A URL may turn it on.
+	if _, ok := cfg.ConnConfig.RuntimeParams["jit"]; !ok {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	cfg.HealthCheckPeriod = 5 * time.Second
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -94,6 +95,17 @@ func TestStatementTimeoutIsUnavailable(t *testing.T) {
 	err := db.SleepForTest(context.Background(), time.Second)
 	if !errors.Is(err, gatehouse.ErrUnavailable) {
 		t.Fatalf("a statement over statement_timeout: %v, want ErrUnavailable", err)
+	}
+}
+
+// TestJITIsOff: statements run without JIT unless the URL asks for it.
+func TestJITIsOff(t *testing.T) {
+	dsn := testenv.PostgresDSN(t)
+	for _, c := range []struct{ dsn, want string }{{dsn, "off"}, {dsn + "&jit=on", "on"}} {
+		v, err := open(t, c.dsn).StringForTest(context.Background(), "SHOW jit")
+		if err != nil || v != c.want {
+			t.Errorf("jit with %s: %q, %v; want %q", strings.TrimPrefix(c.dsn, dsn), v, err, c.want)
+		}
 	}
 }
 

@@ -237,7 +237,7 @@ func TestSessionsWhileAShardIsDown(t *testing.T) {
 	}
 	watching, stop := context.WithCancel(ctx)
 	defer stop()
-	woken := make(chan gatehouse.Wake, 16)
+	woken := make(chan gatehouse.Wake, 1024)
 	go r.WatchCommands(watching, func(w gatehouse.Wake) { woken <- w })
 	// Other tests' commands on the same servers wake it too: wait for
 	// the listening wake among them.

@@ -132,7 +132,14 @@ func testInsightsPlayerLevels(t *testing.T, f *fixture) {
 	}
 	org := f.org("Levels")
 	door := f.accessPoint(org.ID, f.location(org.ID, "HQ").ID, "Gate")
-	rolls := 0
+	// roll folds at a time later than the last roll's by more than the
+	// wait of an organization found with nothing to fold (a second).
+	rollAt := f.now
+	roll := func() {
+		t.Helper()
+		rollAt = rollAt.Add(2 * time.Second)
+		must(t, f.s.RollInsights(ctx, rollAt))
+	}
 	store := func(typ gatehouse.EventType, n int) {
 		t.Helper()
 		var batch []gatehouse.NewEvent
@@ -145,8 +152,7 @@ func testInsightsPlayerLevels(t *testing.T, f *fixture) {
 			batch = append(batch, ev)
 		}
 		f.ingest(org.ID, batch...)
-		rolls++
-		must(t, f.s.RollInsights(ctx, f.now.Add(time.Duration(rolls)*time.Minute)))
+		roll()
 	}
 	// want lists the levels of the total, then of the denials, then of
 	// the granted attempts.
@@ -164,7 +170,9 @@ func testInsightsPlayerLevels(t *testing.T, f *fixture) {
 		}
 		// A fold reads the events below every transaction still running
 		// (the feed's bound): one of another test on the same server
-		// holds the last batch back until it ends. Roll again meanwhile.
+		// holds the last batch back until it ends, and the fold that
+		// found nothing puts the organization off a second. Roll again,
+		// later, meanwhile.
 		for deadline := time.Now().Add(10 * time.Second); ; {
 			got, err := levels.PlayerLevelsForTest(ctx, org.ID)
 			must(t, err)
@@ -179,7 +187,7 @@ func testInsightsPlayerLevels(t *testing.T, f *fixture) {
 				t.Fatalf("levels %s (-want +got):\n%s", stage, diff)
 			}
 			time.Sleep(20 * time.Millisecond)
-			must(t, f.s.RollInsights(ctx, f.now.Add(time.Duration(rolls)*time.Minute)))
+			roll()
 		}
 	}
 	denied := gatehouse.EventAccessDenied

@@ -156,13 +156,10 @@ func (r *Router) Shards() []Shard {
 
 // open returns the shards that answer, main first.
 func (r *Router) open() []*postgres.DB {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	dbs := make([]*postgres.DB, 0, len(r.shards))
-	for _, s := range r.shards {
-		if s.db != nil {
-			dbs = append(dbs, s.db)
-		}
+	shards, _ := r.answering()
+	dbs := make([]*postgres.DB, len(shards))
+	for i, s := range shards {
+		dbs[i] = s.db
 	}
 	return dbs
 }

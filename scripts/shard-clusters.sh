@@ -22,11 +22,14 @@ up() {
   local db="gatehouse_shard_$$_$(date +%s)" urls=()
   for i in "${!ports[@]}"; do
     local port=${ports[$i]} name="gatehouse_shard$((i + 1))"
+    # Only the export line below goes to stdout, which the caller evals:
+    # what the cluster tools print (pg_ctlcluster's "Removed stale pid
+    # file.", for one) goes to stderr.
     if ! pg_lsclusters -h | awk '{print $2}' | grep -qx "$name"; then
-      pg_createcluster "$version" "$name" --port "$port" -- --auth=trust >/dev/null
+      pg_createcluster "$version" "$name" --port "$port" -- --auth=trust >&2
     fi
     if ! pg_isready -q -h 127.0.0.1 -p "$port"; then
-      pg_ctlcluster --skip-systemctl-redirect "$version" "$name" start
+      pg_ctlcluster --skip-systemctl-redirect "$version" "$name" start >&2
     fi
     for _ in $(seq 30); do pg_isready -q -h 127.0.0.1 -p "$port" && break; sleep 1; done
     psql -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -c "CREATE DATABASE $db" >/dev/null

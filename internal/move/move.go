@@ -318,8 +318,9 @@ func (m *mover) table(ctx context.Context, name string) (TableCount, error) {
 // below any transaction's ceiling, so a cursor of the first form (anyone
 // can write one) would otherwise compare moved positions, which count
 // every organization's events. Cursors of that form, handed out before
-// cursors were sealed, read again from the start. An organization moved
-// into a database in use keeps the target's.
+// cursors were sealed, read again from the start. A database in use
+// keeps its own, for its other organizations: a moved one has the same
+// ceiling of its own (organizations.cursor_ceiling, tables).
 func (m *mover) ceiling(ctx context.Context, r rule) (TableCount, error) {
 	count := TableCount{Table: "feed_cursor_ceiling", Treatment: Derived, Why: r.why}
 	if m.targetOrgs > 0 {

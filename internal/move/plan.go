@@ -76,7 +76,11 @@ const (
 // tables is the treatment of every table of both schemas. A table of
 // one store only is here too, with the reason it is not copied.
 var tables = map[string]rule{
-	"organizations": {treat: Copied},
+	// An organization from SQLite keeps its positions, (0, seq): nothing
+	// to shift (xid_shift), and its own ceiling for cursors of the first
+	// form at the feed's start (cursor_ceiling), as ceiling sets the
+	// database's when it holds no other organization.
+	"organizations": {treat: Copied, cols: map[string]colSource{"xid_shift": {}, "cursor_ceiling": {}}},
 	"settings": {treat: Copied, why: "the service secret: taken by a target that holds no organization; " +
 		"otherwise the target keeps its own and the moved secrets are sealed again under it"},
 	"api_keys":           {treat: Copied},

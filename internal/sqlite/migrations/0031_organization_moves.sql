@@ -1,0 +1,5 @@
+-- PostgreSQL gives each organization an offset to its transaction ids, a
+-- ceiling of its own for cursors of the first form, and a mark in its
+-- directory while it moves between primaries (its 0031): SQLite has no
+-- transaction ids in its positions, no other primary to move to, and no
+-- directory.

@@ -81,11 +81,12 @@ func (db *DB) createCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		if *newTerms, err = db.insertTerms(ctx, tx, org, sqlstore.AppendTerms(nil, ev, place)); err != nil {
 			return err
 		}
-		// Its id is recent, as an ingested event's is (storeEventsCTEs).
+		// Its id is recent, as an ingested event's is (storeEventsCTEs),
+		// and its position the organization's (positionNow).
 		_, err = tx.Exec(ctx, `WITH fresh AS (INSERT INTO recent_event_ids (org, id, received_at) VALUES ($1, $2, $5))
 			INSERT INTO events (org, id, type, occurred_at, received_at, platform_user_id, server_job_id, scope,
-				location_id, location_name, access_point_id, access_point_name, requested_by, command_id)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $2)`,
+				location_id, location_name, access_point_id, access_point_name, requested_by, command_id, xid)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $2, `+positionNow("$1")+`)`,
 			org, c.ID, string(gatehouse.EventRemoteUnlock), issued, gatehouse.Truncate(db.Now()), c.PlatformUserID, c.ServerJobID, string(c.Scope),
 			place.LocationID, place.LocationName, c.AccessPoint.ID, place.AccessPointName, c.RequestedByUser)
 		if err != nil {

@@ -124,3 +124,30 @@ func (db *DB) feedAfter(ctx context.Context, orgID uuid.UUID, after gatehouse.Fe
 	}
 	return org, q, where, nil
 }
+
+// The transaction part of the positions of an organization's rows (events,
+// command changes, lockdown changes: migration 0012) is this database's
+// transaction id plus the organization's xid_shift (migration 0031): 0
+// unless the organization was moved here from another primary, whose
+// positions it keeps, and whose transaction ids may be past this one's.
+// Every position written for an organization, and every bound its reads
+// stop at, is shifted alike, so that a cursor from before a move reads on
+// after it, nothing lost or repeated.
+//
+// Each fragment below is a scalar subquery on the organization whose
+// seq is the statement's parameter org ("$1"). It names no column of the
+// statement's rows, so PostgreSQL runs it once per statement (an
+// initplan), not once per row, and a bound compares with the feed's
+// index as a constant would. It is NULL for an unknown organization.
+
+// positionNow is the transaction part of the positions this transaction
+// writes for the organization org.
+func positionNow(org string) string {
+	return shiftedXid("pg_current_xact_id()", org)
+}
+
+// shiftedXid is xid, an xid8 of this database, shifted for the
+// organization org. xid8 has no arithmetic: the sum is made in bigint.
+func shiftedXid(xid, org string) string {
+	return `(SELECT (` + xid + `::text::bigint + o.xid_shift)::text::xid8 FROM organizations o WHERE o.seq = ` + org + `)`
+}

@@ -62,16 +62,17 @@ const unnestedEvents = `unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::te
 // id given twice in the batch, the first is stored. Rows are inserted in
 // id order, whatever the batch's order: each insert locks its id until
 // commit, so two batches sharing ids in different orders would otherwise
-// wait for each other, a deadlock.
+// wait for each other, a deadlock. Each event's position is the
+// organization's (positionNow), computed once for the batch.
 func storeEventsCTEs(source, cond string) string {
 	return `batch AS MATERIALIZED (SELECT DISTINCT ON (id) * FROM ` + source + cond + ` ORDER BY id, pos),
 	fresh AS (INSERT INTO recent_event_ids (org, id, received_at) SELECT $1, id, $2 FROM batch ORDER BY id
 		ON CONFLICT DO NOTHING RETURNING id),
 	stored AS (INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
 			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id,
-			platform_user_name)
+			platform_user_name, xid)
 		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
-			location_name, access_point_id, access_point_name, requested_by, command_id, platform_user_name
+			location_name, access_point_id, access_point_name, requested_by, command_id, platform_user_name, ` + positionNow("$1") + `
 		FROM batch WHERE id IN (SELECT id FROM fresh) ORDER BY id
 		ON CONFLICT (org, id, occurred_at) DO NOTHING RETURNING id)`
 }

@@ -179,9 +179,11 @@ func (db *DB) CreateLockdown(ctx context.Context, e gatehouse.AuditEntry, nl gat
 	return out, err
 }
 
-// addLockdownChange appends a start or release to the lockdown feed.
+// addLockdownChange appends a start or release to the lockdown feed, at
+// the organization's position (positionNow).
 func addLockdownChange(ctx context.Context, tx pgx.Tx, org int64, id uuid.UUID, released bool) error {
-	_, err := tx.Exec(ctx, "INSERT INTO lockdown_changes (org, lockdown_id, released) VALUES ($1, $2, $3)", org, id, released)
+	_, err := tx.Exec(ctx, "INSERT INTO lockdown_changes (org, xid, lockdown_id, released) VALUES ($1, "+positionNow("$1")+", $2, $3)",
+		org, id, released)
 	return err
 }
 

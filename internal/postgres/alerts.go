@@ -15,9 +15,13 @@ import (
 const alertRuleColumns = `r.id, o.id, r.name, r.condition, r.format, r.url, r.cooldown_seconds, r.created_at, r.updated_at,
 	r.events_txn, r.events_seq, r.generation`
 
-// feedHead is the feed position below which every row is read already,
-// or not (migration 0012): the oldest transaction still running.
-const feedHead = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
+// feedHead is the feed position of the organization org below which
+// every row is read already, or not (migration 0012): the oldest
+// transaction still running, in the organization's positions (horizon),
+// as the bigint the webhooks' and alert rules' positions are kept in.
+func feedHead(org string) string {
+	return horizon(org) + `::text::bigint`
+}
 
 func scanAlertRule(row pgx.CollectableRow) (gatehouse.AlertRule, error) {
 	var (
@@ -53,7 +57,7 @@ func (db *DB) CreateAlertRule(ctx context.Context, e gatehouse.AuditEntry, r gat
 		at := time.Time(r.CreatedAt)
 		_, err = tx.Exec(ctx, `INSERT INTO alert_rules (org, id, name, kind, condition, format, url, sealed,
 			cooldown_seconds, created_at, updated_at, events_txn, events_seq, next_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, `+feedHead+`, 0, $10)`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, `+feedHead("$1")+`, 0, $10)`,
 			org, r.ID, r.Name, string(r.Condition.Kind), gatehouse.EncodeAlertCondition(r.Condition),
 			string(r.Destination.Format), r.Destination.URL, sealed, r.CooldownSeconds, at)
 		if err != nil {
@@ -117,6 +121,7 @@ func (db *DB) UpdateAlertRule(ctx context.Context, e gatehouse.AuditEntry, orgID
 			args = append(args, v)
 			return "$" + strconv.Itoa(len(args))
 		}
+		orgArg := arg(org)
 		for _, s := range set {
 			sets = append(sets, s.Column+" = "+arg(s.Value))
 		}
@@ -124,9 +129,9 @@ func (db *DB) UpdateAlertRule(ctx context.Context, e gatehouse.AuditEntry, orgID
 			sets = append(sets, "sealed = "+arg(sealed))
 		}
 		if moved {
-			sets = append(sets, "generation = generation + 1", "next_at = "+arg(now), "events_txn = "+feedHead, "events_seq = 0")
+			sets = append(sets, "generation = generation + 1", "next_at = "+arg(now), "events_txn = "+feedHead(orgArg), "events_seq = 0")
 		}
-		q := "UPDATE alert_rules SET " + strings.Join(sets, ", ") + " WHERE org = " + arg(org) + " AND id = " + arg(id)
+		q := "UPDATE alert_rules SET " + strings.Join(sets, ", ") + " WHERE org = " + orgArg + " AND id = " + arg(id)
 		if _, err := tx.Exec(ctx, q, args...); err != nil {
 			return err
 		}

@@ -15,10 +15,16 @@ import (
 
 // ReadFeed implements gatehouse.Store: events in (xid, seq) order, only
 // those of transactions older than every one still running
-// (migration 0012, docs/decisions.md "Feed positions").
+// (migration 0012, docs/decisions.md "Feed positions"), in the
+// organization's positions (horizon).
 func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (_ gatehouse.FeedPage, err error) {
 	defer sqlstore.Label(&err, "Store.ReadFeed", orgID)
 	page := gatehouse.FeedPage{Events: []gatehouse.Event{}, Next: after}
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	unknown := errors.Is(err, gatehouse.ErrNotFound)
+	if err != nil && !unknown {
+		return page, err
+	}
 	// The oldest transaction first, the feed's snapshot second: a
 	// transaction running at the snapshot was running already (and bounds
 	// completeThrough) or began since, on events received since. Every
@@ -27,22 +33,25 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 	// behind it.
 	var (
 		oldest time.Time
-		xmax   string
+		next   *string // NULL for an unknown organization
 	)
-	if err := db.pool.QueryRow(ctx, `SELECT least(now(), min(xact_start)), pg_snapshot_xmax(pg_current_snapshot())::text
-		FROM pg_stat_activity WHERE pid <> pg_backend_pid()`).Scan(&oldest, &xmax); err != nil {
+	if err := db.pool.QueryRow(ctx, `SELECT least(now(), min(xact_start)), `+nextPosition("$1")+`::text
+		FROM pg_stat_activity WHERE pid <> pg_backend_pid()`, org).Scan(&oldest, &next); err != nil {
 		return page, wrap(err)
 	}
 	page.CompleteThrough = oldest.Add(-gatehouse.FeedMargin).UTC()
-	org, q, where, err := db.feedAfter(ctx, orgID, after, xmax, f)
-	if org == 0 || err != nil {
+	if unknown {
+		return page, nil
+	}
+	q, where, err := feedAfter(org, after, *next, f)
+	if err != nil {
 		return page, err
 	}
 	var b strings.Builder
 	b.WriteString(`SELECT ` + eventColumns + `, e.xid::text, e.seq FROM events e
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
-		WHERE ` + where + ` AND e.xid < pg_snapshot_xmin(pg_current_snapshot())`)
+		WHERE ` + where + ` AND e.xid < ` + horizon("$1"))
 	b.WriteString(" ORDER BY e.xid, e.seq LIMIT " + q.arg(f.Limit))
 	rows, err := db.pool.Query(ctx, b.String(), q.args...)
 	if err != nil {
@@ -70,11 +79,14 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 	return page, nil
 }
 
-// FeedCursorCeiling implements gatehouse.Store (migration 0019).
+// FeedCursorCeiling implements gatehouse.Store (migration 0019): the
+// organization's own when it was moved here with the cursors its source
+// handed out (migration 0031), the database's otherwise.
 func (db *DB) FeedCursorCeiling(ctx context.Context, orgID uuid.UUID) (_ gatehouse.FeedPosition, err error) {
 	defer sqlstore.Label(&err, "Store.FeedCursorCeiling", orgID)
 	var xid string
-	if err := db.pool.QueryRow(ctx, `SELECT xid::text FROM feed_cursor_ceiling`).Scan(&xid); err != nil {
+	if err := db.pool.QueryRow(ctx, `SELECT coalesce(o.cursor_ceiling, c.xid)::text
+		FROM feed_cursor_ceiling c LEFT JOIN organizations o ON o.id = $1`, orgID).Scan(&xid); err != nil {
 		return gatehouse.FeedPosition{}, wrap(err)
 	}
 	txn, err := strconv.ParseUint(xid, 10, 64)
@@ -85,12 +97,19 @@ func (db *DB) FeedCursorCeiling(ctx context.Context, orgID uuid.UUID) (_ gatehou
 // those of transactions still running included (they are on their way).
 func (db *DB) CountFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (_ int64, err error) {
 	defer sqlstore.Label(&err, "Store.CountFeed", orgID)
-	var xmax string
-	if err := db.pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text`).Scan(&xmax); err != nil {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var next string
+	if err := db.pool.QueryRow(ctx, `SELECT `+nextPosition("$1")+`::text`, org).Scan(&next); err != nil {
 		return 0, wrap(err)
 	}
-	org, q, where, err := db.feedAfter(ctx, orgID, after, xmax, f)
-	if org == 0 || err != nil {
+	q, where, err := feedAfter(org, after, next, f)
+	if err != nil {
 		return 0, err
 	}
 	var n int64
@@ -98,23 +117,16 @@ func (db *DB) CountFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventF
 	return n, wrap(err)
 }
 
-// feedAfter checks a feed position against xmax, the snapshot's next
-// transaction id, and returns the organization (0 for an unknown one) and
-// the conditions, with their arguments, of its events after the position
-// that f keeps. A position past every transaction id handed out so far
-// was not made here: the database was restored from a dump, which keeps
-// the rows' ids while the new cluster counts from lower ones. Following
-// it would return nothing until the counter caught up.
-func (db *DB) feedAfter(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, xmax string, f gatehouse.EventFilter) (int64, *query, string, error) {
-	if next, err := strconv.ParseUint(xmax, 10, 64); err == nil && after.Txn >= next {
-		return 0, nil, "", gatehouse.Invalid("after", "is past every transaction of this database (restored from a dump?): read from the feed's start, or from a cursor it gave since")
-	}
-	org, err := db.orgSeq(ctx, db.pool, orgID)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return 0, nil, "", nil
-	}
-	if err != nil {
-		return 0, nil, "", err
+// feedAfter checks a feed position of the organization org against
+// next, past every position its transactions wrote (nextPosition), and
+// returns the conditions, with their arguments, of its events after the
+// position that f keeps. A position past every transaction id handed out
+// so far was not made here: the database was restored from a dump, which
+// keeps the rows' ids while the new cluster counts from lower ones.
+// Following it would return nothing until the counter caught up.
+func feedAfter(org int64, after gatehouse.FeedPosition, next string, f gatehouse.EventFilter) (*query, string, error) {
+	if n, err := strconv.ParseUint(next, 10, 64); err == nil && after.Txn >= n {
+		return nil, "", gatehouse.Invalid("after", "is past every transaction of this database (restored from a dump?): read from the feed's start, or from a cursor it gave since")
 	}
 	q := &query{args: []any{org, strconv.FormatUint(after.Txn, 10), after.Seq}}
 	where := "e.org = $1 AND (e.xid, e.seq) > ($2::text::xid8, $3)"
@@ -122,7 +134,7 @@ func (db *DB) feedAfter(ctx context.Context, orgID uuid.UUID, after gatehouse.Fe
 	for _, c := range conds {
 		where += " AND " + c
 	}
-	return org, q, where, nil
+	return q, where, nil
 }
 
 // The transaction part of the positions of an organization's rows (events,
@@ -144,6 +156,19 @@ func (db *DB) feedAfter(ctx context.Context, orgID uuid.UUID, after gatehouse.Fe
 // writes for the organization org.
 func positionNow(org string) string {
 	return shiftedXid("pg_current_xact_id()", org)
+}
+
+// horizon is the feed's horizon for the organization org: below it, no
+// transaction still running can commit one of its rows (migration 0012).
+func horizon(org string) string {
+	return shiftedXid("pg_snapshot_xmin(pg_current_snapshot())", org)
+}
+
+// nextPosition is past every position of the organization org that a
+// transaction of this database has written (the snapshot's next
+// transaction id, shifted).
+func nextPosition(org string) string {
+	return shiftedXid("pg_snapshot_xmax(pg_current_snapshot())", org)
 }
 
 // shiftedXid is xid, an xid8 of this database, shifted for the

@@ -61,7 +61,7 @@ func (db *DB) OrgUniverses(ctx context.Context, orgID uuid.UUID) (_ []string, er
 
 // ReadLockdownChanges returns the organization's lockdown starts and
 // releases after a position, in (xid, seq) order below the oldest
-// running transaction.
+// running transaction (horizon).
 func (db *DB) ReadLockdownChanges(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, limit int) (_ []gatehouse.LockdownChange, err error) {
 	defer sqlstore.Label(&err, "Store.ReadLockdownChanges", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
@@ -73,7 +73,7 @@ func (db *DB) ReadLockdownChanges(ctx context.Context, orgID uuid.UUID, after ga
 	}
 	rows, _ := db.pool.Query(ctx, `SELECT lockdown_id, released, xid::text::bigint, seq FROM lockdown_changes
 		WHERE org = $1 AND (xid, seq) > ($2::text::xid8, $3)
-		AND xid < pg_snapshot_xmin(pg_current_snapshot())
+		AND xid < `+horizon("$1")+`
 		ORDER BY xid, seq LIMIT $4`, org, strconv.FormatUint(after.Txn, 10), after.Seq, limit)
 	changes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (gatehouse.LockdownChange, error) {
 		var (

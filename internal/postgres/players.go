@@ -18,17 +18,18 @@ const rollEvery = time.Second
 
 // foldPlayers folds an organization's events after its position, up to
 // the feed's horizon (0012_feed.sql: no transaction still running can
-// commit an event before it), into the player rollup, in key order, and
-// writes the levels each count crossed (level k: the count reached 2^k):
+// commit an event before it; in the organization's positions, horizon),
+// into the player rollup, in key order, and writes the levels each count
+// crossed (level k: the count reached 2^k):
 // each row returns its count and what this fold added, so that no join
 // of the rows folded to their counts is planned on statistics that lag
 // the batch. The levels of each player's total of the month, every kind
 // (migration 0026), count from the total before the fold, which the
 // statement's snapshot reads (it does not see its own writes). It returns how many events it read and the new position (""
 // when none).
-const foldPlayers = `WITH batch AS MATERIALIZED (
+var foldPlayers = `WITH batch AS MATERIALIZED (
 		SELECT xid, seq, type, occurred_at, platform_user_id, reason, scope FROM events
-		WHERE org = $1 AND (xid, seq) > ($2::text::xid8, $3) AND xid < pg_snapshot_xmin(pg_current_snapshot())
+		WHERE org = $1 AND (xid, seq) > ($2::text::xid8, $3) AND xid < ` + horizon("$1") + `
 		ORDER BY xid, seq LIMIT $4),
 	folded AS (
 		INSERT INTO insight_player_months AS r (org, month, platform_user_id, type, reason, scope, n, last_added, fold)

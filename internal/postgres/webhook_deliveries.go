@@ -200,7 +200,8 @@ func (db *DB) SaveWebhookProgress(ctx context.Context, p gatehouse.WebhookProgre
 }
 
 // ReadCommandChanges returns the organization's command changes after a
-// position, in (xid, seq) order below the oldest running transaction.
+// position, in (xid, seq) order below the oldest running transaction
+// (horizon).
 func (db *DB) ReadCommandChanges(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, limit int) (_ []gatehouse.CommandChange, _ gatehouse.FeedPosition, err error) {
 	defer sqlstore.Label(&err, "Store.ReadCommandChanges", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
@@ -212,7 +213,7 @@ func (db *DB) ReadCommandChanges(ctx context.Context, orgID uuid.UUID, after gat
 	}
 	rows, _ := db.pool.Query(ctx, `SELECT id, status, change_xid::text::bigint, change_seq FROM commands
 		WHERE org = $1 AND issued AND (change_xid, change_seq) > ($2::text::xid8, $3)
-		AND change_xid < pg_snapshot_xmin(pg_current_snapshot())
+		AND change_xid < `+horizon("$1")+`
 		ORDER BY change_xid, change_seq LIMIT $4`, org, strconv.FormatUint(after.Txn, 10), after.Seq, limit)
 	changes, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (gatehouse.CommandChange, error) {
 		var (

@@ -18,7 +18,7 @@ const webhookColumns = `w.id, o.id, w.url, w.description, w.types, w.filters, w.
 
 // CreateWebhook stores an organization's endpoint at the heads of its
 // feeds: below the oldest transaction still running, every row is read
-// already, or not (migration 0012).
+// already, or not (migration 0012; feedHead).
 func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gatehouse.Webhook, filters string, sealed []byte) (_ gatehouse.Webhook, err error) {
 	defer sqlstore.Label(&err, "Store.CreateWebhook", w.OrgID)
 	org, err := db.orgSeq(ctx, db.pool, w.OrgID)
@@ -36,7 +36,7 @@ func (db *DB) CreateWebhook(ctx context.Context, e gatehouse.AuditEntry, w gateh
 		_, err = tx.Exec(ctx, `INSERT INTO webhooks (org, id, url, description, types, filters, sealed, enabled,
 			created_at, events_txn, events_seq, commands_txn, commands_seq, next_at, lockdowns_txn, lockdowns_seq)
 			SELECT $1, $2, $3, $4, $5, $6, $7, true, $8, h, 0, h, 0, $8, h, 0
-			FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS h) head`,
+			FROM (SELECT `+feedHead("$1")+` AS h) head`,
 			org, w.ID, w.URL, w.Description, sqlstore.JoinTypes(w.Types), filters, sealed, time.Time(w.CreatedAt))
 		if err != nil {
 			return err

@@ -20,11 +20,21 @@ import (
 // directory to every instance (the trigger of migration 0030).
 const directoryChannel = "gatehouse_directory"
 
+// directoryPing is how often the directory's listener makes a round trip
+// on its connection: PostgreSQL delivers a notification committed before
+// a query before that query's answer, so each answer proves every earlier
+// change heard.
+const directoryPing = 200 * time.Millisecond
+
 // ShardID returns the id that names this database as a shard, generating
 // and storing it on first use, as Secret does: the directory names shards
 // by it, so that a shard keeps its organizations when its address changes.
 func (db *DB) ShardID(ctx context.Context) (_ uuid.UUID, err error) {
 	defer sqlstore.Label(&err, "Store.ShardID")
+	return db.shardID(ctx)
+}
+
+func (db *DB) shardID(ctx context.Context) (uuid.UUID, error) {
 	id, err := db.settingOnce(ctx, "shard", []byte(uuid.New().String()))
 	if err != nil {
 		return uuid.Nil, err
@@ -95,16 +105,56 @@ func (db *DB) UnplaceOrganization(ctx context.Context, org uuid.UUID) (err error
 	return wrap(err)
 }
 
-// ShardOf returns the shard the directory places org on, and false when
-// it places it nowhere: the organization lives in this database.
-func (db *DB) ShardOf(ctx context.Context, org uuid.UUID) (_ uuid.UUID, placed bool, err error) {
+// DirectoryEntry is where the directory places an organization.
+type DirectoryEntry struct {
+	Shard  uuid.UUID // uuid.Nil when Placed is false
+	Placed bool      // false: the organization lives in this database
+	// Moving: `gatehouse shard move` is copying the organization to
+	// another shard; routers hold its calls until the entry changes.
+	Moving bool
+}
+
+// ShardOf returns where the directory places org.
+func (db *DB) ShardOf(ctx context.Context, org uuid.UUID) (_ DirectoryEntry, err error) {
 	defer sqlstore.Label(&err, "Store.ShardOf", org)
-	var shard uuid.UUID
-	err = db.pool.QueryRow(ctx, `SELECT shard FROM organization_shards WHERE org = $1`, org).Scan(&shard)
+	var e DirectoryEntry
+	err = db.pool.QueryRow(ctx, `SELECT shard, moving FROM organization_shards WHERE org = $1`, org).Scan(&e.Shard, &e.Moving)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return uuid.Nil, false, nil
+		return DirectoryEntry{}, nil
 	}
-	return shard, err == nil, wrap(err)
+	e.Placed = err == nil
+	return e, wrap(err)
+}
+
+// MarkMoving marks org as being moved away from shard (this database's
+// own shard id when the directory does not place it), so that every
+// router holds its calls. ErrConflict when it is marked already: one move
+// of an organization at a time.
+func (db *DB) MarkMoving(ctx context.Context, org, shard uuid.UUID) (err error) {
+	defer sqlstore.Label(&err, "Store.MarkMoving", org)
+	tag, err := db.pool.Exec(ctx, `INSERT INTO organization_shards AS s (org, shard, moving) VALUES ($1, $2, true)
+		ON CONFLICT (org) DO UPDATE SET moving = true WHERE NOT s.moving`, org, shard)
+	if err == nil && tag.RowsAffected() == 0 {
+		return fmt.Errorf("%w: organization %s is being moved already (or a move of it stopped half-way: see docs/deploy.md)", gatehouse.ErrConflict, org)
+	}
+	return wrap(err)
+}
+
+// EndMove places org on shard and ends its move; a shard equal to this
+// database's own id removes its entry, since an organization the
+// directory does not place lives here.
+func (db *DB) EndMove(ctx context.Context, org, shard uuid.UUID) (err error) {
+	defer sqlstore.Label(&err, "Store.EndMove", org)
+	self, err := db.shardID(ctx)
+	if err != nil {
+		return err
+	}
+	if shard == self {
+		_, err = db.pool.Exec(ctx, `DELETE FROM organization_shards WHERE org = $1`, org)
+	} else {
+		_, err = db.pool.Exec(ctx, `UPDATE organization_shards SET shard = $2, moving = false, placed_at = now() WHERE org = $1`, org, shard)
+	}
+	return wrap(err)
 }
 
 // Placements returns how many organizations the directory places on
@@ -128,11 +178,13 @@ func (db *DB) Placements(ctx context.Context) (_ map[uuid.UUID]int, err error) {
 // WatchDirectory calls changed with the organization of each change of
 // the directory, made by any instance, until ctx ends; and with uuid.Nil
 // each time it (re)connects, since a change may have been missed while it
-// was not listening.
-func (db *DB) WatchDirectory(ctx context.Context, changed func(org uuid.UUID)) (err error) {
+// was not listening. It calls caughtUp, about every directoryPing, with a
+// time before which every change has been heard: a router trusts its
+// cached entries only while that is recent (internal/shards).
+func (db *DB) WatchDirectory(ctx context.Context, changed func(org uuid.UUID), caughtUp func(time.Time)) (err error) {
 	defer sqlstore.Label(&err, "Store.WatchDirectory")
 	return db.keepListening(ctx, func() bool {
-		return db.listenOn(ctx, directoryChannel, func() { changed(uuid.Nil) }, func(payload string) {
+		return db.listenOn(ctx, directoryChannel, directoryPing, caughtUp, func() { changed(uuid.Nil) }, func(payload string) {
 			// An empty payload (a TRUNCATE) changed every entry.
 			if org, err := uuid.Parse(payload); err == nil || payload == "" {
 				changed(org)

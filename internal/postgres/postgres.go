@@ -49,6 +49,9 @@ type DB struct {
 	// alertRules is set once the alert rules' table is known to exist
 	// (migration 0022; a database is migrated forward only).
 	alertRules atomic.Bool
+	// acquireCheck, when set (CheckAcquire), runs before each connection
+	// is taken from the pool.
+	acquireCheck atomic.Pointer[func(context.Context) error]
 }
 
 var _ gatehouse.Store = (*DB)(nil)
@@ -64,11 +67,12 @@ const (
 // postgresql://). Pool settings in the DSN (pool_max_conns, …) are
 // honoured. It does not change the schema: call Migrate.
 func Open(ctx context.Context, dsn string) (*DB, error) {
-	pool, err := newPool(ctx, dsn)
+	db := &DB{Now: time.Now, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax, Terms: qMaxTerms}}
+	pool, err := newPool(ctx, dsn, db.prepareConn)
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{Now: time.Now, pool: pool, replica: pool, search: gatehouse.SearchBudgets{First: qScanBudget, Max: qScanMax, Terms: qMaxTerms}}
+	db.pool, db.replica = pool, pool
 	if err := db.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -94,7 +98,29 @@ func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
 	return db, nil
 }
 
-func newPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+// CheckAcquire makes every statement and transaction on the primary
+// pass check first, with its context, as it takes a connection: an error
+// fails it before it reaches the database. A router of shards fences an
+// organization being moved with it (internal/shards).
+func (db *DB) CheckAcquire(check func(context.Context) error) { db.acquireCheck.Store(&check) }
+
+// prepareConn is the pool's PrepareConn: it runs the check of
+// CheckAcquire and keeps the connection whatever it says.
+func (db *DB) prepareConn(ctx context.Context, _ *pgx.Conn) (bool, error) {
+	if check := db.acquireCheck.Load(); check != nil {
+		if err := (*check)(ctx); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// ForgetOrganization drops what the store remembers of the organization
+// id (uuid.Nil: of every one): a shard move deletes it from the database
+// it left, and may bring it back later under another key.
+func (db *DB) ForgetOrganization(id uuid.UUID) { db.orgs.Forget(id) }
+
+func newPool(ctx context.Context, dsn string, prepare func(context.Context, *pgx.Conn) (bool, error)) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -118,6 +144,7 @@ func newPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	}
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	cfg.HealthCheckPeriod = 5 * time.Second
+	cfg.PrepareConn = prepare
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", wrap(err))
@@ -131,7 +158,7 @@ func newPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 // replica lags: an event just ingested may appear on the next poll.
 func (db *DB) UseReplica(ctx context.Context, dsn string) (err error) {
 	defer sqlstore.Label(&err, "Store.UseReplica")
-	pool, err := newPool(ctx, dsn)
+	pool, err := newPool(ctx, dsn, nil)
 	if err != nil {
 		return err
 	}

@@ -19,10 +19,9 @@ const wakeChannel = "gatehouse_commands"
 
 // Timings of the listening connection (variables for the tests).
 var (
-	// watchPing: an idle listener pings this often, and gives up on the
-	// connection when no answer comes within watchPingTimeout, so that a
-	// connection a network device dropped without a word is noticed and
-	// replaced.
+	// watchPing: the wakes' listener makes a round trip this often, and
+	// gives up on the connection when no answer comes within
+	// watchPingTimeout (listenOn).
 	watchPing        = 30 * time.Second
 	watchPingTimeout = connectTimeout
 	// watchRetryFirst and watchRetryMax bound the wait between attempts
@@ -88,7 +87,7 @@ func (db *DB) keepListening(ctx context.Context, listen func() bool) error {
 // listen connects, listens and relays wakes until the connection fails
 // or ctx ends, and reports whether it got as far as listening.
 func (db *DB) listen(ctx context.Context, wake func(gatehouse.Wake)) (listened bool) {
-	return db.listenOn(ctx, wakeChannel, func() { wake(gatehouse.Wake{}) }, func(payload string) {
+	return db.listenOn(ctx, wakeChannel, watchPing, nil, func() { wake(gatehouse.Wake{}) }, func(payload string) {
 		if w, ok := parseWake(payload); ok {
 			wake(w)
 		}
@@ -98,8 +97,13 @@ func (db *DB) listen(ctx context.Context, wake func(gatehouse.Wake)) (listened b
 // listenOn connects, listens on channel and hands each notification's
 // payload to heard until the connection fails or ctx ends, and reports
 // whether it got as far as listening. It calls listening once it
-// listens: what was sent before may have been missed.
-func (db *DB) listenOn(ctx context.Context, channel string, listening func(), heard func(payload string)) (listened bool) {
+// listens: what was sent before may have been missed. It makes a round
+// trip on the connection at least every ping, and gives up on a
+// connection that does not answer, so that one a network device dropped
+// without a word is noticed and replaced; caughtUp, when not nil, is
+// given the time each round trip began, before which every notification
+// has been heard.
+func (db *DB) listenOn(ctx context.Context, channel string, ping time.Duration, caughtUp func(time.Time), listening func(), heard func(payload string)) (listened bool) {
 	cfg := db.pool.Config().ConnConfig.Copy()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -110,29 +114,45 @@ func (db *DB) listenOn(ctx context.Context, channel string, listening func(), he
 		defer cancel()
 		conn.Close(closing)
 	}()
+	began := time.Now()
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 		return false
 	}
 	listening()
 	for {
-		waiting, cancel := context.WithTimeout(ctx, watchPing)
+		if caughtUp != nil {
+			caughtUp(began)
+		}
+		if !relay(ctx, conn, began.Add(ping), heard) {
+			return true
+		}
+		began = time.Now()
+		pinging, cancel := context.WithTimeout(ctx, watchPingTimeout)
+		err := conn.Ping(pinging)
+		cancel()
+		if err != nil {
+			return true
+		}
+	}
+}
+
+// relay hands the notifications that arrive on conn to heard until
+// deadline, and reports false when the connection failed or ctx ended
+// first.
+func relay(ctx context.Context, conn *pgx.Conn, deadline time.Time, heard func(payload string)) bool {
+	for {
+		waiting, cancel := context.WithDeadline(ctx, deadline)
 		n, err := conn.WaitForNotification(waiting)
 		cancel()
 		switch {
 		case err == nil:
 			heard(n.Payload)
 		case ctx.Err() != nil:
-			return true
+			return false
 		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
-			// Idle for watchPing: check that the connection still answers.
-			pinging, cancel := context.WithTimeout(ctx, watchPingTimeout)
-			err := conn.Ping(pinging)
-			cancel()
-			if err != nil {
-				return true
-			}
-		default:
 			return true
+		default:
+			return false
 		}
 	}
 }

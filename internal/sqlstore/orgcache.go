@@ -10,8 +10,9 @@ import (
 )
 
 // OrgCache remembers the integer keys that both stores give organizations
-// in their tables. Organizations are never deleted, so an entry never goes
-// stale. Its zero value is ready to use and safe for concurrent use.
+// in their tables. Organizations are never deleted, except from the
+// PostgreSQL primary a shard move takes one from, which Forget says. Its
+// zero value is ready to use and safe for concurrent use.
 type OrgCache struct {
 	mu sync.RWMutex
 	m  map[uuid.UUID]int64
@@ -45,4 +46,15 @@ func (c *OrgCache) Seq(id uuid.UUID, noRows error, lookup func() (int64, error))
 	}
 	c.m[id] = seq
 	return seq, nil
+}
+
+// Forget drops the key of the organization id; uuid.Nil drops every key.
+func (c *OrgCache) Forget(id uuid.UUID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id == uuid.Nil {
+		clear(c.m)
+		return
+	}
+	delete(c.m, id)
 }

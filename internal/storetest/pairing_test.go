@@ -53,6 +53,10 @@ var oneStoreMethods = map[string]string{
 	"postgres.CreateOrganizationAs":     "shards: a router places an organization before it exists (see postgres/directory.go)",
 	"postgres.OrgOfUser":                "shards: a router finds a user's shard by it (internal/shards)",
 	"postgres.WebhookDue":               "shards: a router ranks each primary's next webhook by it (internal/shards)",
+	"postgres.MarkMoving":               "shards: a move marks an organization in the directory (see postgres/directory.go)",
+	"postgres.EndMove":                  "shards: a move ends with the directory naming the target (see postgres/directory.go)",
+	"postgres.CheckAcquire":             "shards: a router fences an organization being moved at each connection it takes (internal/shards)",
+	"postgres.ForgetOrganization":       "shards: a move deletes an organization from the primary it leaves (internal/shards)",
 	"postgres.HoldIngestCommitsForTest": "a test hook for the store suite on shards (see postgres/testhooks.go)",
 	"postgres.Writers":                  "gatehouse.ParallelWriter: PostgreSQL commits from several connections at once; SQLite has one writer",
 }

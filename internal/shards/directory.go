@@ -9,11 +9,21 @@ import (
 	"github.com/google/uuid"
 )
 
-// directoryTTL bounds how long an entry is trusted without a word from
-// the database: a change is normally heard within milliseconds (NOTIFY,
-// migration 0030), and this covers a notification lost with a connection
-// that had not yet noticed it was dropped.
-const directoryTTL = 30 * time.Second
+// Timings of the directory's cache (variables for the tests).
+var (
+	// directoryTTL bounds how long an entry is used at all: a change is
+	// heard within milliseconds (NOTIFY, migration 0030), and this is a
+	// last resort.
+	directoryTTL = 30 * time.Second
+	// directoryTrust is how recent the listener's last proof of having
+	// heard every change (postgres.DB.WatchDirectory) must be for cached
+	// entries to be used: a listener whose connection silently stopped
+	// delivering stops being trusted within this, and every call reads
+	// the directory until it is back. A shard move waits this long after
+	// marking an organization moving, so that no instance still routes to
+	// the shard it leaves from an entry read before the mark.
+	directoryTrust = time.Second
+)
 
 // directory is an instance's cache of the --db database's directory
 // (organization → shard). Every change made by any instance reaches it
@@ -22,58 +32,79 @@ const directoryTTL = 30 * time.Second
 // since a change may have been missed.
 type directory struct {
 	db *postgres.DB
+	// changed is told of each organization whose entry changed (uuid.Nil:
+	// every one).
+	changed func(org uuid.UUID)
 
 	mu      sync.Mutex
 	entries map[uuid.UUID]entry
 	// generation counts the drops of every entry: a lookup that began
 	// before one does not store what it read, which may predate it.
 	generation uint64
-	now        func() time.Time
+	// caughtUp is the latest time before which the listener has heard
+	// every change.
+	caughtUp time.Time
+	now      func() time.Time
 }
 
 type entry struct {
-	shard uuid.UUID // uuid.Nil: the --db database
-	read  time.Time
+	postgres.DirectoryEntry
+	read time.Time
 }
 
-func newDirectory(db *postgres.DB) *directory {
-	return &directory{db: db, entries: map[uuid.UUID]entry{}, now: time.Now}
+func newDirectory(db *postgres.DB, changed func(uuid.UUID)) *directory {
+	return &directory{db: db, changed: changed, entries: map[uuid.UUID]entry{}, now: time.Now}
 }
 
-// shardOf returns the shard of org, uuid.Nil for the --db database.
-func (d *directory) shardOf(ctx context.Context, org uuid.UUID) (uuid.UUID, error) {
+// lookup returns where the directory places org: from the cache while the
+// listener is caught up, from the database otherwise.
+func (d *directory) lookup(ctx context.Context, org uuid.UUID) (postgres.DirectoryEntry, error) {
+	now := d.now()
 	d.mu.Lock()
 	e, ok := d.entries[org]
 	gen := d.generation
+	trusted := now.Sub(d.caughtUp) < directoryTrust
 	d.mu.Unlock()
-	if ok && d.now().Sub(e.read) < directoryTTL {
-		return e.shard, nil
+	if ok && trusted && now.Sub(e.read) < directoryTTL {
+		return e.DirectoryEntry, nil
 	}
-	shard, _, err := d.db.ShardOf(ctx, org)
+	// The directory's own statements are no organization's call: the
+	// acquire check of --db (Router.checkAcquire) lets them through.
+	placed, err := d.db.ShardOf(context.WithValue(ctx, ticketKey{}, nil), org)
 	if err != nil {
-		return uuid.Nil, err
+		return postgres.DirectoryEntry{}, err
 	}
 	d.mu.Lock()
 	if d.generation == gen {
-		d.entries[org] = entry{shard: shard, read: d.now()}
+		d.entries[org] = entry{DirectoryEntry: placed, read: now}
 	}
 	d.mu.Unlock()
-	return shard, nil
+	return placed, nil
 }
 
 // forget drops org's entry; uuid.Nil drops every entry.
 func (d *directory) forget(org uuid.UUID) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.generation++
 	if org == uuid.Nil {
 		clear(d.entries)
-		return
+	} else {
+		delete(d.entries, org)
 	}
-	delete(d.entries, org)
+	d.mu.Unlock()
+	d.changed(org)
+}
+
+// heardUpTo records that every change before t has been heard.
+func (d *directory) heardUpTo(t time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if t.After(d.caughtUp) {
+		d.caughtUp = t
+	}
 }
 
 // follow drops the entries the database says changed, until ctx ends.
 func (d *directory) follow(ctx context.Context) {
-	d.db.WatchDirectory(ctx, d.forget)
+	d.db.WatchDirectory(ctx, d.forget, d.heardUpTo)
 }

@@ -43,6 +43,7 @@ func (r *Router) add(ctx context.Context, s *Shard, db *postgres.DB) error {
 		return errors.New("identified already")
 	}
 	s.ID, s.db, s.err = id, db, nil
+	db.CheckAcquire(r.checkAcquire(db))
 	r.byID[id] = s
 	if s.Main {
 		r.shards = append([]*Shard{s}, r.shards...)

@@ -87,11 +87,11 @@ var errMissing = fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, ErrShardUnknown)
 // placedHere reports whether org lives on the shard of a: the directory
 // places it there, or places it nowhere and a is --db's.
 func (r *Router) placedHere(ctx context.Context, org, shard uuid.UUID, main bool) (bool, error) {
-	placed, err := r.dir.shardOf(ctx, org)
+	e, err := r.dir.lookup(ctx, org)
 	if err != nil {
 		return false, err
 	}
-	return placed == shard || placed == uuid.Nil && main, nil
+	return e.Placed && e.Shard == shard || !e.Placed && main, nil
 }
 
 // findOne asks every shard for one record and returns it from the shard
@@ -259,7 +259,7 @@ func (r *Router) DeleteSession(ctx context.Context, tokenHash [32]byte, now time
 	case err != nil:
 		return err
 	}
-	return routed(r, ctx, method("Store.DeleteSession", s.user.OrgID, s.user.ID), func(db *postgres.DB) error {
+	return routed(r, ctx, method("Store.DeleteSession", s.user.OrgID, s.user.ID), func(ctx context.Context, db *postgres.DB) error {
 		return db.DeleteSession(ctx, tokenHash, now)
 	})
 }
@@ -275,7 +275,7 @@ func (r *Router) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s ga
 			return err
 		}
 	}
-	return routed(r, ctx, method("Store.CreateSession", org, s.UserID), func(db *postgres.DB) error { return db.CreateSession(ctx, e, s) })
+	return routed(r, ctx, method("Store.CreateSession", org, s.UserID), func(ctx context.Context, db *postgres.DB) error { return db.CreateSession(ctx, e, s) })
 }
 
 // CountAPIKeysExpiring implements gatehouse.Store over every shard.

@@ -14,7 +14,9 @@ import (
 // writing its own.
 
 func (r *Router) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gatehouse.IssuedCommand) (gatehouse.Command, error) {
-	return routedTo(r, ctx, method("Store.CreateCommand", c.OrgID), func(db *postgres.DB) (gatehouse.Command, error) { return db.CreateCommand(ctx, e, c) })
+	return routedTo(r, ctx, method("Store.CreateCommand", c.OrgID), func(ctx context.Context, db *postgres.DB) (gatehouse.Command, error) {
+		return db.CreateCommand(ctx, e, c)
+	})
 }
 
 func (r *Router) FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key string, since time.Time) (commandID uuid.UUID, hash [32]byte, err error) {
@@ -26,29 +28,37 @@ func (r *Router) FindIdempotencyKey(ctx context.Context, orgID uuid.UUID, key st
 }
 
 func (r *Router) FindCommand(ctx context.Context, orgID uuid.UUID, id uuid.UUID) (gatehouse.Command, error) {
-	return routedTo(r, ctx, method("Store.FindCommand", orgID, id), func(db *postgres.DB) (gatehouse.Command, error) { return db.FindCommand(ctx, orgID, id) })
+	return routedTo(r, ctx, method("Store.FindCommand", orgID, id), func(ctx context.Context, db *postgres.DB) (gatehouse.Command, error) {
+		return db.FindCommand(ctx, orgID, id)
+	})
 }
 
 func (r *Router) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.CommandFilter) (gatehouse.CommandPage, error) {
-	return routedTo(r, ctx, method("Store.ListCommands", orgID), func(db *postgres.DB) (gatehouse.CommandPage, error) { return db.ListCommands(ctx, orgID, f) })
+	return routedTo(r, ctx, method("Store.ListCommands", orgID), func(ctx context.Context, db *postgres.DB) (gatehouse.CommandPage, error) {
+		return db.ListCommands(ctx, orgID, f)
+	})
 }
 
 func (r *Router) CancelCommand(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, id uuid.UUID, at time.Time) (gatehouse.Command, error) {
-	return routedTo(r, ctx, method("Store.CancelCommand", orgID, id), func(db *postgres.DB) (gatehouse.Command, error) { return db.CancelCommand(ctx, e, orgID, id, at) })
+	return routedTo(r, ctx, method("Store.CancelCommand", orgID, id), func(ctx context.Context, db *postgres.DB) (gatehouse.Command, error) {
+		return db.CancelCommand(ctx, e, orgID, id, at)
+	})
 }
 
 func (r *Router) Heartbeat(ctx context.Context, orgID uuid.UUID, s gatehouse.GameServer, caps gatehouse.ServerCaps) error {
-	return routed(r, ctx, method("Store.Heartbeat", orgID), func(db *postgres.DB) error { return db.Heartbeat(ctx, orgID, s, caps) })
+	return routed(r, ctx, method("Store.Heartbeat", orgID), func(ctx context.Context, db *postgres.DB) error { return db.Heartbeat(ctx, orgID, s, caps) })
 }
 
 func (r *Router) LiveServers(ctx context.Context, orgID uuid.UUID, universeID string, since time.Time, player *string) ([]gatehouse.GameServer, error) {
-	return routedTo(r, ctx, method("Store.LiveServers", orgID), func(db *postgres.DB) ([]gatehouse.GameServer, error) {
+	return routedTo(r, ctx, method("Store.LiveServers", orgID), func(ctx context.Context, db *postgres.DB) ([]gatehouse.GameServer, error) {
 		return db.LiveServers(ctx, orgID, universeID, since, player)
 	})
 }
 
 func (r *Router) AckCommands(ctx context.Context, orgID uuid.UUID, jobID string, acks []gatehouse.Ack, at time.Time) ([]uuid.UUID, error) {
-	return routedTo(r, ctx, method("Store.AckCommands", orgID), func(db *postgres.DB) ([]uuid.UUID, error) { return db.AckCommands(ctx, orgID, jobID, acks, at) })
+	return routedTo(r, ctx, method("Store.AckCommands", orgID), func(ctx context.Context, db *postgres.DB) ([]uuid.UUID, error) {
+		return db.AckCommands(ctx, orgID, jobID, acks, at)
+	})
 }
 
 func (r *Router) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID string, universeID string, cursor int64, now time.Time) (commands []gatehouse.Command, next int64, err error) {
@@ -60,7 +70,7 @@ func (r *Router) TakeCommands(ctx context.Context, orgID uuid.UUID, jobID string
 }
 
 func (r *Router) TakeCommandsBatch(ctx context.Context, orgID uuid.UUID, universeID string, reqs []gatehouse.TakeRequest, now time.Time) ([]gatehouse.Taken, error) {
-	return routedTo(r, ctx, method("Store.TakeCommandsBatch", orgID), func(db *postgres.DB) ([]gatehouse.Taken, error) {
+	return routedTo(r, ctx, method("Store.TakeCommandsBatch", orgID), func(ctx context.Context, db *postgres.DB) ([]gatehouse.Taken, error) {
 		return db.TakeCommandsBatch(ctx, orgID, universeID, reqs, now)
 	})
 }
@@ -74,11 +84,15 @@ func (r *Router) CreateGrant(ctx context.Context, e gatehouse.AuditEntry, g gate
 }
 
 func (r *Router) FindGrant(ctx context.Context, orgID uuid.UUID, id uuid.UUID) (gatehouse.Grant, error) {
-	return routedTo(r, ctx, method("Store.FindGrant", orgID, id), func(db *postgres.DB) (gatehouse.Grant, error) { return db.FindGrant(ctx, orgID, id) })
+	return routedTo(r, ctx, method("Store.FindGrant", orgID, id), func(ctx context.Context, db *postgres.DB) (gatehouse.Grant, error) {
+		return db.FindGrant(ctx, orgID, id)
+	})
 }
 
 func (r *Router) ListGrants(ctx context.Context, orgID uuid.UUID, f gatehouse.GrantFilter) (gatehouse.GrantPage, error) {
-	return routedTo(r, ctx, method("Store.ListGrants", orgID), func(db *postgres.DB) (gatehouse.GrantPage, error) { return db.ListGrants(ctx, orgID, f) })
+	return routedTo(r, ctx, method("Store.ListGrants", orgID), func(ctx context.Context, db *postgres.DB) (gatehouse.GrantPage, error) {
+		return db.ListGrants(ctx, orgID, f)
+	})
 }
 
 func (r *Router) RevokeGrant(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, id uuid.UUID, at time.Time, wakes []gatehouse.Wake) (grant gatehouse.Grant, revoked bool, err error) {
@@ -90,33 +104,39 @@ func (r *Router) RevokeGrant(ctx context.Context, e gatehouse.AuditEntry, orgID 
 }
 
 func (r *Router) RunningGrants(ctx context.Context, orgID uuid.UUID, accessPointID uuid.UUID, locationID uuid.UUID, player string, at time.Time) ([]gatehouse.ActiveGrant, error) {
-	return routedTo(r, ctx, method("Store.RunningGrants", orgID, accessPointID, locationID), func(db *postgres.DB) ([]gatehouse.ActiveGrant, error) {
+	return routedTo(r, ctx, method("Store.RunningGrants", orgID, accessPointID, locationID), func(ctx context.Context, db *postgres.DB) ([]gatehouse.ActiveGrant, error) {
 		return db.RunningGrants(ctx, orgID, accessPointID, locationID, player, at)
 	})
 }
 
 func (r *Router) LiveGrants(ctx context.Context, orgID uuid.UUID, players []string, now time.Time, limit int) ([]gatehouse.Grant, error) {
-	return routedTo(r, ctx, method("Store.LiveGrants", orgID), func(db *postgres.DB) ([]gatehouse.Grant, error) {
+	return routedTo(r, ctx, method("Store.LiveGrants", orgID), func(ctx context.Context, db *postgres.DB) ([]gatehouse.Grant, error) {
 		return db.LiveGrants(ctx, orgID, players, now, limit)
 	})
 }
 
 func (r *Router) PlayerServers(ctx context.Context, orgID uuid.UUID, player string, since time.Time) ([]gatehouse.GameServer, error) {
-	return routedTo(r, ctx, method("Store.PlayerServers", orgID), func(db *postgres.DB) ([]gatehouse.GameServer, error) {
+	return routedTo(r, ctx, method("Store.PlayerServers", orgID), func(ctx context.Context, db *postgres.DB) ([]gatehouse.GameServer, error) {
 		return db.PlayerServers(ctx, orgID, player, since)
 	})
 }
 
 func (r *Router) CreateLockdown(ctx context.Context, e gatehouse.AuditEntry, l gatehouse.NewLockdown) (gatehouse.Lockdown, error) {
-	return routedTo(r, ctx, method("Store.CreateLockdown", l.OrgID), func(db *postgres.DB) (gatehouse.Lockdown, error) { return db.CreateLockdown(ctx, e, l) })
+	return routedTo(r, ctx, method("Store.CreateLockdown", l.OrgID), func(ctx context.Context, db *postgres.DB) (gatehouse.Lockdown, error) {
+		return db.CreateLockdown(ctx, e, l)
+	})
 }
 
 func (r *Router) FindLockdown(ctx context.Context, orgID uuid.UUID, id uuid.UUID, now time.Time) (gatehouse.Lockdown, error) {
-	return routedTo(r, ctx, method("Store.FindLockdown", orgID, id), func(db *postgres.DB) (gatehouse.Lockdown, error) { return db.FindLockdown(ctx, orgID, id, now) })
+	return routedTo(r, ctx, method("Store.FindLockdown", orgID, id), func(ctx context.Context, db *postgres.DB) (gatehouse.Lockdown, error) {
+		return db.FindLockdown(ctx, orgID, id, now)
+	})
 }
 
 func (r *Router) ListLockdowns(ctx context.Context, orgID uuid.UUID, f gatehouse.LockdownFilter) (gatehouse.LockdownPage, error) {
-	return routedTo(r, ctx, method("Store.ListLockdowns", orgID), func(db *postgres.DB) (gatehouse.LockdownPage, error) { return db.ListLockdowns(ctx, orgID, f) })
+	return routedTo(r, ctx, method("Store.ListLockdowns", orgID), func(ctx context.Context, db *postgres.DB) (gatehouse.LockdownPage, error) {
+		return db.ListLockdowns(ctx, orgID, f)
+	})
 }
 
 func (r *Router) ReleaseLockdown(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, id uuid.UUID, release gatehouse.LockdownRelease) (lockdown gatehouse.Lockdown, released bool, err error) {
@@ -128,23 +148,23 @@ func (r *Router) ReleaseLockdown(ctx context.Context, e gatehouse.AuditEntry, or
 }
 
 func (r *Router) LockdownsOf(ctx context.Context, orgID uuid.UUID, locationID uuid.UUID, universeID string, at time.Time) ([]gatehouse.Lockdown, error) {
-	return routedTo(r, ctx, method("Store.LockdownsOf", orgID, locationID), func(db *postgres.DB) ([]gatehouse.Lockdown, error) {
+	return routedTo(r, ctx, method("Store.LockdownsOf", orgID, locationID), func(ctx context.Context, db *postgres.DB) ([]gatehouse.Lockdown, error) {
 		return db.LockdownsOf(ctx, orgID, locationID, universeID, at)
 	})
 }
 
 func (r *Router) UniverseLockdowns(ctx context.Context, orgID uuid.UUID, universeID string, now time.Time) ([]gatehouse.Lockdown, error) {
-	return routedTo(r, ctx, method("Store.UniverseLockdowns", orgID), func(db *postgres.DB) ([]gatehouse.Lockdown, error) {
+	return routedTo(r, ctx, method("Store.UniverseLockdowns", orgID), func(ctx context.Context, db *postgres.DB) ([]gatehouse.Lockdown, error) {
 		return db.UniverseLockdowns(ctx, orgID, universeID, now)
 	})
 }
 
 func (r *Router) OrgUniverses(ctx context.Context, orgID uuid.UUID) ([]string, error) {
-	return routedTo(r, ctx, method("Store.OrgUniverses", orgID), func(db *postgres.DB) ([]string, error) { return db.OrgUniverses(ctx, orgID) })
+	return routedTo(r, ctx, method("Store.OrgUniverses", orgID), func(ctx context.Context, db *postgres.DB) ([]string, error) { return db.OrgUniverses(ctx, orgID) })
 }
 
 func (r *Router) ReadLockdownChanges(ctx context.Context, orgID uuid.UUID, after gatehouse.FeedPosition, limit int) ([]gatehouse.LockdownChange, error) {
-	return routedTo(r, ctx, method("Store.ReadLockdownChanges", orgID), func(db *postgres.DB) ([]gatehouse.LockdownChange, error) {
+	return routedTo(r, ctx, method("Store.ReadLockdownChanges", orgID), func(ctx context.Context, db *postgres.DB) ([]gatehouse.LockdownChange, error) {
 		return db.ReadLockdownChanges(ctx, orgID, after, limit)
 	})
 }

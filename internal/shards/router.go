@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/clock"
 	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
@@ -100,7 +101,7 @@ func open(ctx context.Context, mainDSN string, shardDSNs []string,
 	}
 	r := &Router{Now: time.Now, main: main, byID: map[uuid.UUID]*Shard{}, done: make(chan struct{}), openDB: openDB, migrate: migrate}
 	main.Now = r.clock
-	r.dir = newDirectory(main)
+	r.dir = newDirectory(main, r.forgetOrganization)
 	seen := map[string]bool{mainDSN: true}
 	for _, dsn := range shardDSNs {
 		if seen[dsn] {
@@ -181,28 +182,63 @@ type call struct {
 func method(op string, ids ...uuid.UUID) call { return call{op, ids} }
 
 // of returns the store of c's organization's shard: --db's for an
-// organization the directory does not place (and for uuid.Nil).
+// organization the directory does not place (and for uuid.Nil). While the
+// organization is being moved it waits, up to moveHold, for the move to
+// end.
 func (r *Router) of(ctx context.Context, c call) (_ *postgres.DB, err error) {
 	defer sqlstore.Label(&err, c.op, c.ids...)
 	orgID := c.ids[0]
 	if orgID == uuid.Nil {
 		return r.main, nil
 	}
-	id, err := r.dir.shardOf(ctx, orgID)
+	e, err := r.settled(ctx, orgID)
 	if err != nil {
 		return nil, err
 	}
-	if id == uuid.Nil {
+	return r.dbOf(ctx, e)
+}
+
+// moveHold is how long a call of an organization being moved waits for
+// the move to end before it fails with gatehouse.ErrUnavailable (a 503
+// the client tries again): a move holds calls for about two seconds
+// (move.go).
+var moveHold = 10 * time.Second
+
+// errMoving fails a call of an organization whose move did not end
+// within moveHold.
+var errMoving = fmt.Errorf("%w: the organization is being moved to another shard; try again in a few seconds", gatehouse.ErrUnavailable)
+
+// settled returns the directory's entry of org once it is not moving,
+// waiting up to moveHold.
+func (r *Router) settled(ctx context.Context, org uuid.UUID) (postgres.DirectoryEntry, error) {
+	deadline := time.Now().Add(moveHold)
+	for {
+		e, err := r.dir.lookup(ctx, org)
+		if err != nil || !e.Moving {
+			return e, err
+		}
+		if time.Now().After(deadline) {
+			return e, errMoving
+		}
+		if !clock.Sleep(ctx, 20*time.Millisecond) {
+			return e, ctx.Err()
+		}
+	}
+}
+
+// dbOf returns the store of the shard e names.
+func (r *Router) dbOf(ctx context.Context, e postgres.DirectoryEntry) (*postgres.DB, error) {
+	if !e.Placed {
 		return r.main, nil
 	}
-	if db := r.byIDOpen(id); db != nil {
+	if db := r.byIDOpen(e.Shard); db != nil {
 		return db, nil
 	}
 	r.retry(ctx)
-	if db := r.byIDOpen(id); db != nil {
+	if db := r.byIDOpen(e.Shard); db != nil {
 		return db, nil
 	}
-	return nil, fmt.Errorf("%w: %w (shard %s; is it among --shards, and up?)", gatehouse.ErrUnavailable, ErrShardUnknown, id)
+	return nil, fmt.Errorf("%w: %w (shard %s; is it among --shards, and up?)", gatehouse.ErrUnavailable, ErrShardUnknown, e.Shard)
 }
 
 func (r *Router) byIDOpen(id uuid.UUID) *postgres.DB {
@@ -214,24 +250,64 @@ func (r *Router) byIDOpen(id uuid.UUID) *postgres.DB {
 	return nil
 }
 
+// ticketKey is the context key of a routed call's ticket: the
+// organization whose shard it was routed to.
+type ticketKey struct{}
+
+type ticket struct {
+	org uuid.UUID
+	db  *postgres.DB
+}
+
 // routed runs fn on the shard of c's organization.
-func routed(r *Router, ctx context.Context, c call, fn func(*postgres.DB) error) error {
-	db, err := r.of(ctx, c)
-	if err != nil {
-		return err
-	}
-	return fn(db)
+func routed(r *Router, ctx context.Context, c call, fn func(context.Context, *postgres.DB) error) error {
+	_, err := routedTo(r, ctx, c, func(ctx context.Context, db *postgres.DB) (struct{}, error) { return struct{}{}, fn(ctx, db) })
+	return err
 }
 
 // routedTo runs fn on the shard of c's organization and returns its
-// result.
-func routedTo[T any](r *Router, ctx context.Context, c call, fn func(*postgres.DB) (T, error)) (T, error) {
+// result. fn's context carries the call's ticket, which each shard's
+// acquire check (checkAcquire) holds against the directory.
+func routedTo[T any](r *Router, ctx context.Context, c call, fn func(context.Context, *postgres.DB) (T, error)) (T, error) {
 	db, err := r.of(ctx, c)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	return fn(db)
+	return fn(context.WithValue(ctx, ticketKey{}, &ticket{org: c.ids[0], db: db}), db)
+}
+
+// checkAcquire is db's acquire check: a routed call takes each connection
+// of db only while the directory still places its organization on db and
+// does not mark it moving. A call routed just before a move began thus
+// fails (gatehouse.ErrUnavailable, tried again by its client) at its next
+// statement rather than write to a shard the move has copied from.
+func (r *Router) checkAcquire(db *postgres.DB) func(context.Context) error {
+	return func(ctx context.Context) error {
+		t, ok := ctx.Value(ticketKey{}).(*ticket)
+		if !ok || t == nil || t.org == uuid.Nil {
+			return nil
+		}
+		e, err := r.dir.lookup(ctx, t.org)
+		if err != nil {
+			return err
+		}
+		if e.Moving {
+			return errMoving
+		}
+		if now, err := r.dbOf(ctx, e); err != nil || now != db {
+			return fmt.Errorf("%w: the organization moved to another shard during the call; try again", gatehouse.ErrUnavailable)
+		}
+		return nil
+	}
+}
+
+// forgetOrganization drops what every shard's store remembers of org
+// (uuid.Nil: of every organization) when its directory entry changes.
+func (r *Router) forgetOrganization(org uuid.UUID) {
+	for _, db := range r.open() {
+		db.ForgetOrganization(org)
+	}
 }
 
 // Migrate migrates every shard that answers; Open already did, so this

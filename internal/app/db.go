@@ -14,6 +14,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/service"
 	sharding "github.com/gatehouse/gatehouse/internal/shards"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -179,6 +180,17 @@ func (db *DB) Shards(ctx context.Context) ([]sharding.Status, error) {
 		return nil, ErrNotSharded
 	}
 	return r.Status(ctx)
+}
+
+// MoveOrganization moves the organization org, with every record of it,
+// to the shard whose id is to, online (sharding.Router.Move); say is told
+// of each step. ErrNotSharded when the database was opened without shards.
+func (db *DB) MoveOrganization(ctx context.Context, org, to uuid.UUID, say func(format string, args ...any)) (sharding.MoveReport, error) {
+	r, ok := db.store.(*sharding.Router)
+	if !ok {
+		return sharding.MoveReport{}, ErrNotSharded
+	}
+	return r.Move(ctx, org, to, say)
 }
 
 // ErrReplicaWithShards: --db-replica was given with --shards, whose

@@ -80,6 +80,23 @@ func TestShards(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+
+	// shard move, while serve runs: the instance follows the directory,
+	// and the organization's key reads its events from the other shard.
+	out, _, err := g.run(nil, "shard", "move", down, list[2].ID)
+	if err != nil || !strings.Contains(out, "moved organization "+down) {
+		t.Fatalf("shard move: %v\n%s", err, out)
+	}
+	g.json(&list, "shard", "list")
+	if list[1].Organizations != 0 || list[2].Organizations != 2 {
+		t.Errorf("shard list after the move: %+v; want both organizations on the second shard", list)
+	}
+	if r := in.get(t, "/api/consumer/v1/events", downKey.Key); r.status != 200 || !strings.Contains(r.body, `"data"`) {
+		t.Errorf("the moved organization, served: %d %s", r.status, r.body)
+	}
+	if _, _, err := g.run(nil, "shard", "move", down, "not-an-id"); err == nil {
+		t.Error("shard move to a shard that is not an id: no error")
+	}
 }
 
 // TestUsageHidesPasswords: the usage a mistyped flag prints shows the

@@ -1,0 +1,229 @@
+package shards_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/shards"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// TestMoveWhileWriting: an organization is moved from a shard to --db and
+// from --db to the other shard while writers ingest into it and a reader
+// follows its feed from one cursor throughout: every event acknowledged
+// is read exactly once, in increasing positions, and the records that are
+// not events (a key, a webhook and its positions, a location) go with it.
+// --db's transaction ids run far ahead of the shards' (every other test
+// uses it), so the second move needs the target's offset: without it the
+// reader would stop at the events written before.
+func TestMoveWhileWriting(t *testing.T) {
+	r, mainDSN, others := openRouter(t)
+	org, other := createOrg(t, r, "Moved"), createOrg(t, r, "Stays")
+	entry := gatehouse.SystemEntry(gatehouse.AuditLocationCreated)
+	loc, err := r.CreateLocation(ctx, entry, org.ID, "HQ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap, err := r.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Gate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := gatehouse.APIKey{ID: uuid.New(), OrgID: org.ID, Name: "k", Prefix: "gk_mv", Hash: gatehouse.KeyHash{42},
+		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}, CreatedAt: time.Now()}
+	if err := r.CreateAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), key); err != nil {
+		t.Fatal(err)
+	}
+	hook, err := r.CreateWebhook(ctx, gatehouse.SystemEntry(gatehouse.AuditWebhookCreated),
+		gatehouse.Webhook{ID: gatehouse.NewID(), OrgID: org.ID, URL: "https://example.test/hook",
+			Types: []gatehouse.WebhookType{gatehouse.WebhookEventCreated}, CreatedAt: gatehouse.Time(time.Now())}, "", []byte("sealed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var (
+		mu      sync.Mutex
+		written = map[uuid.UUID]bool{}
+		stop    atomic.Bool
+		writers sync.WaitGroup
+	)
+	granted := gatehouse.Granted
+	for range 3 {
+		writers.Go(func() {
+			for !stop.Load() {
+				events := make([]gatehouse.NewEvent, 1+rand.IntN(20))
+				for i := range events {
+					events[i] = gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessGranted, Allowed: &granted,
+						AccessPointID: ap.ID, OccurredAt: time.Now().Add(-time.Duration(rand.IntN(3600)) * time.Second)}
+				}
+				_, err := r.IngestEvents(ctx, org.ID, events)
+				if errors.Is(err, gatehouse.ErrUnavailable) {
+					continue // held past its wait, or fenced: the client tries again
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, ev := range events {
+					written[ev.ID] = true
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	seen := map[uuid.UUID]int{}
+	var at gatehouse.FeedPosition
+	read := func() int {
+		t.Helper()
+		page, err := r.ReadFeed(ctx, org.ID, gatehouse.EventFilter{Limit: 200}, at)
+		if errors.Is(err, gatehouse.ErrUnavailable) {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ev := range page.Events {
+			if !at.Less(page.Positions[i]) {
+				t.Fatalf("position %+v after %+v", page.Positions[i], at)
+			}
+			at = page.Positions[i]
+			seen[ev.ID]++
+		}
+		return len(page.Events)
+	}
+	reading := func(d time.Duration) {
+		for end := time.Now().Add(d); time.Now().Before(end); {
+			if read() == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}
+
+	reading(300 * time.Millisecond)
+	mainID, second := r.Shards()[0].ID, r.Shards()[2].ID
+	for _, to := range []uuid.UUID{mainID, second} {
+		moved := make(chan error, 1)
+		go func() {
+			rep, err := r.Move(ctx, org.ID, to, t.Logf)
+			t.Logf("%+v", rep)
+			moved <- err
+		}()
+		for done := false; !done; {
+			select {
+			case err := <-moved:
+				if err != nil {
+					t.Fatal(err)
+				}
+				done = true
+			default:
+				reading(10 * time.Millisecond)
+			}
+		}
+		reading(300 * time.Millisecond)
+	}
+	stop.Store(true)
+	writers.Wait()
+	for deadline := time.Now().Add(20 * time.Second); len(seen) < len(written) && time.Now().Before(deadline); {
+		reading(50 * time.Millisecond)
+	}
+	if len(written) < 100 {
+		t.Errorf("only %d events written during the moves", len(written))
+	}
+	for id := range written {
+		if seen[id] != 1 {
+			t.Errorf("event %s read %d times", id, seen[id])
+		}
+	}
+	for id, n := range seen {
+		if !written[id] {
+			t.Errorf("event %s read %d times, never acknowledged", id, n)
+		}
+	}
+	if n, err := r.CountFeed(ctx, org.ID, gatehouse.EventFilter{}, gatehouse.FeedPosition{}); err != nil || n != int64(len(written)) {
+		t.Errorf("CountFeed: %d, %v; want %d", n, err, len(written))
+	}
+
+	// Where everything is now: the other shard, and nothing left behind.
+	for i, dsn := range []string{mainDSN, others[0], others[1]} {
+		db := openDB(t, dsn)
+		_, err := db.FindOrganization(ctx, org.ID)
+		if here := i == 2; here != (err == nil) {
+			t.Errorf("primary %d: the organization: %v, want here=%v", i, err, here)
+		}
+	}
+	if k, err := r.FindAPIKeyByHash(ctx, key.Hash); err != nil || k.ID != key.ID {
+		t.Errorf("the key after the moves: %+v, %v", k, err)
+	}
+	hooks, err := r.ListWebhooks(ctx, org.ID)
+	if err != nil || len(hooks) != 1 || hooks[0].ID != hook.ID {
+		t.Errorf("webhooks after the moves: %+v, %v", hooks, err)
+	}
+	if got, err := r.FindAccessPoint(ctx, org.ID, ap.ID); err != nil || got.LocationID != loc.ID {
+		t.Errorf("the access point after the moves: %+v, %v", got, err)
+	}
+	if _, err := r.FindOrganization(ctx, other.ID); err != nil {
+		t.Errorf("the organization that stayed: %v", err)
+	}
+	if _, err := r.Move(ctx, org.ID, second, t.Logf); !errors.Is(err, gatehouse.ErrInvalid) {
+		t.Errorf("a move to where it lives: %v", err)
+	}
+	if _, err := r.Move(ctx, org.ID, uuid.New(), t.Logf); !errors.Is(err, gatehouse.ErrUnavailable) {
+		t.Errorf("a move to an unknown shard: %v", err)
+	}
+}
+
+// TestMoveGivesUp: a move that cannot fence the source (a transaction
+// there outlasts its wait) gives up with nothing moved: the directory
+// still places the organization on the source, unmarked, the target holds
+// none of it, and it is served and written as before; once the
+// transaction ends, the move succeeds.
+func TestMoveGivesUp(t *testing.T) {
+	r, mainDSN, others := openRouter(t)
+	shards.SetFenceWaitForTest(t, 500*time.Millisecond)
+	org := createOrg(t, r, "Stuck")
+	loc, err := r.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	source, target := r.Shards()[1], r.Shards()[2]
+	long, err := pgx.Connect(ctx, others[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer long.Close(ctx)
+	tx, err := long.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "SELECT 1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Move(ctx, org.ID, target.ID, t.Logf); err == nil || !strings.Contains(err.Error(), "ran longer") {
+		t.Fatalf("a move the source could not be fenced for: %v", err)
+	}
+	if e, err := openDB(t, mainDSN).ShardOf(ctx, org.ID); err != nil || e.Moving || e.Shard != source.ID {
+		t.Errorf("the directory after the move gave up: %+v, %v", e, err)
+	}
+	if _, err := openDB(t, others[1]).FindOrganization(ctx, org.ID); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("the target after the move gave up: %v", err)
+	}
+	if _, err := r.RenameLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationRenamed), org.ID, loc.ID, "Lobby"); err != nil {
+		t.Errorf("a write after the move gave up: %v", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Move(ctx, org.ID, target.ID, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.FindLocation(ctx, org.ID, loc.ID); err != nil || got.Name != "Lobby" {
+		t.Errorf("the location after the move: %+v, %v", got, err)
+	}
+}

@@ -72,7 +72,7 @@ func commands() []command {
 		{"migrate", "apply database migrations", runMigrate},
 		{"move-to-postgres", "move the SQLite database of --db, or one organization of it, into PostgreSQL, all or nothing; stop its servers first: --to postgres://… [--org ORG_ID]", runMoveToPostgres},
 		{"shard list", "list the PostgreSQL primaries of --db and --shards: each one's id, address, organizations and whether it answers", runShardList},
-		{"shard move", "move an organization, with every record of it, to another shard while it is served (its calls wait about two seconds at the end): ORG_ID SHARD", runShardMove},
+		{"shard move", "move an organization, with every record of it, to another shard while it is served (its calls wait two to three seconds at the end): ORG_ID SHARD", runShardMove},
 		{"demo", "create demo data, print a key and curl lines, then serve", runDemo},
 		{"org create", "create an organization: --name NAME", runOrgCreate},
 		{"org list", "list organizations", runOrgList},

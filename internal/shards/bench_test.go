@@ -151,7 +151,7 @@ func BenchmarkMove(b *testing.B) {
 		})
 		time.Sleep(time.Second)
 		began := time.Now()
-		rep, err := r.Move(ctx, org.ID, r.Shards()[2].ID, func(string, ...any) {})
+		rep, err := r.Move(ctx, org.ID, r.Shards()[2].ID, b.Logf)
 		ended := time.Now()
 		time.Sleep(time.Second)
 		close(stop)

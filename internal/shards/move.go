@@ -56,10 +56,6 @@ var (
 	// fenceWait bounds the wait for the source's older transactions (the
 	// statement timeout is 15 s); the move gives up after it.
 	fenceWait = 20 * time.Second
-	// recentMargin: the freeze copies again the recent ids received this
-	// long before the bulk copy began (an ingest commits within its
-	// statement timeout).
-	recentMargin = time.Minute
 )
 
 // Move moves the organization org, with every record of it, to the shard
@@ -174,7 +170,6 @@ type mover struct {
 	plan           *movePlan
 	srcOrg, dstOrg int64 // the organization's key on each
 	bound          string
-	bulkAt         time.Time
 	events, rows   int64
 	bulkEvents     int64
 	shift          int64

@@ -83,7 +83,7 @@ func (m *mover) bulk(ctx context.Context) error {
 	defer m.src.rollback()
 	// Below the snapshot's xmin every transaction has ended: the events
 	// under it are all there is of them; the freeze copies the rest.
-	if err := m.src.QueryRow(ctx, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text, now()").Scan(&m.bound, &m.bulkAt); err != nil {
+	if err := m.src.QueryRow(ctx, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text").Scan(&m.bound); err != nil {
 		return err
 	}
 	n, err := m.copyEvents(ctx, "events", fmt.Sprintf(" AND xid < '%s'::xid8", m.bound))
@@ -155,15 +155,17 @@ func (m *mover) freeze(ctx context.Context) error {
 	return err
 }
 
-// recentIDs copies the recent ids received since shortly before the bulk
-// copy, which may hold some it copied.
+// recentIDs copies the recent ids of the events the freeze copied (an
+// ingest stores both in one transaction); the bulk copy may have taken
+// some of them already, from a transaction that had committed by its
+// snapshot.
 func (m *mover) recentIDs(ctx context.Context) error {
 	if _, err := m.dst.Exec(ctx, "CREATE TEMPORARY TABLE move_recent (LIKE recent_event_ids) ON COMMIT DROP"); err != nil {
 		return err
 	}
 	t := m.plan.byName["recent_event_ids"]
-	if _, err := m.stream(ctx, fmt.Sprintf("SELECT %s FROM recent_event_ids WHERE org = %d AND received_at >= '%s'",
-		t.columns(), m.srcOrg, m.bulkAt.Add(-recentMargin).Format(time.RFC3339Nano)), "move_recent ("+t.columns()+")"); err != nil {
+	if _, err := m.stream(ctx, fmt.Sprintf("SELECT %s FROM recent_event_ids WHERE org = %d AND id IN (SELECT id FROM events WHERE org = %d AND xid >= '%s'::xid8)",
+		t.columns(), m.srcOrg, m.srcOrg, m.bound), "move_recent ("+t.columns()+")"); err != nil {
 		return err
 	}
 	_, err := m.dst.Exec(ctx, "INSERT INTO recent_event_ids ("+t.columns()+") SELECT "+t.values(m.dstOrg, nil)+" FROM move_recent s ON CONFLICT DO NOTHING")

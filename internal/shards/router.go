@@ -200,7 +200,7 @@ func (r *Router) of(ctx context.Context, c call) (_ *postgres.DB, err error) {
 
 // moveHold is how long a call of an organization being moved waits for
 // the move to end before it fails with gatehouse.ErrUnavailable (a 503
-// the client tries again): a move holds calls for about two seconds
+// the client tries again): a move holds calls for two to three seconds
 // (move.go).
 var moveHold = 10 * time.Second
 

@@ -20,11 +20,14 @@ import (
 // follows its feed from one cursor throughout: every event acknowledged
 // is read exactly once, in increasing positions, and the records that are
 // not events (a key, a webhook and its positions, a location) go with it.
+// Two of the writers write through a second instance's router, which
+// hears of each move only from the directory.
 // --db's transaction ids run far ahead of the shards' (every other test
 // uses it), so the second move needs the target's offset: without it the
 // reader would stop at the events written before.
 func TestMoveWhileWriting(t *testing.T) {
 	r, mainDSN, others := openRouter(t)
+	r2, _ := openRouterOn(t, mainDSN, others)
 	org, other := createOrg(t, r, "Moved"), createOrg(t, r, "Stays")
 	entry := gatehouse.SystemEntry(gatehouse.AuditLocationCreated)
 	loc, err := r.CreateLocation(ctx, entry, org.ID, "HQ")
@@ -54,7 +57,8 @@ func TestMoveWhileWriting(t *testing.T) {
 		writers sync.WaitGroup
 	)
 	granted := gatehouse.Granted
-	for range 3 {
+	for w := range 4 {
+		via := []*shards.Router{r, r2}[w%2]
 		writers.Go(func() {
 			for !stop.Load() {
 				events := make([]gatehouse.NewEvent, 1+rand.IntN(20))
@@ -62,7 +66,7 @@ func TestMoveWhileWriting(t *testing.T) {
 					events[i] = gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessGranted, Allowed: &granted,
 						AccessPointID: ap.ID, OccurredAt: time.Now().Add(-time.Duration(rand.IntN(3600)) * time.Second)}
 				}
-				_, err := r.IngestEvents(ctx, org.ID, events)
+				_, err := via.IngestEvents(ctx, org.ID, events)
 				if errors.Is(err, gatehouse.ErrUnavailable) {
 					continue // held past its wait, or fenced: the client tries again
 				}

@@ -119,13 +119,10 @@ func (m *mover) freeze(ctx context.Context) error {
 	if err := m.src.begin(ctx, pgx.TxOptions{}); err != nil {
 		return err
 	}
-	// Every position the source handed out is below its next transaction
-	// id, shifted as the organization's positions are there.
-	var head int64
+	var shift int64
 	var ceiling string
-	if err := m.src.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint + xid_shift,
-			coalesce(cursor_ceiling, (SELECT xid FROM feed_cursor_ceiling))::text
-		FROM organizations WHERE seq = $1`, m.srcOrg).Scan(&head, &ceiling); err != nil {
+	if err := m.src.QueryRow(ctx, `SELECT xid_shift, coalesce(cursor_ceiling, (SELECT xid FROM feed_cursor_ceiling))::text
+		FROM organizations WHERE seq = $1`, m.srcOrg).Scan(&shift, &ceiling); err != nil {
 		return err
 	}
 	if err := m.moveTables(ctx); err != nil {
@@ -140,6 +137,15 @@ func (m *mover) freeze(ctx context.Context) error {
 		return err
 	}
 	if err := m.dropErased(ctx); err != nil {
+		return err
+	}
+	// Every position the source gave the organization is below its next
+	// transaction id (shifted as its positions are there), read once its
+	// rows are deleted: a background transaction of the source (a sweep,
+	// a rollup) that changed one of them committed before the delete
+	// reached it, and one that comes later finds nothing to change.
+	var head int64
+	if err := m.src.QueryRow(ctx, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint + $1", shift).Scan(&head); err != nil {
 		return err
 	}
 	m.events = m.bulkEvents + tail

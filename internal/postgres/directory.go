@@ -10,6 +10,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // This file is the database's side of sharding (internal/shards): the
@@ -117,8 +118,21 @@ type DirectoryEntry struct {
 // ShardOf returns where the directory places org.
 func (db *DB) ShardOf(ctx context.Context, org uuid.UUID) (_ DirectoryEntry, err error) {
 	defer sqlstore.Label(&err, "Store.ShardOf", org)
+	return directoryEntry(ctx, db.pool, org)
+}
+
+// ShardOfOn is ShardOf on conn, a connection of the --db database: the
+// check a router runs as a call takes a connection of --db
+// (DB.CheckAcquire) reads the directory on that connection rather than
+// take another from the pool it waits on.
+func ShardOfOn(ctx context.Context, conn *pgx.Conn, org uuid.UUID) (_ DirectoryEntry, err error) {
+	defer sqlstore.Label(&err, "Store.ShardOf", org)
+	return directoryEntry(ctx, conn, org)
+}
+
+func directoryEntry(ctx context.Context, q querier, org uuid.UUID) (DirectoryEntry, error) {
 	var e DirectoryEntry
-	err = db.pool.QueryRow(ctx, `SELECT shard, moving FROM organization_shards WHERE org = $1`, org).Scan(&e.Shard, &e.Moving)
+	err := q.QueryRow(ctx, `SELECT shard, moving FROM organization_shards WHERE org = $1`, org).Scan(&e.Shard, &e.Moving)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return DirectoryEntry{}, nil
 	}
@@ -128,31 +142,47 @@ func (db *DB) ShardOf(ctx context.Context, org uuid.UUID) (_ DirectoryEntry, err
 
 // MarkMoving marks org as being moved away from shard (this database's
 // own shard id when the directory does not place it), so that every
-// router holds its calls. ErrConflict when it is marked already: one move
-// of an organization at a time.
+// router holds its calls. ErrConflict unless the directory still places
+// it there, unmarked: one move of an organization at a time, and none
+// from where it no longer lives.
 func (db *DB) MarkMoving(ctx context.Context, org, shard uuid.UUID) (err error) {
 	defer sqlstore.Label(&err, "Store.MarkMoving", org)
-	tag, err := db.pool.Exec(ctx, `INSERT INTO organization_shards AS s (org, shard, moving) VALUES ($1, $2, true)
-		ON CONFLICT (org) DO UPDATE SET moving = true WHERE NOT s.moving`, org, shard)
+	self, err := db.shardID(ctx)
+	if err != nil {
+		return err
+	}
+	tag, err := db.pool.Exec(ctx, `UPDATE organization_shards SET moving = true WHERE org = $1 AND shard = $2 AND NOT moving`, org, shard)
+	if err == nil && tag.RowsAffected() == 0 && shard == self {
+		// Not placed: it lives here, unless a row appeared meanwhile.
+		tag, err = db.pool.Exec(ctx, `INSERT INTO organization_shards (org, shard, moving) VALUES ($1, $2, true) ON CONFLICT DO NOTHING`, org, shard)
+	}
 	if err == nil && tag.RowsAffected() == 0 {
-		return fmt.Errorf("%w: organization %s is being moved already (or a move of it stopped half-way: see docs/deploy.md)", gatehouse.ErrConflict, org)
+		return fmt.Errorf("%w: organization %s is being moved already, or no longer lives on shard %s (gatehouse shard list; "+
+			"a move that stopped half-way: docs/deploy.md, \"A move that stopped half-way\")", gatehouse.ErrConflict, org, shard)
 	}
 	return wrap(err)
 }
 
-// EndMove places org on shard and ends its move; a shard equal to this
+// EndMove ends the move of org from the shard from, placing it on the
+// shard to (which may be from: the move gave up); a shard equal to this
 // database's own id removes its entry, since an organization the
-// directory does not place lives here.
-func (db *DB) EndMove(ctx context.Context, org, shard uuid.UUID) (err error) {
+// directory does not place lives here. ErrConflict when the directory no
+// longer marks it moving from there.
+func (db *DB) EndMove(ctx context.Context, org, from, to uuid.UUID) (err error) {
 	defer sqlstore.Label(&err, "Store.EndMove", org)
 	self, err := db.shardID(ctx)
 	if err != nil {
 		return err
 	}
-	if shard == self {
-		_, err = db.pool.Exec(ctx, `DELETE FROM organization_shards WHERE org = $1`, org)
+	var tag pgconn.CommandTag
+	if to == self {
+		tag, err = db.pool.Exec(ctx, `DELETE FROM organization_shards WHERE org = $1 AND moving AND shard = $2`, org, from)
 	} else {
-		_, err = db.pool.Exec(ctx, `UPDATE organization_shards SET shard = $2, moving = false, placed_at = now() WHERE org = $1`, org, shard)
+		tag, err = db.pool.Exec(ctx, `UPDATE organization_shards SET shard = $3, moving = false, placed_at = now()
+			WHERE org = $1 AND moving AND shard = $2`, org, from, to)
+	}
+	if err == nil && tag.RowsAffected() == 0 {
+		return fmt.Errorf("%w: the directory no longer marks organization %s moving from shard %s", gatehouse.ErrConflict, org, from)
 	}
 	return wrap(err)
 }

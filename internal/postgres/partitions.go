@@ -98,6 +98,12 @@ func batchMonths(events []gatehouse.NewEvent) []time.Time {
 	return months
 }
 
+// MoveLock is the advisory lock a shard move into the database holds
+// (shared) while its copy is uncommitted, and retention's dropping of
+// months tries (exclusive): the months the move made look empty until it
+// commits (internal/shards).
+const MoveLock = 7165536403245901588
+
 // partitionsLock is the advisory lock of events_add_months (migration
 // 0029): a month's partition is made, attached again or dropped by one
 // transaction at a time.
@@ -117,6 +123,19 @@ const partitionsLock = 7165536403245901587
 // again (events_add_months).
 func (db *DB) DropExpiredPartitions(ctx context.Context, now time.Time) (_ int, err error) {
 	defer sqlstore.Label(&err, "Store.DropExpiredPartitions")
+	// A shard move into this database holds MoveLock while its copy is
+	// uncommitted: the months it made look empty until then. The pass
+	// waits for the next one.
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	var free bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", MoveLock).Scan(&free); err != nil || !free {
+		return 0, err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", MoveLock)
 	dropped := 0
 	// A pass that stopped between its detach and its drop left the month
 	// pending or detached.

@@ -51,7 +51,7 @@ type DB struct {
 	alertRules atomic.Bool
 	// acquireCheck, when set (CheckAcquire), runs before each connection
 	// is taken from the pool.
-	acquireCheck atomic.Pointer[func(context.Context) error]
+	acquireCheck atomic.Pointer[func(context.Context, *pgx.Conn) error]
 }
 
 var _ gatehouse.Store = (*DB)(nil)
@@ -99,16 +99,19 @@ func OpenExisting(ctx context.Context, dsn string) (*DB, error) {
 }
 
 // CheckAcquire makes every statement and transaction on the primary
-// pass check first, with its context, as it takes a connection: an error
-// fails it before it reaches the database. A router of shards fences an
-// organization being moved with it (internal/shards).
-func (db *DB) CheckAcquire(check func(context.Context) error) { db.acquireCheck.Store(&check) }
+// pass check first, with its context and the connection it takes (which
+// check may use, and must not hold on to): an error fails it before it
+// reaches the database. A router of shards fences an organization being
+// moved with it (internal/shards).
+func (db *DB) CheckAcquire(check func(context.Context, *pgx.Conn) error) {
+	db.acquireCheck.Store(&check)
+}
 
 // prepareConn is the pool's PrepareConn: it runs the check of
 // CheckAcquire and keeps the connection whatever it says.
-func (db *DB) prepareConn(ctx context.Context, _ *pgx.Conn) (bool, error) {
+func (db *DB) prepareConn(ctx context.Context, conn *pgx.Conn) (bool, error) {
 	if check := db.acquireCheck.Load(); check != nil {
-		if err := (*check)(ctx); err != nil {
+		if err := (*check)(ctx, conn); err != nil {
 			return true, err
 		}
 	}

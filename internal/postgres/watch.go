@@ -120,6 +120,11 @@ func (db *DB) listenOn(ctx context.Context, channel string, ping time.Duration, 
 	}
 	listening()
 	for {
+		// What arrived with the last answer is handed on first: only then
+		// is every change before it heard.
+		if !relay(ctx, conn, time.Time{}, heard) {
+			return true
+		}
 		if caughtUp != nil {
 			caughtUp(began)
 		}
@@ -137,8 +142,8 @@ func (db *DB) listenOn(ctx context.Context, channel string, ping time.Duration, 
 }
 
 // relay hands the notifications that arrive on conn to heard until
-// deadline, and reports false when the connection failed or ctx ended
-// first.
+// deadline (those already received, at least), and reports false when the
+// connection failed or ctx ended first.
 func relay(ctx context.Context, conn *pgx.Conn, deadline time.Time, heard func(payload string)) bool {
 	for {
 		waiting, cancel := context.WithDeadline(ctx, deadline)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 )
 
 // Timings of the directory's cache (variables for the tests).
@@ -56,21 +57,33 @@ func newDirectory(db *postgres.DB, changed func(uuid.UUID)) *directory {
 	return &directory{db: db, changed: changed, entries: map[uuid.UUID]entry{}, now: time.Now}
 }
 
-// lookup returns where the directory places org: from the cache while the
-// listener is caught up, from the database otherwise.
-func (d *directory) lookup(ctx context.Context, org uuid.UUID) (postgres.DirectoryEntry, error) {
+// lookup returns where the directory places org: from the cache while it
+// is trusted, from the database otherwise (on conn, a connection of --db,
+// when not nil).
+//
+// An entry is trusted while the listener has heard every change up to
+// directoryTrust ago, or for directoryTrust after it was read: either way
+// a change made earlier than that is known (a shard move relies on it).
+func (d *directory) lookup(ctx context.Context, org uuid.UUID, conn *pgx.Conn) (postgres.DirectoryEntry, error) {
 	now := d.now()
 	d.mu.Lock()
 	e, ok := d.entries[org]
 	gen := d.generation
-	trusted := now.Sub(d.caughtUp) < directoryTrust
+	heard := now.Sub(d.caughtUp) < directoryTrust
 	d.mu.Unlock()
-	if ok && trusted && now.Sub(e.read) < directoryTTL {
+	if ok && now.Sub(e.read) < directoryTTL && (heard || now.Sub(e.read) < directoryTrust) {
 		return e.DirectoryEntry, nil
 	}
 	// The directory's own statements are no organization's call: the
 	// acquire check of --db (Router.checkAcquire) lets them through.
-	placed, err := d.db.ShardOf(context.WithValue(ctx, ticketKey{}, nil), org)
+	ctx = context.WithValue(ctx, ticketKey{}, nil)
+	var placed postgres.DirectoryEntry
+	var err error
+	if conn != nil {
+		placed, err = postgres.ShardOfOn(ctx, conn, org)
+	} else {
+		placed, err = d.db.ShardOf(ctx, org)
+	}
 	if err != nil {
 		return postgres.DirectoryEntry{}, err
 	}

@@ -17,3 +17,10 @@ func SetFenceWaitForTest(t interface{ Cleanup(func()) }, d time.Duration) {
 	fenceWait = d
 	t.Cleanup(func() { fenceWait = was })
 }
+
+// SetDirectoryTrustForTest sets directoryTrust until the test ends.
+func SetDirectoryTrustForTest(t interface{ Cleanup(func()) }, d time.Duration) {
+	was := directoryTrust
+	directoryTrust = d
+	t.Cleanup(func() { directoryTrust = was })
+}

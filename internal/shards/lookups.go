@@ -87,7 +87,7 @@ var errMissing = fmt.Errorf("%w: %w", gatehouse.ErrUnavailable, ErrShardUnknown)
 // placedHere reports whether org lives on the shard of a: the directory
 // places it there, or places it nowhere and a is --db's.
 func (r *Router) placedHere(ctx context.Context, org, shard uuid.UUID, main bool) (bool, error) {
-	e, err := r.dir.lookup(ctx, org)
+	e, err := r.dir.lookup(ctx, org, nil)
 	if err != nil {
 		return false, err
 	}

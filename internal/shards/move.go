@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Moving an organization to another shard (gatehouse shard move,
@@ -37,7 +39,10 @@ type MoveReport struct {
 	From         uuid.UUID `json:"from"`
 	To           uuid.UUID `json:"to"`
 	Events       int64     `json:"events"` // the events the target holds
-	Rows         int64     `json:"rows"`   // the rows of every other table
+	// BulkEvents are those copied while the organization wrote on; the
+	// rest were copied while its calls were held.
+	BulkEvents int64 `json:"bulk_events"`
+	Rows       int64 `json:"rows"` // the rows of every other table
 	// Bulk is how long the copy took while the organization wrote on;
 	// Freeze how long its calls were held.
 	Bulk   time.Duration `json:"bulk_ns"`
@@ -71,12 +76,7 @@ func (r *Router) Move(ctx context.Context, org, to uuid.UUID, say func(format st
 	if placed.Moving {
 		return rep, fmt.Errorf("%w: organization %s is being moved already", gatehouse.ErrConflict, org)
 	}
-	r.mu.Lock()
-	rep.From = r.mainID()
-	r.mu.Unlock()
-	if placed.Placed {
-		rep.From = placed.Shard
-	}
+	rep.From = r.placedOn(placed)
 	if rep.From == to {
 		return rep, gatehouse.Invalid("shard", "is where the organization lives already")
 	}
@@ -104,26 +104,71 @@ func (r *Router) Move(ctx context.Context, org, to uuid.UUID, say func(format st
 	if err := r.main.MarkMoving(ctx, org, rep.From); err != nil {
 		return rep, err
 	}
-	err = m.freeze(ctx)
-	if err == nil {
-		err = m.dst.commit(ctx)
-	}
-	if err != nil {
-		m.src.rollback()
-		return rep, errors.Join(err, r.main.EndMove(context.WithoutCancel(ctx), org, rep.From))
-	}
-	if err := r.main.EndMove(ctx, org, to); err != nil {
-		m.src.rollback()
-		return rep, errors.Join(fmt.Errorf("shard move: the target holds the organization but the directory could not name it: %w", err),
-			m.dropTarget(context.WithoutCancel(ctx)), r.main.EndMove(context.WithoutCancel(ctx), org, rep.From))
-	}
-	if err := m.src.commit(ctx); err != nil {
-		return rep, fmt.Errorf("shard move: the organization moved, but its rows on the source were not deleted (delete them before moving it back): %w", err)
+	if err := r.switchOver(ctx, m, rep.From, to); err != nil {
+		return rep, err
 	}
 	rep.Freeze = time.Since(frozen)
-	rep.Events, rep.Rows, rep.Shift = m.events, m.rows, m.shift
+	rep.Events, rep.BulkEvents, rep.Rows, rep.Shift = m.events, m.bulkEvents, m.rows, m.shift
 	say("moved; its calls were held %s", rep.Freeze.Round(time.Millisecond))
-	return rep, m.dropSourceEvents(ctx)
+	if err := m.dropSourceEvents(ctx); err != nil {
+		say("the organization moved, but deleting its events from the source stopped: %v; "+
+			"delete the rest with DELETE FROM events WHERE org = %d there (no one reads them)", err, m.srcOrg)
+	}
+	return rep, nil
+}
+
+// switchOver runs the freeze of m, a move of an organization marked
+// moving from the shard from, and ends it: on the shard to, or where it
+// was. Once the freeze began, the steps run to their end even when ctx
+// ends (an interrupted command would leave the organization's calls held),
+// and a step whose outcome is unknown is read back before the next.
+func (r *Router) switchOver(ctx context.Context, m *mover, from, to uuid.UUID) error {
+	ctx = context.WithoutCancel(ctx)
+	org := m.org
+	giveUp := func(err error) error {
+		m.src.rollback()
+		m.dst.rollback()
+		return errors.Join(err, r.main.EndMove(ctx, org, from, from))
+	}
+	if err := m.freeze(ctx); err != nil {
+		return giveUp(err)
+	}
+	if err := m.dst.commit(ctx); err != nil {
+		var there bool
+		if checkErr := m.aux.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM organizations WHERE id = $1)", org).Scan(&there); checkErr != nil || !there {
+			return giveUp(errors.Join(err, checkErr))
+		}
+	}
+	if err := r.main.EndMove(ctx, org, from, to); err != nil {
+		if now, readErr := r.main.ShardOf(ctx, org); readErr != nil || now.Moving || r.placedOn(now) != to {
+			// The directory does not name the target: the organization
+			// stays where it was, and the target's copy goes.
+			m.src.rollback()
+			return errors.Join(fmt.Errorf("shard move: the directory could not name the target, so the organization stays where it was: %w", err),
+				r.main.EndMove(ctx, org, from, from), m.dropTarget(ctx))
+		}
+	}
+	if err := m.src.commit(ctx); err != nil {
+		return fmt.Errorf("shard move: the organization moved to shard %s and is served there, but its rows on the source (shard %s) "+
+			"could not be deleted and are left there: delete them before it is moved back, and before the source's background work "+
+			"(webhooks, alerts) acts on them (docs/deploy.md, \"A move that stopped half-way\"): %w", to, from, err)
+	}
+	return nil
+}
+
+// placedOn is the shard a directory entry names.
+func (r *Router) placedOn(e postgres.DirectoryEntry) uuid.UUID {
+	if e.Placed {
+		return e.Shard
+	}
+	return r.mainIDLocked()
+}
+
+// mainIDLocked is the --db database's shard id.
+func (r *Router) mainIDLocked() uuid.UUID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.mainID()
 }
 
 // answeringShard returns the shard whose id is id, which must answer.
@@ -188,7 +233,19 @@ func openMover(ctx context.Context, org uuid.UUID, src, dst Shard, say func(stri
 		s   **side
 		dsn string
 	}{{&m.src, src.dsn}, {&m.dst, dst.dsn}, {&m.aux, dst.dsn}} {
-		conn, err := pgx.Connect(ctx, c.dsn)
+		pool, err := pgxpool.ParseConfig(c.dsn) // which knows the pool's settings a DSN may carry
+		if err != nil {
+			return nil, fmt.Errorf("shard move: %w", err)
+		}
+		cfg := pool.ConnConfig
+		// As the store's connections read times (postgres.Open), but with
+		// no statement timeout: the bulk copy of a large organization is
+		// one statement of minutes. A lock the move waits for while calls
+		// are held (a table's, to reserve keys) waits 5 s at most.
+		cfg.RuntimeParams["timezone"] = "UTC"
+		cfg.RuntimeParams["statement_timeout"] = "0"
+		cfg.RuntimeParams["lock_timeout"] = "5s"
+		conn, err := pgx.ConnectConfig(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("shard move: %w", err)
 		}

@@ -1,7 +1,9 @@
 package shards_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -11,12 +13,13 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/shards"
+	"github.com/gatehouse/gatehouse/internal/testenv"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
-// TestMoveWhileWriting: an organization is moved from a shard to --db and
-// from --db to the other shard while writers ingest into it and a reader
+// TestMoveWhileWriting: an organization is moved from a shard to --db,
+// from --db to the other shard and back to the first while writers ingest into it and a reader
 // follows its feed from one cursor throughout: every event acknowledged
 // is read exactly once, in increasing positions, and the records that are
 // not events (a key, a webhook and its positions, a location) go with it.
@@ -110,13 +113,30 @@ func TestMoveWhileWriting(t *testing.T) {
 		}
 	}
 
+	// The organization that stays has a webhook on the second shard, whose
+	// key the moved one's, copied there, must not take.
+	newHook := func(o uuid.UUID) error {
+		_, err := r.CreateWebhook(ctx, gatehouse.SystemEntry(gatehouse.AuditWebhookCreated),
+			gatehouse.Webhook{ID: gatehouse.NewID(), OrgID: o, URL: "https://example.test/" + o.String(),
+				Types: []gatehouse.WebhookType{gatehouse.WebhookEventCreated}, CreatedAt: gatehouse.Time(time.Now())}, "", []byte("sealed"))
+		return err
+	}
+	if err := newHook(other.ID); err != nil {
+		t.Fatal(err)
+	}
+
 	reading(300 * time.Millisecond)
-	mainID, second := r.Shards()[0].ID, r.Shards()[2].ID
-	for _, to := range []uuid.UUID{mainID, second} {
+	mainID, first, second := r.Shards()[0].ID, r.Shards()[1].ID, r.Shards()[2].ID
+	// The third move starts from a shard that gave the organization an
+	// offset: its bulk copy must still take the events it had.
+	for _, to := range []uuid.UUID{mainID, second, first} {
 		moved := make(chan error, 1)
 		go func() {
 			rep, err := r.Move(ctx, org.ID, to, t.Logf)
 			t.Logf("%+v", rep)
+			if err == nil && rep.BulkEvents == 0 {
+				err = fmt.Errorf("the move to %s copied no event while the organization wrote on", to)
+			}
 			moved <- err
 		}()
 		for done := false; !done; {
@@ -154,11 +174,11 @@ func TestMoveWhileWriting(t *testing.T) {
 		t.Errorf("CountFeed: %d, %v; want %d", n, err, len(written))
 	}
 
-	// Where everything is now: the other shard, and nothing left behind.
+	// Where everything is now: the first shard, and nothing left behind.
 	for i, dsn := range []string{mainDSN, others[0], others[1]} {
 		db := openDB(t, dsn)
 		_, err := db.FindOrganization(ctx, org.ID)
-		if here := i == 2; here != (err == nil) {
+		if here := i == 1; here != (err == nil) {
 			t.Errorf("primary %d: the organization: %v, want here=%v", i, err, here)
 		}
 	}
@@ -175,7 +195,12 @@ func TestMoveWhileWriting(t *testing.T) {
 	if _, err := r.FindOrganization(ctx, other.ID); err != nil {
 		t.Errorf("the organization that stayed: %v", err)
 	}
-	if _, err := r.Move(ctx, org.ID, second, t.Logf); !errors.Is(err, gatehouse.ErrInvalid) {
+	for _, o := range []uuid.UUID{org.ID, other.ID} { // the keys the moves shifted, and the sequences past them
+		if err := newHook(o); err != nil {
+			t.Errorf("a webhook after the moves: %v", err)
+		}
+	}
+	if _, err := r.Move(ctx, org.ID, first, t.Logf); !errors.Is(err, gatehouse.ErrInvalid) {
 		t.Errorf("a move to where it lives: %v", err)
 	}
 	if _, err := r.Move(ctx, org.ID, uuid.New(), t.Logf); !errors.Is(err, gatehouse.ErrUnavailable) {
@@ -230,4 +255,30 @@ func TestMoveGivesUp(t *testing.T) {
 	if got, err := r.FindLocation(ctx, org.ID, loc.ID); err != nil || got.Name != "Lobby" {
 		t.Errorf("the location after the move: %+v, %v", got, err)
 	}
+}
+
+// TestAcquireCheckOnFullPool: the acquire check of --db reads the
+// directory on the connection it checks: with a pool of two connections
+// and no cached entry trusted, eight calls at once of an organization that
+// lives on --db all finish (taking a second connection from the pool
+// waited for ever).
+func TestAcquireCheckOnFullPool(t *testing.T) {
+	mainDSN, others := testenv.PostgresDSN(t), testenv.ShardDSNs(t)
+	r, _ := openRouterOn(t, mainDSN+"&pool_max_conns=2", others)
+	org := createOrg(t, r, "Home")
+	if _, err := r.Move(ctx, org.ID, r.Shards()[0].ID, t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	shards.SetDirectoryTrustForTest(t, 0)
+	timed, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var calls sync.WaitGroup
+	for range 8 {
+		calls.Go(func() {
+			if _, err := r.FindOrganization(timed, org.ID); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	calls.Wait()
 }

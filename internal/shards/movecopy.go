@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse/internal/clock"
+	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -50,13 +51,19 @@ func (m *mover) copyEvents(ctx context.Context, table, cond string) (int64, erro
 // had committed.
 func (m *mover) bulk(ctx context.Context) error {
 	var months []time.Time
-	if err := m.src.QueryRow(ctx, `SELECT coalesce(array_agg(DISTINCT date_trunc('month', occurred_at)), '{}')
+	if err := m.src.QueryRow(ctx, `SELECT coalesce(array_agg(DISTINCT date_trunc('month', occurred_at, 'UTC')), '{}')
 		FROM events WHERE org = $1`, m.srcOrg).Scan(&months); err != nil {
 		return err
 	}
 	now := time.Now().UTC()
 	for i := range 3 { // the months the tail may add to (AddEventPartitions makes them too)
 		months = append(months, time.Date(now.Year(), now.Month()+time.Month(i), 1, 0, 0, 0, 0, time.UTC))
+	}
+	// Retention on the target must not take these months for empty (the
+	// copy is not committed): it does not drop months while a move into
+	// the database holds this lock, until the move's connection closes.
+	if _, err := m.aux.Exec(ctx, "SELECT pg_advisory_lock_shared($1)", postgres.MoveLock); err != nil {
+		return err
 	}
 	// Made before the target's transaction, which would hold the events'
 	// table against the lock the attach takes.
@@ -82,8 +89,11 @@ func (m *mover) bulk(ctx context.Context) error {
 	}
 	defer m.src.rollback()
 	// Below the snapshot's xmin every transaction has ended: the events
-	// under it are all there is of them; the freeze copies the rest.
-	if err := m.src.QueryRow(ctx, "SELECT pg_snapshot_xmin(pg_current_snapshot())::text").Scan(&m.bound); err != nil {
+	// under it are all there is of them; the freeze copies the rest. The
+	// organization's positions there are shifted (it was moved in before),
+	// and so is the bound.
+	if err := m.src.QueryRow(ctx, `SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::bigint + xid_shift)::text
+		FROM organizations WHERE seq = $1`, m.srcOrg).Scan(&m.bound); err != nil {
 		return err
 	}
 	n, err := m.copyEvents(ctx, "events", fmt.Sprintf(" AND xid < '%s'::xid8", m.bound))

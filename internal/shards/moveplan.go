@@ -74,10 +74,11 @@ func readMovePlan(ctx context.Context, conn *pgx.Conn) (*movePlan, error) {
 			array_agg(a.attname::text ORDER BY a.attnum) FILTER (WHERE a.attgenerated = ''),
 			bool_or(a.attidentity <> ''),
 			coalesce(max(a.attname::text) FILTER (WHERE a.attidentity <> '' AND EXISTS (
-				SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisunique AND i.indkey::int2[] = ARRAY[a.attnum])), ''),
+				SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisunique AND i.indnatts = 1 AND i.indkey[0] = a.attnum)), ''),
 			bool_or(a.attname = 'org' AND a.atttypid = 'bigint'::regtype)
 		FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 		WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+			AND c.relname !~ '^events_' -- a month's table retention detached: its rows are the events'
 		GROUP BY c.oid, c.relname ORDER BY c.relname`)
 	if err != nil {
 		return nil, err

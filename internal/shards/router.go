@@ -29,6 +29,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/postgres"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 )
 
 // Shard is one primary of a Router.
@@ -213,7 +214,7 @@ var errMoving = fmt.Errorf("%w: the organization is being moved to another shard
 func (r *Router) settled(ctx context.Context, org uuid.UUID) (postgres.DirectoryEntry, error) {
 	deadline := time.Now().Add(moveHold)
 	for {
-		e, err := r.dir.lookup(ctx, org)
+		e, err := r.dir.lookup(ctx, org, nil)
 		if err != nil || !e.Moving {
 			return e, err
 		}
@@ -282,13 +283,20 @@ func routedTo[T any](r *Router, ctx context.Context, c call, fn func(context.Con
 // does not mark it moving. A call routed just before a move began thus
 // fails (gatehouse.ErrUnavailable, tried again by its client) at its next
 // statement rather than write to a shard the move has copied from.
-func (r *Router) checkAcquire(db *postgres.DB) func(context.Context) error {
-	return func(ctx context.Context) error {
+//
+// On --db, the directory is read, when it must be, on the connection being
+// taken: taking another from the same pool could wait for ever on a pool
+// whose every connection waits the same way.
+func (r *Router) checkAcquire(db *postgres.DB) func(context.Context, *pgx.Conn) error {
+	return func(ctx context.Context, conn *pgx.Conn) error {
 		t, ok := ctx.Value(ticketKey{}).(*ticket)
 		if !ok || t == nil || t.org == uuid.Nil {
 			return nil
 		}
-		e, err := r.dir.lookup(ctx, t.org)
+		if db != r.main {
+			conn = nil
+		}
+		e, err := r.dir.lookup(ctx, t.org, conn)
 		if err != nil {
 			return err
 		}

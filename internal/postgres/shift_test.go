@@ -272,13 +272,7 @@ func followCommands(t *testing.T, db *postgres.DB, org uuid.UUID, after gatehous
 	t.Helper()
 	return follow(t, "the command changes", after, want, func(after gatehouse.FeedPosition) ([]string, []gatehouse.FeedPosition, error) {
 		changes, _, err := db.ReadCommandChanges(context.Background(), org, after, 2)
-		var (
-			rows []string
-			ps   []gatehouse.FeedPosition
-		)
-		for _, c := range changes {
-			rows, ps = append(rows, changeOf(c.ID, c.Status)), append(ps, c.Position)
-		}
+		rows, ps := rowsOf(changes, func(c gatehouse.CommandChange) (string, gatehouse.FeedPosition) { return changeOf(c.ID, c.Status), c.Position })
 		return rows, ps, err
 	})
 }
@@ -287,13 +281,7 @@ func followLockdowns(t *testing.T, db *postgres.DB, org uuid.UUID, after gatehou
 	t.Helper()
 	return follow(t, "the lockdown changes", after, want, func(after gatehouse.FeedPosition) ([]string, []gatehouse.FeedPosition, error) {
 		changes, err := db.ReadLockdownChanges(context.Background(), org, after, 2)
-		var (
-			rows []string
-			ps   []gatehouse.FeedPosition
-		)
-		for _, c := range changes {
-			rows, ps = append(rows, lockdownOf(c.ID, c.Released)), append(ps, c.Position)
-		}
+		rows, ps := rowsOf(changes, func(c gatehouse.LockdownChange) (string, gatehouse.FeedPosition) { return lockdownOf(c.ID, c.Released), c.Position })
 		return rows, ps, err
 	})
 }
@@ -325,4 +313,13 @@ func checkCeiling(t *testing.T, db *postgres.DB, org uuid.UUID, want uint64) {
 	if err != nil || got != (gatehouse.FeedPosition{Txn: want}) {
 		t.Errorf("FeedCursorCeiling: %+v, %v; want %d", got, err, want)
 	}
+}
+
+// rowsOf is each change's row and position, as follow reads them.
+func rowsOf[C any](changes []C, row func(C) (string, gatehouse.FeedPosition)) (rows []string, ps []gatehouse.FeedPosition) {
+	for _, c := range changes {
+		r, p := row(c)
+		rows, ps = append(rows, r), append(ps, p)
+	}
+	return rows, ps
 }

@@ -74,15 +74,7 @@ func BenchmarkMove(b *testing.B) {
 	}
 	for b.Loop() {
 		r, _, _ := openRouter(b)
-		org := createOrg(b, r, "Big")
-		loc, err := r.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
-		if err != nil {
-			b.Fatal(err)
-		}
-		ap, err := r.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Gate")
-		if err != nil {
-			b.Fatal(err)
-		}
+		org, _, ap := createGate(b, r, "Big")
 		batch := func(size int, spread time.Duration) []gatehouse.NewEvent {
 			granted := gatehouse.Granted
 			events := make([]gatehouse.NewEvent, size)

@@ -19,28 +19,20 @@ import (
 )
 
 // TestMoveWhileWriting: an organization is moved from a shard to --db,
-// from --db to the other shard and back to the first while writers ingest into it and a reader
-// follows its feed from one cursor throughout: every event acknowledged
-// is read exactly once, in increasing positions, and the records that are
-// not events (a key, a webhook and its positions, a location) go with it.
-// Two of the writers write through a second instance's router, which
-// hears of each move only from the directory.
+// from --db to the other shard and back to the first while writers ingest
+// into it and a reader follows its feed from one cursor throughout: every
+// event acknowledged is read exactly once, in increasing positions, and
+// the records that are not events (a key, a webhook and its positions, a
+// location) go with it. Two of the writers write through a second
+// instance's router, which hears of each move only from the directory.
 // --db's transaction ids run far ahead of the shards' (every other test
 // uses it), so the second move needs the target's offset: without it the
 // reader would stop at the events written before.
 func TestMoveWhileWriting(t *testing.T) {
 	r, mainDSN, others := openRouter(t)
 	r2, _ := openRouterOn(t, mainDSN, others)
-	org, other := createOrg(t, r, "Moved"), createOrg(t, r, "Stays")
-	entry := gatehouse.SystemEntry(gatehouse.AuditLocationCreated)
-	loc, err := r.CreateLocation(ctx, entry, org.ID, "HQ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ap, err := r.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, loc.ID, "Gate")
-	if err != nil {
-		t.Fatal(err)
-	}
+	org, loc, ap := createGate(t, r, "Moved")
+	other := createOrg(t, r, "Stays")
 	key := gatehouse.APIKey{ID: uuid.New(), OrgID: org.ID, Name: "k", Prefix: "gk_mv", Hash: gatehouse.KeyHash{42},
 		Scopes: []gatehouse.Scope{gatehouse.ScopeEventsRead}, CreatedAt: time.Now()}
 	if err := r.CreateAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), key); err != nil {
@@ -216,11 +208,7 @@ func TestMoveWhileWriting(t *testing.T) {
 func TestMoveGivesUp(t *testing.T) {
 	r, mainDSN, others := openRouter(t)
 	shards.SetFenceWaitForTest(t, 500*time.Millisecond)
-	org := createOrg(t, r, "Stuck")
-	loc, err := r.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), org.ID, "HQ")
-	if err != nil {
-		t.Fatal(err)
-	}
+	org, loc, _ := createGate(t, r, "Stuck")
 	source, target := r.Shards()[1], r.Shards()[2]
 	long, err := pgx.Connect(ctx, others[0])
 	if err != nil {

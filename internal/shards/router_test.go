@@ -35,6 +35,22 @@ func createOrg(t testing.TB, s gatehouse.Store, name string) gatehouse.Organizat
 	return o
 }
 
+// createGate creates an organization with a location, "HQ", and its
+// access point, "Gate".
+func createGate(t testing.TB, s gatehouse.Store, name string) (gatehouse.Organization, gatehouse.Location, gatehouse.AccessPoint) {
+	t.Helper()
+	o := createOrg(t, s, name)
+	loc, err := s.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), o.ID, "HQ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap, err := s.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), o.ID, loc.ID, "Gate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, loc, ap
+}
+
 // TestPlacement: new organizations go to the shard with the fewest, the
 // first given on a tie, never to --db; each lives, with its records, on
 // its shard alone.

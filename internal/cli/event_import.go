@@ -198,7 +198,14 @@ func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, erro
 	// The planner's statistics of before describe a table without this
 	// file: the first queries on it would plan for that.
 	if imp.sum.Imported > 0 {
-		if err := imp.svc.RollInsights(ctx); err != nil {
+		// A fold of a large backlog on a loaded database can pass the
+		// statement timeout; every batch folded before is kept, so
+		// trying again goes on from there.
+		err := imp.svc.RollInsights(ctx)
+		for try := 1; errors.Is(err, gatehouse.ErrUnavailable) && try < 5; try++ {
+			err = imp.svc.RollInsights(ctx)
+		}
+		if err != nil {
 			return imp.sum, fmt.Errorf("imported; rolling up insights: %w", err)
 		}
 		if err := imp.svc.RefreshStatistics(ctx); err != nil {

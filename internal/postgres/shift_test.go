@@ -272,7 +272,9 @@ func followCommands(t *testing.T, db *postgres.DB, org uuid.UUID, after gatehous
 	t.Helper()
 	return follow(t, "the command changes", after, want, func(after gatehouse.FeedPosition) ([]string, []gatehouse.FeedPosition, error) {
 		changes, _, err := db.ReadCommandChanges(context.Background(), org, after, 2)
-		rows, ps := rowsOf(changes, func(c gatehouse.CommandChange) (string, gatehouse.FeedPosition) { return changeOf(c.ID, c.Status), c.Position })
+		rows, ps := rowsOf(changes, func(c gatehouse.CommandChange) (string, gatehouse.FeedPosition) {
+			return changeOf(c.ID, c.Status), c.Position
+		})
 		return rows, ps, err
 	})
 }
@@ -281,7 +283,9 @@ func followLockdowns(t *testing.T, db *postgres.DB, org uuid.UUID, after gatehou
 	t.Helper()
 	return follow(t, "the lockdown changes", after, want, func(after gatehouse.FeedPosition) ([]string, []gatehouse.FeedPosition, error) {
 		changes, err := db.ReadLockdownChanges(context.Background(), org, after, 2)
-		rows, ps := rowsOf(changes, func(c gatehouse.LockdownChange) (string, gatehouse.FeedPosition) { return lockdownOf(c.ID, c.Released), c.Position })
+		rows, ps := rowsOf(changes, func(c gatehouse.LockdownChange) (string, gatehouse.FeedPosition) {
+			return lockdownOf(c.ID, c.Released), c.Position
+		})
 		return rows, ps, err
 	})
 }

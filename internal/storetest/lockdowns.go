@@ -179,6 +179,7 @@ func testExpireLockdowns(t *testing.T, f *fixture) {
 	p := f.unlockPlace("acme")
 	until := f.now.Add(time.Minute)
 	l := f.startLockdown(f.newLockdown(p, gatehouse.LockdownOrganization, &until))
+	f.settle() // a transaction anywhere in the cluster holds the change feed back
 	changes, err := f.s.ReadLockdownChanges(ctx, p.org.ID, gatehouse.FeedPosition{}, 10)
 	must(t, err)
 	if len(changes) != 1 || changes[0].ID != l.ID || changes[0].Released {

@@ -175,6 +175,10 @@ type EventPartitioner interface {
 	// ids a retry is checked against whatever its occurredAt
 	// ([RecentIDsKept]), in short transactions, and returns how many.
 	ForgetRecentIDs(ctx context.Context, before time.Time) (int, error)
+	// CompactPartitions rebuilds packed the indexes of the months that
+	// take no more events and have not been rebuilt, and returns how many
+	// months it rebuilt. Reads and writes go on meanwhile.
+	CompactPartitions(ctx context.Context, now time.Time) (int, error)
 }
 
 // RecentIDsKept is how long an event id is a duplicate whatever the

@@ -114,6 +114,7 @@ func commands() []command {
 		{"alert-rule test", "queue a test alert of a rule, sent by a running server: --org ID RULE_ID", runAlertRuleTest},
 		{"alerts list", "list what an organization's alert rules fired, newest first, with each delivery's state: --org ID [--rule ID] [--limit N]", runAlertsList},
 		{"event import", "import NDJSON events, ingest objects or whole events as exported (event tail, the dashboard): --org ID [FILE|-]", runEventImport},
+		{"event compact", "rebuild packed the indexes of the months of events that take no more of them (PostgreSQL; every instance does it each hour): reads and writes go on", runEventCompact},
 		{"event tail", "follow the event feed as NDJSON: --org ID [--access-point ID --type T … --cursor-file FILE --follow=false]", runEventTail},
 		{"user create", "create a dashboard user: --org ID --email EMAIL [--name NAME] [--role admin|operator|viewer]", runUserCreate},
 		{"user list", "list an organization's dashboard users and their roles: --org ID", runUserList},

@@ -17,6 +17,7 @@ import (
 // its clock at *now.
 type partitioned struct {
 	db   *postgres.DB
+	dsn  string
 	now  time.Time
 	org  gatehouse.Organization
 	door gatehouse.AccessPoint
@@ -25,7 +26,8 @@ type partitioned struct {
 func newPartitioned(t *testing.T, now time.Time) *partitioned {
 	t.Helper()
 	ctx := context.Background()
-	p := &partitioned{db: open(t, testenv.PostgresDSN(t)), now: now}
+	dsn := testenv.PostgresDSN(t)
+	p := &partitioned{db: open(t, dsn), dsn: dsn, now: now}
 	p.db.Now = func() time.Time { return p.now }
 	if err := p.db.Migrate(ctx); err != nil {
 		t.Fatal(err)

@@ -61,6 +61,11 @@ func (r *Router) DropExpiredPartitions(ctx context.Context, now time.Time) (int,
 	return summed(r, ctx, func(ctx context.Context, db *postgres.DB) (int, error) { return db.DropExpiredPartitions(ctx, now) })
 }
 
+// CompactPartitions implements gatehouse.EventPartitioner on every shard.
+func (r *Router) CompactPartitions(ctx context.Context, now time.Time) (int, error) {
+	return summed(r, ctx, func(ctx context.Context, db *postgres.DB) (int, error) { return db.CompactPartitions(ctx, now) })
+}
+
 // ForgetRecentIDs implements gatehouse.EventPartitioner on every shard.
 func (r *Router) ForgetRecentIDs(ctx context.Context, before time.Time) (int, error) {
 	return summed(r, ctx, func(ctx context.Context, db *postgres.DB) (int, error) { return db.ForgetRecentIDs(ctx, before) })

@@ -1,0 +1,112 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// A month's partition of events, once it takes no more events, has its
+// indexes rebuilt packed (docs/decisions.md, "Bytes per event", step 5):
+// B-tree indexes that grow by inserts in the middle of their key order
+// split their pages in halves and stay about half empty, and most of an
+// event's bytes are its indexes.
+
+// compactAfter is how long after its month ended a partition is rebuilt:
+// events arrive late (a server's buffer, an import) mostly within days,
+// and one that arrives after the rebuild still lands, splitting a page.
+const compactAfter = 7 * 24 * time.Hour
+
+// compactedMark is the comment a rebuilt month's table carries.
+const compactedMark = "gatehouse: indexes rebuilt packed"
+
+// CompactPartitions implements gatehouse.EventPartitioner: it rebuilds,
+// with fillfactor 100, the indexes of every month's partition that ended
+// compactAfter before now and has not been rebuilt, and returns how many
+// months it rebuilt. REINDEX CONCURRENTLY lets reads and writes go on.
+// One instance rebuilds at a time, and none while a shard move into the
+// database or retention's dropping of months runs (MoveLock): the others
+// find it taken and do nothing.
+func (db *DB) CompactPartitions(ctx context.Context, now time.Time) (_ int, err error) {
+	defer sqlstore.Label(&err, "Store.CompactPartitions")
+	parts, err := db.monthTables(ctx, `i.inhrelid IS NOT NULL AND NOT i.inhdetachpending
+		AND obj_description(c.oid, 'pg_class') IS DISTINCT FROM '`+compactedMark+`'`)
+	if err != nil {
+		return 0, err
+	}
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return 0, wrap(err)
+	}
+	defer conn.Release()
+	var free bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", MoveLock).Scan(&free); err != nil || !free {
+		return 0, wrap(err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", MoveLock)
+	// A rebuild reads the whole month: no statement timeout while it runs.
+	if _, err := conn.Exec(ctx, "SET statement_timeout = 0"); err != nil {
+		return 0, wrap(err)
+	}
+	defer func() {
+		if _, reset := conn.Exec(context.WithoutCancel(ctx), "RESET statement_timeout"); reset != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // never back to the pool without its timeout
+		}
+	}()
+	done := 0
+	for _, p := range parts {
+		if now.Sub(p.end) < compactAfter {
+			break // this month and the later ones: still taking events
+		}
+		if err := compactMonth(ctx, conn, p); err != nil {
+			return done, err
+		}
+		done++
+	}
+	return done, nil
+}
+
+// leftByRebuild matches the names REINDEX CONCURRENTLY gives the copies
+// it makes, which it leaves invalid when it is cut short.
+var leftByRebuild = regexp.MustCompile(`_cc(new|old)[0-9]*"?$`)
+
+// compactMonth rebuilds the indexes of p one at a time, then marks it.
+// A rebuild cut short leaves an invalid copy of its index (…_ccnew),
+// which is dropped before the next try.
+func compactMonth(ctx context.Context, conn *pgxpool.Conn, p monthPartition) error {
+	rows, _ := conn.Query(ctx, `SELECT i.indexrelid::regclass::text, i.indisvalid FROM pg_index i
+		WHERE i.indrelid = $1::regclass ORDER BY 1`, p.name)
+	var (
+		names []string
+		valid []bool
+		name  string
+		ok    bool
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&name, &ok}, func() error {
+		names, valid = append(names, name), append(valid, ok)
+		return nil
+	}); err != nil {
+		return wrap(err)
+	}
+	for i, name := range names {
+		sql := []string{"ALTER INDEX " + name + " SET (fillfactor = 100)", "REINDEX INDEX CONCURRENTLY " + name}
+		if !valid[i] {
+			if !leftByRebuild.MatchString(name) {
+				return fmt.Errorf("partition %s: index %s is invalid: rebuild or drop it by hand", p.name, name)
+			}
+			sql = []string{"DROP INDEX CONCURRENTLY " + name}
+		}
+		for _, q := range sql {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				return fmt.Errorf("partition %s: %w", p.name, wrap(err))
+			}
+		}
+	}
+	_, err := conn.Exec(ctx, "COMMENT ON TABLE "+p.ident()+" IS '"+compactedMark+"'")
+	return wrap(err)
+}

@@ -2,10 +2,13 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
+	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,9 +32,11 @@ const compactedMark = "gatehouse: indexes rebuilt packed"
 // with fillfactor 100, the indexes of every month's partition that ended
 // compactAfter before now and has not been rebuilt, and returns how many
 // months it rebuilt. REINDEX CONCURRENTLY lets reads and writes go on.
-// One instance rebuilds at a time, and none while a shard move into the
-// database or retention's dropping of months runs (MoveLock): the others
-// find it taken and do nothing.
+// Each month is rebuilt under MoveLock, which one instance takes at a
+// time and which retention's dropping of months and a shard move into or
+// out of the database hold too: while it is taken, the pass stops, with
+// gatehouse.ErrConflict, and the next does the rest. A month that fails
+// does not stop the others.
 func (db *DB) CompactPartitions(ctx context.Context, now time.Time) (_ int, err error) {
 	defer sqlstore.Label(&err, "Store.CompactPartitions")
 	parts, err := db.monthTables(ctx, `i.inhrelid IS NOT NULL AND NOT i.inhdetachpending
@@ -39,36 +44,48 @@ func (db *DB) CompactPartitions(ctx context.Context, now time.Time) (_ int, err 
 	if err != nil {
 		return 0, err
 	}
+	parts = slices.DeleteFunc(parts, func(p monthPartition) bool { return now.Sub(p.end) < compactAfter })
+	if len(parts) == 0 {
+		return 0, nil
+	}
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return 0, wrap(err)
 	}
 	defer conn.Release()
-	var free bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", MoveLock).Scan(&free); err != nil || !free {
-		return 0, wrap(err)
-	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", MoveLock)
-	// A rebuild reads the whole month: no statement timeout while it runs.
-	if _, err := conn.Exec(ctx, "SET statement_timeout = 0"); err != nil {
+	// A rebuild reads the whole month: no statement timeout, but it waits
+	// a minute at most for a lock or an older transaction (a rebuild cut
+	// short leaves an invalid copy, dropped by the next pass).
+	if _, err := conn.Exec(ctx, "SET statement_timeout = 0; SET lock_timeout = '1min'"); err != nil {
 		return 0, wrap(err)
 	}
 	defer func() {
-		if _, reset := conn.Exec(context.WithoutCancel(ctx), "RESET statement_timeout"); reset != nil {
-			conn.Conn().Close(context.WithoutCancel(ctx)) // never back to the pool without its timeout
+		if _, reset := conn.Exec(context.WithoutCancel(ctx), "RESET statement_timeout; RESET lock_timeout"); reset != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // never back to the pool without its timeouts
 		}
 	}()
 	done := 0
+	var errs []error
 	for _, p := range parts {
-		if now.Sub(p.end) < compactAfter {
-			break // this month and the later ones: still taking events
+		var free bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", MoveLock).Scan(&free); err != nil {
+			return done, wrap(err)
 		}
-		if err := compactMonth(ctx, conn, p); err != nil {
-			return done, err
+		if !free {
+			return done, errors.Join(append(errs, fmt.Errorf("%w: retention or a shard move holds the database's partitions; "+
+				"%d months are left for the next pass", gatehouse.ErrConflict, len(parts)-done-len(errs)))...)
+		}
+		err := compactMonth(ctx, conn, p)
+		if _, unlock := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", MoveLock); unlock != nil {
+			return done, wrap(unlock)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
 		}
 		done++
 	}
-	return done, nil
+	return done, errors.Join(errs...)
 }
 
 // leftByRebuild matches the names REINDEX CONCURRENTLY gives the copies
@@ -80,7 +97,7 @@ var leftByRebuild = regexp.MustCompile(`_cc(new|old)[0-9]*"?$`)
 // which is dropped before the next try.
 func compactMonth(ctx context.Context, conn *pgxpool.Conn, p monthPartition) error {
 	rows, _ := conn.Query(ctx, `SELECT i.indexrelid::regclass::text, i.indisvalid FROM pg_index i
-		WHERE i.indrelid = $1::regclass ORDER BY 1`, p.name)
+		WHERE i.indrelid = $1::regclass ORDER BY 2, 1`, p.name)
 	var (
 		names []string
 		valid []bool
@@ -93,6 +110,8 @@ func compactMonth(ctx context.Context, conn *pgxpool.Conn, p monthPartition) err
 	}); err != nil {
 		return wrap(err)
 	}
+	// The copies a rebuild cut short left first (indisvalid false sorts
+	// first), then the indexes.
 	for i, name := range names {
 		sql := []string{"ALTER INDEX " + name + " SET (fillfactor = 100)", "REINDEX INDEX CONCURRENTLY " + name}
 		if !valid[i] {

@@ -98,10 +98,12 @@ func batchMonths(events []gatehouse.NewEvent) []time.Time {
 	return months
 }
 
-// MoveLock is the advisory lock a shard move into the database holds
-// (shared) while its copy is uncommitted, and retention's dropping of
-// months tries (exclusive): the months the move made look empty until it
-// commits (internal/shards).
+// MoveLock is the advisory lock of the partitions' upkeep: a shard move
+// into or out of the database holds it (shared) from its bulk copy to its
+// end, and retention's dropping of months and the rebuild of each month
+// (CompactPartitions) try it (exclusive). The months a move made look
+// empty until it commits, and a rebuild running on its source would hold
+// the move's freeze (internal/shards).
 const MoveLock = 7165536403245901588
 
 // partitionsLock is the advisory lock of events_add_months (migration

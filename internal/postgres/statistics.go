@@ -36,7 +36,9 @@ func (db *DB) RefreshStatistics(ctx context.Context, force bool) (_ bool, err er
 			return false, nil
 		}
 	}
-	if _, err := db.pool.Exec(ctx, "ANALYZE events, search_terms"); err != nil {
+	// SKIP_LOCKED: a month whose indexes are being rebuilt
+	// (CompactPartitions) is analysed next time rather than waited for.
+	if _, err := db.pool.Exec(ctx, "ANALYZE (SKIP_LOCKED) events, search_terms"); err != nil {
 		return false, wrap(err)
 	}
 	return true, nil

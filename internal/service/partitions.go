@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -33,7 +34,9 @@ func (s *Service) RunPartitions(ctx context.Context, _ string, report func(error
 		// Not at start: an instance that restarts often does no rebuild
 		// more, and one pass an hour finds each month soon after it closed.
 		if !first {
-			if _, err := s.CompactPartitions(ctx); err != nil && ctx.Err() == nil {
+			// ErrConflict: another instance, retention or a shard move
+			// holds the months; the next round does the rest.
+			if _, err := s.CompactPartitions(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, gatehouse.ErrConflict) {
 				report(err)
 			}
 		}

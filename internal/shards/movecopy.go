@@ -59,15 +59,29 @@ func (m *mover) bulk(ctx context.Context) error {
 	for i := range 3 { // the months the tail may add to (AddEventPartitions makes them too)
 		months = append(months, time.Date(now.Year(), now.Month()+time.Month(i), 1, 0, 0, 0, 0, time.UTC))
 	}
-	// Retention on the target must not take these months for empty (the
-	// copy is not committed): it does not drop months while a move into
-	// the database holds this lock, until the move's connection closes.
-	if _, err := m.aux.Exec(ctx, "SELECT pg_advisory_lock_shared($1)", postgres.MoveLock); err != nil {
-		return err
+	// The partitions' upkeep waits for the move on both primaries, until
+	// its connections close (postgres.MoveLock): retention on the target
+	// must not take the months the copy fills for empty before it commits,
+	// and a rebuild of a month on the source would hold the freeze. One
+	// running now fails the move here, before any call is held.
+	for _, s := range []*side{m.src, m.aux} {
+		if _, err := s.Exec(ctx, "SELECT pg_advisory_lock_shared($1)", postgres.MoveLock); err != nil {
+			return fmt.Errorf("shard move: retention or a rebuild of months runs on a shard; try again in a minute: %w", err)
+		}
 	}
 	// Made before the target's transaction, which would hold the events'
-	// table against the lock the attach takes.
+	// table against the lock the attach takes. A month rebuilt packed
+	// before (CompactPartitions) takes the copy's rows out of order: it is
+	// unmarked, to be rebuilt again.
 	if _, err := m.aux.Exec(ctx, "SELECT events_add_months($1)", months); err != nil {
+		return fmt.Errorf("shard move: the target's partitions: %w", err)
+	}
+	if _, err := m.aux.Exec(ctx, `DO $$ DECLARE t regclass; BEGIN
+		FOR t IN SELECT c.oid::regclass FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+			WHERE i.inhparent = 'events'::regclass AND obj_description(c.oid, 'pg_class') IS NOT NULL
+				AND c.relname = ANY (`+monthNames(months)+`) LOOP
+			EXECUTE format('COMMENT ON TABLE %s IS NULL', t);
+		END LOOP; END $$`); err != nil {
 		return fmt.Errorf("shard move: the target's partitions: %w", err)
 	}
 	if err := m.dst.begin(ctx, pgx.TxOptions{}); err != nil {
@@ -103,6 +117,15 @@ func (m *mover) bulk(ctx context.Context) error {
 	m.bulkEvents = n
 	_, err = m.copyEvents(ctx, "recent_event_ids", "")
 	return err
+}
+
+// monthNames is an SQL array of the names of the months' tables.
+func monthNames(months []time.Time) string {
+	names := make([]string, len(months))
+	for i, m := range months {
+		names[i] = "'" + m.UTC().Format("events_2006_01") + "'"
+	}
+	return "ARRAY[" + strings.Join(names, ", ") + "]::name[]"
 }
 
 // withoutSeq is the organizations' column list but its key, which the

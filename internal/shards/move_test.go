@@ -204,7 +204,8 @@ func TestMoveWhileWriting(t *testing.T) {
 // there outlasts its wait) gives up with nothing moved: the directory
 // still places the organization on the source, unmarked, the target holds
 // none of it, and it is served and written as before; once the
-// transaction ends, the move succeeds.
+// transaction ends, the move succeeds (and unmarks the target's months it
+// copied into, which CompactPartitions had rebuilt).
 func TestMoveGivesUp(t *testing.T) {
 	r, mainDSN, others := openRouter(t)
 	shards.SetFenceWaitForTest(t, 500*time.Millisecond)
@@ -237,11 +238,26 @@ func TestMoveGivesUp(t *testing.T) {
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The target's month was rebuilt packed before: the move, which
+	// copies into it, unmarks it for the next rebuild.
+	there, err := pgx.Connect(ctx, others[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer there.Close(ctx)
+	month := pgx.Identifier{time.Now().UTC().Format("events_2006_01")}.Sanitize()
+	if _, err := there.Exec(ctx, "COMMENT ON TABLE "+month+" IS 'rebuilt'"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := r.Move(ctx, org.ID, target.ID, t.Logf); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := r.FindLocation(ctx, org.ID, loc.ID); err != nil || got.Name != "Lobby" {
 		t.Errorf("the location after the move: %+v, %v", got, err)
+	}
+	var mark *string
+	if err := there.QueryRow(ctx, "SELECT obj_description($1::regclass, 'pg_class')", month).Scan(&mark); err != nil || mark != nil {
+		t.Errorf("the month the move copied into is still marked rebuilt: %v, %v", mark, err)
 	}
 }
 

@@ -56,29 +56,24 @@ func (db *DB) CompactPartitions(ctx context.Context, now time.Time) (_ int, err 
 	// A rebuild reads the whole month: no statement timeout, but it waits
 	// a minute at most for a lock or an older transaction (a rebuild cut
 	// short leaves an invalid copy, dropped by the next pass).
-	if _, err := conn.Exec(ctx, "SET statement_timeout = 0; SET lock_timeout = '1min'"); err != nil {
-		return 0, wrap(err)
+	restore, err := setFor(ctx, conn, "statement_timeout = 0", "lock_timeout = '1min'")
+	if err != nil {
+		return 0, err
 	}
-	defer func() {
-		if _, reset := conn.Exec(context.WithoutCancel(ctx), "RESET statement_timeout; RESET lock_timeout"); reset != nil {
-			conn.Conn().Close(context.WithoutCancel(ctx)) // never back to the pool without its timeouts
-		}
-	}()
+	defer restore()
 	done := 0
 	var errs []error
 	for _, p := range parts {
-		var free bool
-		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", MoveLock).Scan(&free); err != nil {
-			return done, wrap(err)
+		unlock, err := tryUpkeep(ctx, conn)
+		if err != nil {
+			return done, err
 		}
-		if !free {
+		if unlock == nil {
 			return done, errors.Join(append(errs, fmt.Errorf("%w: retention or a shard move holds the database's partitions; "+
 				"%d months are left for the next pass", gatehouse.ErrConflict, len(parts)-done-len(errs)))...)
 		}
-		err := compactMonth(ctx, conn, p)
-		if _, unlock := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", MoveLock); unlock != nil {
-			return done, wrap(unlock)
-		}
+		err = compactMonth(ctx, conn, p)
+		unlock()
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Events are partitioned by the UTC month they occurred in (migration
@@ -126,18 +128,18 @@ const partitionsLock = 7165536403245901587
 func (db *DB) DropExpiredPartitions(ctx context.Context, now time.Time) (_ int, err error) {
 	defer sqlstore.Label(&err, "Store.DropExpiredPartitions")
 	// A shard move into this database holds MoveLock while its copy is
-	// uncommitted: the months it made look empty until then. The pass
-	// waits for the next one.
+	// uncommitted (the months it made look empty until then), and a
+	// rebuild of a month holds it too: the pass waits for the next one.
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return 0, err
+		return 0, wrap(err)
 	}
 	defer conn.Release()
-	var free bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", MoveLock).Scan(&free); err != nil || !free {
+	unlock, err := tryUpkeep(ctx, conn)
+	if unlock == nil {
 		return 0, err
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", MoveLock)
+	defer unlock()
 	dropped := 0
 	// A pass that stopped between its detach and its drop left the month
 	// pending or detached.
@@ -194,14 +196,49 @@ func (db *DB) detach(ctx context.Context, p monthPartition, how string) error {
 		return wrap(err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, fmt.Sprintf("SET statement_timeout = %d", detachTimeout.Milliseconds())); err != nil {
-		return wrap(err)
+	restore, err := setFor(ctx, conn, fmt.Sprintf("statement_timeout = %d", detachTimeout.Milliseconds()))
+	if err != nil {
+		return err
 	}
+	defer restore()
 	_, err = conn.Exec(ctx, "ALTER TABLE events DETACH PARTITION "+p.ident()+" "+how)
-	if _, reset := conn.Exec(context.WithoutCancel(ctx), "RESET statement_timeout"); reset != nil {
-		conn.Conn().Close(context.WithoutCancel(ctx)) // never back to the pool without its timeout
-	}
 	return wrap(err)
+}
+
+// setFor sets the settings (name = value, each) on conn, a connection of
+// the pool, and returns what sets them back, or closes the connection
+// when it cannot: it never goes back to the pool without the timeouts
+// every request relies on.
+func setFor(ctx context.Context, conn *pgxpool.Conn, settings ...string) (restore func(), err error) {
+	var set, reset []string
+	for _, s := range settings {
+		set = append(set, "SET "+s)
+		reset = append(reset, "RESET "+strings.TrimSpace(strings.SplitN(s, "=", 2)[0]))
+	}
+	restore = func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), strings.Join(reset, "; ")); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}
+	if _, err := conn.Exec(ctx, strings.Join(set, "; ")); err != nil {
+		restore()
+		return nil, wrap(err)
+	}
+	return restore, nil
+}
+
+// tryUpkeep takes MoveLock on conn if no one holds it, and returns what
+// releases it; nil when it is taken (err says why when it is an error).
+func tryUpkeep(ctx context.Context, conn *pgxpool.Conn) (unlock func(), err error) {
+	var free bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", MoveLock).Scan(&free); err != nil || !free {
+		return nil, wrap(err)
+	}
+	return func() {
+		if _, err := conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", MoveLock); err != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) // a session's advisory lock ends with it
+		}
+	}, nil
 }
 
 // detachTimeout bounds one detach: within the retention pass's lease.

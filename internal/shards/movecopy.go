@@ -38,8 +38,19 @@ func (m *mover) stream(ctx context.Context, query, into string) (int64, error) {
 	return tag.RowsAffected(), nil
 }
 
-// eventsQuery selects the organization's events on the source that cond
-// keeps, with its key on the target in place of the source's.
+// stage copies the rows query returns on the source into a new table of
+// the move's transaction on the target, shaped as t, and returns how many.
+func (m *mover) stage(ctx context.Context, name string, t *moveTable, query string) (int64, error) {
+	stage := pgx.Identifier{name}.Sanitize()
+	if _, err := m.dst.Exec(ctx, "CREATE TEMPORARY TABLE "+stage+" (LIKE "+pgx.Identifier{t.name}.Sanitize()+") ON COMMIT DROP"); err != nil {
+		return 0, err
+	}
+	return m.stream(ctx, query, stage+" ("+t.columns()+")")
+}
+
+// copyEvents copies the organization's rows of table (events, or their
+// recent ids) on the source that cond keeps straight into the table on the
+// target, with its key there in place of the source's.
 func (m *mover) copyEvents(ctx context.Context, table, cond string) (int64, error) {
 	t := m.plan.byName[table]
 	sel := strings.Replace(t.columns(), `"org"`, fmt.Sprintf("%d::bigint", m.dstOrg), 1)
@@ -88,10 +99,7 @@ func (m *mover) bulk(ctx context.Context) error {
 		return err
 	}
 	org := m.plan.byName["organizations"]
-	if _, err := m.dst.Exec(ctx, "CREATE TEMPORARY TABLE move_org (LIKE organizations) ON COMMIT DROP"); err != nil {
-		return err
-	}
-	if _, err := m.stream(ctx, fmt.Sprintf("SELECT %s FROM organizations WHERE seq = %d", org.columns(), m.srcOrg), "move_org ("+org.columns()+")"); err != nil {
+	if _, err := m.stage(ctx, "move_org", org, fmt.Sprintf("SELECT %s FROM organizations WHERE seq = %d", org.columns(), m.srcOrg)); err != nil {
 		return err
 	}
 	cols := withoutSeq(org)
@@ -199,12 +207,9 @@ func (m *mover) freeze(ctx context.Context) error {
 // some of them already, from a transaction that had committed by its
 // snapshot.
 func (m *mover) recentIDs(ctx context.Context) error {
-	if _, err := m.dst.Exec(ctx, "CREATE TEMPORARY TABLE move_recent (LIKE recent_event_ids) ON COMMIT DROP"); err != nil {
-		return err
-	}
 	t := m.plan.byName["recent_event_ids"]
-	if _, err := m.stream(ctx, fmt.Sprintf("SELECT %s FROM recent_event_ids WHERE org = %d AND id IN (SELECT id FROM events WHERE org = %d AND xid >= '%s'::xid8)",
-		t.columns(), m.srcOrg, m.srcOrg, m.bound), "move_recent ("+t.columns()+")"); err != nil {
+	if _, err := m.stage(ctx, "move_recent", t, fmt.Sprintf("SELECT %s FROM recent_event_ids WHERE org = %d AND id IN (SELECT id FROM events WHERE org = %d AND xid >= '%s'::xid8)",
+		t.columns(), m.srcOrg, m.srcOrg, m.bound)); err != nil {
 		return err
 	}
 	_, err := m.dst.Exec(ctx, "INSERT INTO recent_event_ids ("+t.columns()+") SELECT "+t.values(m.dstOrg, nil)+" FROM move_recent s ON CONFLICT DO NOTHING")
@@ -248,11 +253,7 @@ func (m *mover) moveTables(ctx context.Context) error {
 		if slices.Contains(movedInBulk, t.name) {
 			continue
 		}
-		stage := pgx.Identifier{"move_" + t.name}.Sanitize()
-		if _, err := m.dst.Exec(ctx, "CREATE TEMPORARY TABLE "+stage+" (LIKE "+pgx.Identifier{t.name}.Sanitize()+") ON COMMIT DROP"); err != nil {
-			return err
-		}
-		n, err := m.stream(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s RETURNING %s", pgx.Identifier{t.name}.Sanitize(), t.of(m.srcOrg), t.columns()), stage+" ("+t.columns()+")")
+		n, err := m.stage(ctx, "move_"+t.name, t, fmt.Sprintf("DELETE FROM %s WHERE %s RETURNING %s", pgx.Identifier{t.name}.Sanitize(), t.of(m.srcOrg), t.columns()))
 		if err != nil {
 			return err
 		}

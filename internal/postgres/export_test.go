@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -110,4 +113,45 @@ func (db *DB) StringForTest(ctx context.Context, query string) (string, error) {
 	var v string
 	err := db.pool.QueryRow(ctx, query).Scan(&v)
 	return v, err
+}
+
+// ExplainEventPageForTest returns the plan, in JSON, of the page query of
+// f for the organization, planned once for every value as
+// pages are (withGenericPlans), with sequential scans and plain sorts
+// priced out: what the indexes can serve.
+func (db *DB) ExplainEventPageForTest(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (string, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return "", err
+	}
+	query, args := eventQuery(org, f, 0)
+	values := make([]string, len(args))
+	for i, a := range args {
+		switch a := a.(type) {
+		case int64:
+			values[i] = strconv.FormatInt(a, 10)
+		case int:
+			values[i] = strconv.Itoa(a)
+		case time.Time:
+			values[i] = "'" + a.UTC().Format(time.RFC3339Nano) + "'"
+		case uuid.UUID:
+			values[i] = "'" + a.String() + "'"
+		case string:
+			values[i] = "'" + strings.ReplaceAll(a, "'", "''") + "'"
+		default:
+			return "", fmt.Errorf("no literal for %T", a)
+		}
+	}
+	var plan string
+	err = withGenericPlans(ctx, db.pool, "; SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off", func(q querier) error {
+		if _, err := q.Exec(ctx, "PREPARE page AS "+query); err != nil {
+			return err
+		}
+		if err := q.QueryRow(ctx, "EXPLAIN (FORMAT JSON) EXECUTE page("+strings.Join(values, ", ")+")").Scan(&plan); err != nil {
+			return err
+		}
+		_, err := q.Exec(ctx, "DEALLOCATE page")
+		return err
+	})
+	return plan, err
 }

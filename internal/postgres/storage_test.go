@@ -55,7 +55,7 @@ func TestMeasureStorageSumsPartitions(t *testing.T) {
 	if heap <= 0 || got["events"].Bytes != heap || got["events"].Rows != 400 {
 		t.Errorf("events: %+v, want the partitions' %d bytes", got["events"], heap)
 	}
-	if byTime <= 0 || got["events_by_time"].Bytes != byTime || got["events_by_time"].Definition != "(org, occurred_at DESC, id DESC)" {
+	if byTime <= 0 || got["events_by_time"].Bytes != byTime || got["events_by_time"].Definition != "(org, occurred_at) WITH (fillfactor='100')" {
 		t.Errorf("events_by_time: %+v, want the partitions' %d bytes", got["events_by_time"], byTime)
 	}
 	if tot := rep.Totals(); tot.Events < heap+byTime || rep.AllBytes < tot.WithSide {

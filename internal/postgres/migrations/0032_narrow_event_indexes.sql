@@ -1,0 +1,39 @@
+-- The filter indexes of events without the event id, ascending, and every
+-- index of events packed full (docs/decisions.md, "Bytes per event",
+-- steps 2 and 4). An index that ends with the 16-byte id and descends
+-- splits its pages in halves as each group grows at its end and stays
+-- about half empty; without the id, a page of events reads the index
+-- backwards and sorts each millisecond's few events by id (an incremental
+-- sort), and a keyset cursor bounds the index on its time. fillfactor 100
+-- leaves no room on pages that inserts fill at the end of their group.
+--
+-- Each new index is built beside the old one, which is dropped after, so
+-- that reads keep an index throughout; writes wait while the indexes are
+-- built (about 7.5 s per million events on two cores; docs/deploy.md,
+-- "Upgrades and migrations"). A partition created later takes the same
+-- indexes and options from the parent.
+CREATE INDEX events_by_time_0032 ON events (org, occurred_at) WITH (fillfactor = 100);
+CREATE INDEX events_by_access_point_0032 ON events (org, access_point_id, occurred_at) WITH (fillfactor = 100);
+CREATE INDEX events_by_location_0032 ON events (org, location_id, occurred_at) WITH (fillfactor = 100);
+CREATE INDEX events_by_type_0032 ON events (org, type, occurred_at) WITH (fillfactor = 100)
+  WHERE type <> 'ACCESS_GRANTED';
+CREATE INDEX events_by_user_0032 ON events (org, platform_user_id, occurred_at) WITH (fillfactor = 100);
+CREATE INDEX events_by_reason_0032 ON events (org, reason, occurred_at) WITH (fillfactor = 100)
+  WHERE reason IS NOT NULL;
+CREATE INDEX events_by_scope_0032 ON events (org, scope, occurred_at) WITH (fillfactor = 100)
+  WHERE scope IS NOT NULL;
+CREATE UNIQUE INDEX events_by_key_0032 ON events (org, id, occurred_at) WITH (fillfactor = 100);
+CREATE INDEX events_feed_0032 ON events (org, xid, seq) WITH (fillfactor = 100);
+
+DROP INDEX events_by_time, events_by_access_point, events_by_location, events_by_type, events_by_user,
+  events_by_reason, events_by_scope, events_by_key, events_feed;
+
+ALTER INDEX events_by_time_0032 RENAME TO events_by_time;
+ALTER INDEX events_by_access_point_0032 RENAME TO events_by_access_point;
+ALTER INDEX events_by_location_0032 RENAME TO events_by_location;
+ALTER INDEX events_by_type_0032 RENAME TO events_by_type;
+ALTER INDEX events_by_user_0032 RENAME TO events_by_user;
+ALTER INDEX events_by_reason_0032 RENAME TO events_by_reason;
+ALTER INDEX events_by_scope_0032 RENAME TO events_by_scope;
+ALTER INDEX events_by_key_0032 RENAME TO events_by_key;
+ALTER INDEX events_feed_0032 RENAME TO events_feed;

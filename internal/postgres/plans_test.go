@@ -1,0 +1,52 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// TestEventPagesReadTheirIndexInOrder: a page of events, with each
+// filter that has an index and after a cursor, is read from that index
+// newest first, sorting at most the events of one instant by id (an
+// incremental sort), never the filter's whole range: the indexes end with
+// the time alone (0032_narrow_event_indexes.sql).
+func TestEventPagesReadTheirIndexInOrder(t *testing.T) {
+	now := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
+	p := newPartitioned(t, now)
+	ctx := context.Background()
+	p.ingest(t, p.org, p.door, uuid.Must(uuid.NewV7()), now.Add(-time.Hour))
+	player, reason := "12345", "OUTSIDE_SCHEDULE"
+	scope := gatehouse.ScopePlayer
+	after := &gatehouse.EventKey{OccurredAt: now, ID: uuid.Must(uuid.NewV7())}
+	for _, c := range []struct {
+		name  string
+		f     gatehouse.EventFilter
+		index string
+	}{
+		{"every event", gatehouse.EventFilter{}, "_org_occurred_at_idx"},
+		{"an access point", gatehouse.EventFilter{AccessPointID: &p.door.ID}, "_org_access_point_id_occurred_at_idx"},
+		{"a location", gatehouse.EventFilter{LocationID: &p.door.LocationID}, "_org_location_id_occurred_at_idx"},
+		{"a player", gatehouse.EventFilter{PlatformUserID: &player}, "_org_platform_user_id_occurred_at_idx"},
+		{"denied", gatehouse.EventFilter{Types: []gatehouse.EventType{gatehouse.EventAccessDenied}}, "_org_type_occurred_at_idx"},
+		{"a reason", gatehouse.EventFilter{Reason: &reason}, "_org_reason_occurred_at_idx"},
+		{"a scope", gatehouse.EventFilter{Scope: &scope}, "_org_scope_occurred_at_idx"},
+	} {
+		f := c.f
+		f.Limit, f.After = 50, after
+		plan, err := p.db.ExplainEventPageForTest(ctx, p.org.ID, f)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !strings.Contains(plan, c.index) || !strings.Contains(plan, `"Scan Direction": "Backward"`) {
+			t.Errorf("%s: not read backwards through %s:\n%s", c.name, c.index, plan)
+		}
+		if strings.Contains(plan, `"Node Type": "Sort"`) {
+			t.Errorf("%s: sorts its range:\n%s", c.name, plan)
+		}
+	}
+}

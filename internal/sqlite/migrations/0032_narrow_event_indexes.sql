@@ -1,0 +1,4 @@
+-- PostgreSQL narrows its filter indexes of events here (its 0032): they
+-- lose the event id and are packed full. SQLite's keep their shape; its
+-- B-trees split where an insert falls, and they take 565 bytes an event
+-- with the row (docs/performance.md, "Bytes per event").

@@ -22,6 +22,7 @@ func TestEventPagesReadTheirIndexInOrder(t *testing.T) {
 	p.ingest(t, p.org, p.door, uuid.Must(uuid.NewV7()), now.Add(-time.Hour))
 	player, reason := "12345", "OUTSIDE_SCHEDULE"
 	scope := gatehouse.ScopePlayer
+	from := now.AddDate(0, -2, 0)
 	after := &gatehouse.EventKey{OccurredAt: now, ID: uuid.Must(uuid.NewV7())}
 	for _, c := range []struct {
 		name  string
@@ -33,6 +34,8 @@ func TestEventPagesReadTheirIndexInOrder(t *testing.T) {
 		{"a location", gatehouse.EventFilter{LocationID: &p.door.LocationID}, "_org_location_id_occurred_at_idx"},
 		{"a player", gatehouse.EventFilter{PlatformUserID: &player}, "_org_platform_user_id_occurred_at_idx"},
 		{"denied", gatehouse.EventFilter{Types: []gatehouse.EventType{gatehouse.EventAccessDenied}}, "_org_type_occurred_at_idx"},
+		{"two types, a window", gatehouse.EventFilter{Types: []gatehouse.EventType{gatehouse.EventAccessDenied, gatehouse.EventRemoteUnlock},
+			From: &from, To: &now}, "_org_occurred_at_idx"},
 		{"a reason", gatehouse.EventFilter{Reason: &reason}, "_org_reason_occurred_at_idx"},
 		{"a scope", gatehouse.EventFilter{Scope: &scope}, "_org_scope_occurred_at_idx"},
 	} {

@@ -77,8 +77,11 @@ func (s eventSearch) Scan(ctx context.Context, budget int) (gatehouse.EventPage,
 	return page, false, err
 }
 
-// Bound returns the key of the budget-th candidate, found on the indexes
-// alone, or nil when there are fewer.
+// Bound returns the key of the budget-th candidate, or nil when there are
+// fewer. The filter indexes end with the time (0032_narrow_event_indexes),
+// so its time is found on an index, and its id among the candidates of
+// that instant alone: the candidate is the one that many places down
+// them, by id descending, that the candidates after the instant leave.
 func (s eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey, error) {
 	args, candidates := []any{s.org}, s.f
 	candidates.Q = ""
@@ -86,16 +89,20 @@ func (s eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	})
-	query := `SELECT e.occurred_at, e.id FROM events e WHERE e.org = $1`
-	for _, c := range conds {
-		query += " AND " + c
-	}
-	query += ` ORDER BY e.occurred_at DESC, e.id DESC OFFSET ` + strconv.Itoa(budget-1) + ` LIMIT 1`
+	where := strings.Join(append([]string{"e.org = $1"}, conds...), " AND ")
 	var bound gatehouse.EventKey
-	err := s.q.QueryRow(ctx, query, args...).Scan(&bound.OccurredAt, &bound.ID)
+	err := s.q.QueryRow(ctx, `SELECT e.occurred_at FROM events e WHERE `+where+
+		` ORDER BY e.occurred_at DESC OFFSET `+strconv.Itoa(budget-1)+` LIMIT 1`, args...).Scan(&bound.OccurredAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, wrap(err)
+	}
+	at := "$" + strconv.Itoa(len(args)+1)
+	err = s.q.QueryRow(ctx, `SELECT e.id FROM events e WHERE `+where+` AND e.occurred_at = `+at+
+		` ORDER BY e.id DESC OFFSET `+strconv.Itoa(budget-1)+` - (SELECT count(*) FROM events e WHERE `+where+
+		` AND e.occurred_at > `+at+`) LIMIT 1`, append(args, bound.OccurredAt)...).Scan(&bound.ID)
 	if err != nil {
 		return nil, wrap(err)
 	}

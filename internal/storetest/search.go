@@ -122,6 +122,22 @@ func testSearchManyTermsBudget(t *testing.T, f *fixture) {
 	if page.Partial || page.Next == nil || len(page.Events) != 5 {
 		t.Errorf("q=PL: page of %d events, partial %v; want a full page of 5", len(page.Events), page.Partial)
 	}
+
+	// Events four to an instant: each partial page ends inside an instant,
+	// and the walk goes on from the exact event it stopped at.
+	ties := f.org("Ties")
+	door = f.accessPoint(ties.ID, f.location(ties.ID, "HQ").ID, "Front door")
+	evs = nil
+	for i := range 40 {
+		ev := f.attempt(door, gatehouse.EventAccessGranted, i/4)
+		ev.PlatformUserID = ptr(fmt.Sprint("player-", i))
+		evs = append(evs, ev)
+	}
+	f.ingest(ties.ID, evs...)
+	want := sortedNewest(append(evs[3:4:4], evs[30:40]...)) // "r-3": ten terms, read in steps
+	if diff := cmp.Diff(newIDs(want...), ids(f.all(ties.ID, gatehouse.EventFilter{Q: "r-3"}, 50)), cmpEmpty); diff != "" {
+		t.Errorf("q=r-3 walked events four to an instant (-want +got)\n%s", diff)
+	}
 }
 
 // sortedNewest orders events as the API does: newest first, then by id.

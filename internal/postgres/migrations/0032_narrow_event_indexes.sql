@@ -12,6 +12,25 @@
 -- built (about 7.5 s per million events on two cores; docs/deploy.md,
 -- "Upgrades and migrations"). A partition created later takes the same
 -- indexes and options from the parent.
+--
+-- A month retention detached and has not dropped yet is no partition: the
+-- indexes below do not reach it, and attached again (ingest, or the next
+-- pass finding events it must keep) it would keep its old ones beside the
+-- new. Its indexes are dropped here; an attach builds the new ones. (A
+-- month left detaching, DETACH … CONCURRENTLY cut short, loses its
+-- indexes with the parent's and is finished, dropped or attached by
+-- retention's next pass the same way.)
+DO $$
+DECLARE idx regclass;
+BEGIN
+  FOR idx IN SELECT i.indexrelid::regclass FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid
+    WHERE t.relkind = 'r' AND NOT t.relispartition AND t.relnamespace = current_schema()::regnamespace
+      AND t.relname ~ '^events_([0-9]{4}_[0-9]{2}|legacy)$'
+  LOOP
+    EXECUTE format('DROP INDEX %s', idx);
+  END LOOP;
+END $$;
+
 CREATE INDEX events_by_time_0032 ON events (org, occurred_at) WITH (fillfactor = 100);
 CREATE INDEX events_by_access_point_0032 ON events (org, access_point_id, occurred_at) WITH (fillfactor = 100);
 CREATE INDEX events_by_location_0032 ON events (org, location_id, occurred_at) WITH (fillfactor = 100);

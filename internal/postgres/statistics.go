@@ -36,9 +36,21 @@ func (db *DB) RefreshStatistics(ctx context.Context, force bool) (_ bool, err er
 			return false, nil
 		}
 	}
-	// SKIP_LOCKED: a month whose indexes are being rebuilt
-	// (CompactPartitions) is analysed next time rather than waited for.
-	if _, err := db.pool.Exec(ctx, "ANALYZE (SKIP_LOCKED) events, search_terms"); err != nil {
+	// The sample of every month takes longer than a request may: 15 s
+	// at 10 M events on a busy machine. SKIP_LOCKED: a month whose
+	// indexes are being rebuilt (CompactPartitions) is analysed next time
+	// rather than waited for.
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return false, wrap(err)
+	}
+	defer conn.Release()
+	restore, err := setFor(ctx, conn, "statement_timeout = 0")
+	if err != nil {
+		return false, err
+	}
+	defer restore()
+	if _, err := conn.Exec(ctx, "ANALYZE (SKIP_LOCKED) events, search_terms"); err != nil {
 		return false, wrap(err)
 	}
 	return true, nil

@@ -39,3 +39,23 @@ func TestRefreshStatistics(t *testing.T) {
 		t.Fatalf("forced: RefreshStatistics = %v, %v, %v rows known; want 50", did, err, rows())
 	}
 }
+
+// TestRefreshStatisticsOutlastsRequests: gathering the statistics of
+// every month is not bound by the statement timeout of requests (an
+// import of 10 M events once failed at its end on it).
+func TestRefreshStatisticsOutlastsRequests(t *testing.T) {
+	ctx := context.Background()
+	d := newDoor(t)
+	var events []gatehouse.NewEvent
+	for i := range 5000 {
+		events = append(events, gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessDenied,
+			AccessPointID: d.ap.ID, OccurredAt: time.Date(2026, time.Month(1+i%12), 1+i%28, 12, 0, i%60, 0, time.UTC)})
+	}
+	if _, err := d.db.IngestEvents(ctx, d.org.ID, events); err != nil {
+		t.Fatal(err)
+	}
+	db := open(t, d.dsn+"&statement_timeout=5")
+	if did, err := db.RefreshStatistics(ctx, true); err != nil || !did {
+		t.Fatalf("with requests bound to 5 ms: RefreshStatistics = %v, %v; want the statistics gathered", did, err)
+	}
+}

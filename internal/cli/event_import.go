@@ -193,11 +193,16 @@ func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, erro
 	}
 	slices.SortFunc(imp.sum.Errors, func(a, b lineError) int { return a.Line - b.Line })
 	imp.showProgress(true)
-	// The player rollup is folded behind ingest: folded now, in the
-	// import's time, the first rankings read it rather than the events.
 	// The planner's statistics of before describe a table without this
-	// file: the first queries on it would plan for that.
+	// file: the first queries on it would plan for that, the fold below
+	// first (with none, its batch of 50,000 sorted all 15 M events of
+	// the organization: 20 s, against 0.4 s). The player rollup is folded
+	// behind ingest: folded now, in the import's time, the first rankings
+	// read it rather than the events.
 	if imp.sum.Imported > 0 {
+		if err := imp.svc.RefreshStatistics(ctx); err != nil {
+			return imp.sum, fmt.Errorf("imported; refreshing the statistics of events: %w", err)
+		}
 		// A fold of a large backlog on a loaded database can pass the
 		// statement timeout; every batch folded before is kept, so
 		// trying again goes on from there.
@@ -207,9 +212,6 @@ func (imp *importer) run(ctx context.Context, in io.Reader) (importSummary, erro
 		}
 		if err != nil {
 			return imp.sum, fmt.Errorf("imported; rolling up insights: %w", err)
-		}
-		if err := imp.svc.RefreshStatistics(ctx); err != nil {
-			return imp.sum, fmt.Errorf("imported; refreshing the statistics of events: %w", err)
 		}
 	}
 	return imp.sum, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/postgres"
+	"github.com/google/uuid"
 )
 
 // Background work (sweeps, rollups, partitions, deliveries) runs on every
@@ -189,17 +190,27 @@ func (r *Router) WatchCommands(ctx context.Context, wake func(gatehouse.Wake)) e
 // one further on at each call, so that one shard's backlog does not
 // starve the others. gatehouse.ErrNotFound when none has work; a
 // shard that fails is passed over unless none has work.
-func claim[T any](r *Router, fn func(*postgres.DB) (T, error)) (T, error) {
-	dbs := r.open()
+//
+// A claim of an organization the directory places elsewhere (orgOf) is
+// left to its lease and passed over: a copy a shard move left behind when
+// its last commit failed (decisions.md, "Moving an organization") must
+// not deliver what the organization's own shard delivers.
+func claim[T any](r *Router, ctx context.Context, fn func(*postgres.DB) (T, error), orgOf func(T) uuid.UUID) (T, error) {
+	shards, _ := r.answering()
 	start := int(r.turn.Add(1))
 	var zero T
 	var errs []error
-	for i := range dbs {
-		v, err := fn(dbs[(start+i)%len(dbs)])
-		switch {
-		case err == nil:
-			return v, nil
-		case !errors.Is(err, gatehouse.ErrNotFound):
+	for i := range shards {
+		s := shards[(start+i)%len(shards)]
+		v, err := fn(s.db)
+		if err == nil {
+			here, err := r.placedHere(ctx, orgOf(v), s.ID, s.Main)
+			if err != nil || here {
+				return v, err
+			}
+			continue
+		}
+		if !errors.Is(err, gatehouse.ErrNotFound) {
 			errs = append(errs, err)
 		}
 	}
@@ -228,6 +239,13 @@ func (r *Router) ClaimWebhook(ctx context.Context, holder string, now time.Time,
 			continue
 		}
 		c, err := a.value.db.ClaimWebhook(ctx, holder, now, ttl)
+		if err == nil {
+			here, err := r.placedHere(ctx, c.Webhook.OrgID, a.shard, a.main)
+			if err != nil || here {
+				return c, err
+			}
+			continue // a copy left behind (claim)
+		}
 		if !errors.Is(err, gatehouse.ErrNotFound) {
 			return c, err
 		}
@@ -247,12 +265,13 @@ type dueOn struct {
 
 // ClaimAlertRule implements gatehouse.Store over the shards (claim).
 func (r *Router) ClaimAlertRule(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.AlertRuleClaim, error) {
-	return claim(r, func(db *postgres.DB) (gatehouse.AlertRuleClaim, error) {
+	return claim(r, ctx, func(db *postgres.DB) (gatehouse.AlertRuleClaim, error) {
 		return db.ClaimAlertRule(ctx, holder, now, ttl)
-	})
+	}, func(c gatehouse.AlertRuleClaim) uuid.UUID { return c.Rule.OrgID })
 }
 
 // ClaimAlert implements gatehouse.Store over the shards (claim).
 func (r *Router) ClaimAlert(ctx context.Context, holder string, now time.Time, ttl time.Duration) (gatehouse.AlertClaim, error) {
-	return claim(r, func(db *postgres.DB) (gatehouse.AlertClaim, error) { return db.ClaimAlert(ctx, holder, now, ttl) })
+	return claim(r, ctx, func(db *postgres.DB) (gatehouse.AlertClaim, error) { return db.ClaimAlert(ctx, holder, now, ttl) },
+		func(c gatehouse.AlertClaim) uuid.UUID { return c.Alert.OrgID })
 }

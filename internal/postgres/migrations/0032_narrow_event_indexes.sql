@@ -56,3 +56,18 @@ ALTER INDEX events_by_reason_0032 RENAME TO events_by_reason;
 ALTER INDEX events_by_scope_0032 RENAME TO events_by_scope;
 ALTER INDEX events_by_key_0032 RENAME TO events_by_key;
 ALTER INDEX events_feed_0032 RENAME TO events_feed;
+
+-- The months built here are packed already: a month that ended a week
+-- ago or more (compactAfter, internal/postgres/compact.go) is marked as
+-- CompactPartitions marks the months it rebuilds, which would otherwise
+-- build them all again.
+DO $$
+DECLARE r record;
+BEGIN
+  FOR r IN SELECT t.oid::regclass AS part FROM pg_inherits i JOIN pg_class t ON t.oid = i.inhrelid
+    WHERE i.inhparent = 'events'::regclass AND t.relname ~ '^events_[0-9]{4}_[0-9]{2}$'
+      AND to_date(substr(t.relname, 8), 'YYYY_MM') + interval '1 month' <= now() - interval '7 days'
+  LOOP
+    EXECUTE format('COMMENT ON TABLE %s IS %L', r.part, 'gatehouse: indexes rebuilt packed');
+  END LOOP;
+END $$;

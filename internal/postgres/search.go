@@ -83,13 +83,7 @@ func (s eventSearch) Scan(ctx context.Context, budget int) (gatehouse.EventPage,
 // that instant alone: the candidate is the one that many places down
 // them, by id descending, that the candidates after the instant leave.
 func (s eventSearch) Bound(ctx context.Context, budget int) (*gatehouse.EventKey, error) {
-	args, candidates := []any{s.org}, s.f
-	candidates.Q = ""
-	conds, _ := filterConditions(candidates, func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	})
-	where := strings.Join(append([]string{"e.org = $1"}, conds...), " AND ")
+	where, args := s.candidates()
 	var bound gatehouse.EventKey
 	err := s.q.QueryRow(ctx, `SELECT e.occurred_at FROM events e WHERE `+where+
 		` ORDER BY e.occurred_at DESC OFFSET `+strconv.Itoa(budget-1)+` LIMIT 1`, args...).Scan(&bound.OccurredAt)
@@ -275,22 +269,26 @@ func (s eventSearch) Spans(ctx context.Context, jobs []string) (map[string]sqlst
 // Within counts the candidates in span, up to max+1, on an index alone
 // when the filter allows.
 func (s eventSearch) Within(ctx context.Context, span sqlstore.Span, max int) (int, error) {
-	args, candidates := []any{s.org}, s.f
-	candidates.Q = ""
-	conds, _ := filterConditions(candidates, func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	})
+	where, args := s.candidates()
 	args = append(args, span.From, span.To, max+1)
 	n := len(args)
-	query := `SELECT count(*) FROM (SELECT 1 FROM events e WHERE e.org = $1`
-	for _, c := range conds {
-		query += " AND " + c
-	}
-	query += " AND e.occurred_at >= $" + strconv.Itoa(n-2) + " AND e.occurred_at < $" + strconv.Itoa(n-1) + " LIMIT $" + strconv.Itoa(n) + ") c"
+	query := `SELECT count(*) FROM (SELECT 1 FROM events e WHERE ` + where + ` AND e.occurred_at >= $` + strconv.Itoa(n-2) +
+		` AND e.occurred_at < $` + strconv.Itoa(n-1) + ` LIMIT $` + strconv.Itoa(n) + `) c`
 	var count int
 	err := s.q.QueryRow(ctx, query, args...).Scan(&count)
 	return count, wrap(err)
+}
+
+// candidates returns the condition that an event matches every filter of
+// the search but q (the organization is $1), and its arguments.
+func (s eventSearch) candidates() (where string, args []any) {
+	args, f := []any{s.org}, s.f
+	f.Q = ""
+	conds, _ := filterConditions(f, func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	})
+	return strings.Join(append([]string{"e.org = $1"}, conds...), " AND "), args
 }
 
 // termField is how the events of a field's terms are found: the event

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -24,20 +25,24 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		return gatehouse.Command{}, err
 	}
 	var (
-		stored   gatehouse.Command
-		newTerms []sqlstore.Term
+		stored    gatehouse.Command
+		newTerms  []sqlstore.Term
+		newValues map[eventValue]int32
 	)
 	// Its REMOTE_UNLOCK event may be the first of a month (withMonths).
-	err = withMonths(ctx, db.pool, []time.Time{time.Time(c.IssuedAt)}, func() error { return db.createCommand(ctx, e, c, org, &stored, &newTerms) })
+	err = withMonths(ctx, db.pool, []time.Time{time.Time(c.IssuedAt)}, func() error {
+		return db.createCommand(ctx, e, c, org, &stored, &newTerms, &newValues)
+	})
 	if err == nil {
 		db.terms.Add(org, newTerms)
+		db.rememberValues(org, newValues)
 	}
 	return stored, err
 }
 
 // createCommand is CreateCommand's transaction.
 func (db *DB) createCommand(ctx context.Context, e gatehouse.AuditEntry, c gatehouse.IssuedCommand, org int64,
-	stored *gatehouse.Command, newTerms *[]sqlstore.Term) error {
+	stored *gatehouse.Command, newTerms *[]sqlstore.Term, newValues *map[eventValue]int32) error {
 	issued, statusAt := gatehouse.Truncate(time.Time(c.IssuedAt)), gatehouse.Truncate(time.Time(c.StatusAt))
 	expires := gatehouse.Truncate(time.Time(c.ExpiresAt))
 	return db.withTx(ctx, func(tx pgx.Tx) error {
@@ -83,12 +88,26 @@ func (db *DB) createCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		}
 		// Its id is recent, as an ingested event's is (storeEventsCTEs),
 		// and its position the organization's (positionNow).
+		// The keys of its place are taken in the transaction, which holds
+		// the organization's lock of them to its end when it takes new
+		// ones. They are this attempt's: keys an attempt rolled back took
+		// are never remembered, though a retry (withMonths, retrying)
+		// finds the values known meanwhile.
+		values := placeValues(c.AccessPoint.ID, place)
+		keys, missing := db.knownKeys(org, values[:])
+		*newValues = nil
+		if len(missing) > 0 {
+			if *newValues, err = storeValues(ctx, tx, org, missing); err != nil {
+				return err
+			}
+			maps.Copy(keys, *newValues)
+		}
 		_, err = tx.Exec(ctx, `WITH fresh AS (INSERT INTO recent_event_ids (org, id, received_at) VALUES ($1, $2, $5))
 			INSERT INTO events (org, id, type, occurred_at, received_at, platform_user_id, server_job_id, scope,
-				location_id, location_name, access_point_id, access_point_name, requested_by, command_id, xid)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $2, `+positionNow("$1")+`)`,
+				access_point, location, names, requested_by, command_id, xid)
+			VALUES ($1, $2, event_type_code($3), $4, $5, $6, $7, event_scope_code($8), $9, $10, $11, $12, $2, `+positionNow("$1")+`)`,
 			org, c.ID, string(gatehouse.EventRemoteUnlock), issued, gatehouse.Truncate(db.Now()), c.PlatformUserID, c.ServerJobID, string(c.Scope),
-			place.LocationID, place.LocationName, c.AccessPoint.ID, place.AccessPointName, c.RequestedByUser)
+			keys[values[0]], keys[values[1]], keys[values[2]], c.RequestedByUser)
 		if err != nil {
 			return err
 		}

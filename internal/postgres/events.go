@@ -14,8 +14,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-const eventColumns = `e.id, e.type, e.occurred_at, e.received_at, e.allowed, e.reason, e.platform_user_id,
-	e.platform_user_name, e.server_job_id, e.scope, e.location_id, e.location_name, e.access_point_id, e.access_point_name,
+// eventColumns are the columns of an event (scanEventAnd): the codes
+// decoded, the keys of its place to map (placeEvents).
+const eventColumns = `e.id, event_type_name(e.type), e.occurred_at, e.received_at, event_allowed(e.type), e.reason, e.platform_user_id,
+	e.platform_user_name, e.server_job_id, event_scope_name(e.scope), e.access_point, e.location, e.names,
 	u.id, u.email, u.name,
 	c.id, c.scope, c.status, c.server_job_id, c.platform_user_id, c.issued_at`
 
@@ -82,19 +84,23 @@ func withGenericPlans(ctx context.Context, pool *pgxpool.Pool, settings string, 
 
 func (db *DB) queryEvents(ctx context.Context, q querier, f gatehouse.EventFilter, org int64, scanBudget int) (gatehouse.EventPage, error) {
 	query, args := eventQuery(org, f, scanBudget)
-	return db.collectEvents(ctx, q, f, query, args)
+	return db.collectEvents(ctx, q, org, f, query, args)
 }
 
 // collectEvents runs a query of eventColumns, one row more than f's page.
-func (db *DB) collectEvents(ctx context.Context, q querier, f gatehouse.EventFilter, query string, args []any) (gatehouse.EventPage, error) {
+func (db *DB) collectEvents(ctx context.Context, q querier, org int64, f gatehouse.EventFilter, query string, args []any) (gatehouse.EventPage, error) {
 	page := gatehouse.EventPage{Events: []gatehouse.Event{}}
 	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return page, wrap(err)
 	}
-	events, err := pgx.CollectRows(rows, scanEvent)
+	keyed, err := pgx.CollectRows(rows, scanEvent)
 	if err != nil {
 		return page, wrap(err)
+	}
+	events, err := db.placeEvents(ctx, q, org, keyed)
+	if err != nil {
+		return page, err
 	}
 	return sqlstore.EventPage(events, f.Limit), nil
 }
@@ -144,27 +150,29 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 		where("e.id = " + arg(*f.ID))
 	}
 	if f.AccessPointID != nil {
-		where("e.access_point_id = " + arg(*f.AccessPointID))
+		where("e.access_point = " + valueKey(kindAccessPoint, arg(f.AccessPointID.String())))
 	}
 	if f.LocationID != nil {
-		where("e.location_id = " + arg(*f.LocationID))
+		where("e.location = " + valueKey(kindLocation, arg(f.LocationID.String())))
 	}
 	switch len(f.Types) {
 	case 0:
 	case 1:
-		where(sqlstore.TypeCondition(f.Types[0], arg(string(f.Types[0]))))
+		where(typeCondition(f.Types[0]))
 	default:
-		types := make([]string, len(f.Types))
+		codes := make([]string, len(f.Types))
 		for i, t := range f.Types {
-			types[i] = string(t)
+			codes[i] = "-" // a type no event has
+			if code, ok := typeCodes[t]; ok {
+				codes[i] = string(rune(code))
+			}
 		}
 		// Several types are most of the log: keep the planner on the time
 		// index (the expression hides the column from events_by_type).
-		where("e.type || '' = ANY(" + arg(types) + ")")
+		where("e.type::text = ANY(" + arg(codes) + ")")
 	}
 	if f.Allowed != nil {
-		t := f.Allowed.Type() // allowed follows from type
-		where(sqlstore.TypeCondition(t, arg(string(t))))
+		where(typeCondition(f.Allowed.Type())) // allowed follows from type
 	}
 	if f.PlatformUserID != nil {
 		where("e.platform_user_id = " + arg(*f.PlatformUserID))
@@ -173,7 +181,7 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 		where("e.reason = " + arg(*f.Reason))
 	}
 	if f.Scope != nil {
-		where("e.scope = " + arg(string(*f.Scope)))
+		where("e.scope = event_scope_code(" + arg(string(*f.Scope)) + ")")
 	}
 	if f.Q != "" {
 		match = qCondition(f.Q, arg)
@@ -190,15 +198,74 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 	return conds, match
 }
 
-func scanEvent(row pgx.CollectableRow) (gatehouse.Event, error) {
+// rollupConditions are the conditions of the filters a rollup keeps
+// (sqlstore.RollupFilter) on its columns, which hold the events' ids and
+// texts, not their keys and codes.
+func rollupConditions(f gatehouse.EventFilter, arg func(any) string) []string {
+	var conds []string
+	if f.AccessPointID != nil {
+		conds = append(conds, "e.access_point_id = "+arg(*f.AccessPointID))
+	}
+	if f.LocationID != nil {
+		conds = append(conds, "e.location_id = "+arg(*f.LocationID))
+	}
+	if len(f.Types) > 0 {
+		types := make([]string, len(f.Types))
+		for i, t := range f.Types {
+			types[i] = string(t)
+		}
+		conds = append(conds, "e.type = ANY("+arg(types)+"::text[])")
+	}
+	if f.Allowed != nil {
+		conds = append(conds, "e.type = "+arg(string(f.Allowed.Type()))) // allowed follows from type
+	}
+	if f.Reason != nil {
+		conds = append(conds, "e.reason = "+arg(*f.Reason))
+	}
+	if f.Scope != nil {
+		conds = append(conds, "e.scope = "+arg(string(*f.Scope)))
+	}
+	return conds
+}
+
+// typeCodes are the codes of the types in events.type (event_type_code).
+var typeCodes = map[gatehouse.EventType]byte{
+	gatehouse.EventAccessGranted: 'g',
+	gatehouse.EventAccessDenied:  'd',
+	gatehouse.EventRemoteUnlock:  'u',
+}
+
+// typeCondition is the condition that an event is of type t, a literal
+// code: a type other than ACCESS_GRANTED is read from events_by_type,
+// whose predicate the condition must imply.
+func typeCondition(t gatehouse.EventType) string {
+	code, ok := typeCodes[t]
+	if !ok {
+		return "false"
+	}
+	if t == gatehouse.EventAccessGranted {
+		return "e.type = 'g'"
+	}
+	return "e.type = '" + string(rune(code)) + "' AND e.type <> 'g'"
+}
+
+// valueKey is the key of the organization's ($1) value of kind whose
+// value is the placeholder ph: NULL, which no event has, when the
+// organization has none.
+func valueKey(kind byte, ph string) string {
+	return "(SELECT v.key FROM event_values v WHERE v.org = $1 AND v.kind = '" + string(rune(kind)) + "' AND v.value = " + ph + " AND v.value2 = '')"
+}
+
+func scanEvent(row pgx.CollectableRow) (keyedEvent, error) {
 	return scanEventAnd(row)
 }
 
 // scanEventAnd scans a row of eventColumns followed by the columns of
 // extra.
-func scanEventAnd(row pgx.CollectableRow, extra ...any) (gatehouse.Event, error) {
+func scanEventAnd(row pgx.CollectableRow, extra ...any) (keyedEvent, error) {
 	var (
-		ev                                  gatehouse.Event
+		ke                                  keyedEvent
+		ev                                  = &ke.Event
 		occurred, received                  time.Time
 		allowed, scope                      *string
 		reqID, cmdID                        *uuid.UUID
@@ -207,11 +274,11 @@ func scanEventAnd(row pgx.CollectableRow, extra ...any) (gatehouse.Event, error)
 		cmdIssued                           *time.Time
 	)
 	err := row.Scan(append([]any{&ev.ID, &ev.Type, &occurred, &received, &allowed, &ev.Reason, &ev.PlatformUserID, &ev.PlatformUserName, &ev.ServerJobID, &scope,
-		&ev.Location.ID, &ev.Location.Name, &ev.AccessPoint.ID, &ev.AccessPoint.Name,
+		&ke.place.accessPoint, &ke.place.location, &ke.place.names,
 		&reqID, &reqEmail, &reqName,
 		&cmdID, &cmdScope, &cmdStatus, &cmdJob, &cmdUsr, &cmdIssued}, extra...)...)
 	if err != nil {
-		return ev, err
+		return ke, err
 	}
 	ev.OccurredAt, ev.ReceivedAt = gatehouse.Time(occurred.UTC()), gatehouse.Time(received.UTC())
 	if allowed != nil {
@@ -228,7 +295,7 @@ func scanEventAnd(row pgx.CollectableRow, extra ...any) (gatehouse.Event, error)
 			Status: gatehouse.CommandStatus(*cmdStatus), ServerJobID: cmdJob, PlatformUserID: cmdUsr,
 			IssuedAt: gatehouse.Time(cmdIssued.UTC())}
 	}
-	return ev, nil
+	return ke, nil
 }
 
 // CountEvents counts the organization's events matching f (whose From and
@@ -254,7 +321,7 @@ func (db *DB) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.Even
 	if match != "" {
 		conds = append(conds, match)
 	}
-	query := `SELECT floor(extract(epoch FROM e.occurred_at - ` + from + `) / ` + width + `)::int AS bucket, coalesce(e.allowed, ''), count(*)
+	query := `SELECT floor(extract(epoch FROM e.occurred_at - ` + from + `) / ` + width + `)::int AS bucket, coalesce(event_allowed(e.type), ''), count(*)
 		FROM events e WHERE e.org = $1`
 	for _, c := range conds {
 		query += " AND " + c

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -87,10 +88,59 @@ func (db *DB) IngestBeforePartitionsForTest(ctx context.Context, orgID uuid.UUID
 			platform_user_name)
 		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
 			location_name, access_point_id, access_point_name, requested_by, command_id, platform_user_name
-		FROM `+unnestedEvents+` ORDER BY id, pos ON CONFLICT DO NOTHING RETURNING id`,
-		eventArrays(org, events, places, gatehouse.Truncate(db.Now()))...)
+		FROM unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+			$11::uuid[], $12::text[], $13::uuid[], $14::text[], $15::uuid[], $16::uuid[], $17::text[]) WITH ORDINALITY
+			AS e(id, type, occurred_at, allowed, reason, platform_user_id, server_job_id, scope, location_id, location_name,
+				access_point_id, access_point_name, requested_by, command_id, platform_user_name, pos)
+		ORDER BY id, pos ON CONFLICT DO NOTHING RETURNING id`,
+		wideEventArrays(org, events, places, gatehouse.Truncate(db.Now()))...)
 	stored, err := storedPositions(rows, events)
 	return gatehouse.IngestResult{Accepted: len(stored), Duplicates: len(events) - len(stored)}, err
+}
+
+// wideEventArrays are the columns of a batch in the row before migration
+// 0033, as arrays.
+func wideEventArrays(org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) []any {
+	n := len(events)
+	var (
+		ids, locations, aps                   = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+		requesters, commands                  = make([]*uuid.UUID, n), make([]*uuid.UUID, n)
+		occurred                              = make([]time.Time, n)
+		types, locationNames, apNames         = make([]string, n), make([]string, n), make([]string, n)
+		allowed, reasons, users, jobs, scopes = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+		names                                 = make([]*string, n)
+	)
+	for i, ev := range events {
+		p := places[ev.AccessPointID]
+		ids[i], locations[i], aps[i], requesters[i], occurred[i] = ev.ID, p.LocationID, ev.AccessPointID, ev.RequestedBy, ev.OccurredAt
+		if ev.Command != nil {
+			commands[i] = &ev.Command.ID
+		}
+		types[i], locationNames[i], apNames[i] = string(ev.Type), p.LocationName, p.AccessPointName
+		allowed[i], reasons[i], users[i], jobs[i], scopes[i] = (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID, (*string)(ev.Scope)
+		names[i] = ev.PlatformUserName
+	}
+	return []any{org, received,
+		ids, types, occurred, allowed, reasons, users, jobs, scopes, locations, locationNames, aps, apNames, requesters, commands, names}
+}
+
+// ReadFeedBeforeCompactForTest reads the ids and positions of the
+// organization's events from the row before migration 0033, in the
+// feed's order.
+func (db *DB) ReadFeedBeforeCompactForTest(ctx context.Context, orgID uuid.UUID) (gatehouse.FeedPage, error) {
+	var page gatehouse.FeedPage
+	rows, _ := db.pool.Query(ctx, `SELECT e.id, e.xid::text::bigint, e.seq FROM events e JOIN organizations o ON o.seq = e.org
+		WHERE o.id = $1 ORDER BY e.xid, e.seq`, orgID)
+	var (
+		id  uuid.UUID
+		pos gatehouse.FeedPosition
+	)
+	_, err := pgx.ForEachRow(rows, []any{&id, &pos.Txn, &pos.Seq}, func() error {
+		page.Events = append(page.Events, gatehouse.Event{ID: id})
+		page.Positions = append(page.Positions, pos)
+		return nil
+	})
+	return page, err
 }
 
 // PartitionsForTest lists the partitions of events by name, each with

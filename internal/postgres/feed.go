@@ -61,7 +61,7 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 		xid string
 		seq int64
 	)
-	page.Events, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (gatehouse.Event, error) {
+	keyed, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (keyedEvent, error) {
 		ev, err := scanEventAnd(row, &xid, &seq)
 		if err != nil {
 			return ev, err
@@ -72,6 +72,9 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 	})
 	if err != nil {
 		return page, wrap(err)
+	}
+	if page.Events, err = db.placeEvents(ctx, db.pool, org, keyed); err != nil {
+		return page, err
 	}
 	if n := len(page.Positions); n > 0 {
 		page.Next = page.Positions[n-1]

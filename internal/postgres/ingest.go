@@ -86,6 +86,10 @@ func (db *DB) ingestAt(ctx context.Context, conn *pgxpool.Conn, org int64, event
 	if err := db.storeSpans(ctx, conn, org, events); err != nil {
 		return err
 	}
+	keys, err := db.placeKeys(ctx, conn, org, places)
+	if err != nil {
+		return err
+	}
 	held := heldDoors(places)
 	// receivedAt is read in each attempt: an attempt aborted as a deadlock's
 	// victim waited a second, and the feed's completeThrough may have
@@ -94,7 +98,7 @@ func (db *DB) ingestAt(ctx context.Context, conn *pgxpool.Conn, org int64, event
 		// One statement is a transaction of its own: a few recorded
 		// decisions are stored in one round trip, without BEGIN and COMMIT.
 		return retrying(ctx, func() error {
-			inserted, err := insertEvents(ctx, conn, org, events, places, held, gatehouse.Truncate(db.Now()))
+			inserted, err := insertEvents(ctx, conn, org, events, keys, held, gatehouse.Truncate(db.Now()))
 			res.Accepted, res.Duplicates = len(inserted), len(events)-len(inserted)
 			return err
 		})
@@ -103,7 +107,7 @@ func (db *DB) ingestAt(ctx context.Context, conn *pgxpool.Conn, org int64, event
 		if err := holdDoors(ctx, tx, org, held); err != nil {
 			return err
 		}
-		inserted, err := copyEvents(ctx, tx, org, events, places, gatehouse.Truncate(db.Now()))
+		inserted, err := copyEvents(ctx, tx, org, events, keys, gatehouse.Truncate(db.Now()))
 		if err != nil {
 			return err
 		}
@@ -219,30 +223,29 @@ func resolvePlaces(ctx context.Context, tx querier, org int64, events []gatehous
 	return places, sqlstore.CheckReferences(events, places, users)
 }
 
-var copyColumns = []string{"pos", "id", "type", "occurred_at", "allowed", "reason", "platform_user_id", "server_job_id",
-	"scope", "location_id", "location_name", "access_point_id", "access_point_name", "requested_by", "command_id", "platform_user_name"}
+var copyColumns = []string{"pos", "id", "type", "occurred_at", "reason", "platform_user_id", "server_job_id",
+	"scope", "access_point", "location", "names", "requested_by", "command_id", "platform_user_name"}
 
 // copyEvents stores the events not yet stored (storeEventsCTEs) and
 // returns the positions of those it stored.
-func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) (map[int]bool, error) {
+func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, keys map[uuid.UUID]placeKeys, received time.Time) (map[int]bool, error) {
 	if len(events) <= maxArrayInsert {
-		return insertEvents(ctx, tx, org, events, places, doors{}, received)
+		return insertEvents(ctx, tx, org, events, keys, doors{}, received)
 	}
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE events_in (
-		pos int, id uuid, type text, occurred_at timestamptz, allowed text, reason text, platform_user_id text,
-		server_job_id text, scope text, location_id uuid, location_name text, access_point_id uuid,
-		access_point_name text, requested_by uuid, command_id uuid, platform_user_name text) ON COMMIT DROP`); err != nil {
+		pos int, id uuid, type text, occurred_at timestamptz, reason text, platform_user_id text,
+		server_job_id text, scope text, access_point int, location int, names int,
+		requested_by uuid, command_id uuid, platform_user_name text) ON COMMIT DROP`); err != nil {
 		return nil, err
 	}
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"events_in"}, copyColumns, pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
-		ev, p := events[i], places[events[i].AccessPointID]
+		ev, k := events[i], keys[events[i].AccessPointID]
 		var command *uuid.UUID
 		if ev.Command != nil {
 			command = &ev.Command.ID
 		}
-		return []any{i, ev.ID, string(ev.Type), ev.OccurredAt, (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID,
-			(*string)(ev.Scope), p.LocationID, p.LocationName, ev.AccessPointID, p.AccessPointName, ev.RequestedBy, command,
-			ev.PlatformUserName}, nil
+		return []any{i, ev.ID, string(ev.Type), ev.OccurredAt, ev.Reason, ev.PlatformUserID, ev.ServerJobID,
+			(*string)(ev.Scope), k.accessPoint, k.location, k.names, ev.RequestedBy, command, ev.PlatformUserName}, nil
 	}))
 	if err != nil {
 		return nil, err
@@ -263,9 +266,9 @@ const maxArrayInsert = 200
 // doors, when set, are held as holdDoors holds them, in the statement
 // itself (a statement is its own transaction): when one is gone or
 // elsewhere, nothing is inserted and errPlacesChanged returned.
-func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place,
+func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent, keys map[uuid.UUID]placeKeys,
 	d doors, received time.Time) (map[int]bool, error) {
-	args := eventArrays(org, events, places, received)
+	args := eventArrays(org, events, keys, received)
 	if d.ids == nil {
 		rows, _ := tx.Query(ctx, insertEventsQuery, args...)
 		return storedPositions(rows, events)

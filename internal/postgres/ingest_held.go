@@ -60,9 +60,9 @@ func holdDoors(ctx context.Context, tx pgx.Tx, org int64, d doors) error {
 	return nil
 }
 
-// insertHeldQuery is insertEventsQuery that holds the doors ($18, $19;
-// $20 of them) as holdDoorsQuery does, first, and inserts only when they
+// insertHeldQuery is insertEventsQuery that holds the doors ($16, $17;
+// $18 of them) as holdDoorsQuery does, first, and inserts only when they
 // are all there; otherwise its one row is a NULL id.
-var insertHeldQuery = `WITH held AS MATERIALIZED (` + strings.NewReplacer("$2", "$18", "$3", "$19").Replace(holdDoorsQuery) + `), ` +
-	storeEventsCTEs(unnestedEvents, " WHERE (SELECT n FROM held) = $20") + `
-	SELECT id FROM stored UNION ALL SELECT NULL FROM held WHERE n <> $20`
+var insertHeldQuery = `WITH held AS MATERIALIZED (` + strings.NewReplacer("$2", "$16", "$3", "$17").Replace(holdDoorsQuery) + `), ` +
+	storeEventsCTEs(unnestedEvents, " WHERE (SELECT n FROM held) = $18") + `
+	SELECT id FROM stored UNION ALL SELECT NULL FROM held WHERE n <> $18`

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
@@ -14,40 +13,42 @@ import (
 // and the positions of the events stored read back.
 
 // eventArrays are the arguments of insertEventsQuery: the organization,
-// the instant received, and a column of the batch in each array.
-func eventArrays(org int64, events []gatehouse.NewEvent, places map[uuid.UUID]sqlstore.Place, received time.Time) []any {
+// the instant received, and a column of the batch in each array; the
+// place of each event as the keys of its access point's (keys).
+func eventArrays(org int64, events []gatehouse.NewEvent, keys map[uuid.UUID]placeKeys, received time.Time) []any {
 	n := len(events)
 	var (
-		ids, locations, aps                   = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
-		requesters, commands                  = make([]*uuid.UUID, n), make([]*uuid.UUID, n)
-		occurred                              = make([]time.Time, n)
-		types, locationNames, apNames         = make([]string, n), make([]string, n), make([]string, n)
-		allowed, reasons, users, jobs, scopes = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
-		names                                 = make([]*string, n)
+		ids                   = make([]uuid.UUID, n)
+		requesters, commands  = make([]*uuid.UUID, n), make([]*uuid.UUID, n)
+		occurred              = make([]time.Time, n)
+		types                 = make([]string, n)
+		aps, locations, names = make([]int32, n), make([]int32, n), make([]int32, n)
+		reasons, users, jobs  = make([]*string, n), make([]*string, n), make([]*string, n)
+		scopes, platformNames = make([]*string, n), make([]*string, n)
 	)
 	for i, ev := range events {
-		p := places[ev.AccessPointID]
-		ids[i], locations[i], aps[i], requesters[i], occurred[i] = ev.ID, p.LocationID, ev.AccessPointID, ev.RequestedBy, ev.OccurredAt
+		k := keys[ev.AccessPointID]
+		ids[i], requesters[i], occurred[i] = ev.ID, ev.RequestedBy, ev.OccurredAt
 		if ev.Command != nil {
 			commands[i] = &ev.Command.ID
 		}
-		types[i], locationNames[i], apNames[i] = string(ev.Type), p.LocationName, p.AccessPointName
-		allowed[i], reasons[i], users[i], jobs[i], scopes[i] = (*string)(ev.Allowed), ev.Reason, ev.PlatformUserID, ev.ServerJobID, (*string)(ev.Scope)
-		names[i] = ev.PlatformUserName
+		types[i], aps[i], locations[i], names[i] = string(ev.Type), k.accessPoint, k.location, k.names
+		reasons[i], users[i], jobs[i], scopes[i] = ev.Reason, ev.PlatformUserID, ev.ServerJobID, (*string)(ev.Scope)
+		platformNames[i] = ev.PlatformUserName
 	}
 	return []any{org, received,
-		ids, types, occurred, allowed, reasons, users, jobs, scopes, locations, locationNames, aps, apNames, requesters, commands, names}
+		ids, types, occurred, reasons, users, jobs, scopes, aps, locations, names, requesters, commands, platformNames}
 }
 
 // insertEventsQuery inserts the events of insertEvents' arrays.
 var insertEventsQuery = "WITH " + storeEventsCTEs(unnestedEvents, "") + " SELECT id FROM stored"
 
-// unnestedEvents are the rows of insertEvents' arrays ($3 to $17), with
+// unnestedEvents are the rows of insertEvents' arrays ($3 to $15), with
 // their positions in the batch.
-const unnestedEvents = `unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
-			$11::uuid[], $12::text[], $13::uuid[], $14::text[], $15::uuid[], $16::uuid[], $17::text[]) WITH ORDINALITY
-			AS e(id, type, occurred_at, allowed, reason, platform_user_id, server_job_id, scope, location_id, location_name,
-				access_point_id, access_point_name, requested_by, command_id, platform_user_name, pos)`
+const unnestedEvents = `unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[],
+			$10::int[], $11::int[], $12::int[], $13::uuid[], $14::uuid[], $15::text[]) WITH ORDINALITY
+			AS e(id, type, occurred_at, reason, platform_user_id, server_job_id, scope, access_point, location, names,
+				requested_by, command_id, platform_user_name, pos)`
 
 // storeEventsCTEs are the common table expressions that store the events
 // of source (rows with a position pos and the columns of copyColumns) for
@@ -68,11 +69,10 @@ func storeEventsCTEs(source, cond string) string {
 	return `batch AS MATERIALIZED (SELECT DISTINCT ON (id) * FROM ` + source + cond + ` ORDER BY id, pos),
 	fresh AS (INSERT INTO recent_event_ids (org, id, received_at) SELECT $1, id, $2 FROM batch ORDER BY id
 		ON CONFLICT DO NOTHING RETURNING id),
-	stored AS (INSERT INTO events (org, id, type, occurred_at, received_at, allowed, reason, platform_user_id,
-			server_job_id, scope, location_id, location_name, access_point_id, access_point_name, requested_by, command_id,
-			platform_user_name, xid)
-		SELECT $1, id, type, occurred_at, $2, allowed, reason, platform_user_id, server_job_id, scope, location_id,
-			location_name, access_point_id, access_point_name, requested_by, command_id, platform_user_name, ` + positionNow("$1") + `
+	stored AS (INSERT INTO events (org, id, type, occurred_at, received_at, reason, platform_user_id,
+			server_job_id, scope, access_point, location, names, requested_by, command_id, platform_user_name, xid)
+		SELECT $1, id, event_type_code(type), occurred_at, $2, reason, platform_user_id, server_job_id, event_scope_code(scope),
+			access_point, location, names, requested_by, command_id, platform_user_name, ` + positionNow("$1") + `
 		FROM batch WHERE id IN (SELECT id FROM fresh) ORDER BY id
 		ON CONFLICT (org, id, occurred_at) DO NOTHING RETURNING id)`
 }

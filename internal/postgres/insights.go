@@ -18,6 +18,13 @@ import (
 // triggers compute it (migration 0021).
 const hourOf = "date_bin('1 hour', e.occurred_at, timestamptz '2000-01-01 00:00:00+00')"
 
+// keyColumns are the events' columns of keys, and their kind, of the
+// rollups' columns of ids.
+var keyColumns = map[string]struct {
+	column string
+	kind   byte
+}{"access_point_id": {"access_point", kindAccessPoint}, "location_id": {"location", kindLocation}}
+
 // CountInsights counts from the rollups of migration 0021 the whole
 // buckets of the window and from the events its ends
 // ([sqlstore.PlanInsights]), in one statement.
@@ -63,8 +70,17 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 			if eventCond != "" {
 				conds = append(conds, eventCond)
 			}
-			parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("1"))+" FROM events e WHERE e.org = $1 AND "+
-				strings.Join(conds, " AND ")+groupBy)
+			// The events with their codes decoded, as the rollups hold
+			// them; a door's or a location's key is mapped to its id once
+			// its events are counted.
+			events := "(SELECT e.occurred_at, event_type_name(e.type) AS type, e.reason, e.platform_user_id, e.access_point, e.location" +
+				" FROM events e WHERE e.org = $1 AND " + strings.Join(conds, " AND ") + ") e"
+			if keys, ok := keyColumns[column]; ok {
+				parts = append(parts, "SELECT v.value::uuid AS k, x.g, x.d, x.r FROM (SELECT e."+keys.column+" AS k, "+outcomes(signed("1"))+
+					" FROM "+events+groupBy+") x JOIN event_values v ON v.org = $1 AND v.key = x.k AND v.kind = '"+string(rune(keys.kind))+"'")
+				continue
+			}
+			parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("1"))+" FROM "+events+groupBy)
 			continue
 		}
 		if column == "" {
@@ -76,7 +92,7 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 				" WHERE e.org = $1 AND e.hour >= "+arg(part.From)+" AND e.hour < "+arg(part.To)+" AND "+g+" + "+d+" + "+r+" > 0")
 			continue
 		}
-		conds, _ := filterConditions(sqlstore.RollupFilter(f), arg)
+		conds := rollupConditions(sqlstore.RollupFilter(f), arg)
 		conds = append(conds, "e."+part.Bucket+" >= "+arg(part.From), "e."+part.Bucket+" < "+arg(part.To))
 		if by == gatehouse.GroupReason {
 			conds = append(conds, "e.reason <> ''")

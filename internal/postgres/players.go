@@ -28,7 +28,7 @@ const rollEvery = time.Second
 // statement's snapshot reads (it does not see its own writes). It returns how many events it read and the new position (""
 // when none).
 var foldPlayers = `WITH batch AS MATERIALIZED (
-		SELECT xid, seq, type, occurred_at, platform_user_id, reason, scope FROM events
+		SELECT xid, seq, event_type_name(type) AS type, occurred_at, platform_user_id, reason, event_scope_name(scope) AS scope FROM events
 		WHERE org = $1 AND (xid, seq) > ($2::text::xid8, $3) AND xid < ` + horizon("$1") + `
 		ORDER BY xid, seq LIMIT $4),
 	folded AS (
@@ -193,7 +193,7 @@ func (r *playerReader) Events(ctx context.Context) (map[string]sqlstore.Outcomes
 		if part.Rollup() {
 			from = "tail e WHERE true"
 		}
-		parts = append(parts, "SELECT e.platform_user_id AS k, e.type AS t, "+strconv.Itoa(part.Sign)+" AS n FROM "+from+
+		parts = append(parts, "SELECT e.platform_user_id AS k, event_type_name(e.type) AS t, "+strconv.Itoa(part.Sign)+" AS n FROM "+from+
 			" AND e.platform_user_id IS NOT NULL AND "+strings.Join(conds, " AND "))
 	}
 	return r.outcomes(ctx, tail, parts, q.args)
@@ -227,7 +227,7 @@ func (r *playerReader) Lists(ctx context.Context) ([]sqlstore.PlayerList, error)
 	for _, part := range sqlstore.RollupParts(r.plan) {
 		// The kinds of event of the window, from the daily rollup.
 		q := query{args: []any{r.org}}
-		conds, _ := filterConditions(sqlstore.RollupFilter(r.f), q.arg)
+		conds := rollupConditions(sqlstore.RollupFilter(r.f), q.arg)
 		conds = append(conds, "e.day >= "+q.arg(part.From), "e.day < "+q.arg(part.To))
 		rows, _ := r.tx.Query(ctx, "SELECT DISTINCT e.type, e.reason, e.scope FROM insight_days e WHERE e.org = $1 AND "+
 			strings.Join(conds, " AND "), q.args...)
@@ -287,7 +287,7 @@ func (r *playerReader) Rolled(ctx context.Context, players []string) (map[string
 	q := query{args: []any{r.org}}
 	var parts []string
 	for _, part := range sqlstore.RollupParts(r.plan) {
-		conds, _ := filterConditions(sqlstore.RollupFilter(r.f), q.arg)
+		conds := rollupConditions(sqlstore.RollupFilter(r.f), q.arg)
 		if players == nil {
 			conds = append(conds, "e.month >= "+q.arg(part.From), "e.month < "+q.arg(part.To))
 		} else {

@@ -36,6 +36,7 @@ type DB struct {
 	orgs   sqlstore.OrgCache  // organization id → seq
 	terms  sqlstore.TermCache // search terms known to be stored
 	spans  sqlstore.SpanCache // server job spans known to be stored
+	values valueCache         // keys of event_values read or stored (values.go)
 	search gatehouse.SearchBudgets
 	// prefixKeys, set by tests, replaces qPrefixKeys.
 	prefixKeys int

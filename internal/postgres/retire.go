@@ -103,7 +103,7 @@ func (db *DB) DeleteLocation(ctx context.Context, e gatehouse.AuditEntry, orgID,
 		var h gatehouse.History
 		if err := tx.QueryRow(ctx, `SELECT
 			(SELECT count(*) FROM access_points WHERE org = $1 AND location_id = $2),
-			(SELECT count(*) FROM (SELECT 1 FROM events WHERE org = $1 AND location_id = $2 LIMIT $3) e),
+			(SELECT count(*) FROM (SELECT 1 FROM events e WHERE e.org = $1 AND e.location = `+valueKey(kindLocation, "$2::uuid::text")+` LIMIT $3) e),
 			(SELECT count(*) FROM (SELECT 1 FROM commands WHERE org = $1 AND location_id = $2 AND lockdown_id IS NULL LIMIT $3) c),
 			(SELECT count(*) FROM (SELECT 1 FROM lockdowns WHERE org = $1 AND location_id = $2 LIMIT $3) d)`,
 			org, id, gatehouse.MaxHistoryCount).Scan(&h.AccessPoints, &h.Events, &h.Commands, &h.Lockdowns); err != nil {
@@ -148,7 +148,7 @@ func (db *DB) DeleteAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 		}
 		var h gatehouse.History
 		if err := tx.QueryRow(ctx, `SELECT
-			(SELECT count(*) FROM (SELECT 1 FROM events WHERE org = $1 AND access_point_id = $2 LIMIT $3) e),
+			(SELECT count(*) FROM (SELECT 1 FROM events e WHERE e.org = $1 AND e.access_point = `+valueKey(kindAccessPoint, "$2::uuid::text")+` LIMIT $3) e),
 			(SELECT count(*) FROM (SELECT 1 FROM commands WHERE org = $1 AND access_point_id = $2 LIMIT $3) c)`,
 			org, id, gatehouse.MaxHistoryCount).Scan(&h.Events, &h.Commands); err != nil {
 			return err

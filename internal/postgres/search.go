@@ -168,7 +168,7 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 				page(field.match("k.ref", "k.v")+" AND e.occurred_at >= k.lo AND e.occurred_at < k.hi")+`) h)`)
 			continue
 		}
-		if field.ref == "" {
+		if field.keys == "" {
 			from = "unnest(" + arg(values) + "::text[]) k (v)"
 		} else {
 			from = "unnest(" + arg(refs) + "::uuid[], " + arg(values) + "::text[]) k (ref, v)"
@@ -198,7 +198,7 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
 		ORDER BY e.occurred_at DESC, e.id DESC`
-	return s.db.collectEvents(ctx, s.q, s.f, query, args)
+	return s.db.collectEvents(ctx, s.q, s.org, s.f, query, args)
 }
 
 // prefixKeys returns the keys of the first page, in keyset order, of the
@@ -291,28 +291,33 @@ func (s eventSearch) candidates() (where string, args []any) {
 	return strings.Join(append([]string{"e.org = $1"}, conds...), " AND "), args
 }
 
-// termField is how the events of a field's terms are found: the event
-// columns a term's ref and value must equal.
+// termField is how the events of a field's terms are found.
 type termField struct {
-	field      sqlstore.TermField
-	ref, value string // event columns; ref empty when the field has none
+	field sqlstore.TermField
+	// column is the event column of the term's value, for a field with
+	// no ref. A name's term is found by its ref's key in the column of
+	// keys of kind, and by the key of a pair of names whose name (value
+	// or value2 of kind 'n', names) is the term's.
+	column, keys, name string
+	kind               byte
 }
 
 var termFields = []termField{
-	{sqlstore.TermPlatformUser, "", "e.platform_user_id"},
-	{sqlstore.TermAccessPoint, "e.access_point_id", "e.access_point_name"},
-	{sqlstore.TermLocation, "e.location_id", "e.location_name"},
-	{sqlstore.TermReason, "", "e.reason"},
-	{sqlstore.TermServerJob, "", "e.server_job_id"},
+	{field: sqlstore.TermPlatformUser, column: "e.platform_user_id"},
+	{field: sqlstore.TermAccessPoint, keys: "e.access_point", kind: kindAccessPoint, name: "value"},
+	{field: sqlstore.TermLocation, keys: "e.location", kind: kindLocation, name: "value2"},
+	{field: sqlstore.TermReason, column: "e.reason"},
+	{field: sqlstore.TermServerJob, column: "e.server_job_id"},
 }
 
-// match is the condition that an event shows the term whose ref and value
-// are the expressions given.
+// match is the condition that an event shows the term whose ref (a uuid)
+// and value are the expressions given.
 func (tf termField) match(ref, value string) string {
-	if tf.ref == "" {
-		return tf.value + " = " + value
+	if tf.keys == "" {
+		return tf.column + " = " + value
 	}
-	return tf.ref + " = " + ref + " AND " + tf.value + " = " + value
+	return tf.keys + " = " + valueKey(tf.kind, ref+"::text") + " AND e.names IN (SELECT n.key FROM event_values n WHERE n.org = $1 AND n.kind = '" +
+		string(rune(kindNames)) + "' AND n." + tf.name + " = " + value + ")"
 }
 
 // qPattern is the LIKE pattern of a term containing q.
@@ -326,11 +331,14 @@ func qCondition(q string, arg func(any) string) string {
 	pattern := arg(qPattern(q))
 	var conds []string
 	for _, tf := range termFields {
-		cols, sel := tf.value, "value"
-		if tf.ref != "" {
-			cols, sel = "("+tf.ref+", "+tf.value+")", "ref, value"
+		terms := " FROM search_terms t"
+		cols, sel := tf.column, "t.value"
+		if tf.keys != "" { // the keys of the term's ref and of the pairs holding its name
+			cols, sel = "("+tf.keys+", e.names)", "a.key, n.key"
+			terms += " JOIN event_values a ON a.org = t.org AND a.kind = '" + string(rune(tf.kind)) + "' AND a.value = t.ref::text AND a.value2 = ''" +
+				" JOIN event_values n ON n.org = t.org AND n.kind = '" + string(rune(kindNames)) + "' AND n." + tf.name + " = t.value"
 		}
-		conds = append(conds, cols+" IN (SELECT "+sel+" FROM search_terms t WHERE t.org = $1 AND t.field = "+
+		conds = append(conds, cols+" IN (SELECT "+sel+terms+" WHERE t.org = $1 AND t.field = "+
 			strconv.Itoa(int(tf.field))+" AND t.folded LIKE "+pattern+` ESCAPE '\')`)
 	}
 	if prefix := idPrefixCondition(q, arg); prefix != "" {

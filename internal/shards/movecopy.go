@@ -53,7 +53,7 @@ func (m *mover) stage(ctx context.Context, name string, t *moveTable, query stri
 // target, with its key there in place of the source's.
 func (m *mover) copyEvents(ctx context.Context, table, cond string) (int64, error) {
 	t := m.plan.byName[table]
-	sel := strings.Replace(t.columns(), `"org"`, fmt.Sprintf("%d::bigint", m.dstOrg), 1)
+	sel := strings.Replace(t.columns(), `"org"`, fmt.Sprintf("%d::%s", m.dstOrg, t.orgType), 1)
 	return m.stream(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE org = %d%s", sel, table, m.srcOrg, cond), table+" ("+t.columns()+")")
 }
 

@@ -17,6 +17,9 @@ import (
 type moveTable struct {
 	name string
 	cols []string // every stored column, in the catalog's order
+	// orgType is the type of its org column (bigint, or integer in the
+	// compact row of events), "" for none.
+	orgType string
 	// renumber is the identity column the target numbers anew ("" for
 	// none): one that alone is a key, which another organization's rows
 	// there may already hold. Its values are shifted by one offset, so
@@ -75,7 +78,7 @@ func readMovePlan(ctx context.Context, conn *pgx.Conn) (*movePlan, error) {
 			bool_or(a.attidentity <> ''),
 			coalesce(max(a.attname::text) FILTER (WHERE a.attidentity <> '' AND EXISTS (
 				SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisunique AND i.indnatts = 1 AND i.indkey[0] = a.attnum)), ''),
-			bool_or(a.attname = 'org' AND a.atttypid = 'bigint'::regtype)
+			coalesce(max(format_type(a.atttypid, NULL)) FILTER (WHERE a.attname = 'org' AND a.atttypid IN ('bigint'::regtype, 'integer'::regtype)), '')
 		FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 		WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition
 			AND c.relname !~ '^events_' -- a month's table retention detached: its rows are the events'
@@ -86,16 +89,16 @@ func readMovePlan(ctx context.Context, conn *pgx.Conn) (*movePlan, error) {
 	p := &movePlan{byName: map[string]*moveTable{}}
 	var unknown []string
 	var (
-		name, renumber string
-		cols           []string
-		identity, org  bool
+		name, renumber, org string
+		cols                []string
+		identity            bool
 	)
 	_, err = pgx.ForEachRow(rows, []any{&name, &cols, &identity, &renumber, &org}, func() error {
 		_, skipped := notMoved[name]
 		switch {
 		case skipped:
-		case org || slices.Contains(movedFirst, name):
-			p.tables = append(p.tables, moveTable{name: name, cols: cols, renumber: renumber, identity: identity, refs: map[string]string{}})
+		case org != "" || slices.Contains(movedFirst, name):
+			p.tables = append(p.tables, moveTable{name: name, cols: cols, orgType: org, renumber: renumber, identity: identity, refs: map[string]string{}})
 		default:
 			unknown = append(unknown, name)
 		}

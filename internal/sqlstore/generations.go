@@ -1,6 +1,9 @@
 package sqlstore
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // generations is the bounded memory of [TermCache] and [SpanCache]. It
 // keeps two generations of at most termCacheSize entries: when the
@@ -53,4 +56,27 @@ func (g *generations[K, V]) put(k K, v V) {
 func (g *generations[K, V]) forget(k K) {
 	delete(g.cur, k)
 	delete(g.prev, k)
+}
+
+// Memory is a bounded map safe for concurrent use, for values that never
+// change meaning (PostgreSQL's keys of event values): two generations of
+// at most termCacheSize entries, which never age. The zero value is
+// ready.
+type Memory[K comparable, V any] struct {
+	mu sync.Mutex
+	g  generations[K, V]
+}
+
+// Get returns what the memory holds for k.
+func (m *Memory[K, V]) Get(k K) (V, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.g.get(k)
+}
+
+// Put holds v for k.
+func (m *Memory[K, V]) Put(k K, v V) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.g.put(k, v)
 }

@@ -10,6 +10,7 @@ var SideTables = []string{
 	"search_terms",          // the distinct values of the searched fields (SQLite: with search_terms_text, its trigram index)
 	"job_spans",             // the hours each server job's events occupy
 	"recent_event_ids",      // PostgreSQL: the ids received in the last 7 days, against retries
+	"event_values",          // PostgreSQL: the values events name by key (migration 0033)
 	"insight_hour_totals",   // the insight rollups, kept at ingest and deletion
 	"insight_hours",         //
 	"insight_days",          //

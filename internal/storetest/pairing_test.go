@@ -30,6 +30,7 @@ var oneStoreFiles = map[string]string{
 	"postgres/compact.go":     "gatehouse.EventPartitioner: the indexes of a month's partition rebuilt packed; SQLite keeps one table",
 	"postgres/directory.go":   "the database's side of shards (internal/shards): its shard id and the directory of organizations; SQLite has no shards",
 	"postgres/testhooks.go":   "a test hook the store suite on shards (internal/shards) reaches from another package; SQLite's is in its export_test.go",
+	"postgres/values.go":      "the dictionary of the values events name by key (migration 0033), which SQLite's wide row does not need",
 	"postgres/ingest_held.go": "an ingest holds its access points' rows while it writes, since PostgreSQL reads a batch's places before the write; SQLite reads them in its one writer's transaction",
 	// The file named after its package (sqlite.go, postgres.go) opens and
 	// closes the store; packageFile compares the two under one name.

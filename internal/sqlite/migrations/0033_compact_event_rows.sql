@@ -1,0 +1,5 @@
+-- PostgreSQL rewrites its events into a compact row here (its 0033): the
+-- access point, the location and their names become keys of a dictionary,
+-- the type and scope one byte each. SQLite keeps its row: it stores
+-- integers in as few bytes as they need, and its 565 bytes an event are
+-- no target (docs/decisions.md, "Bytes per event").

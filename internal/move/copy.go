@@ -21,8 +21,9 @@ const batchRows = 50_000
 // source row.
 type columnValue func(row) (any, error)
 
-// values builds the value of each column of a copied table from a row of
-// its SQLite table (see rule.cols, converter, renumber, sealed).
+// values builds the value of each column of a copied table (of its
+// stage, for a compacted one: staged) from a row of its SQLite table (see
+// rule.cols, converter, renumber, sealed).
 func (m *mover) values(t *pgTable, r rule) ([]columnValue, error) {
 	out := make([]columnValue, 0, len(t.Columns))
 	for _, c := range t.Columns {
@@ -70,7 +71,8 @@ func (m *mover) values(t *pgTable, r rule) ([]columnValue, error) {
 // checks that the target holds as many more rows as it read.
 func (m *mover) copyTable(ctx context.Context, t *pgTable, r rule) (TableCount, error) {
 	count := TableCount{Table: t.Name, Treatment: Copied}
-	values, err := m.values(t, r)
+	st := staged(t, r)
+	values, err := m.values(st, r)
 	if err != nil {
 		return count, err
 	}
@@ -84,19 +86,13 @@ func (m *mover) copyTable(ctx context.Context, t *pgTable, r rule) (TableCount, 
 	if err != nil {
 		return count, err
 	}
-	var ordered string
-	for _, c := range t.Columns {
-		if c.Identity {
-			ordered = `"` + c.Name + `"` // in key order: the feed's, for events
-		}
-	}
-	read, src, err := m.querySource(ctx, t, ordered)
+	read, src, err := m.querySource(ctx, t, identity(t)) // in key order: the feed's, for events
 	if err != nil {
 		return count, err
 	}
 	defer read.Close()
-	names := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
+	names := make([]string, len(st.Columns))
+	for i, c := range st.Columns {
 		names[i] = c.Name
 	}
 	rebuild, err := m.deferIndexes(ctx, t, before)
@@ -104,8 +100,8 @@ func (m *mover) copyTable(ctx context.Context, t *pgTable, r rule) (TableCount, 
 		return count, err
 	}
 	into := t.Name
-	if t.Before {
-		if into, err = m.stage(ctx, t); err != nil {
+	if t.Before || r.compact != nil {
+		if into, err = m.stage(ctx, t, r); err != nil {
 			return count, err
 		}
 	}
@@ -122,7 +118,10 @@ func (m *mover) copyTable(ctx context.Context, t *pgTable, r rule) (TableCount, 
 		if err == nil {
 			err = b.err
 		}
-		if err == nil && t.Before {
+		switch {
+		case err == nil && r.compact != nil:
+			err = m.compact(ctx, t, r.compact, into, n)
+		case err == nil && t.Before:
 			err = m.unstage(ctx, t, into)
 		}
 		if err != nil {
@@ -223,13 +222,18 @@ func (b *batch) Values() ([]any, error) {
 
 func (b *batch) Err() error { return b.err }
 
-// stage makes the temporary table a table with a BEFORE INSERT trigger
-// is copied through: the trigger may change what a row inserts (the
-// commands' change positions, which it numbers), so the rows are copied
-// into the stage, inserted from it, and their columns then set again to
-// what the stage holds.
-func (m *mover) stage(ctx context.Context, t *pgTable) (string, error) {
+// stage makes the temporary table a table is copied through when a COPY
+// cannot write its rows as they are. A compacted table's rows are made
+// from the stage's by a query (compaction). A table with a BEFORE INSERT
+// trigger has a stage of its own columns: the trigger may change what a
+// row inserts (the commands' change positions, which it numbers), so the
+// rows are copied into the stage, inserted from it, and their columns
+// then set again to what the stage holds.
+func (m *mover) stage(ctx context.Context, t *pgTable, r rule) (string, error) {
 	name := "move_stage_" + t.Name
+	if r.compact != nil {
+		return name, m.createStage(ctx, name, staged(t, r))
+	}
 	if len(t.Key) == 0 {
 		return "", fmt.Errorf("%s has a trigger that changes inserted rows and no primary key to set them again by", t.Name)
 	}
@@ -307,7 +311,7 @@ func (m *mover) deliveryCounts(ctx context.Context, t *pgTable) (TableCount, err
 
 // recentIDs writes recent_event_ids from the moved events received in the
 // last gatehouse.RecentIDsKept: what ingest there would have written.
-// Its table comes after events (parentsFirst orders by name).
+// Its table comes after events (follows).
 func (m *mover) recentIDs(ctx context.Context, r rule) (TableCount, error) {
 	count := TableCount{Table: "recent_event_ids", Treatment: Derived, Why: r.why}
 	where, args := m.targetWhere(m.plan.pg.Tables["events"])

@@ -15,9 +15,12 @@ import (
 // organizations are converted again by the move's own conversion into a
 // scratch table of the target, and compared both ways (EXCEPT ALL) with
 // the rows the target holds, so that a trigger, a default or an identity
-// that changed a row on the way is found. Sealed columns are left out
-// when the move sealed them again (the nonces differ), and users' proven
-// when some arrived as invitations.
+// that changed a row on the way is found. A compacted table's rows are
+// made from SQLite's converted ones by the move's query (compaction);
+// events are read back through event_values too, and event_values is
+// compared with the values the moved events name. Sealed columns are
+// left out when the move sealed them again (the nonces differ), and
+// users' proven when some arrived as invitations.
 func Compare(ctx context.Context, from, to string, rep *Report) error {
 	db, err := sql.Open("sqlite", "file:"+from+"?mode=ro")
 	if err != nil {
@@ -59,12 +62,18 @@ func Compare(ctx context.Context, from, to string, rep *Report) error {
 			continue
 		}
 		t := pg.Tables[name]
-		values, err := m.values(t, r)
+		st := staged(t, r)
+		values, err := m.values(st, r)
 		if err != nil {
 			return err
 		}
 		scratch := "compare_" + name
-		if _, err := tx.Exec(ctx, "CREATE TEMPORARY TABLE "+scratch+" (LIKE "+pgx.Identifier{name}.Sanitize()+")"); err != nil {
+		if r.compact != nil {
+			err = m.createStage(ctx, scratch, st)
+		} else {
+			_, err = tx.Exec(ctx, "CREATE TEMPORARY TABLE "+scratch+" (LIKE "+pgx.Identifier{name}.Sanitize()+")")
+		}
+		if err != nil {
 			return err
 		}
 		read, row, err := m.querySource(ctx, t, "")
@@ -76,8 +85,10 @@ func Compare(ctx context.Context, from, to string, rep *Report) error {
 			b.scan[i] = &row.vals[i]
 		}
 		var names, cols []string
-		for _, c := range t.Columns {
+		for _, c := range st.Columns {
 			names = append(names, c.Name)
+		}
+		for _, c := range t.Columns {
 			_, sealed := r.sealed[c.Name]
 			if sealed && rep.Secret == SecretResealed || name == "users" && c.Name == "proven" && len(rep.Invitations) > 0 {
 				continue
@@ -99,16 +110,45 @@ func Compare(ctx context.Context, from, to string, rep *Report) error {
 		list := strings.Join(cols, ", ")
 		held := "SELECT " + list + " FROM " + pgx.Identifier{name}.Sanitize() + " WHERE " + where
 		meant := "SELECT " + list + " FROM " + scratch
-		for _, q := range []struct{ what, sql string }{{"missing from the target", meant + " EXCEPT ALL " + held},
-			{"in the target but not meant", held + " EXCEPT ALL " + meant}} {
+		if r.compact != nil {
+			// The compacted rows as the move's query makes them from the
+			// staged ones: an event's keys that name other values than
+			// its own are missing, and in the target but not meant.
+			meant = "SELECT " + list + " FROM (" + r.compact.query(t, scratch) + ") m"
+		}
+		type check struct{ table, what, sql string }
+		checks := []check{{name, "missing from the target", meant + " EXCEPT ALL " + held},
+			{name, "in the target but not meant", held + " EXCEPT ALL " + meant}}
+		if r.compact == eventRows {
+			// Read back through event_values and the codes' names, as
+			// the store reads them, each event is SQLite's: what the
+			// move's own query makes is not taken on trust.
+			read := `SELECT e.seq, a.kind, a.value, l.kind, l.value, n.kind, n.value, n.value2,
+					event_type_name(e.type), event_scope_name(e.scope), event_allowed(e.type)
+				FROM (SELECT * FROM events WHERE ` + where + `) e
+				JOIN event_values a ON a.org = e.org AND a.key = e.access_point
+				JOIN event_values l ON l.org = e.org AND l.key = e.location
+				JOIN event_values n ON n.org = e.org AND n.key = e.names`
+			wide := `SELECT seq, 'a'::"char", access_point_id::text, 'l'::"char", location_id::text, 'n'::"char", access_point_name, location_name,
+				type, scope, allowed FROM ` + scratch
+			// event_values holds each value the moved events name, once,
+			// and no other.
+			values := "SELECT org, kind, value, value2 FROM event_values WHERE " + where
+			places := fmt.Sprintf(eventPlaces, scratch)
+			checks = append(checks, check{"events", "read otherwise through event_values", wide + " EXCEPT ALL " + read},
+				check{"events", "read through event_values but not meant", read + " EXCEPT ALL " + wide},
+				check{"event_values", "missing from the target", places + " EXCEPT ALL " + values},
+				check{"event_values", "in the target but not meant", values + " EXCEPT ALL (" + places + ")"})
+		}
+		for _, q := range checks {
 			var n int64
 			var sample *string
 			err := tx.QueryRow(ctx, "SELECT count(*), min(d::text) FROM ("+q.sql+") d", args...).Scan(&n, &sample)
 			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return fmt.Errorf("%s: %w", q.table, err)
 			}
 			if n > 0 {
-				problems = append(problems, fmt.Sprintf("%s: %d rows %s, such as %s", name, n, q.what, *sample))
+				problems = append(problems, fmt.Sprintf("%s: %d rows %s, such as %s", q.table, n, q.what, *sample))
 			}
 		}
 	}

@@ -300,6 +300,8 @@ func (m *mover) table(ctx context.Context, name string) (TableCount, error) {
 		return m.deliveryCounts(ctx, t)
 	case name == "recent_event_ids":
 		return m.recentIDs(ctx, r)
+	case name == "event_values":
+		return m.eventValues(ctx, t, r)
 	case name == "feed_cursor_ceiling":
 		return m.ceiling(ctx, r)
 	}

@@ -17,7 +17,8 @@ type Treatment string
 // move does with it.
 const (
 	// Copied: its rows are copied, column by column, converted from
-	// SQLite's encoding to the PostgreSQL column's type.
+	// SQLite's encoding to the PostgreSQL column's type (a table
+	// PostgreSQL keeps compact, through a stage: compaction).
 	Copied Treatment = "copied"
 	// Derived: written from other rows of the source.
 	Derived Treatment = "derived"
@@ -42,6 +43,9 @@ type rule struct {
 	// sealed names, for each column holding a value sealed under the
 	// service secret, the label it is sealed for.
 	sealed map[string]sealLabel
+	// compact, for a table PostgreSQL keeps in a row of its own shape
+	// (events, since migration 0033), makes its rows from SQLite's.
+	compact *compaction
 }
 
 // colSource is where a PostgreSQL column without a SQLite column of its
@@ -89,7 +93,7 @@ var tables = map[string]rule{
 	"access_points":      {treat: Copied},
 	"policies":           {treat: Copied},
 	"audit_log":          {treat: Copied},
-	"events":             {treat: Copied},
+	"events":             {treat: Copied, compact: eventRows},
 	"search_terms":       {treat: Copied},
 	"job_spans":          {treat: Copied},
 	"commands":           {treat: Copied, reads: []string{"targets_delivered", "targets_joined", "targets_executed", "targets_failed"}},
@@ -123,6 +127,8 @@ var tables = map[string]rule{
 	"command_delivery_counts": {treat: Derived, why: "from the answer counts SQLite keeps on each command, in one shard"},
 	"recent_event_ids": {treat: Derived, why: "the ids of the moved events received in the last 7 days, so that a retry is a duplicate " +
 		"whatever its occurredAt, as if they had been received there"},
+	"event_values": {treat: Derived, why: "the access points, locations and pairs of names the moved events name, keyed per organization " +
+		"as ingest keys them: stored as each batch of events is copied, before the events that name them"},
 	"feed_cursor_ceiling": {treat: Derived, why: "set to the feed's start in a target without organizations, so that a hand-written " +
 		"cursor of the first form names no moved position; a target in use keeps its own"},
 
@@ -213,7 +219,14 @@ func makePlan(pg *pgSchema, src sqliteSchema) (*plan, error) {
 			continue
 		}
 		used := map[string]bool{}
-		for _, c := range t.Columns {
+		if r.compact != nil {
+			for c := range r.compact.made {
+				if t.column(c) == nil {
+					bad("column %s.%s, which the move makes, is not in PostgreSQL", name, c)
+				}
+			}
+		}
+		for _, c := range staged(t, r).Columns {
 			from, ok := r.cols[c.Name]
 			switch {
 			case ok && from.from != "" && !src.has(name, from.from):
@@ -252,8 +265,14 @@ func makePlan(pg *pgSchema, src sqliteSchema) (*plan, error) {
 // their columns are not theirs by a default or an identity.
 var triggerSequences = map[string]pgRef{"command_changes": {Table: "commands", Column: "change_seq"}}
 
+// follows names, for a table whose step needs another's done though no
+// key of it references that table, the tables it comes after:
+// event_values, which the events' copy writes batch by batch (its step
+// counts them), and recent_event_ids, derived from the events copied.
+var follows = map[string][]string{"event_values": {"events"}, "recent_event_ids": {"events"}}
+
 // parentsFirst orders the tables so that each comes after those its
-// foreign keys reference, by name otherwise.
+// foreign keys reference (and follows names), by name otherwise.
 func parentsFirst(pg *pgSchema) []string {
 	var names, order []string
 	for n := range pg.Tables {
@@ -270,6 +289,11 @@ func parentsFirst(pg *pgSchema) []string {
 		refs := make([]string, 0, len(pg.Tables[n].Refs))
 		for _, ref := range pg.Tables[n].Refs {
 			refs = append(refs, ref.Table)
+		}
+		for _, p := range follows[n] {
+			if pg.Tables[p] != nil {
+				refs = append(refs, p)
+			}
 		}
 		slices.Sort(refs)
 		for _, p := range refs {

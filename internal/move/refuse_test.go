@@ -24,7 +24,9 @@ import (
 //   - a source whose schema is older than this release's (migrate it);
 //   - a source a server still serves (its sweep lease is held);
 //   - a source with a value PostgreSQL cannot hold (a NUL in a text):
-//     the copy fails at that table, after the tables before it.
+//     the copy fails at that table, after the tables before it;
+//   - an event whose outcome does not follow from its type, which
+//     PostgreSQL's compact row would read otherwise.
 func TestMoveRefusesAndLeavesTheTarget(t *testing.T) {
 	testenv.PostgresURL(t) // skips (fails in CI) without a server, before the source is built
 	ctx := context.Background()
@@ -37,6 +39,8 @@ func TestMoveRefusesAndLeavesTheTarget(t *testing.T) {
 		{"an older schema", "DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)", "gatehouse migrate"},
 		{"in use", "INSERT INTO leases (name, holder, until) VALUES ('commands.sweep', 'serve', " + strconv.FormatInt(src.clock.Now().UnixMilli()+5000, 10) + ")", "stop every instance"},
 		{"a value PostgreSQL cannot hold", "UPDATE events SET location_name = 'Hall' || char(0) WHERE seq = (SELECT max(seq) FROM events WHERE org <> 0)", "events, after"},
+		{"an outcome its type does not give", "UPDATE events SET allowed = 'denied' WHERE seq = (SELECT max(seq) FROM events WHERE org <> 0 AND type = 'ACCESS_GRANTED')",
+			"outcome denied: PostgreSQL keeps"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "gatehouse.db")

@@ -175,6 +175,13 @@ func storeValues(ctx context.Context, tx pgx.Tx, org int64, values []eventValue)
 			JOIN event_values e ON e.org = $1 AND e.kind = v.kind::"char" AND e.value = v.value AND e.value2 = v.value2`,
 		org, kinds, vals, vals2)
 	keys := make(map[eventValue]int32, len(values))
+	err := forEachValue(rows, func(key int32, v eventValue) { keys[v] = key })
+	return keys, err
+}
+
+// forEachValue calls fn with each row of rows: a key, its kind (as text),
+// its value and value2.
+func forEachValue(rows pgx.Rows, fn func(int32, eventValue)) error {
 	var (
 		key  int32
 		kind string
@@ -182,10 +189,10 @@ func storeValues(ctx context.Context, tx pgx.Tx, org int64, values []eventValue)
 	)
 	_, err := pgx.ForEachRow(rows, []any{&key, &kind, &v.value, &v.value2}, func() error {
 		v.kind = kind[0]
-		keys[v] = key
+		fn(key, v)
 		return nil
 	})
-	return keys, err
+	return err
 }
 
 // eventValues returns the values of keys, of the organization's events,
@@ -207,16 +214,9 @@ func (db *DB) eventValues(ctx context.Context, q querier, org int64, keys []int3
 		return values, nil
 	}
 	rows, _ := q.Query(ctx, "SELECT key, kind::text, value, value2 FROM event_values WHERE org = $1 AND key = ANY($2)", org, unknown)
-	var (
-		key  int32
-		kind string
-		v    eventValue
-	)
-	_, err := pgx.ForEachRow(rows, []any{&key, &kind, &v.value, &v.value2}, func() error {
-		v.kind = kind[0]
+	err := forEachValue(rows, func(key int32, v eventValue) {
 		values[key] = v
 		db.values.add(org, key, v)
-		return nil
 	})
 	return values, wrap(err)
 }

@@ -1,3 +1,5 @@
+-- Written for the wide row of events before migration 0033: run it on a
+-- database of a release before 0033.
 -- What would bring an event to 350 bytes with its indexes on PostgreSQL?
 -- (docs/performance.md, "Bytes per event"; the plan in docs/decisions.md,
 -- "Bytes per event: what each column and index costs, and the plan".)

@@ -1,4 +1,6 @@
 #!/bin/sh
+# Written for the wide row of events before migration 0033: run it on a
+# database of a release before 0033.
 # Read latency of events against the compact copy compact-row-reads.sql
 # makes (run it first), by pgbench: one client, prepared statements as
 # pgx sends them, SECONDS_EACH (3) seconds a query. Each page returns

@@ -1,3 +1,5 @@
+-- Written for the wide row of events before migration 0033: run it on a
+-- database of a release before 0033.
 -- Read latency of the compact row (docs/decisions.md, "Bytes per event",
 -- step 1), before it is built: copies the stored events of a seeded bench
 -- database into lab.compact, partitioned by month like events, with the

@@ -1,4 +1,6 @@
 #!/bin/sh
+# Written for the wide row of events before migration 0033: run it on a
+# database of a release before 0033.
 # Read latency on the copies partitioning.sql makes (run it first), by
 # pgbench: one client, SECONDS_EACH (3) seconds a query and mode.
 # simple: every statement planned; prepared: as pgx sends them.

@@ -1,3 +1,5 @@
+-- Written for the wide row of events before migration 0033: run it on a
+-- database of a release before 0033.
 \timing on
 DROP SCHEMA IF EXISTS part_flat CASCADE; DROP SCHEMA IF EXISTS part_month CASCADE;
 CREATE SCHEMA part_flat; CREATE SCHEMA part_month;

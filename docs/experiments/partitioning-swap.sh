@@ -1,4 +1,6 @@
 #!/bin/sh
+# Written for the wide row of events before migration 0033: run it on a
+# database of a release before 0033.
 # The conversion of partitioning.sql's step 5 with inserts going on: two
 # pgbench clients insert single events into part.plain (the one-table
 # copy partitioning.sql leaves) for 20 s while the unique index is built

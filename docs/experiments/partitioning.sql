@@ -1,3 +1,5 @@
+-- Written for the wide row of events before migration 0033: run it on a
+-- database of a release before 0033.
 -- Partitioning events by occurred_at: measured on copies, nothing built
 -- (docs/decisions.md, "Partitioning events by time: measured on copies,
 -- the plan"; figures in docs/performance.md, "Partitioning, measured on

@@ -39,6 +39,8 @@ CREATE TABLE event_values (
   PRIMARY KEY (org, key),
   UNIQUE (org, kind, value, value2)
 );
+-- A search for a location's name finds the pairs that hold it (search.go).
+CREATE INDEX event_values_by_value2 ON event_values (org, kind, value2);
 
 -- Every table of months: the partitions, and the months retention
 -- detached and has not dropped yet (their rows are rewritten too).

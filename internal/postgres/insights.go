@@ -22,7 +22,7 @@ const hourOf = "date_bin('1 hour', e.occurred_at, timestamptz '2000-01-01 00:00:
 // rollups' columns of ids.
 var keyColumns = map[string]struct {
 	column string
-	kind   byte
+	kind   valueKind
 }{"access_point_id": {"access_point", kindAccessPoint}, "location_id": {"location", kindLocation}}
 
 // CountInsights counts from the rollups of migration 0021 the whole
@@ -77,7 +77,7 @@ func (db *DB) CountInsights(ctx context.Context, orgID uuid.UUID, f gatehouse.Ev
 				" FROM events e WHERE e.org = $1 AND " + strings.Join(conds, " AND ") + ") e"
 			if keys, ok := keyColumns[column]; ok {
 				parts = append(parts, "SELECT v.value::uuid AS k, x.g, x.d, x.r FROM (SELECT e."+keys.column+" AS k, "+outcomes(signed("1"))+
-					" FROM "+events+groupBy+") x JOIN event_values v ON v.org = $1 AND v.key = x.k AND v.kind = '"+string(rune(keys.kind))+"'")
+					" FROM "+events+groupBy+") x JOIN event_values v ON v.org = $1 AND v.key = x.k AND v.kind = "+keys.kind.literal())
 				continue
 			}
 			parts = append(parts, "SELECT "+key+" AS k, "+outcomes(signed("1"))+" FROM "+events+groupBy)

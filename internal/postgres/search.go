@@ -299,7 +299,7 @@ type termField struct {
 	// keys of kind, and by the key of a pair of names whose name (value
 	// or value2 of kind 'n', names) is the term's.
 	column, keys, name string
-	kind               byte
+	kind               valueKind
 }
 
 var termFields = []termField{
@@ -316,8 +316,8 @@ func (tf termField) match(ref, value string) string {
 	if tf.keys == "" {
 		return tf.column + " = " + value
 	}
-	return tf.keys + " = " + valueKey(tf.kind, ref+"::text") + " AND e.names IN (SELECT n.key FROM event_values n WHERE n.org = $1 AND n.kind = '" +
-		string(rune(kindNames)) + "' AND n." + tf.name + " = " + value + ")"
+	return tf.keys + " = " + valueKey(tf.kind, ref+"::text") + " AND e.names IN (SELECT n.key FROM event_values n WHERE n.org = $1 AND n.kind = " +
+		kindNames.literal() + " AND n." + tf.name + " = " + value + ")"
 }
 
 // qPattern is the LIKE pattern of a term containing q.
@@ -335,8 +335,8 @@ func qCondition(q string, arg func(any) string) string {
 		cols, sel := tf.column, "t.value"
 		if tf.keys != "" { // the keys of the term's ref and of the pairs holding its name
 			cols, sel = "("+tf.keys+", e.names)", "a.key, n.key"
-			terms += " JOIN event_values a ON a.org = t.org AND a.kind = '" + string(rune(tf.kind)) + "' AND a.value = t.ref::text AND a.value2 = ''" +
-				" JOIN event_values n ON n.org = t.org AND n.kind = '" + string(rune(kindNames)) + "' AND n." + tf.name + " = t.value"
+			terms += " JOIN event_values a ON a.org = t.org AND a.kind = " + tf.kind.literal() + " AND a.value = t.ref::text AND a.value2 = ''" +
+				" JOIN event_values n ON n.org = t.org AND n.kind = " + kindNames.literal() + " AND n." + tf.name + " = t.value"
 		}
 		conds = append(conds, cols+" IN (SELECT "+sel+terms+" WHERE t.org = $1 AND t.field = "+
 			strconv.Itoa(int(tf.field))+" AND t.folded LIKE "+pattern+` ESCAPE '\')`)

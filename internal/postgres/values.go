@@ -1,9 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
@@ -20,16 +22,22 @@ import (
 // across instances; a page maps the keys of its rows through it, and asks
 // the database only for those it has never seen.
 
+// valueKind is what an event value is (event_values.kind).
+type valueKind byte
+
 // The kinds of event values.
 const (
-	kindAccessPoint = 'a' // value: the access point's id
-	kindLocation    = 'l' // value: the location's id
-	kindNames       = 'n' // value: the access point's name; value2: its location's
+	kindAccessPoint valueKind = 'a' // value: the access point's id
+	kindLocation    valueKind = 'l' // value: the location's id
+	kindNames       valueKind = 'n' // value: the access point's name; value2: its location's
 )
+
+// literal is the kind as an SQL literal.
+func (k valueKind) literal() string { return "'" + string(rune(k)) + "'" }
 
 // eventValue is one value of event_values.
 type eventValue struct {
-	kind          byte
+	kind          valueKind
 	value, value2 string
 }
 
@@ -127,20 +135,7 @@ func (db *DB) rememberValues(org int64, keys map[eventValue]int32) {
 }
 
 func compareValues(a, b eventValue) int {
-	switch {
-	case a.kind != b.kind:
-		return int(a.kind) - int(b.kind)
-	case a.value != b.value:
-		if a.value < b.value {
-			return -1
-		}
-		return 1
-	case a.value2 < b.value2:
-		return -1
-	case a.value2 > b.value2:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.kind, b.kind), strings.Compare(a.value, b.value), strings.Compare(a.value2, b.value2))
 }
 
 // txBeginner is a connection, or the pool, that begins transactions of
@@ -188,7 +183,7 @@ func forEachValue(rows pgx.Rows, fn func(int32, eventValue)) error {
 		v    eventValue
 	)
 	_, err := pgx.ForEachRow(rows, []any{&key, &kind, &v.value, &v.value2}, func() error {
-		v.kind = kind[0]
+		v.kind = valueKind(kind[0])
 		fn(key, v)
 		return nil
 	})

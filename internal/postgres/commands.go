@@ -30,7 +30,7 @@ func (db *DB) CreateCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		newValues map[eventValue]int32
 	)
 	// Its REMOTE_UNLOCK event may be the first of a month (withMonths).
-	err = withMonths(ctx, db.pool, []time.Time{time.Time(c.IssuedAt)}, func() error {
+	err = db.withMonths(ctx, db.pool, []time.Time{time.Time(c.IssuedAt)}, func() error {
 		return db.createCommand(ctx, e, c, org, &stored, &newTerms, &newValues)
 	})
 	if err == nil {

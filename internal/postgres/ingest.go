@@ -45,7 +45,7 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 	}
 	defer conn.Release()
 	for attempt := 1; ; attempt++ {
-		err = withMonths(ctx, conn, batchMonths(events), func() error { return db.ingestAt(ctx, conn, org, events, &res) })
+		err = db.withMonths(ctx, conn, batchMonths(events), func() error { return db.ingestAt(ctx, conn, org, events, &res) })
 		if !errors.Is(err, errPlacesChanged) {
 			break
 		}

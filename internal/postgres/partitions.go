@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,36 +37,50 @@ func (db *DB) AddEventPartitions(ctx context.Context, now time.Time) (_ int, err
 	for i := range months {
 		months[i] = time.Date(now.Year(), now.Month()+time.Month(i), 1, 0, 0, 0, 0, time.UTC)
 	}
-	return addMonths(ctx, db.pool, months)
+	return db.addMonths(ctx, db.pool, months)
 }
 
 // addMonths makes the partitions of the months the instants fall in
 // that have none (events_add_months, under its advisory lock), on q: an
 // ingest that holds a connection makes them on it rather than wait for
 // another. A deadlock with a detach (which holds the lock the attach
-// wants while it waits for every transaction) is tried again.
-func addMonths(ctx context.Context, q querier, instants []time.Time) (int, error) {
+// wants while it waits for every transaction) is tried again. The months
+// are then known to this instance (db.months).
+func (db *DB) addMonths(ctx context.Context, q querier, instants []time.Time) (int, error) {
 	var made int
 	err := retrying(ctx, func() error {
 		return q.QueryRow(ctx, "SELECT events_add_months($1)", instants).Scan(&made)
 	})
+	if err == nil {
+		for _, t := range instants {
+			db.months.Store(monthOf(t), true)
+		}
+	}
 	return made, err
 }
 
 // withMonths runs write, which stores events that occurred at instants,
-// and when it fails for a month with no partition (an import of history,
-// a clock past the months made ahead), makes the months of instants on q
-// and runs it again, once.
+// making first on q the months of instants this instance has not seen
+// made (an import of history, a clock past the months made ahead): a
+// write that failed on a month without a partition would leave the rows
+// it inserted into the other months dead, space a past month never
+// reuses. A month this instance knew but retention has dropped since
+// fails the write: the months are then made, and it runs again, once.
 //
 // A month whose partition retention is detaching stays without one until
 // the detach ends: that write fails with gatehouse.ErrUnavailable, to be
 // tried again.
-func withMonths(ctx context.Context, q querier, instants []time.Time, write func() error) error {
+func (db *DB) withMonths(ctx context.Context, q querier, instants []time.Time, write func() error) error {
+	if slices.ContainsFunc(instants, func(t time.Time) bool { _, ok := db.months.Load(monthOf(t)); return !ok }) {
+		if _, err := db.addMonths(ctx, q, instants); err != nil {
+			return err
+		}
+	}
 	err := write()
 	if !missingPartition(err) {
 		return err
 	}
-	if _, err := addMonths(ctx, q, instants); err != nil {
+	if _, err := db.addMonths(ctx, q, instants); err != nil {
 		return err
 	}
 	err = write()
@@ -73,6 +88,12 @@ func withMonths(ctx context.Context, q querier, instants []time.Time, write func
 		return fmt.Errorf("%w: the month's partition is being detached: %w", gatehouse.ErrUnavailable, err)
 	}
 	return err
+}
+
+// monthOf is the first instant of t's UTC month.
+func monthOf(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 }
 
 // missingPartition reports whether err is an insert refused because no
@@ -90,8 +111,7 @@ func batchMonths(events []gatehouse.NewEvent) []time.Time {
 	seen := map[time.Time]bool{}
 	var months []time.Time
 	for _, ev := range events {
-		t := ev.OccurredAt.UTC()
-		m := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+		m := monthOf(ev.OccurredAt)
 		if !seen[m] {
 			seen[m] = true
 			months = append(months, m)
@@ -364,6 +384,9 @@ func (db *DB) dropDetached(ctx context.Context, p monthPartition, now time.Time)
 		dropped = 1
 		return nil
 	})
+	if dropped == 1 {
+		db.months.Delete(p.start)
+	}
 	return dropped, wrap(err)
 }
 

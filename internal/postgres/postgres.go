@@ -12,6 +12,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -37,6 +38,7 @@ type DB struct {
 	terms  sqlstore.TermCache // search terms known to be stored
 	spans  sqlstore.SpanCache // server job spans known to be stored
 	values valueCache         // keys of event_values read or stored (values.go)
+	months sync.Map           // the first instants of the months this instance made or saw made (withMonths)
 	search gatehouse.SearchBudgets
 	// prefixKeys, set by tests, replaces qPrefixKeys.
 	prefixKeys int

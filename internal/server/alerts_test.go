@@ -129,6 +129,7 @@ func TestAlertThresholdOncePerGroupAndCooldown(t *testing.T) {
 	e.playerEvents(acme, "1", 3)
 	e.playerEvents(acme, "2", 4)
 	e.playerEvents(acme, "3", 2) // below the threshold
+	e.settled(acme.readKey, 9)
 	e.evaluate(e.svc, other.Service, e.svc)
 	e.deliverAlerts(1)
 
@@ -162,6 +163,7 @@ func TestAlertThresholdOncePerGroupAndCooldown(t *testing.T) {
 
 	// Within the cooldown: player 1 crosses again, nothing fires.
 	e.playerEvents(acme, "1", 3)
+	e.settled(acme.readKey, 12)
 	e.evaluate(other.Service, e.svc)
 	e.deliverAlerts(1)
 	if n := len(e.alerts(acme.allKey)); n != 2 {
@@ -170,6 +172,7 @@ func TestAlertThresholdOncePerGroupAndCooldown(t *testing.T) {
 	// After it, the next crossing fires.
 	e.clock.Advance(5 * time.Minute)
 	e.playerEvents(acme, "1", 3)
+	e.settled(acme.readKey, 15)
 	e.evaluate(e.svc, other.Service)
 	e.deliverAlerts(1)
 	if got := e.alerts(acme.allKey); len(got) != 3 || got[0].Group != "1" {
@@ -307,6 +310,7 @@ func TestAlertIsolation(t *testing.T) {
 	id, _ := e.createAlertRule(acme.allKey, `{"name": "Any", "condition": {"kind": "threshold", "threshold": 1,
 		"windowSeconds": 60}, "destination": {"format": "discord", "url": "`+discord.srv.URL+`"}}`)
 	e.playerEvents(globex, "1", 3)
+	e.settled(globex.readKey, 3)
 	e.evaluate(e.svc)
 	if n := len(e.alerts(acme.allKey)); n != 0 {
 		t.Errorf("another organization's events fired %d alerts", n)
@@ -322,6 +326,7 @@ func TestAlertIsolation(t *testing.T) {
 		}
 	}
 	e.playerEvents(acme, "1", 1)
+	e.settled(acme.readKey, 1)
 	e.evaluate(e.svc)
 	fired := e.alerts(acme.allKey)
 	if len(fired) != 1 {

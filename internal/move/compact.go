@@ -32,10 +32,10 @@ type compaction struct {
 	store []string
 }
 
-// eventRows makes PostgreSQL's compact events (migration 0033) from
-// SQLite's wide row: the access point, the location and the pair of
-// names an event was recorded with become keys of event_values, the type
-// and the scope their one-byte codes; the outcome is not kept, following
+// eventRows makes PostgreSQL's compact events (migrations 0033 and 0034)
+// from SQLite's wide row: the access point, the location, the pair of
+// names an event was recorded with and its server job become keys of
+// event_values, the type and the scope their one-byte codes; the outcome is not kept, following
 // from the type, so a row whose outcome does not is refused rather than
 // read otherwise after the move.
 var eventRows = &compaction{
@@ -43,14 +43,16 @@ var eventRows = &compaction{
 		{Name: "type", Type: "text"}, {Name: "scope", Type: "text"}, {Name: "allowed", Type: "text"},
 		{Name: "access_point_id", Type: "uuid"}, {Name: "location_id", Type: "uuid"},
 		{Name: "access_point_name", Type: "text"}, {Name: "location_name", Type: "text"},
+		{Name: "server_job_id", Type: "text"},
 	},
 	made: map[string]string{
-		"access_point": "a.key", "location": "l.key", "names": "n.key",
+		"access_point": "a.key", "location": "l.key", "names": "n.key", "server_job_id": "j.key",
 		"type": "event_type_code(s.type)", "scope": "event_scope_code(s.scope)",
 	},
 	joins: `JOIN event_values a ON a.org = s.org AND a.kind = 'a' AND a.value = s.access_point_id::text AND a.value2 = ''
 		JOIN event_values l ON l.org = s.org AND l.kind = 'l' AND l.value = s.location_id::text AND l.value2 = ''
-		JOIN event_values n ON n.org = s.org AND n.kind = 'n' AND n.value = s.access_point_name AND n.value2 = s.location_name`,
+		JOIN event_values n ON n.org = s.org AND n.kind = 'n' AND n.value = s.access_point_name AND n.value2 = s.location_name
+		LEFT JOIN event_values j ON j.org = s.org AND j.kind = 'j' AND j.value = s.server_job_id AND j.value2 = ''`,
 	refuse: `SELECT format('event %%s: type %%s, scope %%s, outcome %%s', s.id, s.type, coalesce(s.scope, 'none'), coalesce(s.allowed, 'none'))
 		FROM %[1]s s
 		WHERE event_type_code(s.type) IS NULL OR s.scope IS NOT NULL AND event_scope_code(s.scope) IS NULL
@@ -74,11 +76,13 @@ var eventRows = &compaction{
 }
 
 // eventPlaces are the values of event_values the staged events (%[1]s)
-// name: each access point's id (kind 'a'), location's id ('l') and pair
-// of names ('n'), as ingest stores them (postgres/values.go, placeValues).
+// name: each access point's id (kind 'a'), location's id ('l'), pair of
+// names ('n') and server job's id ('j'), as ingest stores them
+// (postgres/values.go, placeValues and jobValue).
 const eventPlaces = `SELECT org, 'a'::"char" AS kind, access_point_id::text AS value, ''::text AS value2 FROM %[1]s
 	UNION SELECT org, 'l'::"char", location_id::text, '' FROM %[1]s
-	UNION SELECT org, 'n'::"char", access_point_name, location_name FROM %[1]s`
+	UNION SELECT org, 'n'::"char", access_point_name, location_name FROM %[1]s
+	UNION SELECT org, 'j'::"char", server_job_id, '' FROM %[1]s WHERE server_job_id IS NOT NULL`
 
 // staged is the table a copy writes with COPY: the table itself, or, for
 // a compacted one, its stage: the table's columns but those the

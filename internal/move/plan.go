@@ -127,7 +127,7 @@ var tables = map[string]rule{
 	"command_delivery_counts": {treat: Derived, why: "from the answer counts SQLite keeps on each command, in one shard"},
 	"recent_event_ids": {treat: Derived, why: "the ids of the moved events received in the last 7 days, so that a retry is a duplicate " +
 		"whatever its occurredAt, as if they had been received there"},
-	"event_values": {treat: Derived, why: "the access points, locations and pairs of names the moved events name, keyed per organization " +
+	"event_values": {treat: Derived, why: "the access points, locations, pairs of names and server jobs the moved events name, keyed per organization " +
 		"as ingest keys them: stored as each batch of events is copied, before the events that name them"},
 	"feed_cursor_ceiling": {treat: Derived, why: "set to the feed's start in a target without organizations, so that a hand-written " +
 		"cursor of the first form names no moved position; a target in use keeps its own"},

@@ -88,13 +88,17 @@ func (db *DB) createCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 		}
 		// Its id is recent, as an ingested event's is (storeEventsCTEs),
 		// and its position the organization's (positionNow).
-		// The keys of its place are taken in the transaction, which holds
-		// the organization's lock of them to its end when it takes new
-		// ones. They are this attempt's: keys an attempt rolled back took
-		// are never remembered, though a retry (withMonths, retrying)
-		// finds the values known meanwhile.
+		// The keys of its place and server job are taken in the
+		// transaction, which holds the organization's lock of them to its
+		// end when it takes new ones. They are this attempt's: keys an
+		// attempt rolled back took are never remembered, though a retry
+		// (withMonths, retrying) finds the values known meanwhile.
 		values := placeValues(c.AccessPoint.ID, place)
-		keys, missing := db.knownKeys(org, values[:])
+		all := values[:]
+		if c.ServerJobID != nil {
+			all = append(all, jobValue(*c.ServerJobID))
+		}
+		keys, missing := db.knownKeys(org, all)
 		*newValues = nil
 		if len(missing) > 0 {
 			if *newValues, err = storeValues(ctx, tx, org, missing); err != nil {
@@ -102,11 +106,16 @@ func (db *DB) createCommand(ctx context.Context, e gatehouse.AuditEntry, c gateh
 			}
 			maps.Copy(keys, *newValues)
 		}
+		var job *int32
+		if c.ServerJobID != nil {
+			k := keys[jobValue(*c.ServerJobID)]
+			job = &k
+		}
 		_, err = tx.Exec(ctx, `WITH fresh AS (INSERT INTO recent_event_ids (org, id, received_at) VALUES ($1, $2, $5))
 			INSERT INTO events (org, id, type, occurred_at, received_at, platform_user_id, server_job_id, scope,
 				access_point, location, names, requested_by, command_id, xid)
 			VALUES ($1, $2, event_type_code($3), $4, $5, $6, $7, event_scope_code($8), $9, $10, $11, $12, $2, `+positionNow("$1")+`)`,
-			org, c.ID, string(gatehouse.EventRemoteUnlock), issued, gatehouse.Truncate(db.Now()), c.PlatformUserID, c.ServerJobID, string(c.Scope),
+			org, c.ID, string(gatehouse.EventRemoteUnlock), issued, gatehouse.Truncate(db.Now()), c.PlatformUserID, job, string(c.Scope),
 			keys[values[0]], keys[values[1]], keys[values[2]], c.RequestedByUser)
 		if err != nil {
 			return err

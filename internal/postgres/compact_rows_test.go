@@ -12,13 +12,14 @@ import (
 	"github.com/gatehouse/gatehouse/internal/testenv"
 )
 
-// TestCompactRowMigration: migration 0033 rewrites a populated events
-// table into the compact row, every month of it and a month retention
-// detached, without changing what an event reads as (its place and its
-// names as recorded, a door renamed in between, its type, outcome, scope,
-// reason, player and job), its position in the feed, or the rollups; the
-// identity goes on after the last seq, and the values are keyed once per
-// organization.
+// TestCompactRowMigration: migrations 0033 and 0034 rewrite a populated
+// events table into the compact row, every month of it and a month
+// retention detached, without changing what an event reads as (its place
+// and its names as recorded, a door renamed in between, its type,
+// outcome, scope, reason, player and job), its position in the feed, or
+// the rollups; the identity goes on after the last seq, the values are
+// keyed once per organization, and the months attached and detached keep
+// their marks, and take the index of jobs as they are attached.
 func TestCompactRowMigration(t *testing.T) {
 	ctx := context.Background()
 	db := open(t, testenv.PostgresDSN(t))
@@ -81,17 +82,29 @@ func TestCompactRowMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if err := db.MigrateThroughForTest(ctx, 33); err != nil {
+		t.Fatal(err)
+	}
+	// At 0033: January as rebuilt (compact.go), February detached as
+	// rebuilt, March not.
+	for month, mark := range map[string]string{"events_2026_01": "'rebuilt'", "events_2026_02": "'rebuilt'", "events_2026_03": "NULL"} {
+		if err := db.ExecForTest(ctx, "COMMENT ON TABLE "+month+" IS "+mark); err != nil {
+			t.Fatal(err)
+		}
+	}
+	markedBefore := []string{"events_2026_01", "events_2026_02"}
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
 	compact := `SELECT e.id || ' ' || event_type_name(e.type) || ' ' || coalesce(event_allowed(e.type), '-') || ' ' ||
 			coalesce(event_scope_name(e.scope), '-') || ' ' || a.value || ' ' || n.value || ' ' || l.value || ' ' || n.value2 || ' ' ||
 			coalesce(e.reason, '-') || ' ' || coalesce(e.platform_user_id, '-') || ' ' || coalesce(e.platform_user_name, '-') || ' ' ||
-			coalesce(e.server_job_id, '-') || ' ' || e.occurred_at || ' ' || e.xid || ' ' || e.seq
+			coalesce(j.value, '-') || ' ' || e.occurred_at || ' ' || e.xid || ' ' || e.seq
 		FROM (SELECT * FROM events UNION ALL SELECT * FROM events_2026_02) e
 		JOIN event_values a ON a.org = e.org AND a.key = e.access_point AND a.kind = 'a'
 		JOIN event_values l ON l.org = e.org AND l.key = e.location AND l.kind = 'l'
-		JOIN event_values n ON n.org = e.org AND n.key = e.names AND n.kind = 'n' ORDER BY e.seq`
+		JOIN event_values n ON n.org = e.org AND n.key = e.names AND n.kind = 'n'
+		LEFT JOIN event_values j ON j.org = e.org AND j.key = e.server_job_id AND j.kind = 'j' ORDER BY e.seq`
 	after, err := db.StringsForTest(ctx, compact)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +122,7 @@ func TestCompactRowMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"Acme a  1", "Acme l  1", "Acme n HQ 2", "Globex a  1", "Globex l  1", "Globex n HQ 1"}
+	want := []string{"Acme a  1", "Acme j  2", "Acme l  1", "Acme n HQ 2", "Globex a  1", "Globex l  1", "Globex n HQ 1"}
 	if !slices.Equal(values, want) {
 		t.Errorf("event values by organization and kind: %q, want %q", values, want)
 	}
@@ -122,10 +135,38 @@ func TestCompactRowMigration(t *testing.T) {
 	}
 	var got []string
 	for _, ev := range page.Events {
-		got = append(got, fmt.Sprintf("%s %s %s %v", ev.Type, ev.AccessPoint.Name, ev.Location.Name, ev.AccessPoint.ID == door.ID))
+		got = append(got, fmt.Sprintf("%s %s %s %v %s", ev.Type, ev.AccessPoint.Name, ev.Location.Name, ev.AccessPoint.ID == door.ID,
+			deref(ev.ServerJobID)))
 	}
-	if want := []string{"REMOTE_UNLOCK Front gate HQ true", "ACCESS_DENIED Door HQ true"}; !slices.Equal(got, want) {
+	if want := []string{"REMOTE_UNLOCK Front gate HQ true job-2", "ACCESS_DENIED Door HQ true job-1"}; !slices.Equal(got, want) {
 		t.Errorf("Acme's events (February's detached): %q, want %q", got, want)
+	}
+	// An event of job-2 after the migration takes the job's key, and a
+	// search for the job finds both of its events by that key; Globex,
+	// which has no such job, none.
+	if res, err := db.IngestEvents(ctx, acme.ID, []gatehouse.NewEvent{{ID: gatehouse.NewID(), Type: gatehouse.EventAccessGranted,
+		AccessPointID: door.ID, OccurredAt: now, ServerJobID: new("job-2")}}); err != nil || res.Accepted != 1 {
+		t.Fatalf("an event of job-2 after the migration: %+v, %v", res, err)
+	}
+	for org, want := range map[gatehouse.Organization]int{acme: 2, globex: 0} {
+		page, err := db.ListEvents(ctx, org.ID, gatehouse.EventFilter{Limit: 10, Q: "job-2"})
+		if err != nil || len(page.Events) != want {
+			t.Errorf("%s's events of job-2: %d (%v), want %d", org.Name, len(page.Events), err, want)
+		}
+	}
+	// February, attached again, takes the index of jobs; the months keep
+	// their marks of a rebuild.
+	if err := db.ExecForTest(ctx, "ALTER TABLE events ATTACH PARTITION events_2026_02 FOR VALUES FROM ('2026-02-01') TO ('2026-03-01')"); err != nil {
+		t.Fatal(err)
+	}
+	indexed, err := db.StringsForTest(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+		JOIN pg_class x ON x.oid = i.indexrelid WHERE x.relname ~ '^events_2026_0[1-3]_.*server_job_id' ORDER BY 1`)
+	if want := []string{"events_2026_01", "events_2026_02", "events_2026_03"}; err != nil || !slices.Equal(indexed, want) {
+		t.Errorf("months with an index of jobs: %q (%v), want %q", indexed, err, want)
+	}
+	if marked, err := db.StringsForTest(ctx, `SELECT c.relname FROM pg_class c
+		WHERE c.relname LIKE 'events_2026_%' AND obj_description(c.oid, 'pg_class') IS NOT NULL ORDER BY 1`); err != nil || !slices.Equal(marked, markedBefore) {
+		t.Errorf("months marked as rebuilt: %q (%v), want %q", marked, err, markedBefore)
 	}
 	// The identity goes on after the last seq.
 	if !p.ingest(t, acme, door, gatehouse.NewID(), now) {
@@ -194,4 +235,11 @@ func TestRetriedCommandRemembersItsOwnKeys(t *testing.T) {
 			}
 		}
 	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return *s
 }

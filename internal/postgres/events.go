@@ -15,7 +15,7 @@ import (
 )
 
 // eventColumns are the columns of an event (scanEventAnd): the codes
-// decoded, the keys of its place to map (placeEvents).
+// decoded, the keys of its place and server job to map (placeEvents).
 const eventColumns = `e.id, event_type_name(e.type), e.occurred_at, e.received_at, event_allowed(e.type), e.reason, e.platform_user_id,
 	e.platform_user_name, e.server_job_id, event_scope_name(e.scope), e.access_point, e.location, e.names,
 	u.id, u.email, u.name,
@@ -272,7 +272,7 @@ func scanEventAnd(row pgx.CollectableRow, extra ...any) (keyedEvent, error) {
 		cmdScope, cmdStatus, cmdJob, cmdUsr *string
 		cmdIssued                           *time.Time
 	)
-	err := row.Scan(append([]any{&ev.ID, &ev.Type, &occurred, &received, &allowed, &ev.Reason, &ev.PlatformUserID, &ev.PlatformUserName, &ev.ServerJobID, &scope,
+	err := row.Scan(append([]any{&ev.ID, &ev.Type, &occurred, &received, &allowed, &ev.Reason, &ev.PlatformUserID, &ev.PlatformUserName, &ke.job, &scope,
 		&ke.place.accessPoint, &ke.place.location, &ke.place.names,
 		&reqID, &reqEmail, &reqName,
 		&cmdID, &cmdScope, &cmdStatus, &cmdJob, &cmdUsr, &cmdIssued}, extra...)...)

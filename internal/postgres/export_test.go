@@ -175,6 +175,24 @@ func (db *DB) ExplainEventPageForTest(ctx context.Context, orgID uuid.UUID, f ga
 		return "", err
 	}
 	query, args := eventQuery(org, f, 0)
+	return db.explainForTest(ctx, query, args)
+}
+
+// ExplainTermSearchForTest is ExplainEventPageForTest for the page of a
+// search that reads the events of terms (eventSearch.Keys).
+func (db *DB) ExplainTermSearchForTest(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, terms []sqlstore.Term) (string, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return "", err
+	}
+	query, args, err := eventSearch{db: db, q: db.pool, org: org, f: f}.keysQuery(ctx, terms)
+	if err != nil {
+		return "", err
+	}
+	return db.explainForTest(ctx, query, args)
+}
+
+func (db *DB) explainForTest(ctx context.Context, query string, args []any) (string, error) {
 	values := make([]string, len(args))
 	for i, a := range args {
 		switch a := a.(type) {
@@ -190,12 +208,18 @@ func (db *DB) ExplainEventPageForTest(ctx context.Context, orgID uuid.UUID, f ga
 			values[i] = "'" + strings.ReplaceAll(a, "'", "''") + "'"
 		case []string: // names without quotes or commas
 			values[i] = "'{" + strings.Join(a, ",") + "}'"
+		case []uuid.UUID:
+			ids := make([]string, len(a))
+			for j, id := range a {
+				ids[j] = id.String()
+			}
+			values[i] = "'{" + strings.Join(ids, ",") + "}'"
 		default:
 			return "", fmt.Errorf("no literal for %T", a)
 		}
 	}
 	var plan string
-	err = withGenericPlans(ctx, db.pool, "; SET LOCAL enable_seqscan = off", func(q querier) error {
+	err := withGenericPlans(ctx, db.pool, "; SET LOCAL enable_seqscan = off", func(q querier) error {
 		if _, err := q.Exec(ctx, "PREPARE page AS "+query); err != nil {
 			return err
 		}

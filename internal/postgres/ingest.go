@@ -86,7 +86,7 @@ func (db *DB) ingestAt(ctx context.Context, conn *pgxpool.Conn, org int64, event
 	if err := db.storeSpans(ctx, conn, org, events); err != nil {
 		return err
 	}
-	keys, err := db.placeKeys(ctx, conn, org, places)
+	keys, err := db.batchKeys(ctx, conn, org, places, events)
 	if err != nil {
 		return err
 	}
@@ -228,23 +228,23 @@ var copyColumns = []string{"pos", "id", "type", "occurred_at", "reason", "platfo
 
 // copyEvents stores the events not yet stored (storeEventsCTEs) and
 // returns the positions of those it stored.
-func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, keys map[uuid.UUID]placeKeys, received time.Time) (map[int]bool, error) {
+func copyEvents(ctx context.Context, tx pgx.Tx, org int64, events []gatehouse.NewEvent, keys batchKeys, received time.Time) (map[int]bool, error) {
 	if len(events) <= maxArrayInsert {
 		return insertEvents(ctx, tx, org, events, keys, doors{}, received)
 	}
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE events_in (
 		pos int, id uuid, type text, occurred_at timestamptz, reason text, platform_user_id text,
-		server_job_id text, scope text, access_point int, location int, names int,
+		server_job_id int, scope text, access_point int, location int, names int,
 		requested_by uuid, command_id uuid, platform_user_name text) ON COMMIT DROP`); err != nil {
 		return nil, err
 	}
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"events_in"}, copyColumns, pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
-		ev, k := events[i], keys[events[i].AccessPointID]
+		ev, k := events[i], keys.places[events[i].AccessPointID]
 		var command *uuid.UUID
 		if ev.Command != nil {
 			command = &ev.Command.ID
 		}
-		return []any{i, ev.ID, string(ev.Type), ev.OccurredAt, ev.Reason, ev.PlatformUserID, ev.ServerJobID,
+		return []any{i, ev.ID, string(ev.Type), ev.OccurredAt, ev.Reason, ev.PlatformUserID, keys.job(ev.ServerJobID),
 			(*string)(ev.Scope), k.accessPoint, k.location, k.names, ev.RequestedBy, command, ev.PlatformUserName}, nil
 	}))
 	if err != nil {
@@ -266,7 +266,7 @@ const maxArrayInsert = 200
 // doors, when set, are held as holdDoors holds them, in the statement
 // itself (a statement is its own transaction): when one is gone or
 // elsewhere, nothing is inserted and errPlacesChanged returned.
-func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent, keys map[uuid.UUID]placeKeys,
+func insertEvents(ctx context.Context, tx querier, org int64, events []gatehouse.NewEvent, keys batchKeys,
 	d doors, received time.Time) (map[int]bool, error) {
 	args := eventArrays(org, events, keys, received)
 	if d.ids == nil {

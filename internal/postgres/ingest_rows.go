@@ -14,8 +14,9 @@ import (
 
 // eventArrays are the arguments of insertEventsQuery: the organization,
 // the instant received, and a column of the batch in each array; the
-// place of each event as the keys of its access point's (keys).
-func eventArrays(org int64, events []gatehouse.NewEvent, keys map[uuid.UUID]placeKeys, received time.Time) []any {
+// place of each event as the keys of its access point's, and its server
+// job as its key (keys).
+func eventArrays(org int64, events []gatehouse.NewEvent, keys batchKeys, received time.Time) []any {
 	n := len(events)
 	var (
 		ids                   = make([]uuid.UUID, n)
@@ -23,17 +24,18 @@ func eventArrays(org int64, events []gatehouse.NewEvent, keys map[uuid.UUID]plac
 		occurred              = make([]time.Time, n)
 		types                 = make([]string, n)
 		aps, locations, names = make([]int32, n), make([]int32, n), make([]int32, n)
-		reasons, users, jobs  = make([]*string, n), make([]*string, n), make([]*string, n)
+		reasons, users        = make([]*string, n), make([]*string, n)
+		jobs                  = make([]*int32, n)
 		scopes, platformNames = make([]*string, n), make([]*string, n)
 	)
 	for i, ev := range events {
-		k := keys[ev.AccessPointID]
+		k := keys.places[ev.AccessPointID]
 		ids[i], requesters[i], occurred[i] = ev.ID, ev.RequestedBy, ev.OccurredAt
 		if ev.Command != nil {
 			commands[i] = &ev.Command.ID
 		}
 		types[i], aps[i], locations[i], names[i] = string(ev.Type), k.accessPoint, k.location, k.names
-		reasons[i], users[i], jobs[i], scopes[i] = ev.Reason, ev.PlatformUserID, ev.ServerJobID, (*string)(ev.Scope)
+		reasons[i], users[i], jobs[i], scopes[i] = ev.Reason, ev.PlatformUserID, keys.job(ev.ServerJobID), (*string)(ev.Scope)
 		platformNames[i] = ev.PlatformUserName
 	}
 	return []any{org, received,
@@ -45,7 +47,7 @@ var insertEventsQuery = "WITH " + storeEventsCTEs(unnestedEvents, "") + " SELECT
 
 // unnestedEvents are the rows of insertEvents' arrays ($3 to $15), with
 // their positions in the batch.
-const unnestedEvents = `unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::text[],
+const unnestedEvents = `unnest($3::uuid[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::int[], $9::text[],
 			$10::int[], $11::int[], $12::int[], $13::uuid[], $14::uuid[], $15::text[]) WITH ORDINALITY
 			AS e(id, type, occurred_at, reason, platform_user_id, server_job_id, scope, access_point, location, names,
 				requested_by, command_id, platform_user_name, pos)`

@@ -44,7 +44,7 @@ func TestNarrowIndexMigration(t *testing.T) {
 	if !p.ingest(t, p.org, p.door, gatehouse.NewID(), jan.Add(time.Hour)) { // attaches January again
 		t.Fatal("January's event not stored")
 	}
-	want := []string{ // as 0033 leaves them, on its columns
+	want := []string{ // as 0033 and 0034 leave them, on their columns
 		"(org, access_point, occurred_at) WITH (fillfactor='100')",
 		"(org, id, occurred_at) WITH (fillfactor='100')",
 		"(org, location, occurred_at) WITH (fillfactor='100')",
@@ -52,6 +52,7 @@ func TestNarrowIndexMigration(t *testing.T) {
 		"(org, platform_user_id, occurred_at) WITH (fillfactor='100')",
 		"(org, reason, occurred_at) WITH (fillfactor='100') WHERE (reason IS NOT NULL)",
 		"(org, scope, occurred_at) WITH (fillfactor='100') WHERE (scope IS NOT NULL)",
+		"(org, server_job_id, occurred_at) WITH (fillfactor='100') WHERE (server_job_id IS NOT NULL)",
 		"(org, type, occurred_at) WITH (fillfactor='100') WHERE (type <> 'g'::\"char\")",
 		"(org, xid, seq) WITH (fillfactor='100')",
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
@@ -51,5 +52,15 @@ func TestEventPagesReadTheirIndexInOrder(t *testing.T) {
 		if strings.Contains(plan, `"Node Type": "Sort"`) {
 			t.Errorf("%s: sorts its range:\n%s", c.name, plan)
 		}
+	}
+	// A search for a server job id reads the job's events through their
+	// index (0034), not every event in the job's span.
+	job := sqlstore.Term{Field: sqlstore.TermServerJob, Value: "job-7"}
+	plan, err := p.db.ExplainTermSearchForTest(ctx, p.org.ID, gatehouse.EventFilter{Q: "job-7", Limit: 50, After: after}, []sqlstore.Term{job})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "_org_server_job_id_occurred_at_idx") || !strings.Contains(plan, `"Scan Direction": "Backward"`) {
+		t.Errorf("a server job's search: not read backwards through the index of jobs:\n%s", plan)
 	}
 }

@@ -121,7 +121,17 @@ func (s eventSearch) Terms(ctx context.Context, max int) ([]sqlstore.Term, error
 // Keys reads a page of events per term, and of ids starting with q,
 // through the index of each field (one lateral subquery per field, run for
 // each of its terms), and merges them into the first page.
-func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[string]sqlstore.Span) (gatehouse.EventPage, error) {
+func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, _ map[string]sqlstore.Span) (gatehouse.EventPage, error) {
+	query, args, err := s.keysQuery(ctx, terms)
+	if err != nil || query == "" { // no event shows the prefix
+		return gatehouse.EventPage{Events: []gatehouse.Event{}}, err
+	}
+	return s.db.collectEvents(ctx, s.q, s.org, s.f, query, args)
+}
+
+// keysQuery is Keys' query of terms and its arguments; "" when nothing
+// can match.
+func (s eventSearch) keysQuery(ctx context.Context, terms []sqlstore.Term) (string, []any, error) {
 	args := []any{s.org}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -143,42 +153,21 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 	for _, field := range termFields {
 		var refs []uuid.UUID
 		var values []string
-		var starts, ends []time.Time
 		for _, t := range terms {
-			if t.Field != field.field {
-				continue
+			if t.Field == field.field {
+				refs, values = append(refs, t.Ref), append(values, t.Value)
 			}
-			if field.field == sqlstore.TermServerJob {
-				span, ok := spans[t.Value]
-				if !ok {
-					continue // on no event
-				}
-				starts, ends = append(starts, span.From), append(ends, span.To)
-			}
-			refs, values = append(refs, t.Ref), append(values, t.Value)
 		}
 		if len(values) == 0 {
 			continue
 		}
-		var from string
-		if field.field == sqlstore.TermServerJob {
-			// No index: the job's span, through events_by_time.
-			from = "unnest(" + arg(values) + "::text[], " + arg(starts) + "::timestamptz[], " + arg(ends) + "::timestamptz[]) k (v, lo, hi)"
-			branches = append(branches, `(SELECT h.* FROM `+from+` CROSS JOIN LATERAL (`+
-				page(field.match("k.ref", "k.v")+" AND e.occurred_at >= k.lo AND e.occurred_at < k.hi")+`) h)`)
-			continue
-		}
-		if field.keys == "" {
-			from = "unnest(" + arg(values) + "::text[]) k (v)"
-		} else {
-			from = "unnest(" + arg(refs) + "::uuid[], " + arg(values) + "::text[]) k (ref, v)"
-		}
+		from := "unnest(" + arg(refs) + "::uuid[], " + arg(values) + "::text[]) k (ref, v)"
 		branches = append(branches, `(SELECT h.* FROM `+from+` CROSS JOIN LATERAL (`+page(field.match("k.ref", "k.v"))+`) h)`)
 	}
 	if lo, hi, ok := gatehouse.IDPrefix(s.f.Q); ok {
 		switch keys, complete, err := s.prefixKeys(ctx, lo, hi); {
 		case err != nil:
-			return gatehouse.EventPage{}, err
+			return "", nil, err
 		case !complete: // a wide prefix: read in keyset order, as a term is
 			branches = append(branches, "("+page(idPrefixCondition(s.f.Q, arg))+")")
 		case len(keys) > 0:
@@ -189,8 +178,8 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 			branches = append(branches, "(SELECT * FROM unnest("+arg(ats)+"::timestamptz[], "+arg(ids)+"::uuid[]) p (occurred_at, id))")
 		}
 	}
-	if len(branches) == 0 { // no event shows the prefix, job ids without a span
-		return gatehouse.EventPage{Events: []gatehouse.Event{}}, nil
+	if len(branches) == 0 {
+		return "", nil, nil
 	}
 	query := `SELECT ` + eventColumns + ` FROM (SELECT * FROM (` + strings.Join(branches, " UNION ") + `) u
 		ORDER BY occurred_at DESC, id DESC LIMIT ` + limit + `) h
@@ -198,7 +187,7 @@ func (s eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map[
 		LEFT JOIN users u ON u.id = e.requested_by
 		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
 		ORDER BY e.occurred_at DESC, e.id DESC`
-	return s.db.collectEvents(ctx, s.q, s.org, s.f, query, args)
+	return query, args, nil
 }
 
 // prefixKeys returns the keys of the first page, in keyset order, of the
@@ -250,35 +239,6 @@ func (s eventSearch) prefixKeys(ctx context.Context, lo uuid.UUID, hi *uuid.UUID
 	return keys[:min(len(keys), s.f.Limit+1)], n <= max, nil
 }
 
-// Spans returns the stored spans of jobs.
-func (s eventSearch) Spans(ctx context.Context, jobs []string) (map[string]sqlstore.Span, error) {
-	rows, _ := s.q.Query(ctx, "SELECT job, from_at, to_at FROM job_spans WHERE org = $1 AND job = ANY($2)",
-		pgx.QueryExecModeSimpleProtocol, s.org, jobs)
-	spans := make(map[string]sqlstore.Span, len(jobs))
-	var (
-		job  string
-		span sqlstore.Span
-	)
-	_, err := pgx.ForEachRow(rows, []any{&job, &span.From, &span.To}, func() error {
-		spans[job] = sqlstore.Span{From: span.From.UTC(), To: span.To.UTC()}
-		return nil
-	})
-	return spans, wrap(err)
-}
-
-// Within counts the candidates in span, up to max+1, on an index alone
-// when the filter allows.
-func (s eventSearch) Within(ctx context.Context, span sqlstore.Span, max int) (int, error) {
-	where, args := s.candidates()
-	args = append(args, span.From, span.To, max+1)
-	n := len(args)
-	query := `SELECT count(*) FROM (SELECT 1 FROM events e WHERE ` + where + ` AND e.occurred_at >= $` + strconv.Itoa(n-2) +
-		` AND e.occurred_at < $` + strconv.Itoa(n-1) + ` LIMIT $` + strconv.Itoa(n) + `) c`
-	var count int
-	err := s.q.QueryRow(ctx, query, args...).Scan(&count)
-	return count, wrap(err)
-}
-
 // candidates returns the condition that an event matches every filter of
 // the search but q (the organization is $1), and its arguments.
 func (s eventSearch) candidates() (where string, args []any) {
@@ -294,29 +254,34 @@ func (s eventSearch) candidates() (where string, args []any) {
 // termField is how the events of a field's terms are found.
 type termField struct {
 	field sqlstore.TermField
-	// column is the event column of the term's value, for a field with
-	// no ref. A name's term is found by its ref's key in the column of
-	// keys of kind, and by the key of a pair of names whose name (value
-	// or value2 of kind 'n', names) is the term's.
-	column, keys, name string
-	kind               valueKind
+	// column is the event column of the field: the term's value as it is,
+	// or, with a kind, the key of the value of that kind in event_values.
+	// A door's or location's term (with a name) is found by its ref's key
+	// in column, and by the key of a pair of names (kind 'n', e.names)
+	// whose name (value or value2) is the term's.
+	column string
+	kind   valueKind
+	name   string
 }
 
 var termFields = []termField{
 	{field: sqlstore.TermPlatformUser, column: "e.platform_user_id"},
-	{field: sqlstore.TermAccessPoint, keys: "e.access_point", kind: kindAccessPoint, name: "value"},
-	{field: sqlstore.TermLocation, keys: "e.location", kind: kindLocation, name: "value2"},
+	{field: sqlstore.TermAccessPoint, column: "e.access_point", kind: kindAccessPoint, name: "value"},
+	{field: sqlstore.TermLocation, column: "e.location", kind: kindLocation, name: "value2"},
 	{field: sqlstore.TermReason, column: "e.reason"},
-	{field: sqlstore.TermServerJob, column: "e.server_job_id"},
+	{field: sqlstore.TermServerJob, column: "e.server_job_id", kind: kindServerJob},
 }
 
 // match is the condition that an event shows the term whose ref (a uuid)
 // and value are the expressions given.
 func (tf termField) match(ref, value string) string {
-	if tf.keys == "" {
+	switch {
+	case tf.kind == 0:
 		return tf.column + " = " + value
+	case tf.name == "":
+		return tf.column + " = " + valueKey(tf.kind, value)
 	}
-	return tf.keys + " = " + valueKey(tf.kind, ref+"::text") + " AND e.names IN (SELECT n.key FROM event_values n WHERE n.org = $1 AND n.kind = " +
+	return tf.column + " = " + valueKey(tf.kind, ref+"::text") + " AND e.names IN (SELECT n.key FROM event_values n WHERE n.org = $1 AND n.kind = " +
 		kindNames.literal() + " AND n." + tf.name + " = " + value + ")"
 }
 
@@ -333,8 +298,13 @@ func qCondition(q string, arg func(any) string) string {
 	for _, tf := range termFields {
 		terms := " FROM search_terms t"
 		cols, sel := tf.column, "t.value"
-		if tf.keys != "" { // the keys of the term's ref and of the pairs holding its name
-			cols, sel = "("+tf.keys+", e.names)", "a.key, n.key"
+		switch {
+		case tf.kind == 0:
+		case tf.name == "": // the key of the term's value
+			sel = "v.key"
+			terms += " JOIN event_values v ON v.org = t.org AND v.kind = " + tf.kind.literal() + " AND v.value = t.value AND v.value2 = ''"
+		default: // the keys of the term's ref and of the pairs holding its name
+			cols, sel = "("+tf.column+", e.names)", "a.key, n.key"
 			terms += " JOIN event_values a ON a.org = t.org AND a.kind = " + tf.kind.literal() + " AND a.value = t.ref::text AND a.value2 = ''" +
 				" JOIN event_values n ON n.org = t.org AND n.kind = " + kindNames.literal() + " AND n." + tf.name + " = t.value"
 		}

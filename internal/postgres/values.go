@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -13,14 +14,15 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// An event names its access point, its location and the pair of names it
-// was recorded with by keys of event_values (migration 0033), a
-// dictionary per organization: four bytes each in the row and in the
-// indexes, where the ids took sixteen and the names their length. A key
-// is never reused and never changes meaning, so every instance keeps what
-// it has read or stored (valueCache) for good, with nothing to invalidate
-// across instances; a page maps the keys of its rows through it, and asks
-// the database only for those it has never seen.
+// An event names its access point, its location, the pair of names it
+// was recorded with (migration 0033) and its server job (0034) by keys of
+// event_values, a dictionary per organization: four bytes each in the
+// row and in the indexes, where the ids took sixteen, a job id 37 and the
+// names their length. A key is never reused and never changes meaning,
+// so every instance keeps what it has read or stored (valueCache) for
+// good, with nothing to invalidate across instances; a page maps the keys
+// of its rows through it, and asks the database only for those it has
+// never seen.
 
 // valueKind is what an event value is (event_values.kind).
 type valueKind byte
@@ -30,6 +32,7 @@ const (
 	kindAccessPoint valueKind = 'a' // value: the access point's id
 	kindLocation    valueKind = 'l' // value: the location's id
 	kindNames       valueKind = 'n' // value: the access point's name; value2: its location's
+	kindServerJob   valueKind = 'j' // value: the server job's id
 )
 
 // literal is the kind as an SQL literal.
@@ -75,16 +78,37 @@ func (c *valueCache) add(org int64, key int32, v eventValue) {
 	c.byValue.Put(orgValue{org, v}, key)
 }
 
-// placeKeys returns the keys of the places of a batch (by access point),
-// storing the values the organization has never had in a short
-// transaction of their own on conn, before the batch's: a value is
-// stored before any event names it, and one whose batch then fails stays,
-// harmless.
-func (db *DB) placeKeys(ctx context.Context, conn txBeginner, org int64, places map[uuid.UUID]sqlstore.Place) (map[uuid.UUID]placeKeys, error) {
-	values := make([]eventValue, 0, 3*len(places))
+// batchKeys are the keys of a batch's values: each access point's place,
+// and each server job's.
+type batchKeys struct {
+	places map[uuid.UUID]placeKeys
+	jobs   map[string]int32
+}
+
+// job is the key of the server job id, nil for none.
+func (k batchKeys) job(id *string) *int32 {
+	if id == nil {
+		return nil
+	}
+	key := k.jobs[*id]
+	return &key
+}
+
+// batchKeys returns the keys of the places of a batch (by access point)
+// and of its server jobs, storing the values the organization has never
+// had in a short transaction of their own on conn, before the batch's: a
+// value is stored before any event names it, and one whose batch then
+// fails stays, harmless.
+func (db *DB) batchKeys(ctx context.Context, conn txBeginner, org int64, places map[uuid.UUID]sqlstore.Place, events []gatehouse.NewEvent) (batchKeys, error) {
+	values := make([]eventValue, 0, 3*len(places)+1)
 	for id, p := range places {
 		v := placeValues(id, p)
 		values = append(values, v[:]...)
+	}
+	for _, ev := range events {
+		if ev.ServerJobID != nil {
+			values = append(values, jobValue(*ev.ServerJobID))
+		}
 	}
 	keys, missing := db.knownKeys(org, values)
 	if len(missing) > 0 {
@@ -96,20 +120,26 @@ func (db *DB) placeKeys(ctx context.Context, conn txBeginner, org int64, places 
 			})
 		})
 		if err != nil {
-			return nil, err
+			return batchKeys{}, err
 		}
 		db.rememberValues(org, stored)
-		for v, k := range stored {
-			keys[v] = k
-		}
+		maps.Copy(keys, stored)
 	}
-	out := make(map[uuid.UUID]placeKeys, len(places))
+	out := batchKeys{places: make(map[uuid.UUID]placeKeys, len(places)), jobs: map[string]int32{}}
 	for id, p := range places {
 		v := placeValues(id, p)
-		out[id] = placeKeys{accessPoint: keys[v[0]], location: keys[v[1]], names: keys[v[2]]}
+		out.places[id] = placeKeys{accessPoint: keys[v[0]], location: keys[v[1]], names: keys[v[2]]}
+	}
+	for v, k := range keys {
+		if v.kind == kindServerJob {
+			out.jobs[v.value] = k
+		}
 	}
 	return out, nil
 }
+
+// jobValue is the value of a server job id.
+func jobValue(id string) eventValue { return eventValue{kind: kindServerJob, value: id} }
 
 // knownKeys returns the keys of values this instance knows, and the
 // values it does not, each once, sorted.
@@ -216,17 +246,23 @@ func (db *DB) eventValues(ctx context.Context, q querier, org int64, keys []int3
 	return values, wrap(err)
 }
 
-// keyedEvent is an event read with the keys of its place, not yet mapped.
+// keyedEvent is an event read with the keys of its place and server job,
+// not yet mapped.
 type keyedEvent struct {
 	gatehouse.Event
 	place placeKeys
+	job   *int32
 }
 
-// placeEvents returns events with their places mapped from their keys.
+// placeEvents returns events with their places and server jobs mapped
+// from their keys.
 func (db *DB) placeEvents(ctx context.Context, q querier, org int64, events []keyedEvent) ([]gatehouse.Event, error) {
-	keys := make([]int32, 0, 3*len(events))
+	keys := make([]int32, 0, 4*len(events))
 	for _, e := range events {
 		keys = append(keys, e.place.accessPoint, e.place.location, e.place.names)
+		if e.job != nil {
+			keys = append(keys, *e.job)
+		}
 	}
 	values, err := db.eventValues(ctx, q, org, keys)
 	if err != nil {
@@ -246,6 +282,13 @@ func (db *DB) placeEvents(ctx context.Context, q querier, org int64, events []ke
 			return nil, err
 		}
 		ev.AccessPoint.Name, ev.Location.Name = names.value, names.value2
+		if e.job != nil {
+			job := values[*e.job]
+			if job.kind != kindServerJob {
+				return nil, fmt.Errorf("event %s: its server job's key %d is not its organization's", e.ID, *e.job)
+			}
+			ev.ServerJobID = &job.value
+		}
 		out[i] = ev
 	}
 	return out, nil

@@ -144,6 +144,10 @@ func (s *eventSearch) Keys(ctx context.Context, terms []sqlstore.Term, spans map
 	return s.db.queryEvents(ctx, s.f, builtQuery{query, append(args, s.f.Limit+1)})
 }
 
+// SQLite keeps no index of server jobs: a job's events are read within
+// its span.
+var _ sqlstore.SpanSearch = (*eventSearch)(nil)
+
 // Spans returns the stored spans of jobs.
 func (s *eventSearch) Spans(ctx context.Context, jobs []string) (map[string]sqlstore.Span, error) {
 	spans := make(map[string]sqlstore.Span, len(jobs))

@@ -12,18 +12,12 @@ type EventSearch interface {
 	// Terms returns the organization's search terms whose value contains
 	// q (both folded by gatehouse.FoldCase), at most max+1 of them.
 	Terms(ctx context.Context, max int) ([]Term, error)
-	// Spans returns the span of each of jobs (server job ids among the
-	// terms) that the store keeps; a job without one is on no event.
-	Spans(ctx context.Context, jobs []string) (map[string]Span, error)
-	// Within counts the candidates (the events matching every other
-	// filter) that occurred in span, up to max+1.
-	Within(ctx context.Context, span Span, max int) (int, error)
 	// Keys returns the first page of the events matching every other
 	// filter that show one of terms or whose id starts with q
 	// (gatehouse.IDPrefix). It reads at most a page of events per term,
-	// through the index of the term's field; a server job id, which has
-	// no index, reads the events of its span in spans through the time
-	// index until it has a page.
+	// through the index of the term's field; in a store without an index
+	// of server jobs (SpanSearch), a job id reads the events of its span in
+	// spans through the time index until it has a page.
 	Keys(ctx context.Context, terms []Term, spans map[string]Span) (gatehouse.EventPage, error)
 	// Scan matches q on the first budget candidates (the events matching
 	// every other filter) in keyset order and returns the first page of
@@ -36,6 +30,17 @@ type EventSearch interface {
 	Bound(ctx context.Context, budget int) (*gatehouse.EventKey, error)
 }
 
+// SpanSearch is the EventSearch of a store that keeps no index of server
+// jobs (SQLite): a job's events are read within its span.
+type SpanSearch interface {
+	// Spans returns the span of each of jobs (server job ids among the
+	// terms) that the store keeps; a job without one is on no event.
+	Spans(ctx context.Context, jobs []string) (map[string]Span, error)
+	// Within counts the candidates (the events matching every other
+	// filter) that occurred in span, up to max+1.
+	Within(ctx context.Context, span Span, max int) (int, error)
+}
+
 // SearchEvents answers a filter with q (f.Q set) within the budgets b
 // (see gatehouse.SearchBudgets).
 //
@@ -46,11 +51,12 @@ type EventSearch interface {
 // first scanned for, over as many candidates in keyset order as reading
 // every term's page would (b.First at most): a q in several terms is
 // often a common one (a word of many names), which fills its page there
-// reading far fewer events, and a rare one pays at most twice. Server job
-// ids have no index of their own (one cost a third of the events table's
-// insert rate), but a server lives hours: a job id's events are read
-// within its span (Span) through the time index, as long as the spans of
-// the q's job ids hold at most b.Max candidates in all. More terms than
+// reading far fewer events, and a rare one pays at most twice. Where
+// server job ids have no index of their own (SQLite, SpanSearch: one cost a
+// third of the events table's insert rate), a server still lives hours: a
+// job id's events are read within its span (Span) through the time
+// index, as long as the spans of the q's job ids hold at most b.Max
+// candidates in all. More terms than
 // b.Terms (a q of a character or two, or one in most values), or job ids
 // whose spans hold more (a server that ran for months): the scan reads on
 // to b.Max candidates and stops there, so that such a term costs what a
@@ -103,7 +109,11 @@ func SearchEvents(ctx context.Context, f gatehouse.EventFilter, b gatehouse.Sear
 // jobSpans returns the spans of the server job ids among terms, and
 // whether they hold at most budget candidates in all, so that reading
 // them is bounded as a scan is.
-func jobSpans(ctx context.Context, terms []Term, budget int, s EventSearch) (map[string]Span, bool, error) {
+func jobSpans(ctx context.Context, terms []Term, budget int, search EventSearch) (map[string]Span, bool, error) {
+	s, spanned := search.(SpanSearch)
+	if !spanned {
+		return nil, true, nil // read through their index
+	}
 	var jobs []string
 	for _, t := range terms {
 		if t.Field == TermServerJob {

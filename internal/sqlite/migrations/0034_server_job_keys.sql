@@ -1,0 +1,3 @@
+-- PostgreSQL makes an event's server job a key of its dictionary here
+-- (its 0034), and indexes the jobs' events. SQLite keeps its row and reads
+-- a job's events within its span (docs/decisions.md, "Bytes per event").

@@ -23,6 +23,9 @@ type compaction struct {
 	// expression over the staged row s and joins.
 	made  map[string]string
 	joins string
+	// where, when set, holds for every row whose values were all stored
+	// (an outer join's): a row it drops fails the batch's count.
+	where string
 	// refuse finds a staged row the table cannot keep as SQLite has it,
 	// and describes it; unsafe says what the table would lose.
 	refuse, unsafe string
@@ -53,6 +56,7 @@ var eventRows = &compaction{
 		JOIN event_values l ON l.org = s.org AND l.kind = 'l' AND l.value = s.location_id::text AND l.value2 = ''
 		JOIN event_values n ON n.org = s.org AND n.kind = 'n' AND n.value = s.access_point_name AND n.value2 = s.location_name
 		LEFT JOIN event_values j ON j.org = s.org AND j.kind = 'j' AND j.value = s.server_job_id AND j.value2 = ''`,
+	where: "(j.key IS NULL) = (s.server_job_id IS NULL)",
 	refuse: `SELECT format('event %%s: type %%s, scope %%s, outcome %%s', s.id, s.type, coalesce(s.scope, 'none'), coalesce(s.allowed, 'none'))
 		FROM %[1]s s
 		WHERE event_type_code(s.type) IS NULL OR s.scope IS NOT NULL AND event_scope_code(s.scope) IS NULL
@@ -137,7 +141,11 @@ func (c *compaction) query(t *pgTable, stage string) string {
 			exprs[i] = "s." + id
 		}
 	}
-	return "SELECT " + strings.Join(exprs, ", ") + " FROM " + pgx.Identifier{stage}.Sanitize() + " s " + c.joins
+	q := "SELECT " + strings.Join(exprs, ", ") + " FROM " + pgx.Identifier{stage}.Sanitize() + " s " + c.joins
+	if c.where != "" {
+		q += " WHERE " + c.where
+	}
+	return q
 }
 
 // compact inserts the n rows of a compacted table staged in stage, in

@@ -178,12 +178,13 @@ func TestCompactRowMigration(t *testing.T) {
 }
 
 // TestRetriedCommandRemembersItsOwnKeys: a remote unlock takes the keys
-// of its place in its transaction; when that transaction is rolled back
-// and tried again (here: its month had no partition yet) after the
-// instance learned the same values' real keys from ingests meanwhile,
-// the keys the first attempt took and lost are not remembered. They
-// would make the instance read another door's events as this door's,
-// and store this door's as another's.
+// of its place and server job in its transaction; when that transaction
+// is rolled back and tried again (here: its month's partition was
+// dropped behind the instance's back) after ingests took the same key
+// numbers for other values, the keys the first attempt took and lost are
+// not remembered. They would make the instance read another door's and
+// job's events as this door's and job's, and store this door's as
+// another's.
 func TestRetriedCommandRemembersItsOwnKeys(t *testing.T) {
 	ctx := context.Background()
 	db := open(t, testenv.PostgresDSN(t))
@@ -193,14 +194,23 @@ func TestRetriedCommandRemembersItsOwnKeys(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	p := &partitioned{db: db, now: now}
 	org, back := p.place(t, "Acme")
-	front, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, back.LocationID, "Front")
-	if err != nil {
-		t.Fatal(err)
+	var doors []gatehouse.AccessPoint
+	for _, name := range []string{"Front", "Side"} {
+		door, err := db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), org.ID, back.LocationID, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doors = append(doors, door)
 	}
-	// The month the command is issued in gets its partition late: the
-	// command's first attempt fails and waits for it, while the ingests
-	// below store and remember both doors' keys.
-	if err := db.ExecForTest(ctx, `ALTER FUNCTION events_add_months(timestamptz[]) RENAME TO events_add_months_now;
+	front, side := doors[0], doors[1]
+	// The instance has seen the command's month made; the month is gone
+	// (another instance's retention), and making it again is slow: the
+	// command's first attempt fails and waits, while an ingest takes the
+	// next keys for the side door and another job.
+	issued := time.Date(2031, 5, 1, 12, 0, 0, 0, time.UTC)
+	p.ingest(t, org, back, gatehouse.NewID(), issued)
+	if err := db.ExecForTest(ctx, `DROP TABLE events_2031_05;
+		ALTER FUNCTION events_add_months(timestamptz[]) RENAME TO events_add_months_now;
 		CREATE FUNCTION events_add_months(instants timestamptz[]) RETURNS integer LANGUAGE plpgsql AS $$
 		BEGIN
 			PERFORM pg_sleep(1);
@@ -208,31 +218,32 @@ func TestRetriedCommandRemembersItsOwnKeys(t *testing.T) {
 		END $$`); err != nil {
 		t.Fatal(err)
 	}
-	issued := time.Date(2031, 5, 1, 12, 0, 0, 0, time.UTC) // no partition
 	done := make(chan error, 1)
 	go func() {
 		_, err := db.CreateCommand(ctx, gatehouse.SystemEntry(gatehouse.AuditCommandIssued), gatehouse.IssuedCommand{Command: gatehouse.Command{
-			ID: gatehouse.NewID(), OrgID: org.ID, Type: gatehouse.CommandUnlock, Status: gatehouse.CommandPending, Scope: gatehouse.ScopeUniverse,
+			ID: gatehouse.NewID(), OrgID: org.ID, Type: gatehouse.CommandUnlock, Status: gatehouse.CommandPending,
+			Scope: gatehouse.ScopeServer, ServerJobID: new("job-x"),
 			AccessPoint: gatehouse.NamedRef{ID: front.ID, Name: front.Name}, Location: gatehouse.NamedRef{ID: back.LocationID, Name: "HQ"},
 			DurationSeconds: 30, IssuedAt: gatehouse.Time(issued), ExpiresAt: gatehouse.Time(issued.Add(time.Minute)), StatusAt: gatehouse.Time(issued),
 		}})
 		done <- err
 	}()
 	time.Sleep(500 * time.Millisecond) // the first attempt took its keys and failed
-	p.ingest(t, org, back, gatehouse.NewID(), now)
-	p.ingest(t, org, front, gatehouse.NewID(), now)
+	if res, err := db.IngestEvents(ctx, org.ID, []gatehouse.NewEvent{{ID: gatehouse.NewID(), Type: gatehouse.EventAccessGranted,
+		AccessPointID: side.ID, OccurredAt: now, ServerJobID: new("job-y")}}); err != nil || res.Accepted != 1 {
+		t.Fatalf("the side door's event: %+v, %v", res, err)
+	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	for _, door := range []gatehouse.AccessPoint{back, front} {
-		page, err := db.ListEvents(ctx, org.ID, gatehouse.EventFilter{AccessPointID: &door.ID, Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range page.Events {
-			if ev.AccessPoint.ID != door.ID || ev.AccessPoint.Name != door.Name {
-				t.Errorf("an event of %s reads as at %s (%s)", door.Name, ev.AccessPoint.Name, ev.AccessPoint.ID)
-			}
+	page, err := db.ListEvents(ctx, org.ID, gatehouse.EventFilter{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[gatehouse.EventType]string{gatehouse.EventRemoteUnlock: "Front job-x", gatehouse.EventAccessGranted: "Side job-y"}
+	for _, ev := range page.Events {
+		if w, ok := want[ev.Type]; ok && ev.AccessPoint.Name+" "+deref(ev.ServerJobID) != w {
+			t.Errorf("the %s event reads as at %s, job %s; want %s", ev.Type, ev.AccessPoint.Name, deref(ev.ServerJobID), w)
 		}
 	}
 }

@@ -64,14 +64,16 @@ func (db *DB) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gateho
 // or returns errPlacesChanged having stored nothing.
 //
 // The places are read before the write, so that the terms they bring are
-// stored in a short transaction of their own (storeTerms). The write
-// then holds the rows of the batch's access points (FOR KEY SHARE) until
-// it commits, and writes only if each is still where it was read: an
-// access point cannot be deleted (DeleteAccessPoint holds its row FOR
+// stored in a short transaction of their own (storeTerms), as are the
+// spans of the batch's server jobs (storeSpans) and the keys of its
+// places' and jobs' values the organization never had (batchKeys). The
+// write then holds the rows of the batch's access points (FOR KEY SHARE)
+// until it commits, and writes only if each is still where it was read:
+// an access point cannot be deleted (DeleteAccessPoint holds its row FOR
 // UPDATE first, then counts its events) or moved between the check and
 // the commit, and one deleted or moved before the check sends the batch
-// back to read its places again. A rename that lands between the read and
-// the write shows in the events that follow it.
+// back to read its places again. A rename that lands between the read
+// and the write shows in the events that follow it.
 func (db *DB) ingestAt(ctx context.Context, conn *pgxpool.Conn, org int64, events []gatehouse.NewEvent, res *gatehouse.IngestResult) error {
 	places, err := resolvePlaces(ctx, conn, org, events)
 	if err != nil {
@@ -148,6 +150,9 @@ func (db *DB) storeTerms(ctx context.Context, conn querier, org int64, events []
 // batch's events: like a term, a span holds an event before the event is
 // stored (a batch that then fails leaves it wider, harmless), and two
 // batches of one job wait for each other's one row, not their batches.
+// A search reads a job's events through their index (migration 0034):
+// the spans tell retention which jobs' terms no event needs any more
+// (pruneSpans).
 func (db *DB) storeSpans(ctx context.Context, conn querier, org int64, events []gatehouse.NewEvent) error {
 	wider := db.spans.Wider(org, sqlstore.JobSpans(events))
 	if len(wider) == 0 {

@@ -125,6 +125,11 @@ func (db *DB) batchKeys(ctx context.Context, conn txBeginner, org int64, places 
 		db.rememberValues(org, stored)
 		maps.Copy(keys, stored)
 	}
+	for _, v := range missing {
+		if _, ok := keys[v]; !ok { // an event would read as another's, or fail to read
+			return batchKeys{}, fmt.Errorf("no key stored for the %c value %q", v.kind, v.value)
+		}
+	}
 	out := batchKeys{places: make(map[uuid.UUID]placeKeys, len(places)), jobs: map[string]int32{}}
 	for id, p := range places {
 		v := placeValues(id, p)

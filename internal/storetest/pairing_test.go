@@ -27,6 +27,7 @@ var oneStoreFiles = map[string]string{
 	"sqlite/readpool.go":      "SQLite's pool of read-only connections with prepared statements; PostgreSQL reads through pgxpool",
 	"postgres/ingest_rows.go": "the statements that store a batch from arrays or a copied table, recent ids first; SQLite inserts a batch's rows one statement each (sqlite/ingest.go)",
 	"postgres/partitions.go":  "gatehouse.EventPartitioner: PostgreSQL keeps events in partitions of a month; SQLite keeps one table",
+	"postgres/months.go":      "gatehouse.EventPartitioner: the months' partitions made ahead and before a write; SQLite keeps one table",
 	"postgres/compact.go":     "gatehouse.EventPartitioner: the indexes of a month's partition rebuilt packed; SQLite keeps one table",
 	"postgres/directory.go":   "the database's side of shards (internal/shards): its shard id and the directory of organizations; SQLite has no shards",
 	"postgres/testhooks.go":   "a test hook the store suite on shards (internal/shards) reaches from another package; SQLite's is in its export_test.go",
@@ -40,9 +41,9 @@ var oneStoreFiles = map[string]string{
 // only.
 var oneStoreMethods = map[string]string{
 	"sqlite.BeginBulkIngest":            "gatehouse.BulkIngester, for imports on SQLite's one writer (see sqlite/bulk.go)",
-	"postgres.AddEventPartitions":       "gatehouse.EventPartitioner (see postgres/partitions.go)",
-	"postgres.DropExpiredPartitions":    "gatehouse.EventPartitioner (see postgres/partitions.go)",
-	"postgres.ForgetRecentIDs":          "gatehouse.EventPartitioner (see postgres/partitions.go)",
+	"postgres.AddEventPartitions":       "gatehouse.EventPartitioner (see postgres/months.go)",
+	"postgres.DropExpiredPartitions":    "gatehouse.EventPartitioner (see postgres/months.go)",
+	"postgres.ForgetRecentIDs":          "gatehouse.EventPartitioner (see postgres/months.go)",
 	"postgres.CompactPartitions":        "gatehouse.EventPartitioner (see postgres/compact.go)",
 	"postgres.UseReplica":               "a read replica for the list endpoints: SQLite has no replica",
 	"postgres.ShardID":                  "shards (see postgres/directory.go)",

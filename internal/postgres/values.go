@@ -125,11 +125,6 @@ func (db *DB) batchKeys(ctx context.Context, conn txBeginner, org int64, places 
 		db.rememberValues(org, stored)
 		maps.Copy(keys, stored)
 	}
-	for _, v := range missing {
-		if _, ok := keys[v]; !ok { // an event would read as another's, or fail to read
-			return batchKeys{}, fmt.Errorf("no key stored for the %c value %q", v.kind, v.value)
-		}
-	}
 	out := batchKeys{places: make(map[uuid.UUID]placeKeys, len(places)), jobs: map[string]int32{}}
 	for id, p := range places {
 		v := placeValues(id, p)
@@ -205,8 +200,15 @@ func storeValues(ctx context.Context, tx pgx.Tx, org int64, values []eventValue)
 			JOIN event_values e ON e.org = $1 AND e.kind = v.kind::"char" AND e.value = v.value AND e.value2 = v.value2`,
 		org, kinds, vals, vals2)
 	keys := make(map[eventValue]int32, len(values))
-	err := forEachValue(rows, func(key int32, v eventValue) { keys[v] = key })
-	return keys, err
+	if err := forEachValue(rows, func(key int32, v eventValue) { keys[v] = key }); err != nil {
+		return nil, err
+	}
+	for _, v := range values {
+		if _, ok := keys[v]; !ok { // an event would read as another's, or fail to read
+			return nil, fmt.Errorf("no key stored for the %c value %q", v.kind, v.value)
+		}
+	}
+	return keys, nil
 }
 
 // forEachValue calls fn with each row of rows: a key, its kind (as text),

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -176,6 +177,21 @@ func (db *DB) ExplainEventPageForTest(ctx context.Context, orgID uuid.UUID, f ga
 	}
 	query, args := eventQuery(org, f, 0)
 	return db.explainForTest(ctx, query, args)
+}
+
+// ExplainFeedPageForTest is ExplainEventPageForTest for a page of the
+// feed after the position after.
+func (db *DB) ExplainFeedPageForTest(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, after gatehouse.FeedPosition) (string, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return "", err
+	}
+	q, where, err := feedAfter(org, after, strconv.FormatUint(math.MaxInt64, 10), f)
+	if err != nil {
+		return "", err
+	}
+	query := feedPage(q, where, f.Limit)
+	return db.explainForTest(ctx, query, q.args)
 }
 
 // ExplainTermSearchForTest is ExplainEventPageForTest for the page of a

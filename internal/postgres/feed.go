@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -47,13 +46,7 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 	if err != nil {
 		return page, err
 	}
-	var b strings.Builder
-	b.WriteString(`SELECT ` + eventColumns + `, e.xid::text, e.seq FROM events e
-		LEFT JOIN users u ON u.id = e.requested_by
-		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
-		WHERE ` + where + ` AND e.xid < ` + horizon("$1"))
-	b.WriteString(" ORDER BY e.xid, e.seq LIMIT " + q.arg(f.Limit))
-	rows, err := db.pool.Query(ctx, b.String(), q.args...)
+	rows, err := db.pool.Query(ctx, feedPage(q, where, f.Limit), q.args...)
 	if err != nil {
 		return page, wrap(err)
 	}
@@ -80,6 +73,17 @@ func (db *DB) ReadFeed(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFi
 		page.Next = page.Positions[n-1]
 	}
 	return page, nil
+}
+
+// feedPage is the statement of a page of at most limit events, those of
+// the conditions where (feedAfter, with q its arguments) below the
+// horizon, in the feed's order.
+func feedPage(q *query, where string, limit int) string {
+	return `SELECT ` + eventColumns + `, e.xid::text, e.seq FROM events e
+		LEFT JOIN users u ON u.id = e.requested_by
+		LEFT JOIN commands c ON c.org = e.org AND c.id = e.command_id
+		WHERE ` + where + ` AND e.xid < ` + horizon("$1") + `
+		ORDER BY ` + feedOrder("e.", "") + ` LIMIT ` + q.arg(limit)
 }
 
 // FeedCursorCeiling implements gatehouse.Store (migration 0019): the
@@ -132,12 +136,30 @@ func feedAfter(org int64, after gatehouse.FeedPosition, next string, f gatehouse
 		return nil, "", gatehouse.Invalid("after", "is past every transaction of this database (restored from a dump?): read from the feed's start, or from a cursor it gave since")
 	}
 	q := &query{args: []any{org, strconv.FormatUint(after.Txn, 10), after.Seq}}
-	where := "e.org = $1 AND (e.xid, e.seq) > ($2::text::xid8, $3)"
+	where := "e.org = $1 AND " + pastPosition("e.", "$2::text::xid8", "$3::bigint")
 	conds, _ := filterConditions(f, q.arg)
 	for _, c := range conds {
 		where += " AND " + c
 	}
 	return q, where, nil
+}
+
+// feedOrder is the feed's order, (xid, seq), of the events aliased a
+// ("e." or ""), in direction dir ("" or " DESC"), spelled as the feed's
+// index keys it (migration 0035): (org, xid, seq >> 5), one entry for
+// each run of 32 consecutive seq of a transaction (B-tree deduplication),
+// where (xid, seq) took an entry an event. A page reads the index in
+// (xid, seq >> 5) order and sorts each run by seq (an incremental sort),
+// reading at most a run's events past the page at either end.
+func feedOrder(a, dir string) string {
+	return a + "xid" + dir + ", " + a + "seq >> 5" + dir + ", " + a + "seq" + dir
+}
+
+// pastPosition is the condition that an event aliased a is past the
+// position (txn, seq), an xid8 and a bigint expression, in the terms of
+// feedOrder, which the feed's index bounds.
+func pastPosition(a, txn, seq string) string {
+	return "(" + feedOrder(a, "") + ") > (" + txn + ", " + seq + " >> 5, " + seq + ")"
 }
 
 // The transaction part of the positions of an organization's rows (events,

@@ -53,10 +53,20 @@ func TestEventPagesReadTheirIndexInOrder(t *testing.T) {
 			t.Errorf("%s: sorts its range:\n%s", c.name, plan)
 		}
 	}
+	// A page of the feed reads its index in (xid, seq >> 5) order and
+	// sorts each run of 32 by seq (0035), never the whole range.
+	plan, err := p.db.ExplainFeedPageForTest(ctx, p.org.ID, gatehouse.EventFilter{Limit: 100}, gatehouse.FeedPosition{Txn: 1000, Seq: 70})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "_org_xid_expr_idx") || !strings.Contains(plan, `"Presorted Key": ["e.xid", "((e.seq >> 5))"]`) ||
+		strings.Contains(plan, `"Node Type": "Sort"`) {
+		t.Errorf("a page of the feed: not read in order through the feed's index:\n%s", plan)
+	}
 	// A search for a server job id reads the job's events through their
 	// index (0034), not every event in the job's span.
 	job := sqlstore.Term{Field: sqlstore.TermServerJob, Value: "job-7"}
-	plan, err := p.db.ExplainTermSearchForTest(ctx, p.org.ID, gatehouse.EventFilter{Q: "job-7", Limit: 50, After: after}, []sqlstore.Term{job})
+	plan, err = p.db.ExplainTermSearchForTest(ctx, p.org.ID, gatehouse.EventFilter{Q: "job-7", Limit: 50, After: after}, []sqlstore.Term{job})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,8 +29,8 @@ const rollEvery = time.Second
 // when none).
 var foldPlayers = `WITH batch AS MATERIALIZED (
 		SELECT xid, seq, event_type_name(type) AS type, occurred_at, platform_user_id, reason, event_scope_name(scope) AS scope FROM events
-		WHERE org = $1 AND (xid, seq) > ($2::text::xid8, $3) AND xid < ` + horizon("$1") + `
-		ORDER BY xid, seq LIMIT $4),
+		WHERE org = $1 AND ` + pastPosition("", "$2::text::xid8", "$3::bigint") + ` AND xid < ` + horizon("$1") + `
+		ORDER BY ` + feedOrder("", "") + ` LIMIT $4),
 	folded AS (
 		INSERT INTO insight_player_months AS r (org, month, platform_user_id, type, reason, scope, n, last_added, fold)
 		SELECT $1, date_trunc('month', occurred_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', platform_user_id, type,
@@ -71,7 +71,7 @@ func (db *DB) RollInsights(ctx context.Context, now time.Time) (err error) {
 	defer sqlstore.Label(&err, "Store.RollInsights")
 	if _, err := db.pool.Exec(ctx, `UPDATE insight_player_cursors SET next_at = $2 WHERE org IN (
 		SELECT c.org FROM insight_player_cursors c WHERE c.next_at <= $1
-			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = c.org AND (e.xid, e.seq) > (c.txn, c.seq))
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = c.org AND `+pastPosition("e.", "c.txn", "c.seq")+`)
 		FOR UPDATE SKIP LOCKED)`, now, now.Add(rollEvery)); err != nil {
 		return wrap(err)
 	}
@@ -165,7 +165,7 @@ func (r *playerReader) Events(ctx context.Context) (map[string]sqlstore.Outcomes
 	// of the time the roller has folded it, and no event is pending.
 	var lastTxn string
 	var lastSeq int64
-	err := r.tx.QueryRow(ctx, "SELECT e.xid::text, e.seq FROM events e WHERE e.org = $1 ORDER BY e.xid DESC, e.seq DESC LIMIT 1",
+	err := r.tx.QueryRow(ctx, "SELECT e.xid::text, e.seq FROM events e WHERE e.org = $1 ORDER BY "+feedOrder("e.", " DESC")+" LIMIT 1",
 		r.org).Scan(&lastTxn, &lastSeq)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return nil, err
@@ -181,7 +181,7 @@ func (r *playerReader) Events(ctx context.Context) (map[string]sqlstore.Outcomes
 	if pending {
 		from := q.arg(r.txn)
 		tail = "WITH tail AS MATERIALIZED (SELECT * FROM events WHERE org = $1 AND xid BETWEEN " + from +
-			"::text::xid8 AND " + q.arg(lastTxn) + "::text::xid8 AND (xid, seq) > (" + from + "::text::xid8, " + q.arg(r.seq) + "))"
+			"::text::xid8 AND " + q.arg(lastTxn) + "::text::xid8 AND " + pastPosition("", from+"::text::xid8", q.arg(r.seq)+"::bigint") + ")"
 	}
 	var parts []string
 	for _, part := range r.plan {

@@ -1,0 +1,3 @@
+-- PostgreSQL keys its feed's index by runs of 32 events of a transaction
+-- here (its 0035). SQLite's feed index stays (org, seq), an entry an event
+-- (docs/decisions.md, "Bytes per event").

@@ -194,6 +194,29 @@ func (db *DB) ExplainFeedPageForTest(ctx context.Context, orgID uuid.UUID, f gat
 	return db.explainForTest(ctx, query, q.args)
 }
 
+// ExplainFeedReadersForTest explains, for the organization orgID, the
+// statements besides a page that read its events in the feed's order:
+// the player fold's batch ("fold") and the last position ("last").
+func (db *DB) ExplainFeedReadersForTest(ctx context.Context, orgID uuid.UUID) (map[string]string, error) {
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if err != nil {
+		return nil, err
+	}
+	plans := make(map[string]string)
+	for name, s := range map[string]struct {
+		query string
+		args  []any
+	}{
+		"fold": {foldPlayers, []any{org, "1000", int64(70), sqlstore.RollBatch}},
+		"last": {lastPosition, []any{org}},
+	} {
+		if plans[name], err = db.explainForTest(ctx, s.query, s.args); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return plans, nil
+}
+
 // ExplainTermSearchForTest is ExplainEventPageForTest for the page of a
 // search that reads the events of terms (eventSearch.Keys).
 func (db *DB) ExplainTermSearchForTest(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, terms []sqlstore.Term) (string, error) {

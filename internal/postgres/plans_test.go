@@ -60,8 +60,23 @@ func TestEventPagesReadTheirIndexInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(plan, "_org_xid_expr_idx") || !strings.Contains(plan, `"Presorted Key": ["e.xid", "((e.seq >> 5))"]`) ||
-		strings.Contains(plan, `"Node Type": "Sort"`) {
-		t.Errorf("a page of the feed: not read in order through the feed's index:\n%s", plan)
+		!strings.Contains(plan, "(ROW(xid, (seq >> 5)) >= ROW(") || strings.Contains(plan, `"Node Type": "Sort"`) {
+		t.Errorf("a page of the feed: not read in order from its position through the feed's index:\n%s", plan)
+	}
+	// So do the rollup's reads of the feed: its batch, the last position.
+	plans, err := p.db.ExplainFeedReadersForTest(ctx, p.org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{
+		"fold": {`"Presorted Key": ["events.xid", "((events.seq >> 5))"]`, "(ROW(xid, (seq >> 5)) >= ROW("},
+		"last": {`"Presorted Key": ["e.xid", "((e.seq >> 5))"]`, `"Scan Direction": "Backward"`},
+	} {
+		for _, w := range want {
+			if !strings.Contains(plans[name], "_org_xid_expr_idx") || !strings.Contains(plans[name], w) {
+				t.Errorf("%s: not read through the feed's index (want %s):\n%s", name, w, plans[name])
+			}
+		}
 	}
 	// A search for a server job id reads the job's events through their
 	// index (0034), not every event in the job's span.

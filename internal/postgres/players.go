@@ -59,6 +59,13 @@ var foldPlayers = `WITH batch AS MATERIALIZED (
 	SELECT (SELECT count(*) FROM batch)::int, coalesce((SELECT b.xid::text FROM batch b ORDER BY b.xid DESC, b.seq DESC LIMIT 1), ''),
 		coalesce((SELECT b.seq FROM batch b ORDER BY b.xid DESC, b.seq DESC LIMIT 1), 0)`
 
+// putOffIdle puts the organizations due at $1 with no event past their
+// rollup's position off until $2: a probe of the feed's index each.
+var putOffIdle = `UPDATE insight_player_cursors SET next_at = $2 WHERE org IN (
+		SELECT c.org FROM insight_player_cursors c WHERE c.next_at <= $1
+			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = c.org AND ` + pastPosition("e.", "c.txn", "c.seq") + `)
+		FOR UPDATE SKIP LOCKED)`
+
 // RollInsights implements gatehouse.Store: it folds, organization by
 // organization, the one whose player rollup has waited longest, until
 // none is due at now (migration 0025). An organization's cursor row,
@@ -69,10 +76,7 @@ var foldPlayers = `WITH batch AS MATERIALIZED (
 // first (an index probe each), so that those idle cost no transaction.
 func (db *DB) RollInsights(ctx context.Context, now time.Time) (err error) {
 	defer sqlstore.Label(&err, "Store.RollInsights")
-	if _, err := db.pool.Exec(ctx, `UPDATE insight_player_cursors SET next_at = $2 WHERE org IN (
-		SELECT c.org FROM insight_player_cursors c WHERE c.next_at <= $1
-			AND NOT EXISTS (SELECT 1 FROM events e WHERE e.org = c.org AND `+pastPosition("e.", "c.txn", "c.seq")+`)
-		FOR UPDATE SKIP LOCKED)`, now, now.Add(rollEvery)); err != nil {
+	if _, err := db.pool.Exec(ctx, putOffIdle, now, now.Add(rollEvery)); err != nil {
 		return wrap(err)
 	}
 	for {
@@ -160,13 +164,16 @@ func (q *query) arg(v any) string {
 	return "$" + strconv.Itoa(len(q.args))
 }
 
+// lastPosition is the last position of the organization $1's events,
+// read backwards through the feed's index.
+var lastPosition = "SELECT e.xid::text, e.seq FROM events e WHERE e.org = $1 ORDER BY " + feedOrder("e.", " DESC") + " LIMIT 1"
+
 func (r *playerReader) Events(ctx context.Context) (map[string]sqlstore.Outcomes, error) {
 	// The organization's last position, through the feed's index: most
 	// of the time the roller has folded it, and no event is pending.
 	var lastTxn string
 	var lastSeq int64
-	err := r.tx.QueryRow(ctx, "SELECT e.xid::text, e.seq FROM events e WHERE e.org = $1 ORDER BY "+feedOrder("e.", " DESC")+" LIMIT 1",
-		r.org).Scan(&lastTxn, &lastSeq)
+	err := r.tx.QueryRow(ctx, lastPosition, r.org).Scan(&lastTxn, &lastSeq)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return nil, err
 	}

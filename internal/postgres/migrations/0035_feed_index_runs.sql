@@ -8,10 +8,11 @@
 -- past its ends. An event alone in its transaction takes what it took.
 --
 -- The new index is built beside the old one, which is dropped after, so
--- that reads keep an index throughout; writes wait while it is built
--- (about 0.5 s per million events on two cores; docs/deploy.md). A
--- release before this one reads the feed correctly through it, sorting a
--- transaction's events where it read them in order.
+-- that reads keep an index until the drop; writes wait while it is built
+-- (about 0.5 s per million events on two cores). A release before this
+-- one reads the feed correctly through it, but sorts each transaction it
+-- reads whole, which for a history moved from SQLite (all xid 0) is all
+-- of it: stop its instances first (docs/deploy.md).
 --
 -- A month retention detached and has not dropped yet keeps its own copy
 -- of the old index, which an attach would keep beside the new one: it is

@@ -196,7 +196,8 @@ func (db *DB) ExplainFeedPageForTest(ctx context.Context, orgID uuid.UUID, f gat
 
 // ExplainFeedReadersForTest explains, for the organization orgID, the
 // statements besides a page that read its events in the feed's order:
-// the player fold's batch ("fold") and the last position ("last").
+// the player fold's batch ("fold"), the last position ("last") and the
+// check for organizations with nothing new ("idle").
 func (db *DB) ExplainFeedReadersForTest(ctx context.Context, orgID uuid.UUID) (map[string]string, error) {
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if err != nil {
@@ -209,6 +210,7 @@ func (db *DB) ExplainFeedReadersForTest(ctx context.Context, orgID uuid.UUID) (m
 	}{
 		"fold": {foldPlayers, []any{org, "1000", int64(70), sqlstore.RollBatch}},
 		"last": {lastPosition, []any{org}},
+		"idle": {putOffIdle, []any{db.Now(), db.Now()}},
 	} {
 		if plans[name], err = db.explainForTest(ctx, s.query, s.args); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

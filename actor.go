@@ -37,6 +37,10 @@ type Actor struct {
 	// the service checks before acting for them (see Role.Can).
 	OrgID uuid.UUID
 	Role  Role
+	// EnrolOnly: a dashboard user whose organization requires a second
+	// factor they have not enrolled yet; they may enrol one, nothing else
+	// ([Session.EnrolOnly]).
+	EnrolOnly bool
 	// Scopes are an API key's scopes: the service checks those an
 	// operation needs beyond its route's (a *ScopeError).
 	Scopes        []Scope

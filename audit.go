@@ -73,6 +73,15 @@ const (
 	// key, or the system when its until came.
 	AuditLockdownStarted  AuditAction = "lockdown.started"
 	AuditLockdownReleased AuditAction = "lockdown.released"
+	// Two factors (docs/security.md, "Two factors"): a user enrolled or
+	// removed their own; an admin reset a user's (a lost phone); a
+	// recovery code signed a user in (the entry says how many are left);
+	// an organization began or stopped requiring one.
+	AuditSecondFactorEnrolled AuditAction = "user.second_factor_enrolled"
+	AuditSecondFactorRemoved  AuditAction = "user.second_factor_removed"
+	AuditSecondFactorReset    AuditAction = "user.second_factor_reset"
+	AuditRecoveryCodeUsed     AuditAction = "user.recovery_code_used"
+	AuditSecondFactorRequired AuditAction = "organization.second_factor_required"
 )
 
 // AuditActions lists every action in documentation order.
@@ -91,6 +100,8 @@ var AuditActions = []AuditAction{
 	AuditAlertRuleCreated, AuditAlertRuleChanged, AuditAlertRuleDeleted,
 	AuditGrantCreated, AuditGrantRevoked,
 	AuditLockdownStarted, AuditLockdownReleased,
+	AuditSecondFactorEnrolled, AuditSecondFactorRemoved, AuditSecondFactorReset, AuditRecoveryCodeUsed,
+	AuditSecondFactorRequired,
 }
 
 // The kinds of record an audit entry targets.

@@ -124,6 +124,24 @@ func (e *ChoiceError) Error() string { return ErrChooseOrganization.Error() }
 // Unwrap returns [ErrChooseOrganization].
 func (e *ChoiceError) Unwrap() error { return ErrChooseOrganization }
 
+// ErrSecondFactorNeeded: a sign-in's password matched a user who
+// enrolled a second factor; a *SecondFactorError carries what the code
+// is given with.
+var ErrSecondFactorNeeded = errors.New("the code of the second factor is needed")
+
+// SecondFactorError is a sign-in whose password matched, waiting for the
+// code of the user's second factor: service.Service.SignInSecondFactor
+// takes the code with Token.
+type SecondFactorError struct {
+	// Token proves the password was checked; it lasts SecondStepLifetime.
+	Token string
+}
+
+func (e *SecondFactorError) Error() string { return ErrSecondFactorNeeded.Error() }
+
+// Unwrap returns [ErrSecondFactorNeeded].
+func (e *SecondFactorError) Unwrap() error { return ErrSecondFactorNeeded }
+
 // RetryError is an [ErrTooMany] with the wait before a retry may pass.
 type RetryError struct {
 	After time.Duration

@@ -68,6 +68,9 @@ type User struct {
 	// invitation while signed in as the same email elsewhere. Until then
 	// the user is an invitation (see service.Service.SignIn).
 	Proven bool
+	// SecondFactor says the user has enrolled a second factor (TOTP):
+	// signing in then asks for its code after the password.
+	SecondFactor bool
 	// TimeZone is the zone the dashboard shows the user times in: "" for
 	// the browser's own, "UTC" or an IANA name (see CheckTimeZone).
 	TimeZone  string

@@ -98,7 +98,9 @@ func (r Role) Can(p Permission) bool {
 // organization orgID. It refuses:
 //   - a user of another organization as if the record did not exist
 //     ([ErrNotFound]);
-//   - a role that does not grant p, with [ErrForbidden].
+//   - a role that does not grant p, with [ErrForbidden];
+//   - a user who must enrol a second factor first ([Actor.EnrolOnly]),
+//     with [ErrForbidden].
 //
 // Only dashboard users are checked here: the CLI acts as the system,
 // which may do everything, and an API key's scopes are checked by the API
@@ -110,7 +112,7 @@ func Authorize(ctx context.Context, orgID uuid.UUID, p Permission) error {
 		return nil
 	case a.OrgID != orgID:
 		return ErrNotFound
-	case !a.Role.Can(p):
+	case a.EnrolOnly || !a.Role.Can(p):
 		return ErrForbidden
 	}
 	return nil

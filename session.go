@@ -24,6 +24,15 @@ type Session struct {
 	CSRF      string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// EnrolOnly: the user's organization requires a second factor the
+	// user has not enrolled; the session serves the enrolment and
+	// signing out, nothing else.
+	EnrolOnly bool
+	// SecondFactorGiven says the sign-in gave the code of the user's
+	// second factor, or enrolled one; not stored. The store refuses a
+	// session without it of a user who has a second factor, which closes
+	// the race of a password checked while its user enrolls.
+	SecondFactorGiven bool
 }
 
 // Sessions issues and recognises dashboard session tokens. The store keeps
@@ -47,10 +56,7 @@ func (s *Sessions) New(user uuid.UUID, now time.Time) (Session, string) {
 
 // Hash is the stored form of a session token.
 func (s *Sessions) Hash(token string) [32]byte {
-	mac := hmac.New(sha256.New, s.secret)
-	mac.Write([]byte("gatehouse session\x00"))
-	mac.Write([]byte(token))
-	return [32]byte(mac.Sum(nil))
+	return [32]byte(s.mac("gatehouse session\x00", []byte(token)))
 }
 
 // ChoiceLifetime is how long a person whose password matched several
@@ -62,40 +68,87 @@ const ChoiceLifetime = 5 * time.Minute
 // ChoiceLifetime (see service.Service.ChooseSignIn).
 func (s *Sessions) Choice(email string, users []User, now time.Time) string {
 	users = users[:min(len(users), 255)] // the count is one byte; nobody belongs to more
-	b := binary.BigEndian.AppendUint64(nil, uint64(now.Add(ChoiceLifetime).UnixMilli()))
-	b = append(b, byte(len(users)))
+	b := []byte{byte(len(users))}
 	for _, u := range users {
 		b = append(b, u.ID[:]...)
 	}
-	b = append(b, email...)
-	return base64.RawURLEncoding.EncodeToString(append(b, s.choiceMAC(b)...))
+	return s.sign(choicePurpose, now.Add(ChoiceLifetime), append(b, email...))
 }
 
 // OpenChoice returns the email and user ids of a token Choice made, unless
 // it was altered or has expired at now.
 func (s *Sessions) OpenChoice(token string, now time.Time) (email string, ids []uuid.UUID, ok bool) {
-	b, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil || len(b) < 9+sha256.Size {
+	body, ok := s.open(choicePurpose, token, now)
+	if !ok || len(body) < 1 {
 		return "", nil, false
 	}
-	body, mac := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if !hmac.Equal(mac, s.choiceMAC(body)) {
-		return "", nil, false
-	}
-	expires, n := int64(binary.BigEndian.Uint64(body)), int(body[8])
-	if now.UnixMilli() >= expires || len(body) < 9+16*n {
+	n := int(body[0])
+	if len(body) < 1+16*n {
 		return "", nil, false
 	}
 	for i := range n {
-		ids = append(ids, uuid.UUID(body[9+16*i:9+16*(i+1)]))
+		ids = append(ids, uuid.UUID(body[1+16*i:1+16*(i+1)]))
 	}
-	return strings.ToLower(string(body[9+16*n:])), ids, true
+	return strings.ToLower(string(body[1+16*n:])), ids, true
 }
 
-func (s *Sessions) choiceMAC(body []byte) []byte {
+// SecondStepLifetime is how long a person whose password matched has to
+// give the code of their second factor.
+const SecondStepLifetime = 5 * time.Minute
+
+// SecondStep returns a token, signed with the service secret, that lets
+// the person who gave u's password at now finish signing in with u's
+// second factor within SecondStepLifetime (see
+// service.Service.SignInSecondFactor).
+func (s *Sessions) SecondStep(u User, now time.Time) string {
+	return s.sign(secondStepPurpose, now.Add(SecondStepLifetime), append(u.ID[:], u.OrgID[:]...))
+}
+
+// OpenSecondStep returns the user and organization of a token SecondStep
+// made, unless it was altered or has expired at now.
+func (s *Sessions) OpenSecondStep(token string, now time.Time) (userID, orgID uuid.UUID, ok bool) {
+	body, ok := s.open(secondStepPurpose, token, now)
+	if !ok || len(body) != 32 {
+		return uuid.Nil, uuid.Nil, false
+	}
+	return uuid.UUID(body[:16]), uuid.UUID(body[16:]), true
+}
+
+// The purposes of the tokens Sessions signs: a token opens only for its
+// own.
+const (
+	choicePurpose     = "gatehouse sign-in choice\x00"
+	secondStepPurpose = "gatehouse second step\x00"
+)
+
+// sign returns body with its expiry, MACed for purpose, base64url-encoded.
+func (s *Sessions) sign(purpose string, expires time.Time, body []byte) string {
+	b := binary.BigEndian.AppendUint64(nil, uint64(expires.UnixMilli()))
+	b = append(b, body...)
+	return base64.RawURLEncoding.EncodeToString(append(b, s.mac(purpose, b)...))
+}
+
+// open returns the body of a token sign made for purpose, unless it was
+// altered or has expired at now.
+func (s *Sessions) open(purpose, token string, now time.Time) ([]byte, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(b) < 8+sha256.Size {
+		return nil, false
+	}
+	signed, mac := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if !hmac.Equal(mac, s.mac(purpose, signed)) {
+		return nil, false
+	}
+	if now.UnixMilli() >= int64(binary.BigEndian.Uint64(signed)) {
+		return nil, false
+	}
+	return signed[8:], true
+}
+
+func (s *Sessions) mac(purpose string, b []byte) []byte {
 	mac := hmac.New(sha256.New, s.secret)
-	mac.Write([]byte("gatehouse sign-in choice\x00"))
-	mac.Write(body)
+	mac.Write([]byte(purpose))
+	mac.Write(b)
 	return mac.Sum(nil)
 }
 

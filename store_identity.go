@@ -73,8 +73,36 @@ type IdentityStore interface {
 	// id; [ErrNotFound] when the organization has no such user.
 	SetUserTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error
 
+	// SetSecondFactor enrols f as the second factor of the
+	// organization's user userID, replacing any and its recovery codes,
+	// or removes it when f is nil; either way the user's sessions end, in
+	// the transaction that appends e. [ErrNotFound] when the organization
+	// has no such user.
+	SetSecondFactor(ctx context.Context, e AuditEntry, orgID, userID uuid.UUID, f *SecondFactor) (User, error)
+	// FindSecondFactor returns the organization's user's second factor
+	// (its RecoveryCodes left out), or [ErrNotFound] when the user has
+	// none.
+	FindSecondFactor(ctx context.Context, orgID, userID uuid.UUID) (SecondFactor, error)
+	// UseTOTPStep records that a code of step signed the user in, unless
+	// a code of that step or a later one already did: false then (a
+	// replayed code), and for a user without a second factor.
+	UseTOTPStep(ctx context.Context, orgID, userID uuid.UUID, step int64) (bool, error)
+	// UseRecoveryCode marks the user's unused recovery code with that
+	// hash used at e.At and appends e, in one transaction; false, with
+	// nothing appended, when the user has no such unused code.
+	UseRecoveryCode(ctx context.Context, e AuditEntry, orgID, userID uuid.UUID, hash [32]byte) (bool, error)
+	// SecondFactorRequired says whether the organization requires a
+	// second factor of its members. [ErrNotFound] for an unknown
+	// organization.
+	SecondFactorRequired(ctx context.Context, orgID uuid.UUID) (bool, error)
+	// SetSecondFactorRequired sets it, appending e only when it changed.
+	SetSecondFactorRequired(ctx context.Context, e AuditEntry, orgID uuid.UUID, required bool) error
+
 	// CreateSession stores a dashboard session and marks its user
-	// proven ([User.Proven]), in one transaction.
+	// proven ([User.Proven]), in one transaction. It refuses with
+	// [ErrSecondFactorNeeded] a session not [Session.SecondFactorGiven]
+	// of a user who has a second factor (enrolled since the password
+	// was checked).
 	CreateSession(ctx context.Context, e AuditEntry, s Session) error
 	// FindSession returns the unexpired session with that token hash and
 	// its user, or [ErrNotFound].

@@ -88,7 +88,8 @@ var tables = map[string]rule{
 	"settings": {treat: Copied, why: "the service secret: taken by a target that holds no organization; " +
 		"otherwise the target keeps its own and the moved secrets are sealed again under it"},
 	"api_keys":           {treat: Copied},
-	"users":              {treat: Copied},
+	"users":              {treat: Copied, sealed: map[string]sealLabel{"totp_sealed": byID(gatehouse.SecondFactorSealLabel)}},
+	"recovery_codes":     {treat: Copied},
 	"locations":          {treat: Copied},
 	"access_points":      {treat: Copied},
 	"policies":           {treat: Copied},

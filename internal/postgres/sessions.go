@@ -12,12 +12,20 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// CreateSession stores a dashboard session and marks its user proven.
+// CreateSession stores a dashboard session and marks its user proven,
+// unless its user has a second factor it was not given.
 func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gatehouse.Session) (err error) {
 	defer sqlstore.Label(&err, "Store.CreateSession", s.UserID)
 	return db.withTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5)`, s.TokenHash[:], s.UserID, s.CSRF, s.CreatedAt, s.ExpiresAt)
+		var factor bool
+		if err := tx.QueryRow(ctx, "SELECT totp_sealed IS NOT NULL FROM users WHERE id = $1 FOR SHARE", s.UserID).Scan(&factor); err != nil {
+			return err
+		}
+		if factor && !s.SecondFactorGiven {
+			return fmt.Errorf("user %s has a second factor: %w", s.UserID, gatehouse.ErrSecondFactorNeeded)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at, enrol_only)
+			VALUES ($1, $2, $3, $4, $5, $6)`, s.TokenHash[:], s.UserID, s.CSRF, s.CreatedAt, s.ExpiresAt, s.EnrolOnly)
 		if err != nil {
 			return err
 		}
@@ -45,10 +53,12 @@ func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time
 		u gatehouse.User
 	)
 	err = db.pool.QueryRow(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
-			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven
+			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven,
+			u.totp_sealed IS NOT NULL, s.enrol_only
 		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
 		WHERE s.token_hash = $1 AND s.expires_at > $2`, tokenHash[:], now).
-		Scan(&s.UserID, &s.CSRF, &s.CreatedAt, &s.ExpiresAt, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven)
+		Scan(&s.UserID, &s.CSRF, &s.CreatedAt, &s.ExpiresAt, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven,
+			&u.SecondFactor, &s.EnrolOnly)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven`
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.totp_sealed IS NOT NULL`
 
 // CreateUser stores a dashboard user; the email is kept lower-cased.
 func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User) (_ gatehouse.User, err error) {
@@ -99,7 +99,7 @@ func users(ctx context.Context, q querier, query string, args ...any) ([]gatehou
 	found := []gatehouse.User{}
 	for rows.Next() {
 		var u gatehouse.User
-		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven); err != nil {
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven, &u.SecondFactor); err != nil {
 			return nil, wrap(err)
 		}
 		u.CreatedAt = utc(u.CreatedAt)

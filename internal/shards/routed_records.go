@@ -81,6 +81,42 @@ func (r *Router) SetUserTimeZone(ctx context.Context, orgID uuid.UUID, userID uu
 	return routed(r, ctx, method("Store.SetUserTimeZone", orgID, userID), func(ctx context.Context, db *postgres.DB) error { return db.SetUserTimeZone(ctx, orgID, userID, zone) })
 }
 
+func (r *Router) SetSecondFactor(ctx context.Context, e gatehouse.AuditEntry, orgID, userID uuid.UUID, f *gatehouse.SecondFactor) (gatehouse.User, error) {
+	return routedTo(r, ctx, method("Store.SetSecondFactor", orgID, userID), func(ctx context.Context, db *postgres.DB) (gatehouse.User, error) {
+		return db.SetSecondFactor(ctx, e, orgID, userID, f)
+	})
+}
+
+func (r *Router) FindSecondFactor(ctx context.Context, orgID, userID uuid.UUID) (gatehouse.SecondFactor, error) {
+	return routedTo(r, ctx, method("Store.FindSecondFactor", orgID, userID), func(ctx context.Context, db *postgres.DB) (gatehouse.SecondFactor, error) {
+		return db.FindSecondFactor(ctx, orgID, userID)
+	})
+}
+
+func (r *Router) UseTOTPStep(ctx context.Context, orgID, userID uuid.UUID, step int64) (bool, error) {
+	return routedTo(r, ctx, method("Store.UseTOTPStep", orgID, userID), func(ctx context.Context, db *postgres.DB) (bool, error) {
+		return db.UseTOTPStep(ctx, orgID, userID, step)
+	})
+}
+
+func (r *Router) UseRecoveryCode(ctx context.Context, e gatehouse.AuditEntry, orgID, userID uuid.UUID, hash [32]byte) (bool, error) {
+	return routedTo(r, ctx, method("Store.UseRecoveryCode", orgID, userID), func(ctx context.Context, db *postgres.DB) (bool, error) {
+		return db.UseRecoveryCode(ctx, e, orgID, userID, hash)
+	})
+}
+
+func (r *Router) SecondFactorRequired(ctx context.Context, orgID uuid.UUID) (bool, error) {
+	return routedTo(r, ctx, method("Store.SecondFactorRequired", orgID), func(ctx context.Context, db *postgres.DB) (bool, error) {
+		return db.SecondFactorRequired(ctx, orgID)
+	})
+}
+
+func (r *Router) SetSecondFactorRequired(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, required bool) error {
+	return routed(r, ctx, method("Store.SetSecondFactorRequired", orgID), func(ctx context.Context, db *postgres.DB) error {
+		return db.SetSecondFactorRequired(ctx, e, orgID, required)
+	})
+}
+
 func (r *Router) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, name string) (gatehouse.Location, error) {
 	return routedTo(r, ctx, method("Store.CreateLocation", orgID), func(ctx context.Context, db *postgres.DB) (gatehouse.Location, error) {
 		return db.CreateLocation(ctx, e, orgID, name)

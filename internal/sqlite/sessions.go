@@ -12,12 +12,20 @@ import (
 	"github.com/google/uuid"
 )
 
-// CreateSession stores a dashboard session and marks its user proven.
+// CreateSession stores a dashboard session and marks its user proven,
+// unless its user has a second factor it was not given.
 func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gatehouse.Session) (err error) {
 	defer sqlstore.Label(&err, "Store.CreateSession", s.UserID)
 	return db.withTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
-			VALUES (?, ?, ?, ?, ?)`, s.TokenHash[:], s.UserID[:], s.CSRF, millis(s.CreatedAt), millis(s.ExpiresAt))
+		var factor bool
+		if err := tx.QueryRowContext(ctx, "SELECT totp_sealed IS NOT NULL FROM users WHERE id = ?", s.UserID[:]).Scan(&factor); err != nil {
+			return err
+		}
+		if factor && !s.SecondFactorGiven {
+			return fmt.Errorf("user %s has a second factor: %w", s.UserID, gatehouse.ErrSecondFactorNeeded)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at, enrol_only)
+			VALUES (?, ?, ?, ?, ?, ?)`, s.TokenHash[:], s.UserID[:], s.CSRF, millis(s.CreatedAt), millis(s.ExpiresAt), s.EnrolOnly)
 		if err != nil {
 			return err
 		}
@@ -44,10 +52,12 @@ func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time
 		created, expires, uCreated int64
 	)
 	err = db.read.QueryRowContext(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
-			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven
+			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven,
+			u.totp_sealed IS NOT NULL, s.enrol_only
 		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
 		WHERE s.token_hash = ? AND s.expires_at > ?`, tokenHash[:], millis(now)).
-		Scan(&s.UserID, &s.CSRF, &created, &expires, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &uCreated, &u.Proven)
+		Scan(&s.UserID, &s.CSRF, &created, &expires, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &uCreated, &u.Proven,
+			&u.SecondFactor, &s.EnrolOnly)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven`
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.totp_sealed IS NOT NULL`
 
 // CreateUser stores a dashboard user; the email is kept lower-cased. The
 // transaction holds SQLite's write lock, so two first users cannot both
@@ -88,7 +88,7 @@ func (db *DB) users(ctx context.Context, q queryer, query string, args ...any) (
 			u       gatehouse.User
 			created int64
 		)
-		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &created, &u.Proven); err != nil {
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &created, &u.Proven, &u.SecondFactor); err != nil {
 			return nil, wrap(err)
 		}
 		u.CreatedAt = fromMillis(created)

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -48,4 +49,11 @@ func AuditPage(entries []gatehouse.AuditEntry, limit int) gatehouse.AuditPage {
 // UserEntry is e about the user u, in u's organization.
 func UserEntry(e gatehouse.AuditEntry, u gatehouse.User) gatehouse.AuditEntry {
 	return e.Of(u.OrgID, gatehouse.AuditTarget{Type: gatehouse.TargetUser, ID: u.ID, Name: u.Email})
+}
+
+// SecondFactorRequiredEntry is the entry of an organization that began
+// (required) or stopped requiring a second factor of its members.
+func SecondFactorRequiredEntry(e gatehouse.AuditEntry, orgID uuid.UUID, name string, was, required bool) gatehouse.AuditEntry {
+	return e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: orgID, Name: name}).
+		Change("secondFactorRequired", strconv.FormatBool(was), strconv.FormatBool(required))
 }

@@ -35,7 +35,7 @@ func Label(errp *error, op string, ids ...uuid.UUID) {
 var clientErrors = []error{
 	gatehouse.ErrInvalid, gatehouse.ErrNotFound, gatehouse.ErrConflict, gatehouse.ErrForbidden,
 	gatehouse.ErrTooMany, gatehouse.ErrUniverseFull, gatehouse.ErrUniverseTooLarge,
-	gatehouse.ErrBadCredentials, gatehouse.ErrChooseOrganization, gatehouse.ErrMalformedKey,
+	gatehouse.ErrBadCredentials, gatehouse.ErrChooseOrganization, gatehouse.ErrSecondFactorNeeded, gatehouse.ErrMalformedKey,
 	gatehouse.ErrCursorInvalid, gatehouse.ErrCursorMismatch,
 }
 

@@ -60,6 +60,7 @@ func Run(t *testing.T, open Opener) {
 		{"Sessions", testSessions},
 		{"SetUserPassword", testSetUserPassword},
 		{"UserTimeZone", testUserTimeZone},
+		{"SecondFactors", testSecondFactors},
 		{"Oracle", testOracle},
 		{"AuditAppend", testAuditAppend},
 		{"AuditFailedChange", testAuditFailedChange},

@@ -47,6 +47,11 @@ var (
 	// burst and four times its rate, so that keeping an email locked takes
 	// guessers in ten networks at once and four without pause.
 	DefaultSignInCeiling = ratelimit.Limit{Rate: gatehouse.Rate{Count: 20, Per: time.Minute}, Burst: 100}
+	// SecondFactorLimit bounds the wrong codes of a user's second factor,
+	// from anywhere: a code is one of a million (three with the step of
+	// skew either side), so its guesser, who has the password, is held
+	// to a burst of 10, then 6 an hour (docs/security.md, "Two factors").
+	SecondFactorLimit = ratelimit.Limit{Rate: gatehouse.Rate{Count: 6, Per: time.Hour}, Burst: 10}
 )
 
 // readsPerOrg, readWait and queryTimeout bound every door's event reads:
@@ -212,16 +217,18 @@ func New(ctx context.Context, s Settings) (*App, error) {
 	if s.Retention != nil {
 		s.Retention(&retention)
 	}
+	refusals := signInRefusals(s.Registry)
 	svc = service.New(service.Config{
-		Store:         service.LimitReads(s.DB.store, s.ReadSlots, s.QueryTimeout),
-		Secret:        s.Secret,
-		Hasher:        s.Hasher,
-		SignInLimiter: signInLimiter(limiter, s.SignInLimit, s.SignInCeiling, s.Registry),
-		Now:           s.Now,
-		Publisher:     publisher,
-		Webhooks:      hooks,
-		Retention:     retention,
-		Alerts:        alerts,
+		Store:               service.LimitReads(s.DB.store, s.ReadSlots, s.QueryTimeout),
+		Secret:              s.Secret,
+		Hasher:              s.Hasher,
+		SignInLimiter:       signInLimiter(limiter, s.SignInLimit, s.SignInCeiling, refusals),
+		SecondFactorLimiter: secondFactorLimiter(limiter, s.SignInCeiling, refusals),
+		Now:                 s.Now,
+		Publisher:           publisher,
+		Webhooks:            hooks,
+		Retention:           retention,
+		Alerts:              alerts,
 	})
 	metrics := server.NewMetrics(s.Registry)
 	s.Registry.MustRegister(expiringKeys{svc: svc, logger: logger})
@@ -336,16 +343,8 @@ func orDefault(l *ratelimit.Limit, def ratelimit.Limit) {
 // owner's right password still passes from another network; the email's
 // ceiling bounds guessing spread over many networks. Each refusal, a
 // lockout, is counted by the bucket that refused it.
-func signInLimiter(l ratelimit.Limiter, strict, ceiling ratelimit.Limit, reg *prometheus.Registry) service.SignInLimiter {
-	refused := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "gatehouse_signin_refused_total",
-		Help: "Dashboard sign-ins refused before their password was checked (429: a lockout), by the limit that was spent: email_network (the email from the client's network), email (the email from anywhere) or network (any email from the client's network).",
-	}, []string{"limit"})
+func signInLimiter(l ratelimit.Limiter, strict, ceiling ratelimit.Limit, refused *prometheus.CounterVec) service.SignInLimiter {
 	limits := []string{"email_network", "email", "network"}
-	for _, limit := range limits {
-		refused.WithLabelValues(limit) // known series start at zero
-	}
-	reg.MustRegister(refused)
 	return func(ctx context.Context, email, network string) (func(context.Context), time.Duration, bool) {
 		r, which, wait, ok := ratelimit.ReserveEach(ctx, l,
 			ratelimit.Bucket{Key: "signin-email-net:" + network + " " + email, Limit: strict},
@@ -356,6 +355,35 @@ func signInLimiter(l ratelimit.Limiter, strict, ceiling ratelimit.Limit, reg *pr
 		}
 		return r.Refund, wait, ok
 	}
+}
+
+// secondFactorLimiter spends a wrong code of a second factor from the
+// user's bucket (SecondFactorLimit) and from the network's ceiling,
+// which failed passwords spend too.
+func secondFactorLimiter(l ratelimit.Limiter, ceiling ratelimit.Limit, refused *prometheus.CounterVec) service.SignInLimiter {
+	limits := []string{"second_factor", "network"}
+	return func(ctx context.Context, user, network string) (func(context.Context), time.Duration, bool) {
+		r, which, wait, ok := ratelimit.ReserveEach(ctx, l,
+			ratelimit.Bucket{Key: "signin-code:" + user, Limit: SecondFactorLimit},
+			ratelimit.Bucket{Key: "signin-net:" + network, Limit: ceiling})
+		if !ok {
+			refused.WithLabelValues(limits[which]).Inc()
+		}
+		return r.Refund, wait, ok
+	}
+}
+
+// signInRefusals counts the sign-ins and codes refused by a limit.
+func signInRefusals(reg *prometheus.Registry) *prometheus.CounterVec {
+	refused := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "gatehouse_signin_refused_total",
+		Help: "Dashboard sign-ins refused before their password or code was checked (429: a lockout), by the limit that was spent: email_network (the email from the client's network), email (the email from anywhere), network (any email or code from the client's network) or second_factor (the codes of one user's second factor).",
+	}, []string{"limit"})
+	for _, limit := range []string{"email_network", "email", "network", "second_factor"} {
+		refused.WithLabelValues(limit) // known series start at zero
+	}
+	reg.MustRegister(refused)
+	return refused
 }
 
 // expiringKeys is the gauge of the keys, of every organization, that

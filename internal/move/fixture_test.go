@@ -23,6 +23,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/service"
 	"github.com/gatehouse/gatehouse/internal/sqlite"
 	"github.com/google/uuid"
+	"github.com/pquerna/otp/totp"
 )
 
 // start is the instant the tests' clocks begin at.
@@ -91,6 +92,8 @@ type orgRecords struct {
 	alertKey   string
 	messaging  string // the Open Cloud key
 	erasure    gatehouse.ErasureIntegration
+	// viewer enrolled a second factor; recovery is one of its codes.
+	viewer, recovery string
 }
 
 // source is a SQLite installation with the demo organization and a
@@ -162,12 +165,23 @@ func (s *source) records(t *testing.T, org gatehouse.Organization, universe stri
 	// Users: an admin who signs in (proven, a session), an operator whose
 	// email the other organization has too, a viewer.
 	r.admin = "admin-" + universe + "@studio.test"
+	r.viewer = "viewer-" + universe + "@studio.test"
 	for _, u := range []gatehouse.NewUser{{Email: r.admin, Role: gatehouse.RoleAdmin, Password: password},
 		{Email: opsEmail, Role: gatehouse.RoleOperator, Password: password + universe},
-		{Email: "viewer-" + universe + "@studio.test", Role: gatehouse.RoleViewer, Password: password}} {
+		{Email: r.viewer, Role: gatehouse.RoleViewer, Password: password}} {
 		u.OrgID, u.Name = org.ID, "User of "+universe
-		_, err := svc.CreateUser(ctx, u)
+		made, err := svc.CreateUser(ctx, u)
 		must(t, err)
+		if u.Email == r.viewer { // a second factor: its secret sealed, its recovery codes keyed by it
+			viewer := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: made.ID, Label: made.Email, OrgID: org.ID, Role: made.Role})
+			e, err := svc.BeginEnrolment(viewer)
+			must(t, err)
+			code, err := totp.GenerateCode(e.Secret, s.clock.Now())
+			must(t, err)
+			_, _, codes, err := svc.EnrolSecondFactor(viewer, e.Pending, code)
+			must(t, err)
+			r.recovery = codes[0]
+		}
 	}
 	_, _, _, err = svc.SignIn(ctx, r.admin, password, "192.0.2.0/24")
 	must(t, err)

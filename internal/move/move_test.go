@@ -3,6 +3,7 @@ package move_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"slices"
 	"testing"
@@ -141,6 +142,13 @@ func checkWorks(t *testing.T, dst *served, r orgRecords, sent *sends, signIn boo
 	if _, token, u, err := svc.SignIn(ctx, r.admin, password, "192.0.2.0/24"); signIn && (err != nil || token == "" || u.OrgID != r.org.ID) {
 		t.Errorf("%s signs in after the move: %v", r.admin, err)
 	}
+	_, _, _, err := svc.SignIn(ctx, r.viewer, password, "192.0.2.0/24")
+	var step *gatehouse.SecondFactorError
+	if !errors.As(err, &step) {
+		t.Errorf("%s, who has a second factor, signs in after the move with the password alone: %v", r.viewer, err)
+	} else if _, _, _, err := svc.SignInSecondFactor(ctx, step.Token, r.recovery, "192.0.2.0/24"); err != nil {
+		t.Errorf("a recovery code of %s after the move: %v", r.viewer, err)
+	}
 	if key, err := svc.OpenMessagingKey(ctx, r.org.ID, r.universe); err != nil || key != r.messaging {
 		t.Errorf("the Open Cloud key after the move: %q, %v", key, err)
 	}
@@ -152,7 +160,7 @@ func checkWorks(t *testing.T, dst *served, r orgRecords, sent *sends, signIn boo
 		t.Errorf("the webhook's secret does not open after the move: %v", err)
 	}
 	before := len(sent.headers)
-	_, err := svc.TestAlertRule(as, r.org.ID, r.alertRule)
+	_, err = svc.TestAlertRule(as, r.org.ID, r.alertRule)
 	must(t, err)
 	for more := true; more; {
 		more, err = svc.DeliverAlerts(ctx, "test")

@@ -46,6 +46,7 @@ type Service struct {
 	feedCursors *gatehouse.FeedCursors
 	hasher      PasswordHasher
 	signIns     SignInLimiter
+	codes       SignInLimiter
 	now         func() time.Time
 	dummy       func() (string, error)
 	// wakes wakes this instance's waiting syncs; ending closes when
@@ -94,6 +95,10 @@ type Config struct {
 	Hasher PasswordHasher
 	// SignInLimiter bounds failed sign-ins; nil allows every attempt.
 	SignInLimiter SignInLimiter
+	// SecondFactorLimiter bounds the wrong codes of second factors, by
+	// user (its id in place of an email) and network; nil allows every
+	// attempt.
+	SecondFactorLimiter SignInLimiter
 	// Now is the clock; it defaults to time.Now.
 	Now func() time.Time
 	// Publisher pushes issued commands to the platform's messaging for
@@ -132,7 +137,7 @@ type SignInLimiter func(ctx context.Context, email, clientNetwork string) (refun
 // New returns the service on cfg.Store.
 func New(cfg Config) *Service {
 	s := &Service{store: cfg.Store, cursors: gatehouse.NewCursors(cfg.Secret), sessions: gatehouse.NewSessions(cfg.Secret), feedCursors: gatehouse.NewFeedCursors(cfg.Secret),
-		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, now: cfg.Now,
+		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, codes: cfg.SecondFactorLimiter, now: cfg.Now,
 		wakes: NewWakes(), ending: make(chan struct{}), publish: cfg.Publisher,
 		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}, webhooks: cfg.Webhooks, retention: cfg.Retention, alerts: cfg.Alerts}
 	s.webhooks.defaults()
@@ -141,9 +146,11 @@ func New(cfg Config) *Service {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if s.signIns == nil {
-		s.signIns = func(context.Context, string, string) (func(context.Context), time.Duration, bool) {
-			return func(context.Context) {}, 0, true
+	for _, l := range []*SignInLimiter{&s.signIns, &s.codes} {
+		if *l == nil {
+			*l = func(context.Context, string, string) (func(context.Context), time.Duration, bool) {
+				return func(context.Context) {}, 0, true
+			}
 		}
 	}
 	// The hash an unknown email is checked against costs a full argon2id

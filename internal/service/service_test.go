@@ -51,21 +51,25 @@ type serviceFixture struct {
 
 // newService is the service on a fresh, real store: SQLite, or the
 // backend GATEHOUSE_TEST_BACKEND names.
-func newService(t testing.TB, limiter service.SignInLimiter) *serviceFixture {
+func newService(t testing.TB, limiter service.SignInLimiter, edits ...func(*service.Config)) *serviceFixture {
 	t.Helper()
-	return newServiceOn(t, limiter, func(s gatehouse.Store) gatehouse.Store { return s })
+	return newServiceOn(t, limiter, func(s gatehouse.Store) gatehouse.Store { return s }, edits...)
 }
 
 // newServiceOn is newService on the store that wrap makes of the real
 // one: a test that watches what the service asks of it.
-func newServiceOn(t testing.TB, limiter service.SignInLimiter, wrap func(gatehouse.Store) gatehouse.Store) *serviceFixture {
+func newServiceOn(t testing.TB, limiter service.SignInLimiter, wrap func(gatehouse.Store) gatehouse.Store, edits ...func(*service.Config)) *serviceFixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &serviceFixture{hasher: &fastHasher{}, now: time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)}
 	clock := func() time.Time { return f.now }
 	db := wrap(teststore.Open(t, clock))
-	f.svc = service.New(service.Config{Store: db, Secret: []byte("0123456789abcdef0123456789abcdef"),
-		Hasher: f.hasher, SignInLimiter: limiter, Now: clock})
+	cfg := service.Config{Store: db, Secret: []byte("0123456789abcdef0123456789abcdef"),
+		Hasher: f.hasher, SignInLimiter: limiter, Now: clock}
+	for _, edit := range edits {
+		edit(&cfg)
+	}
+	f.svc = service.New(cfg)
 	var err error
 	if f.org, err = f.svc.CreateOrganization(ctx, "Acme"); err != nil {
 		t.Fatal(err)

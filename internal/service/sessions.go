@@ -23,7 +23,8 @@ const hashWait = 2 * time.Second
 // An email is unique per organization only, and each of its users has its
 // own password, so the password is checked against every member with that
 // email:
-//   - when it matches one, that user is signed in;
+//   - when it matches one, that user is signed in (see [Service.signInAs]
+//     for a second factor and an organization that requires one);
 //   - when it matches several, nobody is yet: the error is a
 //     [*gatehouse.ChoiceError] listing them, and the person picks one with
 //     [Service.ChooseSignIn].
@@ -48,6 +49,9 @@ const hashWait = 2 * time.Second
 // Errors:
 //   - [gatehouse.ErrBadCredentials];
 //   - a [*gatehouse.ChoiceError] ([gatehouse.ErrChooseOrganization]);
+//   - a [*gatehouse.SecondFactorError] ([gatehouse.ErrSecondFactorNeeded])
+//     when the user matched has a second factor: no session yet, the
+//     code comes next ([Service.SignInSecondFactor]);
 //   - a [*gatehouse.RetryError] with [gatehouse.ErrSignInLimited] (the
 //     limit is spent) or [gatehouse.ErrHashBusy] (no hashing slot came
 //     free; nothing was tried);
@@ -83,7 +87,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientNetwork str
 	if len(matched) > 1 {
 		return gatehouse.Session{}, "", gatehouse.User{}, s.choice(ctx, email, matched)
 	}
-	return s.startSession(ctx, matched[0])
+	return s.signInAs(ctx, matched[0])
 }
 
 // splitProven parts users into members (proven) and invitations.
@@ -162,10 +166,17 @@ func (s *Service) signInEntry(ctx context.Context, action gatehouse.AuditAction,
 	return e
 }
 
-// startSession stores a new session of u.
-func (s *Service) startSession(ctx context.Context, u gatehouse.User) (gatehouse.Session, string, gatehouse.User, error) {
+// startSession stores a new session of u, as kind says. A user who
+// enrolled a second factor while their password was checked gets the
+// code step instead: the store refuses their session without it.
+func (s *Service) startSession(ctx context.Context, u gatehouse.User, kind sessionKind) (gatehouse.Session, string, gatehouse.User, error) {
 	session, token := s.sessions.New(u.ID, s.now())
-	if err := s.store.CreateSession(ctx, s.signInEntry(ctx, gatehouse.AuditSignedIn, u), session); err != nil {
+	session.EnrolOnly, session.SecondFactorGiven = kind == sessionEnrolOnly, kind == sessionGiven
+	err := s.store.CreateSession(ctx, s.signInEntry(ctx, gatehouse.AuditSignedIn, u), session)
+	if errors.Is(err, gatehouse.ErrSecondFactorNeeded) {
+		return gatehouse.Session{}, "", gatehouse.User{}, s.secondStep(u)
+	}
+	if err != nil {
 		return gatehouse.Session{}, "", gatehouse.User{}, err
 	}
 	return session, token, u, nil
@@ -205,7 +216,7 @@ func (s *Service) ChooseSignIn(ctx context.Context, token string, userID uuid.UU
 	}
 	for _, u := range users {
 		if u.ID == userID {
-			return s.startSession(ctx, u)
+			return s.signInAs(ctx, u)
 		}
 	}
 	return gatehouse.Session{}, "", gatehouse.User{}, gatehouse.ErrBadCredentials
@@ -217,7 +228,7 @@ func (s *Service) ChooseSignIn(ctx context.Context, token string, userID uuid.UU
 // none.
 func (s *Service) Invitations(ctx context.Context) ([]gatehouse.SignInChoice, error) {
 	actor := gatehouse.ActorFrom(ctx)
-	if actor.Type != gatehouse.ActorUser || actor.Label == "" {
+	if actor.Type != gatehouse.ActorUser || actor.Label == "" || actor.EnrolOnly {
 		return nil, nil
 	}
 	users, err := s.store.FindUsersByEmail(ctx, actor.Label)
@@ -248,6 +259,9 @@ func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (gateh
 	if actor.Type != gatehouse.ActorUser || actor.Label == "" {
 		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("invitation: %w", gatehouse.ErrNotFound)
 	}
+	if actor.EnrolOnly {
+		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("enrol the second factor your organization requires first: %w", gatehouse.ErrForbidden)
+	}
 	users, err := s.store.FindUsersByEmail(ctx, actor.Label)
 	if err != nil {
 		return gatehouse.Session{}, "", gatehouse.User{}, err
@@ -255,7 +269,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (gateh
 	member := slices.ContainsFunc(users, func(u gatehouse.User) bool { return u.ID == actor.ID && u.Proven })
 	for _, u := range users {
 		if member && u.ID == userID && !u.Proven {
-			return s.startSession(ctx, u)
+			return s.signInAs(ctx, u)
 		}
 	}
 	return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("invitation: %w", gatehouse.ErrNotFound)

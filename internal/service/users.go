@@ -140,6 +140,9 @@ func (s *Service) SetUpUser(ctx context.Context, nu gatehouse.NewUser) (gatehous
 // "timeZone"; [gatehouse.ErrNotFound] when the organization has no such
 // user.
 func (s *Service) SetTimeZone(ctx context.Context, orgID, userID uuid.UUID, zone string) error {
+	if a := gatehouse.ActorFrom(ctx); a.Type == gatehouse.ActorUser && (a.EnrolOnly || a.ID != userID) {
+		return fmt.Errorf("a user sets their own time zone: %w", gatehouse.ErrForbidden)
+	}
 	if err := gatehouse.CheckTimeZone(zone); err != nil {
 		return err
 	}

@@ -26,28 +26,7 @@ import (
 // unset; the test logs where). .ci/run installs chromium and the npm
 // package; without them the test skips.
 func TestBrowser(t *testing.T) {
-	chromium := os.Getenv("GATEHOUSE_CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		testenv.Missing(t, "node is not installed")
-	}
-	if _, err := os.Stat(chromium); err != nil {
-		testenv.Missing(t, "chromium is not installed at %s (apt-get install chromium)", chromium)
-	}
-	if _, err := os.Stat("browsertest/node_modules/playwright-core"); err != nil {
-		testenv.Missing(t, "playwright-core is not installed: npm ci --prefix internal/dashboard/browsertest")
-	}
-	shots := filepath.Join(os.Getenv("GATEHOUSE_ARTIFACTS"), "dashboard")
-	if os.Getenv("GATEHOUSE_ARTIFACTS") == "" {
-		shots = t.TempDir()
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
+	b := newBrowserRun(t, "dashboard")
 	s := newSiteWithClock(t, time.Now)
 	ctx := context.Background()
 	org, _, err := demo.Seed(ctx, s.store, time.Now(), 600)
@@ -80,19 +59,62 @@ func TestBrowser(t *testing.T) {
 	}()
 	defer func() { stopServing(); <-served }()
 
-	run := exec.CommandContext(ctx, node, "run.mjs")
+	b.run(s, "run.mjs", "EMAIL=operator@demo.test", "OPERATOR_EMAIL=floor@demo.test", "PASSWORD="+testPassword,
+		"UNIVERSE="+browserUniverse, "SERVER_JOB="+browserJob)
+}
+
+// browserRun runs scripts of browsertest in Debian's chromium, headless,
+// with playwright-core. newBrowserRun skips the test (fails in CI)
+// without node, chromium or the npm package, which .ci/run installs.
+// Screenshots go to $GATEHOUSE_ARTIFACTS/dir, or a temporary directory
+// when it is unset; the test logs where.
+type browserRun struct {
+	t                     *testing.T
+	node, chromium, shots string
+}
+
+func newBrowserRun(t *testing.T, dir string) browserRun {
+	t.Helper()
+	b := browserRun{t: t, chromium: os.Getenv("GATEHOUSE_CHROMIUM")}
+	if b.chromium == "" {
+		b.chromium = "/usr/bin/chromium"
+	}
+	var err error
+	if b.node, err = exec.LookPath("node"); err != nil {
+		testenv.Missing(t, "node is not installed")
+	}
+	if _, err := os.Stat(b.chromium); err != nil {
+		testenv.Missing(t, "chromium is not installed at %s (apt-get install chromium)", b.chromium)
+	}
+	if _, err := os.Stat("browsertest/node_modules/playwright-core"); err != nil {
+		testenv.Missing(t, "playwright-core is not installed: npm ci --prefix internal/dashboard/browsertest")
+	}
+	b.shots = filepath.Join(os.Getenv("GATEHOUSE_ARTIFACTS"), dir)
+	if os.Getenv("GATEHOUSE_ARTIFACTS") == "" {
+		b.shots = t.TempDir()
+	}
+	if err := os.MkdirAll(b.shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// run runs script against the site with env beside BASE, CHROMIUM and
+// SHOTS, and fails the test when it fails.
+func (b browserRun) run(s *site, script string, env ...string) {
+	b.t.Helper()
+	run := exec.Command(b.node, script)
 	run.Dir = "browsertest"
-	run.Env = append(os.Environ(), "BASE="+s.url, "EMAIL=operator@demo.test", "OPERATOR_EMAIL=floor@demo.test", "PASSWORD="+testPassword,
-		"UNIVERSE="+browserUniverse, "SERVER_JOB="+browserJob, "CHROMIUM="+chromium, "SHOTS="+shots)
+	run.Env = append(append(os.Environ(), "BASE="+s.url, "CHROMIUM="+b.chromium, "SHOTS="+b.shots), env...)
 	var out, stderr bytes.Buffer
 	run.Stdout, run.Stderr = &out, &stderr
 	started := time.Now()
-	err = run.Run()
-	t.Logf("run.mjs took %v", time.Since(started))
-	t.Logf("run.mjs: %s", strings.TrimSpace(out.String()))
-	t.Logf("screenshots in %s", shots)
+	err := run.Run()
+	b.t.Logf("%s took %v", script, time.Since(started))
+	b.t.Logf("%s: %s", script, strings.TrimSpace(out.String()))
+	b.t.Logf("screenshots in %s", b.shots)
 	if err != nil {
-		t.Fatalf("run.mjs: %v\n%s", err, stderr.String())
+		b.t.Fatalf("%s: %v\n%s", script, err, stderr.String())
 	}
 }
 

@@ -40,7 +40,10 @@ func (d *dashboard) chooseOrganization(w http.ResponseWriter, r *http.Request) {
 	}
 	userID, _ := uuid.Parse(r.PostFormValue("user"))
 	session, sessionToken, user, err := d.Service.ChooseSignIn(anonymous(r), token, userID)
+	var second *gatehouse.SecondFactorError
 	switch {
+	case errors.As(err, &second):
+		d.renderSecondStep(w, r, second, http.StatusOK, secondStepPage{Next: next})
 	case errors.Is(err, gatehouse.ErrBadCredentials):
 		d.renderLogin(w, r, http.StatusUnauthorized, loginPage{Next: next, Error: "The sign-in expired; please sign in again."})
 	case err != nil:

@@ -175,9 +175,17 @@ func (d *dashboard) signedIn(next http.HandlerFunc) http.Handler {
 			d.errorPage(w, r, http.StatusForbidden, "This form has expired or did not come from this dashboard; go back, reload it and try again.")
 			return
 		}
+		if v.session.EnrolOnly && !enrolOnlyPaths[r.URL.Path] {
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, Prefix+"/account/second-factor", http.StatusSeeOther)
+				return
+			}
+			d.errorPage(w, r, http.StatusForbidden, "Your organization requires a second factor: set one up first.")
+			return
+		}
 		ctx := context.WithValue(r.Context(), viewerKey{}, v)
 		ctx = gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: v.user.ID, Label: v.user.Email,
-			OrgID: v.user.OrgID, Role: v.user.Role, RequestID: requestid.FromContext(ctx), ClientAddress: ratelimit.ClientAddress(r)})
+			OrgID: v.user.OrgID, Role: v.user.Role, EnrolOnly: v.session.EnrolOnly, RequestID: requestid.FromContext(ctx), ClientAddress: ratelimit.ClientAddress(r)})
 		next(w, r.WithContext(ctx))
 	})
 }

@@ -30,7 +30,11 @@ func (d *dashboard) invitationsPage(w http.ResponseWriter, r *http.Request) {
 func (d *dashboard) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 	userID, _ := uuid.Parse(r.PostFormValue("user"))
 	session, token, user, err := d.Service.AcceptInvitation(r.Context(), userID)
+	var second *gatehouse.SecondFactorError
 	switch {
+	case errors.As(err, &second):
+		d.renderSecondStep(w, r, second, http.StatusOK, secondStepPage{})
+		return
 	case errors.Is(err, gatehouse.ErrNotFound):
 		d.errorPage(w, r, http.StatusNotFound, "That invitation is not waiting for you (any more).")
 		return

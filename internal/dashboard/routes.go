@@ -54,8 +54,15 @@ func (d *dashboard) routes() []route {
 		{"GET", "/login", anyone, d.loginForm},
 		{"POST", "/login", anyone, d.login},
 		{"POST", "/login/choose", anyone, d.chooseOrganization},
+		{"POST", "/login/code", anyone, d.signInWithCode},
 		{"POST", "/logout", member, d.logout},
 		{"POST", "/zone", member, d.setZone},
+
+		// The user's own account: their second factor.
+		{"GET", "/account", member, d.account},
+		{"GET", "/account/second-factor", member, d.enrolForm},
+		{"POST", "/account/second-factor", member, d.enrol},
+		{"POST", "/account/second-factor/remove", member, d.removeFactor},
 
 		// The Event Log, its chart and exports.
 		{"GET", "/events", member, d.eventLog},
@@ -139,6 +146,8 @@ func (d *dashboard) routes() []route {
 		{"POST", "/users/role", member, d.setUserRole},
 		{"GET", "/users/remove", member, d.confirmRemoveUser},
 		{"POST", "/users/remove", member, d.removeUser},
+		{"POST", "/users/second-factor/reset", member, d.resetFactor},
+		{"POST", "/users/second-factor/required", member, d.requireFactor},
 		{"GET", "/audit", member, d.auditLog},
 		{"GET", "/invitations", member, d.invitationsPage},
 		{"POST", "/invitations/accept", member, d.acceptInvitation},
@@ -178,7 +187,7 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templatePages are the pages the handlers render, each one
 // templates/NAME.html in templates/layout.html with the shared blocks of
 // templates/filters.html and templates/pager.html.
-var templatePages = []string{"login", "choose", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "location-live", "users", "remove-user", "audit", "invitations",
+var templatePages = []string{"login", "choose", "second-step", "account", "enrol", "recovery-codes", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "location-live", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
 	"webhooks", "webhook", "delete-webhook", "replay-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant", "lockdowns", "lockdown-start", "lockdown-release",
 	"retire"}

@@ -138,6 +138,7 @@ var openRoutes = []string{
 	"GET /dashboard/login",         // the sign-in form
 	"POST /dashboard/login",        // signing in
 	"POST /dashboard/login/choose", // choosing the organization to sign in to
+	"POST /dashboard/login/code",   // the code of the second factor, after the password
 	" /dashboard/",                 // the catch-all's "There is no such page."
 }
 

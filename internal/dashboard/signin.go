@@ -47,6 +47,7 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 	var (
 		retry  *gatehouse.RetryError
 		choice *gatehouse.ChoiceError
+		second *gatehouse.SecondFactorError
 	)
 	switch {
 	case errors.As(err, &retry):
@@ -65,6 +66,9 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &choice):
 		d.renderChoice(w, r, choice, p.Next)
 		return
+	case errors.As(err, &second):
+		d.renderSecondStep(w, r, second, http.StatusOK, secondStepPage{Next: p.Next})
+		return
 	case err != nil:
 		d.fail(w, r, err)
 		return
@@ -78,18 +82,25 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 func (d *dashboard) signIn(w http.ResponseWriter, r *http.Request, session gatehouse.Session, token string, user gatehouse.User, next string) {
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: Prefix + "/login", MaxAge: -1})
 	http.SetCookie(w, &http.Cookie{Name: choiceCookie, Path: Prefix + "/login", MaxAge: -1})
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: Prefix, HttpOnly: true, Secure: secure(r),
-		SameSite: http.SameSiteLaxMode, MaxAge: int(session.ExpiresAt.Sub(session.CreatedAt).Seconds())})
+	d.setSession(w, r, session, token)
 	d.Logger.LogAttrs(r.Context(), slog.LevelInfo, "dashboard sign-in", slog.String("userId", user.ID.String()),
 		slog.String("orgId", user.OrgID.String()))
 	if next == "" {
 		next = Prefix + "/events"
 		as := gatehouse.WithActor(r.Context(), gatehouse.Actor{Type: gatehouse.ActorUser, ID: user.ID, Label: user.Email, OrgID: user.OrgID, Role: user.Role})
-		if invitations, err := d.Service.Invitations(as); err == nil && len(invitations) > 0 {
+		if session.EnrolOnly {
+			next = Prefix + "/account/second-factor"
+		} else if invitations, err := d.Service.Invitations(as); err == nil && len(invitations) > 0 {
 			next = Prefix + "/invitations"
 		}
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// setSession gives the browser the cookie of session.
+func (d *dashboard) setSession(w http.ResponseWriter, r *http.Request, session gatehouse.Session, token string) {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: Prefix, HttpOnly: true, Secure: secure(r),
+		SameSite: http.SameSiteLaxMode, MaxAge: int(session.ExpiresAt.Sub(session.CreatedAt).Seconds())})
 }
 
 func (d *dashboard) logout(w http.ResponseWriter, r *http.Request) {

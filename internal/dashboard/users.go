@@ -18,6 +18,8 @@ type usersPage struct {
 	Issues  map[string][]string
 	// Error says why a change of role or a removal was refused.
 	Error string
+	// SecondFactorRequired: the organization requires a second factor.
+	SecondFactorRequired bool
 }
 
 type createdUser struct {
@@ -45,6 +47,10 @@ func (d *dashboard) renderUsers(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	p.Users, p.Roles = users, gatehouse.Roles
+	if p.SecondFactorRequired, err = d.Service.SecondFactorRequired(r.Context(), viewerOf(r).user.OrgID); err != nil {
+		d.fail(w, r, err)
+		return
+	}
 	d.render(w, r, status, "users", p)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/service"
+	"github.com/google/uuid"
 )
 
 func runOrgCreate(ctx context.Context, e *env) error {
@@ -60,6 +61,37 @@ func runOrgList(ctx context.Context, e *env) error {
 			fmt.Fprintf(e.stdout, "%s  %s  %4dd  %s\n", o.ID, gatehouse.FormatTime(time.Time(o.CreatedAt)), o.RetentionDays, o.Name)
 		}
 		return nil
+	})
+}
+
+// runOrgSetSecondFactor sets whether an organization requires a second
+// factor of its dashboard users.
+func runOrgSetSecondFactor(ctx context.Context, e *env) error {
+	f := newFlags(e, "org set-second-factor")
+	f.actor(asUsage)
+	return withService(ctx, f, 2, func(svc *service.Service, args []string) error {
+		if len(args) != 2 || args[1] != "required" && args[1] != "optional" {
+			return usagef("org set-second-factor needs ORG_ID and required or optional")
+		}
+		id, err := parseID("ORG_ID", args[0])
+		if err != nil {
+			return err
+		}
+		if ctx, err = f.act(ctx, svc, id); err != nil {
+			return err
+		}
+		required := args[1] == "required"
+		if err := svc.RequireSecondFactor(ctx, id, required); err != nil {
+			return err
+		}
+		rec := struct {
+			ID                   uuid.UUID `json:"id"`
+			SecondFactorRequired bool      `json:"secondFactorRequired"`
+		}{id, required}
+		if required {
+			return f.print(rec, "organization %s requires a second factor: users without one set it up at their next sign-in", id)
+		}
+		return f.print(rec, "organization %s no longer requires a second factor", id)
 	})
 }
 

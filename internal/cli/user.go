@@ -18,16 +18,19 @@ import (
 // Invited says the user has not yet proven membership by signing in
 // (see gatehouse.User.Proven).
 type userRecord struct {
-	ID        string         `json:"id"`
-	Email     string         `json:"email"`
-	Name      string         `json:"name"`
-	Role      gatehouse.Role `json:"role"`
-	Invited   bool           `json:"invited"`
-	CreatedAt gatehouse.Time `json:"createdAt"`
+	ID      string         `json:"id"`
+	Email   string         `json:"email"`
+	Name    string         `json:"name"`
+	Role    gatehouse.Role `json:"role"`
+	Invited bool           `json:"invited"`
+	// SecondFactor: the user enrolled one (TOTP).
+	SecondFactor bool           `json:"secondFactor"`
+	CreatedAt    gatehouse.Time `json:"createdAt"`
 }
 
 func newUserRecord(u gatehouse.User) userRecord {
-	return userRecord{ID: u.ID.String(), Email: u.Email, Name: u.Name, Role: u.Role, Invited: !u.Proven, CreatedAt: gatehouse.Time(u.CreatedAt)}
+	return userRecord{ID: u.ID.String(), Email: u.Email, Name: u.Name, Role: u.Role, Invited: !u.Proven,
+		SecondFactor: u.SecondFactor, CreatedAt: gatehouse.Time(u.CreatedAt)}
 }
 
 func runUserCreate(ctx context.Context, e *env) error {
@@ -84,11 +87,14 @@ func runUserList(ctx context.Context, e *env) error {
 			return f.print(recs, "")
 		}
 		for _, r := range recs {
-			invited := ""
-			if r.Invited {
-				invited = "  (invited: not signed in yet)"
+			notes := ""
+			if r.SecondFactor {
+				notes += "  (two-factor)"
 			}
-			fmt.Fprintf(e.stdout, "%s  %-8s %s  %s%s\n", r.ID, r.Role, r.Email, r.Name, invited)
+			if r.Invited {
+				notes += "  (invited: not signed in yet)"
+			}
+			fmt.Fprintf(e.stdout, "%s  %-8s %s  %s%s\n", r.ID, r.Role, r.Email, r.Name, notes)
 		}
 		return nil
 	})
@@ -124,7 +130,25 @@ func runUserSetRole(ctx context.Context, e *env) error {
 }
 
 func runUserRemove(ctx context.Context, e *env) error {
-	f := newFlags(e, "user remove")
+	return runOnUser(ctx, e, "user remove", func(ctx context.Context, svc *service.Service, orgID uuid.UUID, email string) (string, gatehouse.User, error) {
+		u, err := svc.RemoveUser(ctx, orgID, email)
+		return fmt.Sprintf("removed user %s %s; their sessions have ended", u.ID, u.Email), u, err
+	})
+}
+
+// runUserResetSecondFactor removes a user's second factor, for a lost
+// phone.
+func runUserResetSecondFactor(ctx context.Context, e *env) error {
+	return runOnUser(ctx, e, "user reset-second-factor", func(ctx context.Context, svc *service.Service, orgID uuid.UUID, email string) (string, gatehouse.User, error) {
+		u, err := svc.ResetSecondFactor(ctx, orgID, email)
+		return fmt.Sprintf("%s has no second factor now; their sessions have ended", u.Email), u, err
+	})
+}
+
+// runOnUser runs a command that acts on the user --org and --email name,
+// as --as, and prints the user with what do says it did.
+func runOnUser(ctx context.Context, e *env, name string, do func(context.Context, *service.Service, uuid.UUID, string) (string, gatehouse.User, error)) error {
+	f := newFlags(e, name)
 	org := f.String("org", "", "organization id")
 	email := f.String("email", "", "the user's sign-in email")
 	f.actor(asUsage)
@@ -136,11 +160,11 @@ func runUserRemove(ctx context.Context, e *env) error {
 		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
-		u, err := svc.RemoveUser(ctx, orgID, email)
+		done, u, err := do(ctx, svc, orgID, email)
 		if err != nil {
 			return err
 		}
-		return f.print(newUserRecord(u), "removed user %s %s; their sessions have ended", u.ID, u.Email)
+		return f.print(newUserRecord(u), "%s", done)
 	})
 }
 

@@ -46,6 +46,9 @@ type Actor struct {
 	Scopes        []Scope
 	RequestID     string
 	ClientAddress string
+	// UserAgent is the browser's, for the sessions a dashboard sign-in
+	// starts.
+	UserAgent string
 }
 
 type actorKey struct{}

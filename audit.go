@@ -82,6 +82,9 @@ const (
 	AuditSecondFactorReset    AuditAction = "user.second_factor_reset"
 	AuditRecoveryCodeUsed     AuditAction = "user.recovery_code_used"
 	AuditSecondFactorRequired AuditAction = "organization.second_factor_required"
+	// AuditSessionsEnded: a user ended one of their sessions (another
+	// browser), or an admin ended all of a user's; the entry counts them.
+	AuditSessionsEnded AuditAction = "user.sessions_ended"
 )
 
 // AuditActions lists every action in documentation order.
@@ -101,7 +104,7 @@ var AuditActions = []AuditAction{
 	AuditGrantCreated, AuditGrantRevoked,
 	AuditLockdownStarted, AuditLockdownReleased,
 	AuditSecondFactorEnrolled, AuditSecondFactorRemoved, AuditSecondFactorReset, AuditRecoveryCodeUsed,
-	AuditSecondFactorRequired,
+	AuditSecondFactorRequired, AuditSessionsEnded,
 }
 
 // The kinds of record an audit entry targets.

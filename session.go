@@ -15,9 +15,19 @@ import (
 // SessionLifetime is how long a dashboard sign-in lasts.
 const SessionLifetime = 12 * time.Hour
 
+// SessionSeenEvery is how often at most a session's last use is
+// written: a page a second costs one write a minute.
+const SessionSeenEvery = time.Minute
+
+// MaxUserAgentLen bounds the user agent a session keeps, in bytes.
+const MaxUserAgentLen = 300
+
 // Session is a signed-in dashboard user. The browser holds a random token;
 // the store holds only its hash (see Sessions).
 type Session struct {
+	// ID names the session to its user, who may end it (the token's hash
+	// is never shown).
+	ID        uuid.UUID
 	TokenHash [32]byte
 	UserID    uuid.UUID
 	// CSRF is the session's anti-forgery token, sent back by every form.
@@ -28,6 +38,12 @@ type Session struct {
 	// user has not enrolled; the session serves the enrolment and
 	// signing out, nothing else.
 	EnrolOnly bool
+	// UserAgent is the browser's, trimmed to MaxUserAgentLen bytes, and
+	// ClientAddress the client's, as the session began.
+	UserAgent, ClientAddress string
+	// LastSeenAt is when the session was last used, to the minute
+	// (SessionSeenEvery).
+	LastSeenAt time.Time
 	// SecondFactorGiven says the sign-in gave the code of the user's
 	// second factor, or enrolled one; not stored. The store refuses a
 	// session without it of a user who has a second factor, which closes
@@ -50,8 +66,8 @@ func NewSessions(secret []byte) *Sessions { return &Sessions{secret: secret} }
 // the browser's cookie.
 func (s *Sessions) New(user uuid.UUID, now time.Time) (Session, string) {
 	token := NewToken()
-	return Session{TokenHash: s.Hash(token), UserID: user, CSRF: NewToken(),
-		CreatedAt: Truncate(now), ExpiresAt: Truncate(now.Add(SessionLifetime))}, token
+	return Session{ID: NewID(), TokenHash: s.Hash(token), UserID: user, CSRF: NewToken(),
+		CreatedAt: Truncate(now), ExpiresAt: Truncate(now.Add(SessionLifetime)), LastSeenAt: Truncate(now)}, token
 }
 
 // Hash is the stored form of a session token.

@@ -107,6 +107,17 @@ type IdentityStore interface {
 	// FindSession returns the unexpired session with that token hash and
 	// its user, or [ErrNotFound].
 	FindSession(ctx context.Context, tokenHash [32]byte, now time.Time) (Session, User, error)
+	// SeenSession records that the session with that token hash, of the
+	// organization's user, was used at now, unless it was within
+	// SessionSeenEvery.
+	SeenSession(ctx context.Context, orgID uuid.UUID, tokenHash [32]byte, now time.Time) error
+	// ListSessions returns the unexpired sessions of the organization's
+	// user, last seen first.
+	ListSessions(ctx context.Context, orgID, userID uuid.UUID, now time.Time) ([]Session, error)
+	// EndSessions ends the sessions of the organization's user: the one
+	// with that id, or every one when id is uuid.Nil, appending e in the
+	// same transaction; it returns how many ended (0 appends nothing).
+	EndSessions(ctx context.Context, e AuditEntry, orgID, userID, id uuid.UUID) (int, error)
 	// DeleteSession ends a session; ending one that does not exist is no
 	// error. It also deletes every session that has expired.
 	DeleteSession(ctx context.Context, tokenHash [32]byte, now time.Time) error

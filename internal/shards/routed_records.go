@@ -117,6 +117,24 @@ func (r *Router) SetSecondFactorRequired(ctx context.Context, e gatehouse.AuditE
 	})
 }
 
+func (r *Router) SeenSession(ctx context.Context, orgID uuid.UUID, tokenHash [32]byte, now time.Time) error {
+	return routed(r, ctx, method("Store.SeenSession", orgID), func(ctx context.Context, db *postgres.DB) error {
+		return db.SeenSession(ctx, orgID, tokenHash, now)
+	})
+}
+
+func (r *Router) ListSessions(ctx context.Context, orgID, userID uuid.UUID, now time.Time) ([]gatehouse.Session, error) {
+	return routedTo(r, ctx, method("Store.ListSessions", orgID, userID), func(ctx context.Context, db *postgres.DB) ([]gatehouse.Session, error) {
+		return db.ListSessions(ctx, orgID, userID, now)
+	})
+}
+
+func (r *Router) EndSessions(ctx context.Context, e gatehouse.AuditEntry, orgID, userID, id uuid.UUID) (int, error) {
+	return routedTo(r, ctx, method("Store.EndSessions", orgID, userID), func(ctx context.Context, db *postgres.DB) (int, error) {
+		return db.EndSessions(ctx, e, orgID, userID, id)
+	})
+}
+
 func (r *Router) CreateLocation(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, name string) (gatehouse.Location, error) {
 	return routedTo(r, ctx, method("Store.CreateLocation", orgID), func(ctx context.Context, db *postgres.DB) (gatehouse.Location, error) {
 		return db.CreateLocation(ctx, e, orgID, name)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -24,8 +25,10 @@ func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gateh
 		if factor && !s.SecondFactorGiven {
 			return fmt.Errorf("user %s has a second factor: %w", s.UserID, gatehouse.ErrSecondFactorNeeded)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at, enrol_only)
-			VALUES (?, ?, ?, ?, ?, ?)`, s.TokenHash[:], s.UserID[:], s.CSRF, millis(s.CreatedAt), millis(s.ExpiresAt), s.EnrolOnly)
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at, enrol_only,
+				id, user_agent, client_address, last_seen_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, s.TokenHash[:], s.UserID[:], s.CSRF, millis(s.CreatedAt), millis(s.ExpiresAt), s.EnrolOnly,
+			s.ID[:], s.UserAgent, s.ClientAddress, millis(s.CreatedAt))
 		if err != nil {
 			return err
 		}
@@ -50,13 +53,16 @@ func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time
 		s                          gatehouse.Session
 		u                          gatehouse.User
 		created, expires, uCreated int64
+		seen                       int64
+		id                         []byte
 	)
-	err = db.read.QueryRowContext(ctx, `SELECT s.user_id, s.csrf, s.created_at, s.expires_at,
+	err = db.read.QueryRowContext(ctx, `SELECT s.id, s.user_agent, s.client_address, coalesce(s.last_seen_at, s.created_at),
+			s.user_id, s.csrf, s.created_at, s.expires_at,
 			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven,
 			u.totp_sealed IS NOT NULL, s.enrol_only
 		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
 		WHERE s.token_hash = ? AND s.expires_at > ?`, tokenHash[:], millis(now)).
-		Scan(&s.UserID, &s.CSRF, &created, &expires, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &uCreated, &u.Proven,
+		Scan(&id, &s.UserAgent, &s.ClientAddress, &seen, &s.UserID, &s.CSRF, &created, &expires, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &uCreated, &u.Proven,
 			&u.SecondFactor, &s.EnrolOnly)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
@@ -65,8 +71,74 @@ func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time
 		return s, u, wrap(err)
 	}
 	s.TokenHash, u.ID = tokenHash, s.UserID
-	s.CreatedAt, s.ExpiresAt, u.CreatedAt = fromMillis(created), fromMillis(expires), fromMillis(uCreated)
+	s.CreatedAt, s.ExpiresAt, s.LastSeenAt, u.CreatedAt = fromMillis(created), fromMillis(expires), fromMillis(seen), fromMillis(uCreated)
+	s.ID, _ = uuid.FromBytes(id)
 	return s, u, nil
+}
+
+// SeenSession records a session's use, at most once a SessionSeenEvery.
+func (db *DB) SeenSession(ctx context.Context, orgID uuid.UUID, tokenHash [32]byte, now time.Time) (err error) {
+	defer sqlstore.Label(&err, "Store.SeenSession", orgID)
+	return db.withTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET last_seen_at = ?
+			WHERE token_hash = ? AND coalesce(last_seen_at, created_at) <= ?`, millis(now), tokenHash[:], millis(now.Add(-gatehouse.SessionSeenEvery)))
+		return err
+	})
+}
+
+// ListSessions returns a user's unexpired sessions, last seen first.
+func (db *DB) ListSessions(ctx context.Context, orgID, userID uuid.UUID, now time.Time) (_ []gatehouse.Session, err error) {
+	defer sqlstore.Label(&err, "Store.ListSessions", orgID, userID)
+	rows, err := db.read.QueryContext(ctx, `SELECT s.id, s.user_agent, s.client_address, coalesce(s.last_seen_at, s.created_at) AS seen,
+			s.created_at, s.expires_at, s.enrol_only
+		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
+		WHERE o.id = ? AND s.user_id = ? AND s.expires_at > ?
+		ORDER BY seen DESC, s.created_at DESC`, orgID[:], userID[:], millis(now))
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	out := []gatehouse.Session{}
+	for rows.Next() {
+		var (
+			s                      gatehouse.Session
+			id                     []byte
+			seen, created, expires int64
+		)
+		if err := rows.Scan(&id, &s.UserAgent, &s.ClientAddress, &seen, &created, &expires, &s.EnrolOnly); err != nil {
+			return nil, wrap(err)
+		}
+		s.ID, _ = uuid.FromBytes(id)
+		s.UserID, s.LastSeenAt, s.CreatedAt, s.ExpiresAt = userID, fromMillis(seen), fromMillis(created), fromMillis(expires)
+		out = append(out, s)
+	}
+	return out, wrap(rows.Err())
+}
+
+// EndSessions ends one of a user's sessions, or all.
+func (db *DB) EndSessions(ctx context.Context, e gatehouse.AuditEntry, orgID, userID, id uuid.UUID) (n int, err error) {
+	defer sqlstore.Label(&err, "Store.EndSessions", orgID, userID)
+	err = db.withTx(ctx, func(tx *sql.Tx) error {
+		found, err := db.users(ctx, tx, `SELECT `+userColumns+` FROM users u JOIN organizations o ON o.seq = u.org
+			WHERE o.id = ? AND u.id = ?`, orgID[:], userID[:])
+		if err != nil || len(found) == 0 {
+			return err
+		}
+		var one any
+		if id != uuid.Nil {
+			one = id[:]
+		}
+		res, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ? AND (? IS NULL OR id = ?)", userID[:], one, one)
+		if err != nil {
+			return err
+		}
+		affected, err := res.RowsAffected()
+		if n = int(affected); err != nil || n == 0 {
+			return err
+		}
+		return db.appendAuditOfUser(ctx, tx, sqlstore.UserEntry(e, found[0]).Change("sessions", "", strconv.Itoa(n)))
+	})
+	return n, err
 }
 
 // DeleteSession ends a session and sweeps the expired ones.

@@ -13,9 +13,7 @@ import (
 // and each recovery code once (a step only forward), and is nobody's in
 // another organization; the organization's requirement is its own.
 func testSecondFactors(t *testing.T, f *fixture) {
-	o, rival := f.org("Acme"), f.org("Rival")
-	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "x"})
-	must(t, err)
+	o, rival, u := f.opsOfAcme()
 	if _, err := f.s.FindSecondFactor(ctx, o.ID, u.ID); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Fatalf("a new user has a second factor: %v", err)
 	}

@@ -61,6 +61,7 @@ func Run(t *testing.T, open Opener) {
 		{"SetUserPassword", testSetUserPassword},
 		{"UserTimeZone", testUserTimeZone},
 		{"SecondFactors", testSecondFactors},
+		{"SessionDevices", testSessionDevices},
 		{"Oracle", testOracle},
 		{"AuditAppend", testAuditAppend},
 		{"AuditFailedChange", testAuditFailedChange},

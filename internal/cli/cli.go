@@ -122,6 +122,7 @@ func commands() []command {
 		{"user set-role", "change a user's role (a lowered role ends their sessions): --org ID --email EMAIL --role ROLE", runUserSetRole},
 		{"user remove", "remove a dashboard user and end their sessions: --org ID --email EMAIL", runUserRemove},
 		{"user set-password", "set a dashboard user's password and end their sessions: --org ID --email EMAIL", runUserSetPassword},
+		{"user end-sessions", "sign a dashboard user out everywhere (a lost laptop): --org ID --email EMAIL", runUserEndSessions},
 		{"user reset-second-factor", "remove a dashboard user's second factor (a lost phone) and end their sessions; they sign in with their password and set one up again: --org ID --email EMAIL", runUserResetSecondFactor},
 		{"privacy erasure-webhook", "print the organization's right-to-erasure webhook (its path and secret, to paste in the platform's settings), setting it up when it has none: --org ID [--new]", runPrivacyErasureWebhook},
 		{"user-data erase", "erase a player from an organization: every event and command of the platform user id; the audit log keeps a keyed hash only: --org ID PLATFORM_USER_ID", runUserDataErase},

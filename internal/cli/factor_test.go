@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 // TestSecondFactorCommands: the operator requires a second factor of an
 // organization and stops requiring it (audited once per change), and
 // resets the second factor of a user who lost their phone: the user list
-// shows it gone, the audit log names the reset.
+// shows it gone, the audit log names the reset; and signs a user out
+// everywhere.
 func TestSecondFactorCommands(t *testing.T) {
 	g := newGH(t)
 	g.env["GATEHOUSE_PASSWORD"] = "correct horse battery staple"
@@ -54,13 +56,27 @@ func TestSecondFactorCommands(t *testing.T) {
 	if _, _, err := g.run(nil, "user", "reset-second-factor", "--org", acme.ID, "--email", "nobody@acme.test"); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("an unknown user: %v", err)
 	}
+	// Signed in (the factor reset), then signed out everywhere.
+	db, err := app.Open(context.Background(), g.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err = db.Service(time.Now).SignIn(context.Background(), "ops@acme.test", g.env["GATEHOUSE_PASSWORD"], "192.0.2.0")
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := g.run(nil, "user", "end-sessions", "--org", acme.ID, "--email", "ops@acme.test"); err != nil || !strings.Contains(out, "1 sessions ended") {
+		t.Errorf("end-sessions: %q %v", out, err)
+	}
 	var entries []struct{ Action string }
 	g.json(&entries, "audit", "list", "--org", acme.ID)
 	counts := map[string]int{}
 	for _, e := range entries {
 		counts[e.Action]++
 	}
-	if counts["user.second_factor_reset"] != 1 || counts["organization.second_factor_required"] != 2 || counts["user.second_factor_enrolled"] != 1 {
+	if counts["user.second_factor_reset"] != 1 || counts["organization.second_factor_required"] != 2 || counts["user.second_factor_enrolled"] != 1 ||
+		counts["user.sessions_ended"] != 1 {
 		t.Errorf("audit log: %v", counts)
 	}
 }

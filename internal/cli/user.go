@@ -145,6 +145,14 @@ func runUserResetSecondFactor(ctx context.Context, e *env) error {
 	})
 }
 
+// runUserEndSessions signs a user out everywhere.
+func runUserEndSessions(ctx context.Context, e *env) error {
+	return runOnUser(ctx, e, "user end-sessions", func(ctx context.Context, svc *service.Service, orgID uuid.UUID, email string) (string, gatehouse.User, error) {
+		u, n, err := svc.EndUserSessions(ctx, orgID, email)
+		return fmt.Sprintf("signed %s out everywhere: %d sessions ended", u.Email, n), u, err
+	})
+}
+
 // runOnUser runs a command that acts on the user --org and --email name,
 // as --as, and prints the user with what do says it did.
 func runOnUser(ctx context.Context, e *env, name string, do func(context.Context, *service.Service, uuid.UUID, string) (string, gatehouse.User, error)) error {

@@ -61,5 +61,5 @@ func (d *dashboard) auditLog(w http.ResponseWriter, r *http.Request) {
 // the audit entry of the attempt names the request and the client.
 func anonymous(r *http.Request) context.Context {
 	return gatehouse.WithActor(r.Context(), gatehouse.Actor{Type: gatehouse.ActorUser,
-		RequestID: requestid.FromContext(r.Context()), ClientAddress: ratelimit.ClientAddress(r)})
+		RequestID: requestid.FromContext(r.Context()), ClientAddress: ratelimit.ClientAddress(r), UserAgent: r.UserAgent()})
 }

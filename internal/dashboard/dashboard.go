@@ -185,7 +185,8 @@ func (d *dashboard) signedIn(next http.HandlerFunc) http.Handler {
 		}
 		ctx := context.WithValue(r.Context(), viewerKey{}, v)
 		ctx = gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: v.user.ID, Label: v.user.Email,
-			OrgID: v.user.OrgID, Role: v.user.Role, EnrolOnly: v.session.EnrolOnly, RequestID: requestid.FromContext(ctx), ClientAddress: ratelimit.ClientAddress(r)})
+			OrgID: v.user.OrgID, Role: v.user.Role, EnrolOnly: v.session.EnrolOnly, RequestID: requestid.FromContext(ctx), ClientAddress: ratelimit.ClientAddress(r),
+			UserAgent: r.UserAgent()})
 		next(w, r.WithContext(ctx))
 	})
 }

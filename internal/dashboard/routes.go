@@ -63,6 +63,7 @@ func (d *dashboard) routes() []route {
 		{"GET", "/account/second-factor", member, d.enrolForm},
 		{"POST", "/account/second-factor", member, d.enrol},
 		{"POST", "/account/second-factor/remove", member, d.removeFactor},
+		{"POST", "/account/sessions/end", member, d.endSession},
 
 		// The Event Log, its chart and exports.
 		{"GET", "/events", member, d.eventLog},
@@ -148,6 +149,7 @@ func (d *dashboard) routes() []route {
 		{"POST", "/users/remove", member, d.removeUser},
 		{"POST", "/users/second-factor/reset", member, d.resetFactor},
 		{"POST", "/users/second-factor/required", member, d.requireFactor},
+		{"POST", "/users/sessions/end", member, d.endUserSessions},
 		{"GET", "/audit", member, d.auditLog},
 		{"GET", "/invitations", member, d.invitationsPage},
 		{"POST", "/invitations/accept", member, d.acceptInvitation},

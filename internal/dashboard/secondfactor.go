@@ -76,12 +76,23 @@ func (d *dashboard) signInWithCode(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// accountPage is the signed-in user's own: their second factor.
+// accountPage is the signed-in user's own: their second factor and
+// their sessions.
 type accountPage struct {
 	// Factor is the user's second factor, nil when they have none.
 	Factor   *gatehouse.SecondFactor
 	Required bool
+	Sessions []sessionRow
 	Error    string
+}
+
+// sessionRow is one of the user's sessions as the account page lists it.
+type sessionRow struct {
+	gatehouse.Session
+	// Device names the browser and system of its user agent.
+	Device string
+	// Current: the session of this browser.
+	Current bool
 }
 
 func (d *dashboard) account(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +112,14 @@ func (d *dashboard) renderAccount(w http.ResponseWriter, r *http.Request, status
 	if p.Required, err = d.Service.SecondFactorRequired(r.Context(), viewerOf(r).user.OrgID); err != nil {
 		d.fail(w, r, err)
 		return
+	}
+	sessions, err := d.Service.Sessions(r.Context())
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	for _, s := range sessions {
+		p.Sessions = append(p.Sessions, sessionRow{Session: s, Device: deviceOf(s.UserAgent), Current: s.ID == viewerOf(r).session.ID})
 	}
 	d.render(w, r, status, "account", p)
 }

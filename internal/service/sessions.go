@@ -172,6 +172,8 @@ func (s *Service) signInEntry(ctx context.Context, action gatehouse.AuditAction,
 func (s *Service) startSession(ctx context.Context, u gatehouse.User, kind sessionKind) (gatehouse.Session, string, gatehouse.User, error) {
 	session, token := s.sessions.New(u.ID, s.now())
 	session.EnrolOnly, session.SecondFactorGiven = kind == sessionEnrolOnly, kind == sessionGiven
+	a := gatehouse.ActorFrom(ctx)
+	session.UserAgent, session.ClientAddress = userAgent(a.UserAgent), a.ClientAddress
 	err := s.store.CreateSession(ctx, s.signInEntry(ctx, gatehouse.AuditSignedIn, u), session)
 	if errors.Is(err, gatehouse.ErrSecondFactorNeeded) {
 		return gatehouse.Session{}, "", gatehouse.User{}, s.secondStep(u)
@@ -276,9 +278,18 @@ func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (gateh
 }
 
 // FindSession returns the unexpired session of a browser's token and its
-// user, or [gatehouse.ErrNotFound].
+// user, or [gatehouse.ErrNotFound]. It records the session's use when
+// the last was [gatehouse.SessionSeenEvery] ago or more; a failure to
+// record it fails nothing.
 func (s *Service) FindSession(ctx context.Context, token string) (gatehouse.Session, gatehouse.User, error) {
-	return s.store.FindSession(ctx, s.sessions.Hash(token), s.now())
+	now := s.now()
+	session, u, err := s.store.FindSession(ctx, s.sessions.Hash(token), now)
+	if err == nil && now.Sub(session.LastSeenAt) >= gatehouse.SessionSeenEvery {
+		if s.store.SeenSession(ctx, u.OrgID, session.TokenHash, now) == nil {
+			session.LastSeenAt = gatehouse.Truncate(now)
+		}
+	}
+	return session, u, err
 }
 
 // SignOut ends a session (ending one that has ended is no error) and

@@ -253,7 +253,7 @@ try {
   await shot("12-locations");
 
   // Sign out.
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await page.waitForURL(/\/dashboard\/login/);
   await page.goto(`${BASE}/dashboard/events`);
   check(page.url().includes("/dashboard/login"), "still signed in after signing out");
@@ -336,7 +336,7 @@ try {
   // The admin edits it: the night club's weekend nights, one gamepass
   // allowed. Rows the policy already has are removed; the blank rows the
   // form always shows are filled in.
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("button", { name: "Sign out", exact: true }).click();
   await page.waitForURL(/\/dashboard\/login/);
   await page.getByLabel("Email").fill(EMAIL);
   await page.getByLabel("Password").fill(PASSWORD);

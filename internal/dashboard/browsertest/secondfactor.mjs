@@ -82,7 +82,7 @@ try {
   };
   const giveCode = (code) => page.locator("#code").fill(code).then(() => submit("Sign in", "/dashboard/login/code"));
   const signOut = async () => {
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL(/\/dashboard\/login$/);
   };
   const signedOut = async () => {
@@ -148,7 +148,7 @@ try {
   const code = totp(secret, stepNow());
   check((await giveCode(code)) === 303, "the right code is not accepted");
   await page.waitForURL(/\/dashboard\/events$/);
-  check(await page.getByRole("button", { name: "Sign out" }).isVisible(), "not signed in with the right code");
+  check(await page.getByRole("button", { name: "Sign out", exact: true }).isVisible(), "not signed in with the right code");
 
   // The same code again, in a fresh sign-in, is refused.
   await signOut();

@@ -64,6 +64,7 @@ func (d *dashboard) routes() []route {
 		{"POST", "/account/second-factor", member, d.enrol},
 		{"POST", "/account/second-factor/remove", member, d.removeFactor},
 		{"POST", "/account/sessions/end", member, d.endSession},
+		{"POST", "/account/password", member, d.changePassword},
 
 		// The Event Log, its chart and exports.
 		{"GET", "/events", member, d.eventLog},

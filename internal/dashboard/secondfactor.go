@@ -84,6 +84,8 @@ type accountPage struct {
 	Required bool
 	Sessions []sessionRow
 	Error    string
+	// PasswordError says why a change of password was refused.
+	PasswordError string
 }
 
 // sessionRow is one of the user's sessions as the account page lists it.

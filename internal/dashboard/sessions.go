@@ -6,9 +6,12 @@ package dashboard
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/google/uuid"
 )
 
@@ -26,6 +29,30 @@ func (d *dashboard) endSession(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: sessionCookie, Path: Prefix, MaxAge: -1, HttpOnly: true, Secure: secure(r)})
 		http.Redirect(w, r, Prefix+"/login", http.StatusSeeOther)
 	default:
+		http.Redirect(w, r, Prefix+"/account", http.StatusSeeOther)
+	}
+}
+
+// changePassword replaces the user's own password: every other session
+// ends, this browser gets a new one.
+func (d *dashboard) changePassword(w http.ResponseWriter, r *http.Request) {
+	session, token, err := d.Service.ChangePassword(r.Context(), r.PostFormValue("current"), r.PostFormValue("password"), ratelimit.SignInNetwork(r))
+	var (
+		ve    *gatehouse.ValidationError
+		retry *gatehouse.RetryError
+	)
+	switch {
+	case errors.Is(err, gatehouse.ErrBadCredentials):
+		d.renderAccount(w, r, http.StatusUnauthorized, accountPage{PasswordError: "That is not your current password."})
+	case errors.As(err, &ve):
+		d.renderAccount(w, r, http.StatusBadRequest, accountPage{PasswordError: "The new password " + strings.Join(ve.Issues["password"], "; ") + "."})
+	case errors.As(err, &retry):
+		w.Header().Set("Retry-After", strconv.Itoa(int((retry.After+time.Second-1)/time.Second)))
+		d.renderAccount(w, r, http.StatusTooManyRequests, accountPage{PasswordError: "Too many wrong passwords. Wait a minute and try again."})
+	case err != nil:
+		d.fail(w, r, err)
+	default:
+		d.setSession(w, r, session, token)
 		http.Redirect(w, r, Prefix+"/account", http.StatusSeeOther)
 	}
 }

@@ -54,3 +54,34 @@ func TestSessionsOnTheAccountPage(t *testing.T) {
 		t.Errorf("the laptop after signing out everywhere: %d", r.status)
 	}
 }
+
+// TestChangeOwnPassword: on the account page, a wrong current password
+// is refused and changes nothing; the right one changes it, signs every
+// other browser out and keeps this one signed in.
+func TestChangeOwnPassword(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	here, there := s.signedIn(acme), s.signedIn(acme)
+	page := here.do("GET", "/dashboard/account", nil)
+	change := func(current string) answer {
+		return here.do("POST", "/dashboard/account/password", url.Values{"csrf": {csrfOf(t, page.body)}, "current": {current}, "password": {"a brand new password"}})
+	}
+	if r := change("not my password"); r.status != http.StatusUnauthorized || !strings.Contains(r.body, "not your current password") {
+		t.Errorf("a wrong current password: %d", r.status)
+	}
+	if r := there.do("GET", "/dashboard/events", nil); r.status != http.StatusOK {
+		t.Errorf("the other browser after a refused change: %d", r.status)
+	}
+	if r := change(testPassword); r.status != http.StatusSeeOther {
+		t.Fatalf("the change: %d %.500s", r.status, r.body)
+	}
+	if r := there.do("GET", "/dashboard/events", nil); r.status != http.StatusSeeOther {
+		t.Errorf("the other browser after the change: %d", r.status)
+	}
+	if r := here.do("GET", "/dashboard/events", nil); r.status != http.StatusOK {
+		t.Errorf("this browser after the change: %d", r.status)
+	}
+	if r := s.browser().signIn(acme.email, "a brand new password"); r.status != http.StatusSeeOther {
+		t.Errorf("signing in with the new password: %d", r.status)
+	}
+}

@@ -1,12 +1,14 @@
 package service
 
-// Sessions under control: a user's own sessions, seen and ended, and an
-// admin's ending of all of a user's (docs/security.md, "Sessions").
+// Sessions under control: a user's own sessions, seen and ended, an
+// admin's ending of all of a user's, and a user's change of their own
+// password, which ends the others (docs/security.md, "Sessions").
 
 import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
@@ -70,4 +72,53 @@ func (s *Service) EndUserSessions(ctx context.Context, orgID uuid.UUID, email st
 	}
 	n, err := s.store.EndSessions(ctx, s.entry(ctx, orgID, gatehouse.AuditSessionsEnded, gatehouse.TargetUser), orgID, u.ID, uuid.Nil)
 	return u, n, err
+}
+
+// ChangePassword replaces the signed-in user's own password, given the
+// current one: every session of theirs ends, and a new one starts for
+// the browser that changed it. A wrong current password is spent from
+// the sign-in limits and recorded as a failed sign-in, as at the
+// sign-in form: an open session alone cannot take the account.
+//
+// Errors: [gatehouse.ErrBadCredentials] for a wrong current password; a
+// [*gatehouse.ValidationError] keyed "password" for a new one too short;
+// a [*gatehouse.RetryError] when the limits are spent.
+func (s *Service) ChangePassword(ctx context.Context, current, password, clientNetwork string) (gatehouse.Session, string, error) {
+	if gatehouse.ActorFrom(ctx).EnrolOnly {
+		return gatehouse.Session{}, "", fmt.Errorf("enrol the second factor your organization requires first: %w", gatehouse.ErrForbidden)
+	}
+	u, err := s.actingUser(ctx)
+	if err != nil {
+		return gatehouse.Session{}, "", err
+	}
+	var errs gatehouse.ValidationError
+	if gatehouse.CheckPassword(&errs, password); errs.Err() != nil {
+		return gatehouse.Session{}, "", errs.Err()
+	}
+	refund, wait, allowed := s.signIns(ctx, u.Email, clientNetwork)
+	if !allowed {
+		return gatehouse.Session{}, "", &gatehouse.RetryError{After: wait, Err: gatehouse.ErrSignInLimited}
+	}
+	ok, err := s.verify(ctx, current, u.PasswordHash)
+	switch {
+	case err != nil:
+		refund(ctx)
+		return gatehouse.Session{}, "", &gatehouse.RetryError{After: time.Second, Err: err}
+	case !ok:
+		if err := s.signInFailed(ctx, u.Email, []gatehouse.User{u}); err != nil {
+			return gatehouse.Session{}, "", err
+		}
+		return gatehouse.Session{}, "", gatehouse.ErrBadCredentials
+	}
+	refund(ctx)
+	hash, err := s.hasher.Hash(password)
+	if err != nil {
+		return gatehouse.Session{}, "", err
+	}
+	e := s.entry(ctx, u.OrgID, gatehouse.AuditUserPasswordSet, gatehouse.TargetUser)
+	if u, err = s.store.SetUserPassword(ctx, e, u.OrgID, u.Email, hash); err != nil {
+		return gatehouse.Session{}, "", err
+	}
+	session, token, _, err := s.startSession(ctx, u, sessionGiven)
+	return session, token, err
 }

@@ -82,3 +82,53 @@ func TestSessionsUnderControl(t *testing.T) {
 		t.Errorf("%d sessions_ended entries, want 2", n)
 	}
 }
+
+// TestChangePassword: a user changes their own password given the
+// current one; every other session ends, the new one works, the old
+// password no longer does. A wrong current password is a failed
+// sign-in, audited, that ends nothing; an enrol-only session may not.
+func TestChangePassword(t *testing.T) {
+	f := newService(t, nil)
+	ctx := context.Background()
+	u, err := f.svc.CreateUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: "ops@acme.test", Password: "correct horse battery"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, other, _, err := f.svc.SignIn(ctx, "ops@acme.test", "correct horse battery", "192.0.2.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: u.ID, Label: u.Email, OrgID: f.org.ID, Role: u.Role})
+	if _, _, err := f.svc.ChangePassword(as, "a wrong guess!!", "a brand new password", "192.0.2.0"); !errors.Is(err, gatehouse.ErrBadCredentials) {
+		t.Errorf("a wrong current password: %v", err)
+	}
+	if n := len(filter(f.auditLog(t, f.org.ID), gatehouse.AuditSignInFailed)); n != 1 {
+		t.Errorf("%d failed sign-ins audited, want 1", n)
+	}
+	if _, _, err := f.svc.ChangePassword(as, "correct horse battery", "short", "192.0.2.0"); !errors.Is(err, gatehouse.ErrInvalid) {
+		t.Errorf("a short new password: %v", err)
+	}
+	if _, _, err := f.svc.FindSession(ctx, other); err != nil {
+		t.Fatalf("a refused change ended a session: %v", err)
+	}
+	enrolOnly := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: u.ID, Label: u.Email, OrgID: f.org.ID, EnrolOnly: true})
+	if _, _, err := f.svc.ChangePassword(enrolOnly, "correct horse battery", "a brand new password", "192.0.2.0"); !errors.Is(err, gatehouse.ErrForbidden) {
+		t.Errorf("an enrol-only session: %v", err)
+	}
+	_, mine, err := f.svc.ChangePassword(as, "correct horse battery", "a brand new password", "192.0.2.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.svc.FindSession(ctx, other); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("another session outlived the change: %v", err)
+	}
+	if _, _, err := f.svc.FindSession(ctx, mine); err != nil {
+		t.Errorf("the changing browser's new session: %v", err)
+	}
+	if _, _, _, err := f.svc.SignIn(ctx, "ops@acme.test", "correct horse battery", "192.0.2.0"); !errors.Is(err, gatehouse.ErrBadCredentials) {
+		t.Errorf("the old password: %v", err)
+	}
+	if _, _, _, err := f.svc.SignIn(ctx, "ops@acme.test", "a brand new password", "192.0.2.0"); err != nil {
+		t.Errorf("the new password: %v", err)
+	}
+}

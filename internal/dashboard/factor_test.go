@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	secretField  = regexp.MustCompile(`id="totp-secret"[^>]* value="([A-Z2-7]+)"`)
+	secretField  = regexp.MustCompile(`id="totp-secret" class="secret" data-secret="([A-Z2-7]+)"`)
 	pendingField = regexp.MustCompile(`name="pending" value="([^"]+)"`)
 )
 

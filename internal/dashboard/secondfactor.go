@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -129,8 +130,10 @@ func (d *dashboard) renderAccount(w http.ResponseWriter, r *http.Request, status
 // enrolPage shows a new secret as a QR code and as text, and takes a
 // code from it back.
 type enrolPage struct {
-	Secret, Pending string
-	QR              template.URL
+	// Secret is the base32 secret; Grouped the same in groups of four,
+	// as people type it.
+	Secret, Grouped, Pending string
+	QR                       template.URL
 	// EnrolOnly: the organization requires a second factor, and this is
 	// all the user may do until they have one.
 	EnrolOnly bool
@@ -167,9 +170,21 @@ func (d *dashboard) renderEnrol(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	d.render(w, r, status, "enrol", enrolPage{Secret: e.Secret, Pending: e.Pending, Error: problem,
+	d.render(w, r, status, "enrol", enrolPage{Secret: e.Secret, Grouped: grouped(e.Secret), Pending: e.Pending, Error: problem,
 		QR:        template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(e.QR)),
 		EnrolOnly: viewerOf(r).session.EnrolOnly})
+}
+
+// grouped is s in groups of four characters.
+func grouped(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && i%4 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // enrol finishes an enrolment: every session of the user ends, this

@@ -116,7 +116,8 @@ type IdentityStore interface {
 	ListSessions(ctx context.Context, orgID, userID uuid.UUID, now time.Time) ([]Session, error)
 	// EndSessions ends the sessions of the organization's user: the one
 	// with that id, or every one when id is uuid.Nil, appending e in the
-	// same transaction; it returns how many ended (0 appends nothing).
+	// same transaction; it returns how many of them had not expired (0
+	// appends nothing).
 	EndSessions(ctx context.Context, e AuditEntry, orgID, userID, id uuid.UUID) (int, error)
 	// DeleteSession ends a session; ending one that does not exist is no
 	// error. It also deletes every session that has expired.

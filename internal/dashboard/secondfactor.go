@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 	"github.com/gatehouse/gatehouse/internal/service"
+	"github.com/google/uuid"
 )
 
 // secondStepCookie holds a sign-in whose password matched, until the
@@ -122,7 +123,7 @@ func (d *dashboard) renderAccount(w http.ResponseWriter, r *http.Request, status
 		return
 	}
 	for _, s := range sessions {
-		p.Sessions = append(p.Sessions, sessionRow{Session: s, Device: deviceOf(s.UserAgent), Current: s.ID == viewerOf(r).session.ID})
+		p.Sessions = append(p.Sessions, sessionRow{Session: s, Device: deviceOf(s.UserAgent), Current: s.ID != uuid.Nil && s.ID == viewerOf(r).session.ID})
 	}
 	d.render(w, r, status, "account", p)
 }

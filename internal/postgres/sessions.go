@@ -100,7 +100,8 @@ func (db *DB) ListSessions(ctx context.Context, orgID, userID uuid.UUID, now tim
 	return out, wrap(err)
 }
 
-// EndSessions ends one of a user's sessions, or all.
+// EndSessions ends one of a user's sessions, or all, and counts those
+// that had not expired.
 func (db *DB) EndSessions(ctx context.Context, e gatehouse.AuditEntry, orgID, userID, id uuid.UUID) (n int, err error) {
 	defer sqlstore.Label(&err, "Store.EndSessions", orgID, userID)
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
@@ -109,8 +110,10 @@ func (db *DB) EndSessions(ctx context.Context, e gatehouse.AuditEntry, orgID, us
 		if err != nil || len(found) == 0 {
 			return err
 		}
-		tag, err := tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1 AND ($2::uuid IS NULL OR id = $2)", userID, nullID(id))
-		if n = int(tag.RowsAffected()); err != nil || n == 0 {
+		err = tx.QueryRow(ctx, `WITH gone AS (
+				DELETE FROM sessions WHERE user_id = $1 AND ($2::uuid IS NULL OR id = $2) RETURNING expires_at)
+			SELECT count(*) FROM gone WHERE expires_at > $3`, userID, nullID(id), db.Now()).Scan(&n)
+		if err != nil || n == 0 {
 			return err
 		}
 		return db.appendAuditIn(ctx, tx, sqlstore.UserEntry(e, found[0]).Change("sessions", "", strconv.Itoa(n)))

@@ -47,6 +47,7 @@ type Service struct {
 	hasher      PasswordHasher
 	signIns     SignInLimiter
 	codes       SignInLimiter
+	seen        seenSessions
 	now         func() time.Time
 	dummy       func() (string, error)
 	// wakes wakes this instance's waiting syncs; ending closes when

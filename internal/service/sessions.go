@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -284,12 +285,44 @@ func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (gateh
 func (s *Service) FindSession(ctx context.Context, token string) (gatehouse.Session, gatehouse.User, error) {
 	now := s.now()
 	session, u, err := s.store.FindSession(ctx, s.sessions.Hash(token), now)
-	if err == nil && now.Sub(session.LastSeenAt) >= gatehouse.SessionSeenEvery {
-		if s.store.SeenSession(ctx, u.OrgID, session.TokenHash, now) == nil {
+	if err == nil && now.Sub(session.LastSeenAt) >= gatehouse.SessionSeenEvery && s.seen.due(session.TokenHash, now) {
+		// Its own short deadline, apart from the page's: a write that
+		// waits (SQLite's writer busy with an import) costs the page at
+		// most seenWait, and a failure is not tried again for a minute.
+		seenCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), seenWait)
+		if s.store.SeenSession(seenCtx, u.OrgID, session.TokenHash, now) == nil {
 			session.LastSeenAt = gatehouse.Truncate(now)
 		}
+		cancel()
 	}
 	return session, u, err
+}
+
+// seenWait bounds the write of a session's last use.
+const seenWait = time.Second
+
+// seenSessions remembers when this instance last wrote each session's
+// last use, so that a write failing or slow is tried once a minute, not
+// on every request.
+type seenSessions struct {
+	mu sync.Mutex
+	at map[[32]byte]time.Time
+}
+
+// due says whether the session's last use is to be written at now, and
+// notes it if so. The memory is cleared past 10,000 sessions: at worst,
+// a write again.
+func (t *seenSessions) due(h [32]byte, now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if now.Sub(t.at[h]) < gatehouse.SessionSeenEvery {
+		return false
+	}
+	if t.at == nil || len(t.at) >= 10_000 {
+		t.at = map[[32]byte]time.Time{}
+	}
+	t.at[h] = now
+	return true
 }
 
 // SignOut ends a session (ending one that has ended is no error) and

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
@@ -16,11 +17,11 @@ import (
 )
 
 // userAgent is a browser's user agent as a session keeps it: at most
-// gatehouse.MaxUserAgentLen bytes of valid UTF-8, without control
-// characters.
+// gatehouse.MaxUserAgentLen bytes of valid UTF-8, without control or
+// format characters (which would spoof what the page shows).
 func userAgent(ua string) string {
 	ua = strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) { // C0, C1, direction marks, zero widths
 			return -1
 		}
 		return r
@@ -118,6 +119,10 @@ func (s *Service) ChangePassword(ctx context.Context, current, password, clientN
 	e := s.entry(ctx, u.OrgID, gatehouse.AuditUserPasswordSet, gatehouse.TargetUser)
 	if u, err = s.store.SetUserPassword(ctx, e, u.OrgID, u.Email, hash); err != nil {
 		return gatehouse.Session{}, "", err
+	}
+	if !u.SecondFactor { // a session as a sign-in would start: enrol-only where a factor is required
+		session, token, _, err := s.signInAs(ctx, u)
+		return session, token, err
 	}
 	session, token, _, err := s.startSession(ctx, u, sessionGiven)
 	return session, token, err

@@ -86,7 +86,8 @@ func TestSessionsUnderControl(t *testing.T) {
 // TestChangePassword: a user changes their own password given the
 // current one; every other session ends, the new one works, the old
 // password no longer does. A wrong current password is a failed
-// sign-in, audited, that ends nothing; an enrol-only session may not.
+// sign-in, audited, that ends nothing; an enrol-only session may not,
+// nor does a change escape the organization's requirement of a factor.
 func TestChangePassword(t *testing.T) {
 	f := newService(t, nil)
 	ctx := context.Background()
@@ -130,5 +131,14 @@ func TestChangePassword(t *testing.T) {
 	}
 	if _, _, _, err := f.svc.SignIn(ctx, "ops@acme.test", "a brand new password", "192.0.2.0"); err != nil {
 		t.Errorf("the new password: %v", err)
+	}
+	// Under a requirement of a second factor the user has not enrolled,
+	// the new session is good for enrolment only, as a sign-in's.
+	if err := f.svc.RequireSecondFactor(ctx, f.org.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := f.svc.ChangePassword(as, "a brand new password", "yet another new password", "192.0.2.0")
+	if err != nil || !s.EnrolOnly {
+		t.Errorf("a change under the requirement: %+v %v, want a session for enrolment only", s, err)
 	}
 }

@@ -115,7 +115,8 @@ func (db *DB) ListSessions(ctx context.Context, orgID, userID uuid.UUID, now tim
 	return out, wrap(rows.Err())
 }
 
-// EndSessions ends one of a user's sessions, or all.
+// EndSessions ends one of a user's sessions, or all, and counts those
+// that had not expired.
 func (db *DB) EndSessions(ctx context.Context, e gatehouse.AuditEntry, orgID, userID, id uuid.UUID) (n int, err error) {
 	defer sqlstore.Label(&err, "Store.EndSessions", orgID, userID)
 	err = db.withTx(ctx, func(tx *sql.Tx) error {
@@ -128,12 +129,11 @@ func (db *DB) EndSessions(ctx context.Context, e gatehouse.AuditEntry, orgID, us
 		if id != uuid.Nil {
 			one = id[:]
 		}
-		res, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ? AND (? IS NULL OR id = ?)", userID[:], one, one)
-		if err != nil {
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sessions WHERE user_id = ? AND (? IS NULL OR id = ?) AND expires_at > ?",
+			userID[:], one, one, millis(db.Now())).Scan(&n); err != nil {
 			return err
 		}
-		affected, err := res.RowsAffected()
-		if n = int(affected); err != nil || n == 0 {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ? AND (? IS NULL OR id = ?)", userID[:], one, one); err != nil || n == 0 {
 			return err
 		}
 		return db.appendAuditOfUser(ctx, tx, sqlstore.UserEntry(e, found[0]).Change("sessions", "", strconv.Itoa(n)))

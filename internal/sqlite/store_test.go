@@ -75,3 +75,33 @@ func openThrough(t *testing.T, last int) *sqlite.DB {
 	}
 	return db
 }
+
+// TestASessionOfTheReleaseBeforeGetsAnID: an instance of the release
+// before 0037 starts sessions without an id (SQLite's ALTER TABLE takes
+// no random default); the trigger gives each one, so its user can still
+// sign it out from another browser.
+func TestASessionOfTheReleaseBeforeGetsAnID(t *testing.T) {
+	s, _ := openStore(t)
+	db := s.(*sqlite.DB)
+	ctx := context.Background()
+	o, err := db.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := db.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := db.Now()
+	if err := db.ExecForTest(ctx, `INSERT INTO sessions (token_hash, user_id, csrf, created_at, expires_at)
+		VALUES (?, ?, 'csrf', ?, ?)`, make([]byte, 32), u.ID[:], now.UnixMilli(), now.Add(time.Hour).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	list, err := db.ListSessions(ctx, o.ID, u.ID, now)
+	if err != nil || len(list) != 1 || list[0].ID == uuid.Nil {
+		t.Fatalf("the old release's session: %+v %v", list, err)
+	}
+	if n, err := db.EndSessions(ctx, gatehouse.SystemEntry(gatehouse.AuditSessionsEnded), o.ID, u.ID, list[0].ID); n != 1 || err != nil {
+		t.Errorf("ending it: %d %v", n, err)
+	}
+}

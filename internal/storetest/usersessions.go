@@ -61,11 +61,14 @@ func testSessionDevices(t *testing.T, f *fixture) {
 	if n, err := f.s.EndSessions(ctx, gatehouse.SystemEntry(gatehouse.AuditSessionsEnded), o.ID, u.ID, gatehouse.NewID()); n != 0 || err != nil {
 		t.Errorf("an unknown session: %d %v", n, err)
 	}
-	if n, err := f.s.EndSessions(ctx, gatehouse.SystemEntry(gatehouse.AuditSessionsEnded), o.ID, u.ID, [16]byte{}); n != 2 || err != nil {
-		t.Errorf("ended all: %d %v, want 2 (the laptop's and the expired one)", n, err)
+	if n, err := f.s.EndSessions(ctx, gatehouse.SystemEntry(gatehouse.AuditSessionsEnded), o.ID, u.ID, old.ID); n != 0 || err != nil {
+		t.Errorf("an expired session: %d %v, want none ended", n, err)
+	}
+	if n, err := f.s.EndSessions(ctx, gatehouse.SystemEntry(gatehouse.AuditSessionsEnded), o.ID, u.ID, [16]byte{}); n != 1 || err != nil {
+		t.Errorf("ended all: %d %v, want 1 (the laptop's; the expired one is not counted)", n, err)
 	}
 	entries := f.log(o.ID, gatehouse.AuditFilter{Action: gatehouse.AuditSessionsEnded})
-	if len(entries) != 2 || entries[0].Changes["sessions"].To != "2" || entries[1].Changes["sessions"].To != "1" || entries[0].Target.ID != u.ID {
+	if len(entries) != 2 || entries[0].Changes["sessions"].To != "1" || entries[1].Changes["sessions"].To != "1" || entries[0].Target.ID != u.ID {
 		t.Errorf("entries %+v", entries)
 	}
 	if n := len(f.log(rival.ID, gatehouse.AuditFilter{Action: gatehouse.AuditSessionsEnded})); n != 0 {

@@ -10,9 +10,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
@@ -63,7 +61,7 @@ func (d *dashboard) signInWithCode(w http.ResponseWriter, r *http.Request) {
 	var retry *gatehouse.RetryError
 	switch {
 	case errors.As(err, &retry):
-		w.Header().Set("Retry-After", strconv.Itoa(int((retry.After+time.Second-1)/time.Second)))
+		retryAfter(w, retry)
 		p.Error = "Too many wrong codes. Wait a minute and try again."
 		d.renderSecondStep(w, r, nil, http.StatusTooManyRequests, p)
 	case errors.Is(err, gatehouse.ErrBadCredentials):
@@ -223,7 +221,7 @@ func (d *dashboard) removeFactor(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &ve):
 		d.renderAccount(w, r, http.StatusBadRequest, accountPage{Error: "That code does not match, or was used already."})
 	case errors.As(err, &retry):
-		w.Header().Set("Retry-After", strconv.Itoa(int((retry.After+time.Second-1)/time.Second)))
+		retryAfter(w, retry)
 		d.renderAccount(w, r, http.StatusTooManyRequests, accountPage{Error: "Too many wrong codes. Wait and try again."})
 	case errors.Is(err, gatehouse.ErrNotFound):
 		http.Redirect(w, r, Prefix+"/account", http.StatusSeeOther)

@@ -6,9 +6,7 @@ package dashboard
 import (
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
@@ -47,7 +45,7 @@ func (d *dashboard) changePassword(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &ve):
 		d.renderAccount(w, r, http.StatusBadRequest, accountPage{PasswordError: "The new password " + strings.Join(ve.Issues["password"], "; ") + "."})
 	case errors.As(err, &retry):
-		w.Header().Set("Retry-After", strconv.Itoa(int((retry.After+time.Second-1)/time.Second)))
+		retryAfter(w, retry)
 		d.renderAccount(w, r, http.StatusTooManyRequests, accountPage{PasswordError: "Too many wrong passwords. Wait a minute and try again."})
 	case err != nil:
 		d.fail(w, r, err)

@@ -15,6 +15,12 @@ import (
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
 )
 
+// retryAfter says in whole seconds when a limited sign-in, code or
+// password may be tried again.
+func retryAfter(w http.ResponseWriter, retry *gatehouse.RetryError) {
+	w.Header().Set("Retry-After", strconv.Itoa(int((retry.After+time.Second-1)/time.Second)))
+}
+
 func sameToken(got, want string) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
@@ -51,7 +57,7 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 	)
 	switch {
 	case errors.As(err, &retry):
-		w.Header().Set("Retry-After", strconv.Itoa(int((retry.After+time.Second-1)/time.Second)))
+		retryAfter(w, retry)
 		p.Error = "Too many failed sign-ins. Wait a minute and try again."
 		if errors.Is(err, gatehouse.ErrHashBusy) {
 			p.Error = "Too many sign-ins at once. Wait a moment and try again."

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/app"
@@ -76,6 +77,23 @@ func TestRequiredSecondFactorLeadsToEnrolment(t *testing.T) {
 	}
 	if r := member.do("GET", "/dashboard/events", nil); r.status != http.StatusOK {
 		t.Errorf("the Event Log after enrolling: %d", r.status)
+	}
+	// The recovery codes' page carries the new session's token: signing
+	// out from it works.
+	if r := member.do("POST", "/dashboard/logout", url.Values{"csrf": {csrfOf(t, done.body)}}); r.status != http.StatusSeeOther {
+		t.Errorf("signing out from the recovery codes' page: %d", r.status)
+	}
+	if r := member.signIn(email, testPassword); r.status != http.StatusOK || !strings.Contains(r.body, "Two-factor code") {
+		t.Fatalf("signing in again asks for no code: %d", r.status)
+	}
+	step := member.seen[len(member.seen)-1]
+	code, err = totp.GenerateCode(secret[1], s.now.Add(30*time.Second)) // the enrolment used the step of s.now
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.now = s.now.Add(30 * time.Second)
+	if r := member.do("POST", "/dashboard/login/code", url.Values{"csrf": {csrfOf(t, step)}, "code": {code}}); r.status != http.StatusSeeOther {
+		t.Fatalf("the code of the next step: %d", r.status)
 	}
 
 	// The admin sees the factor and resets it (a lost phone): the

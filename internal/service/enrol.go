@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gatehouse/gatehouse"
@@ -215,15 +214,8 @@ func (s *Service) ResetSecondFactor(ctx context.Context, orgID uuid.UUID, email 
 
 // userByEmail returns the organization's user with that email.
 func (s *Service) userByEmail(ctx context.Context, orgID uuid.UUID, email string) (gatehouse.User, error) {
-	users, err := s.store.ListUsers(ctx, orgID)
-	if err != nil {
-		return gatehouse.User{}, err
-	}
 	email = strings.ToLower(strings.TrimSpace(email))
-	if i := slices.IndexFunc(users, func(u gatehouse.User) bool { return u.Email == email }); i >= 0 {
-		return users[i], nil
-	}
-	return gatehouse.User{}, fmt.Errorf("user %s: %w", email, gatehouse.ErrNotFound)
+	return s.userWhere(ctx, orgID, email, func(u gatehouse.User) bool { return u.Email == email })
 }
 
 // SecondFactorRequired says whether the organization requires a second

@@ -160,12 +160,18 @@ func (s *Service) openTOTP(ctx context.Context, u gatehouse.User, sealed []byte)
 
 // userByID returns the organization's user with that id.
 func (s *Service) userByID(ctx context.Context, orgID, userID uuid.UUID) (gatehouse.User, error) {
+	return s.userWhere(ctx, orgID, userID.String(), func(u gatehouse.User) bool { return u.ID == userID })
+}
+
+// userWhere returns the organization's user that is, named by name in
+// the error when there is none.
+func (s *Service) userWhere(ctx context.Context, orgID uuid.UUID, name string, is func(gatehouse.User) bool) (gatehouse.User, error) {
 	users, err := s.store.ListUsers(ctx, orgID)
 	if err != nil {
 		return gatehouse.User{}, err
 	}
-	if i := slices.IndexFunc(users, func(u gatehouse.User) bool { return u.ID == userID }); i >= 0 {
+	if i := slices.IndexFunc(users, is); i >= 0 {
 		return users[i], nil
 	}
-	return gatehouse.User{}, fmt.Errorf("user %s: %w", userID, gatehouse.ErrNotFound)
+	return gatehouse.User{}, fmt.Errorf("user %s: %w", name, gatehouse.ErrNotFound)
 }

@@ -85,6 +85,13 @@ const (
 	// AuditSessionsEnded: a user ended one of their sessions (another
 	// browser), or an admin ended all of a user's; the entry counts them.
 	AuditSessionsEnded AuditAction = "user.sessions_ended"
+	// AuditUserInvited: an admin made a new invitation link for a user
+	// not yet proven (the first comes with user.added); the entry says
+	// until when it is good, never the link.
+	AuditUserInvited AuditAction = "user.invited"
+	// AuditInvitationAccepted: the invited person set their password
+	// through the link, or accepted while signed in as the same email.
+	AuditInvitationAccepted AuditAction = "user.invitation_accepted"
 )
 
 // AuditActions lists every action in documentation order.
@@ -104,7 +111,7 @@ var AuditActions = []AuditAction{
 	AuditGrantCreated, AuditGrantRevoked,
 	AuditLockdownStarted, AuditLockdownReleased,
 	AuditSecondFactorEnrolled, AuditSecondFactorRemoved, AuditSecondFactorReset, AuditRecoveryCodeUsed,
-	AuditSecondFactorRequired, AuditSessionsEnded,
+	AuditSecondFactorRequired, AuditSessionsEnded, AuditUserInvited, AuditInvitationAccepted,
 }
 
 // The kinds of record an audit entry targets.

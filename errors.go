@@ -58,6 +58,13 @@ var (
 	// holds as many servers, or players on them, as its caps allow
 	// (OrgServerCaps). It is an [ErrConflict].
 	ErrTooManyServers = fmt.Errorf("the organization holds as many game servers or players as it may: %w", ErrConflict)
+	// ErrInvitationExpired: an invitation link past its expiry; an admin
+	// of the organization makes a new one.
+	ErrInvitationExpired = fmt.Errorf("the invitation link has expired; ask an admin of the organization for a new one: %w", ErrNotFound)
+	// ErrSignInToAccept: an invitation of an email that a member of
+	// some organization holds is accepted by signing in as that member,
+	// not by setting a password through the link, which its admin saw.
+	ErrSignInToAccept = fmt.Errorf("the email already signs in to Gatehouse: sign in, then accept the invitation: %w", ErrConflict)
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")

@@ -64,10 +64,16 @@ type User struct {
 	Role         Role
 	PasswordHash string // argon2id, PHC string format
 	// Proven says the user has proven membership of the organization:
-	// signed in to it once with the password set for it, or accepted its
-	// invitation while signed in as the same email elsewhere. Until then
-	// the user is an invitation (see service.Service.SignIn).
+	// set their password through the invitation's link, accepted the
+	// invitation while signed in as the same email elsewhere, or was
+	// given a password by the operator (gatehouse user create). Until
+	// then the user is an invitation and takes no part in sign-in (see
+	// service.Service.SignIn).
 	Proven bool
+	// InvitedUntil is when the user's invitation link expires: zero when
+	// the user has none (proven, or a link used or never made). Set by
+	// the lists of users, not by sign-in's reads.
+	InvitedUntil time.Time
 	// SecondFactor says the user has enrolled a second factor (TOTP):
 	// signing in then asks for its code after the password.
 	SecondFactor bool
@@ -152,7 +158,7 @@ func CheckUser(u User) (User, error) {
 	case HasUnsafeRune(u.Name):
 		errs.Add("name", unsafeInText)
 	}
-	if u.PasswordHash == "" {
+	if u.PasswordHash == "" && u.Proven { // an invitation sets its password through the link
 		errs.Add("password", "is required")
 	}
 	// No role asked is the least trusted one; the store makes the first

@@ -39,14 +39,31 @@ type IdentityStore interface {
 	// ignored and a time never moves backwards.
 	MarkAPIKeysUsed(ctx context.Context, used map[uuid.UUID]time.Time) error
 
-	// CreateUser stores a dashboard user with u's OrgID, Email, Name, Role
-	// and PasswordHash, not proven (an invitation; see [User.Proven]). The
-	// first user of an organization is made [RoleAdmin] whatever u.Role
-	// says (checked in the same transaction). Errors:
+	// CreateUser stores a dashboard user with u's OrgID, Email, Name,
+	// Role, PasswordHash (empty for an invitation) and Proven, and, when
+	// inv is not nil, the user's invitation (inv's UserID and the user's
+	// InvitedUntil are set from it), in one transaction. The first user
+	// of an organization is made [RoleAdmin] whatever u.Role says
+	// (checked in the same transaction). Errors:
 	//   - [ErrConflict] when the email is taken in the organization (it may
 	//     be used in others);
 	//   - [ErrNotFound] for an unknown organization.
-	CreateUser(ctx context.Context, e AuditEntry, u User) (User, error)
+	CreateUser(ctx context.Context, e AuditEntry, u User, inv *Invitation) (User, error)
+	// SetInvitation stores inv as the invitation of the organization's
+	// user inv.UserID, replacing the link it had, and appends e, in one
+	// transaction. [ErrNotFound] when there is no such user;
+	// [ErrConflict] when the user is proven already.
+	SetInvitation(ctx context.Context, e AuditEntry, inv Invitation) (User, error)
+	// FindInvitation returns the invitation with that hash (expired or
+	// not; its CreatedAt left out) and its user, or [ErrNotFound]: a
+	// link used, replaced or never made.
+	FindInvitation(ctx context.Context, hash [32]byte) (Invitation, User, error)
+	// UseInvitation uses the invitation of the organization's user, if
+	// it expires after now: deletes it, sets passwordHash unless it is
+	// empty, marks the user proven and appends e, in one transaction, and
+	// returns the user. [ErrNotFound] when the user has no such
+	// invitation (used already, expired, or never made).
+	UseInvitation(ctx context.Context, e AuditEntry, orgID, userID uuid.UUID, passwordHash string, now time.Time) (User, error)
 	// FindUsersByEmail returns every user with that email
 	// (case-insensitive), one per organization, oldest first; none is no
 	// error. Only sign-in and the operator's CLI, which span
@@ -55,8 +72,9 @@ type IdentityStore interface {
 	// ListUsers returns an organization's users ordered by email.
 	ListUsers(ctx context.Context, orgID uuid.UUID) ([]User, error)
 	// SetUserPassword replaces the password hash of the organization's
-	// user with that email and ends the user's sessions; [ErrNotFound] when
-	// there is none.
+	// user with that email, proves the user (the operator, or the user,
+	// set it) and ends the user's sessions and invitation; [ErrNotFound]
+	// when there is none.
 	SetUserPassword(ctx context.Context, e AuditEntry, orgID uuid.UUID, email, passwordHash string) (User, error)
 	// SetUserRole changes the role of the organization's user with that
 	// email and returns the user. When the role is lowered ([Role.Below]),

@@ -244,7 +244,7 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		Now:             s.Now,
 		QueryTimeout:    s.QueryTimeout,
 		SeparateMetrics: s.SeparateMetrics,
-		Dashboard:       dashboard.New(dashboard.Config{Service: svc, Logger: logger, Now: s.Now, QueryTimeout: s.QueryTimeout}),
+		Dashboard:       dashboard.New(dashboard.Config{Service: svc, Logger: logger, Now: s.Now, QueryTimeout: s.QueryTimeout, PublicURL: s.PublicURL}),
 	}
 	if s.Configure != nil {
 		s.Configure(&cfg)

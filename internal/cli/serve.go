@@ -46,19 +46,22 @@ func addServeFlags(f *flags) serveSettings {
 		webhooksLease: f.setting("webhooks-lease", "GATEHOUSE_WEBHOOKS_LEASE", "30s",
 			"how long an instance holds a webhook endpoint it delivers to: one that dies delays that endpoint so long, and loses nothing"),
 		publicURL: f.setting("public-url", "GATEHOUSE_PUBLIC_URL", "",
-			"where people reach this server, such as https://gatehouse.example.com: the links of alerts start with it; empty: they are paths"),
+			"where people reach this server, such as https://gatehouse.example.com: the links of alerts and invitations start with it; empty: alerts' are paths, invitations' start with the address the admin's browser used"),
 	}
 }
 
-// publicBase checks --public-url before anything starts: empty, or an
-// absolute http(s) URL without query or fragment.
-func (s serveSettings) publicBase() (string, error) {
-	if *s.publicURL == "" {
+// publicBase checks --public-url before anything starts.
+func (s serveSettings) publicBase() (string, error) { return publicBase(*s.publicURL) }
+
+// publicBase checks a --public-url: empty, or an absolute http(s) URL
+// without query or fragment, returned without its trailing slash.
+func publicBase(raw string) (string, error) {
+	if raw == "" {
 		return "", nil
 	}
-	u, err := url.Parse(*s.publicURL)
+	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", usagef("--public-url must be an http(s) URL such as https://gatehouse.example.com, got %q", *s.publicURL)
+		return "", usagef("--public-url must be an http(s) URL such as https://gatehouse.example.com, got %q", raw)
 	}
 	return strings.TrimRight(u.String(), "/"), nil
 }

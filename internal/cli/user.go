@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gatehouse/gatehouse"
@@ -23,14 +24,22 @@ type userRecord struct {
 	Name    string         `json:"name"`
 	Role    gatehouse.Role `json:"role"`
 	Invited bool           `json:"invited"`
+	// InvitedUntil: when the invitation's link expires, while the user
+	// has one.
+	InvitedUntil *gatehouse.Time `json:"invitedUntil,omitempty"`
 	// SecondFactor: the user enrolled one (TOTP).
 	SecondFactor bool           `json:"secondFactor"`
 	CreatedAt    gatehouse.Time `json:"createdAt"`
 }
 
 func newUserRecord(u gatehouse.User) userRecord {
-	return userRecord{ID: u.ID.String(), Email: u.Email, Name: u.Name, Role: u.Role, Invited: !u.Proven,
+	r := userRecord{ID: u.ID.String(), Email: u.Email, Name: u.Name, Role: u.Role, Invited: !u.Proven,
 		SecondFactor: u.SecondFactor, CreatedAt: gatehouse.Time(u.CreatedAt)}
+	if !u.InvitedUntil.IsZero() {
+		until := gatehouse.Time(u.InvitedUntil)
+		r.InvitedUntil = &until
+	}
+	return r
 }
 
 func runUserCreate(ctx context.Context, e *env) error {
@@ -91,8 +100,11 @@ func runUserList(ctx context.Context, e *env) error {
 			if r.SecondFactor {
 				notes += "  (two-factor)"
 			}
-			if r.Invited {
-				notes += "  (invited: not signed in yet)"
+			switch {
+			case r.InvitedUntil != nil:
+				notes += "  (invited: link until " + gatehouse.FormatTime(time.Time(*r.InvitedUntil)) + ")"
+			case r.Invited:
+				notes += "  (invited: no working link; gatehouse user renew-invitation makes one)"
 			}
 			fmt.Fprintf(e.stdout, "%s  %-8s %s  %s%s\n", r.ID, r.Role, r.Email, r.Name, notes)
 		}
@@ -157,6 +169,18 @@ func runUserEndSessions(ctx context.Context, e *env) error {
 // as --as, and prints the user with what do says it did.
 func runOnUser(ctx context.Context, e *env, name string, do func(context.Context, *service.Service, uuid.UUID, string) (string, gatehouse.User, error)) error {
 	f := newFlags(e, name)
+	return runOnUserFlags(ctx, f, func(ctx context.Context, svc *service.Service, orgID uuid.UUID, email string) error {
+		done, u, err := do(ctx, svc, orgID, email)
+		if err != nil {
+			return err
+		}
+		return f.print(newUserRecord(u), "%s", done)
+	})
+}
+
+// runOnUserFlags adds --org, --email and --as to f, and runs do on the
+// user they name, as --as; do prints.
+func runOnUserFlags(ctx context.Context, f *flags, do func(context.Context, *service.Service, uuid.UUID, string) error) error {
 	org := f.String("org", "", "organization id")
 	email := f.String("email", "", "the user's sign-in email")
 	f.actor(asUsage)
@@ -168,11 +192,7 @@ func runOnUser(ctx context.Context, e *env, name string, do func(context.Context
 		if ctx, err = f.act(ctx, svc, orgID); err != nil {
 			return err
 		}
-		done, u, err := do(ctx, svc, orgID, email)
-		if err != nil {
-			return err
-		}
-		return f.print(newUserRecord(u), "%s", done)
+		return do(ctx, svc, orgID, email)
 	})
 }
 

@@ -28,8 +28,8 @@ func TestUserCommands(t *testing.T) {
 
 	var first, second userRecord
 	g.json(&first, "user", "create", "--org", acme.ID, "--email", "Ops@Acme.test", "--name", "Ops", "--role", "viewer")
-	if first.Role != "admin" || first.Email != "ops@acme.test" || first.ID == "" || first.CreatedAt == "" || !first.Invited {
-		t.Errorf("the first user: %+v, want an admin, invited until they sign in", first)
+	if first.Role != "admin" || first.Email != "ops@acme.test" || first.ID == "" || first.CreatedAt == "" || first.Invited {
+		t.Errorf("the first user: %+v, want an admin, a member at once (the operator gave the password)", first)
 	}
 	g.json(&second, "user", "create", "--org", acme.ID, "--email", "door@acme.test", "--role", "operator")
 	if second.Role != "operator" {
@@ -104,4 +104,39 @@ func TestUserCommands(t *testing.T) {
 func isUsage(err error) bool {
 	var ue *cli.UsageError
 	return errors.As(err, &ue)
+}
+
+// TestUserInviteCommands: user invite adds a user with no password and
+// prints their link once, under --public-url; user list says until when
+// it works; user renew-invitation prints another, and refuses a member.
+func TestUserInviteCommands(t *testing.T) {
+	g := newGH(t)
+	var acme record
+	g.json(&acme, "org", "create", "--name", "Acme")
+	type invited struct {
+		userRecord
+		InvitationLink, InvitedUntil string
+	}
+	var first invited
+	g.json(&first, "user", "invite", "--org", acme.ID, "--email", "New@Acme.test", "--role", "viewer", "--public-url", "https://gh.example.com/")
+	if !first.Invited || first.Role != "admin" || first.InvitedUntil == "" ||
+		!strings.HasPrefix(first.InvitationLink, "https://gh.example.com/dashboard/join/") || len(first.InvitationLink) < 80 {
+		t.Fatalf("user invite: %+v", first)
+	}
+	out, _, err := g.run(nil, "user", "list", "--org", acme.ID)
+	if err != nil || !strings.Contains(out, "(invited: link until "+first.InvitedUntil+")") || strings.Contains(out, first.InvitationLink) {
+		t.Errorf("user list: %q %v", out, err)
+	}
+	out, _, err = g.run(nil, "user", "renew-invitation", "--org", acme.ID, "--email", "new@acme.test")
+	if err != nil || !strings.Contains(out, "\n/dashboard/join/") || strings.Contains(out, first.InvitationLink[len("https://gh.example.com"):]) {
+		t.Errorf("user renew-invitation without --public-url: %q %v", out, err)
+	}
+	if _, _, err := g.run(nil, "user", "invite", "--org", acme.ID, "--email", "x@acme.test", "--public-url", "gh.example.com"); !isUsage(err) {
+		t.Errorf("a --public-url that is no URL: %v", err)
+	}
+	g.env["GATEHOUSE_PASSWORD"] = "correct horse battery staple"
+	g.json(new(userRecord), "user", "create", "--org", acme.ID, "--email", "member@acme.test")
+	if _, _, err := g.run(nil, "user", "renew-invitation", "--org", acme.ID, "--email", "member@acme.test"); !errors.Is(err, gatehouse.ErrConflict) {
+		t.Errorf("a new link for a member: %v, want ErrConflict", err)
+	}
 }

@@ -29,7 +29,7 @@ func TestBrowserSecondFactor(t *testing.T) {
 	}
 	const email = "factor@demo.test"
 	hash, _ := password.Hash(testPassword)
-	user, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org.ID, Email: email, Name: "Factor Admin", Role: gatehouse.RoleAdmin, PasswordHash: hash})
+	user, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org.ID, Email: email, Name: "Factor Admin", Role: gatehouse.RoleAdmin, PasswordHash: hash, Proven: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,11 +34,11 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	hash, _ := password.Hash(testPassword)
-	if _, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org.ID, Email: "operator@demo.test", Name: "Operator", Role: gatehouse.RoleAdmin, PasswordHash: hash}); err != nil {
+	if _, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org.ID, Email: "operator@demo.test", Name: "Operator", Role: gatehouse.RoleAdmin, PasswordHash: hash, Proven: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 
-	if _, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org.ID, Email: "floor@demo.test", Name: "Floor operator", Role: gatehouse.RoleOperator, PasswordHash: hash}); err != nil {
+	if _, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org.ID, Email: "floor@demo.test", Name: "Floor operator", Role: gatehouse.RoleOperator, PasswordHash: hash, Proven: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// An audit entry as wide as they come: a key of every scope, made by

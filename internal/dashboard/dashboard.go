@@ -55,6 +55,10 @@ type Config struct {
 	Logger  *slog.Logger
 	// Now is the clock; it defaults to time.Now.
 	Now func() time.Time
+	// PublicURL is where people reach this server (--public-url): an
+	// invitation's link starts with it; empty: with the address the
+	// admin's request came to.
+	PublicURL string
 	// QueryTimeout bounds the work of each page; it defaults to 10 s.
 	// Exports stream for longer: each of their reads has its own deadline.
 	QueryTimeout time.Duration

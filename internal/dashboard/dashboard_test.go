@@ -119,7 +119,7 @@ func (s *site) tenant(name string) tenant {
 	hash, err := password.Hash(testPassword)
 	must(err)
 	tn.email = strings.ToLower(name) + "@example.test"
-	_, err = s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: tn.org.ID, Email: tn.email, Name: name + " Ops", PasswordHash: hash})
+	_, err = s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: tn.org.ID, Email: tn.email, Name: name + " Ops", PasswordHash: hash, Proven: true}, nil)
 	must(err)
 	denied, granted := gatehouse.Denied, gatehouse.Granted
 	tn.denied = gatehouse.NewEvent{ID: gatehouse.NewID(), Type: gatehouse.EventAccessDenied, Allowed: &denied, Reason: ptr("OUTSIDE_SCHEDULE"),

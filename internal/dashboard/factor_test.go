@@ -41,8 +41,7 @@ func TestRequiredSecondFactorLeadsToEnrolment(t *testing.T) {
 		t.Fatal(err)
 	}
 	const email = "viewer@example.test"
-	if _, err := s.store.CreateUser(context.Background(), gatehouse.SystemEntry(gatehouse.AuditUserAdded),
-		gatehouse.User{OrgID: acme.org.ID, Email: email, Name: "Viewer", Role: gatehouse.RoleViewer, PasswordHash: hash}); err != nil {
+	if _, err := s.store.CreateUser(context.Background(), gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: acme.org.ID, Email: email, Name: "Viewer", Role: gatehouse.RoleViewer, PasswordHash: hash, Proven: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	member := s.browser()

@@ -12,9 +12,10 @@ import (
 )
 
 // TestALookAlikeUserIsAnInvitation: Rival's admin adds Acme's user's
-// email and knows the password made for it, yet cannot sign in with it,
-// and Rival's log gets none of Acme's user's failed sign-ins. Acme's
-// user, signed in, is shown the invitation and may accept it.
+// email and holds its link, yet the link sets no password (the email
+// signs in already), and Rival's log gets none of Acme's user's failed
+// sign-ins. Acme's user, signed in, is shown the invitation and may
+// accept it.
 func TestALookAlikeUserIsAnInvitation(t *testing.T) {
 	s := newSite(t)
 	acme, rival := s.tenant("Acme"), s.tenant("Rival")
@@ -22,15 +23,22 @@ func TestALookAlikeUserIsAnInvitation(t *testing.T) {
 	admin := s.signedIn(rival)
 	users := admin.do("GET", "/dashboard/users", nil)
 	added := admin.do("POST", "/dashboard/users", url.Values{"csrf": {csrfOf(t, users.body)}, "email": {acme.email}, "role": {"viewer"}})
-	m := initialPassword.FindStringSubmatch(added.body)
+	m := invitationLink.FindStringSubmatch(added.body)
 	if added.status != http.StatusCreated || m == nil {
 		t.Fatalf("add the look-alike: %d", added.status)
 	}
-	if page := admin.do("GET", "/dashboard/users", nil); !strings.Contains(page.body, "invited: not signed in yet") {
+	if page := admin.do("GET", "/dashboard/users", nil); !strings.Contains(page.body, "invited until") {
 		t.Error("the users page does not say the look-alike is an invitation")
 	}
-	if r := s.browser().signIn(acme.email, m[1]); r.status != http.StatusUnauthorized {
-		t.Errorf("the look-alike's password: %d, want 401", r.status)
+	path := strings.TrimPrefix(m[1], s.url)
+	if r := admin.do("GET", path, nil); r.status != http.StatusOK || !strings.Contains(r.body, "sign in, then accept") || strings.Contains(r.body, `name="password"`) {
+		t.Errorf("the look-alike's link: %d %.400s", r.status, r.body)
+	}
+	if r := admin.do("POST", path, url.Values{"password": {"set by rival's admin"}, "confirm": {"set by rival's admin"}}); r.status != http.StatusConflict {
+		t.Errorf("a password through the look-alike's link: %d, want 409", r.status)
+	}
+	if r := s.browser().signIn(acme.email, "set by rival's admin"); r.status != http.StatusUnauthorized {
+		t.Errorf("the password tried through the link: %d, want 401", r.status)
 	}
 	if r := s.browser().signIn(acme.email, "a wrong password!"); r.status != http.StatusUnauthorized {
 		t.Errorf("a wrong password: %d", r.status)
@@ -80,4 +88,72 @@ func findUser(t *testing.T, s *site, org uuid.UUID, email string) gatehouse.User
 	}
 	t.Fatalf("no user %s", email)
 	return gatehouse.User{}
+}
+
+// TestInvitationLinkPages: a link used, replaced or expired says so and
+// sets nothing; the users page makes a new link for a user who has not
+// joined; and no link reaches the server's log.
+func TestInvitationLinkPages(t *testing.T) {
+	s := newSite(t)
+	acme := s.tenant("Acme")
+	admin := s.signedIn(acme)
+	users := admin.do("GET", "/dashboard/users", nil)
+	csrf := csrfOf(t, users.body)
+	added := admin.do("POST", "/dashboard/users", url.Values{"csrf": {csrf}, "email": {"late@example.test"}, "role": {"viewer"}})
+	first := invitationLink.FindStringSubmatch(added.body)
+	if first == nil {
+		t.Fatalf("add a user: %d", added.status)
+	}
+	renewed := admin.do("POST", "/dashboard/users/invitation", url.Values{"csrf": {csrf}, "email": {"late@example.test"}})
+	second := invitationLink.FindStringSubmatch(renewed.body)
+	if renewed.status != http.StatusOK || second == nil || second[1] == first[1] {
+		t.Fatalf("a new link: %d %v", renewed.status, second)
+	}
+	visitor := s.browser()
+	firstPath, secondPath := strings.TrimPrefix(first[1], s.url), strings.TrimPrefix(second[1], s.url)
+	if r := visitor.do("GET", firstPath, nil); r.status != http.StatusNotFound || !strings.Contains(r.body, "replaced by a newer one") {
+		t.Errorf("the replaced link: %d %.300s", r.status, r.body)
+	}
+	if r := visitor.do("POST", firstPath, url.Values{"password": {"late's own password"}, "confirm": {"late's own password"}}); r.status != http.StatusNotFound {
+		t.Errorf("joining through the replaced link: %d", r.status)
+	}
+	s.now = s.now.Add(gatehouse.InvitationLifetime)
+	if r := visitor.do("GET", secondPath, nil); r.status != http.StatusGone || !strings.Contains(r.body, "has expired") {
+		t.Errorf("the expired link: %d %.300s", r.status, r.body)
+	}
+	admin = s.signedIn(acme) // a week later: the session of before has ended
+	page := admin.do("GET", "/dashboard/users", nil)
+	if !strings.Contains(page.body, "invited: no working link") {
+		t.Error("the users page does not say the link expired")
+	}
+	csrf = csrfOf(t, page.body)
+	third := invitationLink.FindStringSubmatch(admin.do("POST", "/dashboard/users/invitation", url.Values{"csrf": {csrf}, "email": {"late@example.test"}}).body)
+	if third == nil {
+		t.Fatal("no new link after the expiry")
+	}
+	thirdPath := strings.TrimPrefix(third[1], s.url)
+	if r := visitor.do("POST", thirdPath, url.Values{"password": {"short"}, "confirm": {"short"}}); r.status != http.StatusBadRequest || !strings.Contains(r.body, "at least 12") {
+		t.Errorf("a short password: %d %.300s", r.status, r.body)
+	}
+	if r := visitor.do("POST", thirdPath, url.Values{"password": {"late's own password"}, "confirm": {"late's own password"}}); r.status != http.StatusSeeOther {
+		t.Fatalf("joining: %d %.300s", r.status, r.body)
+	}
+	if r := visitor.do("GET", "/dashboard/events", nil); r.status != http.StatusOK {
+		t.Errorf("the Event Log after joining: %d", r.status)
+	}
+	if r := s.browser().do("GET", thirdPath, nil); r.status != http.StatusNotFound || !strings.Contains(r.body, "has been used") {
+		t.Errorf("the used link: %d", r.status)
+	}
+	if renew := admin.do("POST", "/dashboard/users/invitation", url.Values{"csrf": {csrf}, "email": {"late@example.test"}}); renew.status != http.StatusConflict {
+		t.Errorf("a new link for a member: %d", renew.status)
+	}
+	logs := s.logs.String()
+	for _, link := range []string{first[1], second[1], third[1]} {
+		if token := link[strings.LastIndex(link, "/")+1:]; strings.Contains(logs, token) {
+			t.Errorf("the log holds an invitation's token: %.200s", logs[strings.Index(logs, token)-150:])
+		}
+	}
+	if !strings.Contains(logs, `"path":"/dashboard/join/{token}"`) {
+		t.Error("the log has no line of the join page, under its pattern")
+	}
 }

@@ -20,7 +20,7 @@ func (s *site) member(tn tenant, email string, role gatehouse.Role) *browser {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	if _, err := s.store.CreateUser(context.Background(), gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: tn.org.ID, Email: email, Name: string(role), Role: role, PasswordHash: hash}); err != nil {
+	if _, err := s.store.CreateUser(context.Background(), gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: tn.org.ID, Email: email, Name: string(role), Role: role, PasswordHash: hash, Proven: true}, nil); err != nil {
 		s.t.Fatal(err)
 	}
 	return s.signedIn(tenant{email: email})
@@ -85,12 +85,13 @@ func TestRolesAreEnforcedByTheService(t *testing.T) {
 	}
 }
 
-var initialPassword = regexp.MustCompile(`id="new-password" class="mono" readonly value="([^"]+)"`)
+// invitationLink finds the link the users page shows once.
+var invitationLink = regexp.MustCompile(`id="invitation-link" class="mono" readonly value="([^"]+)"`)
 
-// TestAdminsManageUsers: an admin adds a user (Gatehouse makes the
-// password and shows it once), lowers their role, which signs them out,
-// and removes them, which does too; the last admin can be neither
-// demoted nor removed.
+// TestAdminsManageUsers: an admin adds a user (Gatehouse shows their
+// invitation link once; through it they choose their password), lowers
+// their role, which signs them out, and removes them, which does too;
+// the last admin can be neither demoted nor removed.
 func TestAdminsManageUsers(t *testing.T) {
 	s := newSite(t)
 	acme := s.tenant("Acme")
@@ -101,19 +102,30 @@ func TestAdminsManageUsers(t *testing.T) {
 	}
 	csrf := csrfOf(t, page.body)
 	added := admin.do("POST", "/dashboard/users", url.Values{"csrf": {csrf}, "email": {"Door@Example.test"}, "name": {"Dora"}, "role": {"operator"}})
-	m := initialPassword.FindStringSubmatch(added.body)
-	if added.status != http.StatusCreated || m == nil {
-		t.Fatalf("add a user: %d, password shown: %v", added.status, m != nil)
+	m := invitationLink.FindStringSubmatch(added.body)
+	if added.status != http.StatusCreated || m == nil || !strings.HasPrefix(m[1], s.url+"/dashboard/join/") {
+		t.Fatalf("add a user: %d, link shown: %v", added.status, m)
 	}
-	if again := admin.do("GET", "/dashboard/users", nil); strings.Contains(again.body, m[1]) {
-		t.Error("the initial password shows a second time")
+	if again := admin.do("GET", "/dashboard/users", nil); strings.Contains(again.body, m[1]) || !strings.Contains(again.body, "invited until") {
+		t.Error("the link shows a second time, or the user is not listed as invited")
 	}
 	if dup := admin.do("POST", "/dashboard/users", url.Values{"csrf": {csrf}, "email": {"door@example.test"}, "role": {"viewer"}}); dup.status != http.StatusConflict {
 		t.Errorf("the same email again: %d", dup.status)
 	}
 	dora := s.browser()
-	if r := dora.signIn("door@example.test", m[1]); r.status != http.StatusSeeOther {
-		t.Fatalf("the new user signs in with the shown password: %d", r.status)
+	if r := dora.signIn("door@example.test", ""); r.status != http.StatusUnauthorized {
+		t.Fatalf("an invited user signs in before joining: %d", r.status)
+	}
+	path := strings.TrimPrefix(m[1], s.url)
+	if r := dora.do("GET", path, nil); r.status != http.StatusOK || !strings.Contains(r.body, "Join Acme") || !strings.Contains(r.body, "door@example.test") {
+		t.Fatalf("the link's page: %d %.400s", r.status, r.body)
+	}
+	if r := dora.do("POST", path, url.Values{"password": {"dora's own password"}, "confirm": {"dora's own pasword"}}); r.status != http.StatusBadRequest {
+		t.Errorf("a confirmation that differs: %d", r.status)
+	}
+	if r := dora.do("POST", path, url.Values{"password": {"dora's own password"}, "confirm": {"dora's own password"}}); r.status != http.StatusSeeOther ||
+		r.header.Get("Location") != "/dashboard/events" {
+		t.Fatalf("joining: %d to %q %.300s", r.status, r.header.Get("Location"), r.body)
 	}
 	if r := dora.do("GET", "/dashboard/events", nil); r.status != http.StatusOK || !strings.Contains(r.body, "operator") {
 		t.Fatalf("the operator's Event Log: %d", r.status)
@@ -125,7 +137,7 @@ func TestAdminsManageUsers(t *testing.T) {
 	if r := dora.do("GET", "/dashboard/events", nil); r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/dashboard/login") {
 		t.Errorf("after the lowered role, the user's session answers %d, want a redirect to sign in", r.status)
 	}
-	dora.signIn("door@example.test", m[1])
+	dora.signIn("door@example.test", "dora's own password")
 	if confirm := admin.do("GET", "/dashboard/users/remove?email=door@example.test", nil); confirm.status != http.StatusOK || !strings.Contains(confirm.body, "Remove user") {
 		t.Errorf("the removal's confirmation: %d", confirm.status)
 	}
@@ -150,8 +162,8 @@ func TestAdminsManageUsers(t *testing.T) {
 	}
 }
 
-// TestAPersonInSeveralOrganizationsPicksOne: one email, a user in each of
-// two organizations. When the password matches both, the person picks
+// TestAPersonInSeveralOrganizationsPicksOne: one email, a member in each
+// of two organizations. When the password matches both, the person picks
 // one after signing in, and the session is that user's; when it matches
 // one, that user is signed in at once.
 func TestAPersonInSeveralOrganizationsPicksOne(t *testing.T) {
@@ -164,7 +176,7 @@ func TestAPersonInSeveralOrganizationsPicksOne(t *testing.T) {
 	}
 	both := "both@example.test"
 	for _, tn := range []tenant{acme, beta} {
-		if _, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: tn.org.ID, Email: both, Name: "Both", Role: gatehouse.RoleViewer, PasswordHash: hash}); err != nil {
+		if _, err := s.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: tn.org.ID, Email: both, Name: "Both", Role: gatehouse.RoleViewer, PasswordHash: hash, Proven: true}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -183,23 +195,12 @@ func TestAPersonInSeveralOrganizationsPicksOne(t *testing.T) {
 	}
 	choose = b.signIn(both, testPassword)
 	r := b.do("POST", "/dashboard/login/choose", url.Values{"csrf": {csrfOf(t, choose.body)}, "user": {pick[1]}})
-	// Choosing proves the membership of Beta alone: Acme's user stays an
-	// invitation, which the person, signed in, is shown and accepts.
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard/invitations" {
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard/events" {
 		t.Fatalf("choose Beta: %d to %q %.300s", r.status, r.header.Get("Location"), r.body)
 	}
 	log := b.do("GET", "/dashboard/events", nil)
 	if !strings.Contains(log.body, beta.denied.ID.String()) || strings.Contains(log.body, acme.denied.ID.String()) {
 		t.Errorf("after choosing Beta, the Event Log is not Beta's")
-	}
-	invited := b.do("GET", "/dashboard/invitations", nil)
-	join := regexp.MustCompile(`name="user" value="([0-9a-f-]{36})">Join Acme<`).FindStringSubmatch(invited.body)
-	if join == nil {
-		t.Fatalf("the invitations page: %.600s", invited.body)
-	}
-	if r := b.do("POST", "/dashboard/invitations/accept", url.Values{"csrf": {csrfOf(t, invited.body)}, "user": {join[1]}}); r.status != http.StatusSeeOther ||
-		r.header.Get("Location") != "/dashboard/events" {
-		t.Fatalf("accept Acme's invitation: %d to %q", r.status, r.header.Get("Location"))
 	}
 
 	// Another password in Beta: only Acme's user matches, signed in at once.

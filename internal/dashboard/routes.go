@@ -55,6 +55,8 @@ func (d *dashboard) routes() []route {
 		{"POST", "/login", anyone, d.login},
 		{"POST", "/login/choose", anyone, d.chooseOrganization},
 		{"POST", "/login/code", anyone, d.signInWithCode},
+		{"GET", "/join/{token}", anyone, d.joinForm},
+		{"POST", "/join/{token}", anyone, d.join},
 		{"POST", "/logout", member, d.logout},
 		{"POST", "/zone", member, d.setZone},
 
@@ -145,6 +147,7 @@ func (d *dashboard) routes() []route {
 		// Users, the audit log, and a user's invitations.
 		{"GET", "/users", member, d.usersPage},
 		{"POST", "/users", member, d.createUser},
+		{"POST", "/users/invitation", member, d.renewInvitation},
 		{"POST", "/users/role", member, d.setUserRole},
 		{"GET", "/users/remove", member, d.confirmRemoveUser},
 		{"POST", "/users/remove", member, d.removeUser},
@@ -190,7 +193,7 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templatePages are the pages the handlers render, each one
 // templates/NAME.html in templates/layout.html with the shared blocks of
 // templates/filters.html and templates/pager.html.
-var templatePages = []string{"login", "choose", "second-step", "account", "enrol", "recovery-codes", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "location-live", "users", "remove-user", "audit", "invitations",
+var templatePages = []string{"login", "choose", "second-step", "join", "account", "enrol", "recovery-codes", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "location-live", "users", "remove-user", "audit", "invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
 	"webhooks", "webhook", "delete-webhook", "replay-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant", "lockdowns", "lockdown-start", "lockdown-release",
 	"retire"}

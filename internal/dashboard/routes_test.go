@@ -139,6 +139,8 @@ var openRoutes = []string{
 	"POST /dashboard/login",        // signing in
 	"POST /dashboard/login/choose", // choosing the organization to sign in to
 	"POST /dashboard/login/code",   // the code of the second factor, after the password
+	"GET /dashboard/join/{token}",  // an invitation link's page: the token is the credential
+	"POST /dashboard/join/{token}", // choosing one's password through it
 	" /dashboard/",                 // the catch-all's "There is no such page."
 }
 

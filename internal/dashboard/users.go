@@ -3,38 +3,32 @@ package dashboard
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 )
 
 // usersPage lists the organization's users with their roles, for admins.
-// Created is set only on the answer to the form that added a user, the
-// one time their initial password shows.
+// Invited is set only on the answer to the form that added a user or made
+// a new link, the one time the invitation's link shows.
 type usersPage struct {
 	Users   []gatehouse.User
 	Roles   []gatehouse.Role
-	Created *createdUser
-	Form    userForm
-	Issues  map[string][]string
+	Invited *invitedUser
+	// Now tells the invitations whose link expired.
+	Now    time.Time
+	Form   userForm
+	Issues map[string][]string
 	// Error says why a change of role or a removal was refused.
 	Error string
 	// SecondFactorRequired: the organization requires a second factor.
 	SecondFactorRequired bool
 }
 
-type createdUser struct {
-	Email, Password string
-}
-
 type userForm struct {
 	Email, Name string
 	Role        gatehouse.Role
 }
-
-// initialPasswordLen is the length of the password Gatehouse makes for a
-// new user: 120 random bits. Gatehouse makes it rather than the admin, so
-// that no user starts with a password an admin reuses or guesses easily.
-const initialPasswordLen = 20
 
 func (d *dashboard) usersPage(w http.ResponseWriter, r *http.Request) {
 	d.renderUsers(w, r, http.StatusOK, usersPage{Form: userForm{Role: gatehouse.RoleViewer}})
@@ -46,7 +40,7 @@ func (d *dashboard) renderUsers(w http.ResponseWriter, r *http.Request, status i
 		d.fail(w, r, err)
 		return
 	}
-	p.Users, p.Roles = users, gatehouse.Roles
+	p.Users, p.Roles, p.Now = users, gatehouse.Roles, d.Now()
 	if p.SecondFactorRequired, err = d.Service.SecondFactorRequired(r.Context(), viewerOf(r).user.OrgID); err != nil {
 		d.fail(w, r, err)
 		return
@@ -54,12 +48,11 @@ func (d *dashboard) renderUsers(w http.ResponseWriter, r *http.Request, status i
 	d.render(w, r, status, "users", p)
 }
 
-// createUser adds a user with a password Gatehouse makes, shown this once.
+// createUser invites a user: the page shows their link this once.
 func (d *dashboard) createUser(w http.ResponseWriter, r *http.Request) {
 	form := userForm{Email: r.PostFormValue("email"), Name: r.PostFormValue("name"), Role: gatehouse.Role(r.PostFormValue("role"))}
-	password := gatehouse.NewToken()[:initialPasswordLen]
-	u, err := d.Service.CreateUser(r.Context(), gatehouse.NewUser{OrgID: viewerOf(r).user.OrgID, Email: form.Email,
-		Name: form.Name, Role: form.Role, Password: password})
+	u, token, err := d.Service.InviteUser(r.Context(), gatehouse.NewUser{OrgID: viewerOf(r).user.OrgID, Email: form.Email,
+		Name: form.Name, Role: form.Role})
 	var ve *gatehouse.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -70,8 +63,24 @@ func (d *dashboard) createUser(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		d.fail(w, r, err)
 	default:
-		d.renderUsers(w, r, http.StatusCreated, usersPage{Created: &createdUser{Email: u.Email, Password: password},
-			Form: userForm{Role: gatehouse.RoleViewer}})
+		d.renderUsers(w, r, http.StatusCreated, usersPage{Invited: &invitedUser{Email: u.Email, Link: d.invitationLink(r, token),
+			Expires: u.InvitedUntil}, Form: userForm{Role: gatehouse.RoleViewer}})
+	}
+}
+
+// renewInvitation makes a new link for a user who has not joined: the
+// page shows it this once; the old one no longer works.
+func (d *dashboard) renewInvitation(w http.ResponseWriter, r *http.Request) {
+	u, token, err := d.Service.RenewInvitation(r.Context(), viewerOf(r).user.OrgID, r.PostFormValue("email"))
+	switch {
+	case errors.Is(err, gatehouse.ErrConflict):
+		d.renderUsers(w, r, http.StatusConflict, usersPage{Form: userForm{Role: gatehouse.RoleViewer},
+			Error: "That user has joined already: they sign in with their password."})
+	case err != nil:
+		d.userChanged(w, r, err)
+	default:
+		d.renderUsers(w, r, http.StatusOK, usersPage{Invited: &invitedUser{Email: u.Email, Link: d.invitationLink(r, token),
+			Expires: u.InvitedUntil}, Form: userForm{Role: gatehouse.RoleViewer}})
 	}
 }
 

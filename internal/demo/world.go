@@ -113,7 +113,7 @@ func newWorld(ctx context.Context, store gatehouse.Store, svc *service.Service, 
 		// The first is the organization's admin (the store makes the
 		// first user admin whatever is asked); the others run the
 		// doors, and issue the demo's remote unlocks with the admin.
-		u, err := store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org, Email: s.email, Name: s.name, PasswordHash: hash, Role: gatehouse.RoleOperator})
+		u, err := store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org, Email: s.email, Name: s.name, PasswordHash: hash, Role: gatehouse.RoleOperator, Proven: true}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("demo user %s: %w (is it used by another organization?)", s.email, err)
 		}

@@ -20,7 +20,8 @@ import (
 // events are read back through event_values too, and event_values is
 // compared with the values the moved events name. Sealed columns are
 // left out when the move sealed them again (the nonces differ), and
-// users' proven when some arrived as invitations.
+// users' proven, and the invitations the move made, when some arrived as
+// invitations.
 func Compare(ctx context.Context, from, to string, rep *Report) error {
 	db, err := sql.Open("sqlite", "file:"+from+"?mode=ro")
 	if err != nil {
@@ -106,6 +107,10 @@ func Compare(ctx context.Context, from, to string, rep *Report) error {
 		where, args := m.targetWhere(t)
 		if where == "" {
 			where = "true"
+		}
+		if name == "invitations" && len(rep.Invitations) > 0 { // the move made theirs
+			where += fmt.Sprintf(" AND user_id NOT IN (SELECT id FROM users WHERE email = ANY($%d))", len(args)+1)
+			args = append(args, rep.Invitations)
 		}
 		list := strings.Join(cols, ", ")
 		held := "SELECT " + list + " FROM " + pgx.Identifier{name}.Sanitize() + " WHERE " + where

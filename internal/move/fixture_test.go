@@ -144,6 +144,8 @@ func newSource(t *testing.T, events int) *source {
 	as := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: ops.ID, Label: ops.Email, OrgID: ops.OrgID, Role: ops.Role})
 	_, _, _, err = svc.AcceptInvitation(as, users[i].ID)
 	must(t, err)
+	_, err = svc.SetPassword(ctx, second.ID, opsEmail, password+"4243") // another password in each
+	must(t, err)
 	return s
 }
 
@@ -168,9 +170,17 @@ func (s *source) records(t *testing.T, org gatehouse.Organization, universe stri
 	r.viewer = "viewer-" + universe + "@studio.test"
 	for _, u := range []gatehouse.NewUser{{Email: r.admin, Role: gatehouse.RoleAdmin, Password: password},
 		{Email: opsEmail, Role: gatehouse.RoleOperator, Password: password + universe},
-		{Email: r.viewer, Role: gatehouse.RoleViewer, Password: password}} {
+		{Email: r.viewer, Role: gatehouse.RoleViewer, Password: password},
+		{Email: "new-" + universe + "@studio.test", Role: gatehouse.RoleViewer}} { // invited, not joined yet
 		u.OrgID, u.Name = org.ID, "User of "+universe
-		made, err := svc.CreateUser(ctx, u)
+		create := svc.CreateUser
+		if u.Password == "" || u.Email == opsEmail && universe != "4242" { // the second organization invites the operator of the first
+			create = func(ctx context.Context, u gatehouse.NewUser) (gatehouse.User, error) {
+				made, _, err := svc.InviteUser(ctx, u)
+				return made, err
+			}
+		}
+		made, err := create(ctx, u)
 		must(t, err)
 		if u.Email == r.viewer { // a second factor: its secret sealed, its recovery codes keyed by it
 			viewer := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: made.ID, Label: made.Email, OrgID: org.ID, Role: made.Role})

@@ -90,6 +90,7 @@ var tables = map[string]rule{
 	"api_keys":           {treat: Copied},
 	"users":              {treat: Copied, sealed: map[string]sealLabel{"totp_sealed": byID(gatehouse.SecondFactorSealLabel)}},
 	"recovery_codes":     {treat: Copied},
+	"invitations":        {treat: Copied},
 	"locations":          {treat: Copied},
 	"access_points":      {treat: Copied},
 	"policies":           {treat: Copied},

@@ -127,8 +127,9 @@ func (m *mover) orgID(seq int64) uuid.UUID {
 // another organization of the target has proven (signed in with): proven
 // on the source, they would otherwise take part in that person's every
 // sign-in here without that person's acceptance, as a look-alike user
-// (docs/security.md). The person accepts them on the Invitations page.
-// A holder that is a proven user of the source itself (an organization
+// (docs/security.md). The person accepts them on the Invitations page:
+// each gets an invitation of the usual lifetime whose link nobody holds
+// (an admin makes one, should the person need it). A holder that is a proven user of the source itself (an organization
 // moved before from the same file, with its users' ids) is the person the
 // source proved both for: that user stays proven.
 func (m *mover) demoteUsers(ctx context.Context) error {
@@ -157,6 +158,12 @@ func (m *mover) demoteUsers(ctx context.Context) error {
 		return nil
 	}
 	if _, err := m.tx.Exec(ctx, "UPDATE users SET proven = false WHERE org = ANY($1) AND email = ANY($2)", m.targetSeqs(), held); err != nil {
+		return err
+	}
+	if _, err := m.tx.Exec(ctx, `INSERT INTO invitations (org, user_id, token_hash, expires_at, created_at)
+		SELECT org, id, sha256(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())), $3, $4
+		FROM users WHERE org = ANY($1) AND email = ANY($2)
+		ON CONFLICT (user_id) DO NOTHING`, m.targetSeqs(), held, m.o.Now().Add(gatehouse.InvitationLifetime), m.o.Now()); err != nil {
 		return err
 	}
 	m.rep.Invitations = held

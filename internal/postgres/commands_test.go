@@ -40,8 +40,8 @@ func newDoor(t *testing.T) door {
 	must(t, err)
 	d.ap, err = d.db.CreateAccessPoint(ctx, gatehouse.SystemEntry(gatehouse.AuditAccessPointCreated), d.org.ID, d.loc.ID, "Front door")
 	must(t, err)
-	d.user, err = d.db.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded),
-		gatehouse.User{OrgID: d.org.ID, Email: "ops@acme.test", Name: "Olivia", PasswordHash: "h"})
+	d.user, err = d.db.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: d.org.ID, Email: "ops@acme.test", Name: "Olivia", PasswordHash: "h"}, nil)
+
 	must(t, err)
 	return d
 }

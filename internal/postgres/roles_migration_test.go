@@ -42,7 +42,7 @@ func TestRolesMigrationMakesUsersAdmins(t *testing.T) {
 	if err != nil || u.ID != user || u.Role != gatehouse.RoleAdmin {
 		t.Fatalf("the session of before the migration: %+v %v", u, err)
 	}
-	if _, err := db.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: other, Email: "ops@acme.test", PasswordHash: "h"}); err != nil {
+	if _, err := db.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: other, Email: "ops@acme.test", PasswordHash: "h"}, nil); err != nil {
 		t.Errorf("the email in another organization after the migration: %v", err)
 	}
 }

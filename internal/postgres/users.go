@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
@@ -12,10 +13,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.totp_sealed IS NOT NULL`
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.totp_sealed IS NOT NULL,
+	(SELECT i.expires_at FROM invitations i WHERE i.user_id = u.id)`
 
-// CreateUser stores a dashboard user; the email is kept lower-cased.
-func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User) (_ gatehouse.User, err error) {
+// CreateUser stores a dashboard user, proven as u.Proven says, and inv
+// when it is not nil; the email is kept lower-cased.
+func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User, inv *gatehouse.Invitation) (_ gatehouse.User, err error) {
 	defer sqlstore.Label(&err, "Store.CreateUser", u.OrgID)
 	u, err = sqlstore.NewUser(u, db.Now())
 	if err != nil {
@@ -31,8 +34,8 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 			return err
 		}
 		u.Role = sqlstore.RoleOfNewUser(u.Role, others)
-		_, err = tx.Exec(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, u.ID, org, u.Email, u.Name, u.Role, u.PasswordHash, u.CreatedAt)
+		_, err = tx.Exec(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at, proven)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, u.ID, org, u.Email, u.Name, u.Role, u.PasswordHash, u.CreatedAt, u.Proven)
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
@@ -40,7 +43,15 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, sqlstore.UserEntry(e, u).Change("role", "", string(u.Role)))
+		e = sqlstore.UserEntry(e, u).Change("role", "", string(u.Role))
+		if inv != nil {
+			inv.UserID, u.InvitedUntil = u.ID, inv.ExpiresAt
+			if err := insertInvitation(ctx, tx, org, *inv); err != nil {
+				return err
+			}
+			e = sqlstore.InvitedEntry(e, u, *inv)
+		}
+		return db.appendAudit(ctx, tx, org, e)
 	})
 	return u, err
 }
@@ -98,11 +109,17 @@ func users(ctx context.Context, q querier, query string, args ...any) ([]gatehou
 	defer rows.Close()
 	found := []gatehouse.User{}
 	for rows.Next() {
-		var u gatehouse.User
-		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven, &u.SecondFactor); err != nil {
+		var (
+			u       gatehouse.User
+			invited *time.Time
+		)
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven, &u.SecondFactor, &invited); err != nil {
 			return nil, wrap(err)
 		}
 		u.CreatedAt = utc(u.CreatedAt)
+		if invited != nil {
+			u.InvitedUntil = utc(*invited)
+		}
 		found = append(found, u)
 	}
 	return found, wrap(rows.Err())
@@ -116,10 +133,13 @@ func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID
 		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1 WHERE id = $2", passwordHash, u.ID); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1, proven = true WHERE id = $2", passwordHash, u.ID); err != nil {
 			return err
 		}
-		u.PasswordHash = passwordHash
+		if _, err := tx.Exec(ctx, "DELETE FROM invitations WHERE user_id = $1", u.ID); err != nil {
+			return err
+		}
+		u.PasswordHash, u.Proven, u.InvitedUntil = passwordHash, true, time.Time{}
 		if _, err = tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID); err != nil {
 			return err
 		}

@@ -116,7 +116,7 @@ func (e *env) newOrg(name string) org {
 			o.accessPoints = append(o.accessPoints, ap)
 		}
 	}
-	if o.user, err = e.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@" + strings.ToLower(strings.ReplaceAll(name, " ", "")) + ".test", Name: "Ops", PasswordHash: "x"}); err != nil {
+	if o.user, err = e.store.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@" + strings.ToLower(strings.ReplaceAll(name, " ", "")) + ".test", Name: "Ops", PasswordHash: "x"}, nil); err != nil {
 		e.t.Fatal(err)
 	}
 	o.readKey = e.newKey(o.ID, gatehouse.ScopeEventsRead)

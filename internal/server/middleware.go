@@ -196,9 +196,12 @@ func ceilSeconds(d time.Duration) string {
 }
 
 // privatePaths are the routes whose path holds what must not reach a log:
-// an erased player's id, the erasure webhook's token. Their log line
+// an erased player's id, the erasure webhook's token, an invitation
+// link's token (the dashboard's mux names its own route). Their log line
 // carries the route pattern instead.
 var privatePaths = map[string]bool{
+	"GET /dashboard/join/{token}":                               true,
+	"POST /dashboard/join/{token}":                              true,
 	"DELETE /api/consumer/v1/platform-users/{platformUserId}":   true,
 	"POST /api/consumer/v1/integrations/roblox/erasure/{token}": true,
 }

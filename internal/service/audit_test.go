@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gatehouse/gatehouse"
@@ -70,7 +71,10 @@ func TestServiceAuditsEveryChangeOnceWithItsActor(t *testing.T) {
 	k, raw, err := f.svc.CreateAPIKey(asAdmin, gatehouse.NewAPIKey{OrgID: f.org.ID, Name: "ci", Scopes: []gatehouse.Scope{gatehouse.ScopeAuditRead}})
 	must(k, err)
 	must(f.svc.RevokeAPIKey(asAdmin, f.org.ID, k.ID))
-	must(f.svc.CreateUser(asAdmin, gatehouse.NewUser{OrgID: f.org.ID, Email: "op@acme.test", Password: "correct horse battery", Role: gatehouse.RoleViewer}))
+	_, link, err := f.svc.InviteUser(asAdmin, gatehouse.NewUser{OrgID: f.org.ID, Email: "op@acme.test", Role: gatehouse.RoleViewer})
+	must(nil, err)
+	_, link2, err := f.svc.RenewInvitation(asAdmin, f.org.ID, "op@acme.test")
+	must(nil, err)
 	must(f.svc.SetUserRole(asAdmin, f.org.ID, "op@acme.test", gatehouse.RoleOperator))
 	must(f.svc.SetPassword(asAdmin, f.org.ID, "op@acme.test", "another long password"))
 	must(f.svc.RemoveUser(asAdmin, f.org.ID, "op@acme.test"))
@@ -114,6 +118,16 @@ func TestServiceAuditsEveryChangeOnceWithItsActor(t *testing.T) {
 		apMoved.Changes["locationId"] != (gatehouse.AuditChange{From: l.ID.String(), To: annex.ID.String()}) {
 		t.Errorf("access point moved: %+v", apMoved)
 	}
+	if added := filter(log, gatehouse.AuditUserAdded); len(added) != 2 || added[0].Target.Name != "op@acme.test" {
+		t.Errorf("user.added entries: %+v", added)
+	} else {
+		userActor(added[0]) // newest first: the admin's invitation, after the operator's admin
+	}
+	if invited := only(t, log, gatehouse.AuditUserInvited); invited.Changes["invitedUntil"].To == "" {
+		t.Errorf("user.invited says nothing of the links: %+v", invited)
+	} else {
+		userActor(invited)
+	}
 	userActor(only(t, log, gatehouse.AuditUserRoleChanged))
 	userActor(only(t, log, gatehouse.AuditUserPasswordSet))
 	userActor(only(t, log, gatehouse.AuditUserRemoved))
@@ -124,7 +138,7 @@ func TestServiceAuditsEveryChangeOnceWithItsActor(t *testing.T) {
 	}
 	for _, e := range log {
 		for field, c := range e.Changes {
-			if c.From == raw || c.To == raw || c.To == admin.PasswordHash {
+			if c.From == raw || c.To == raw || c.To == admin.PasswordHash || strings.Contains(c.To, link) || strings.Contains(c.To, link2) {
 				t.Errorf("%s records a secret in %s", e.Action, field)
 			}
 		}

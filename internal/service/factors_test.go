@@ -173,7 +173,7 @@ func TestSecondFactorRequired(t *testing.T) {
 		t.Fatal(err)
 	}
 	asAdmin := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: admin.ID, Label: admin.Email, OrgID: f.org.ID, Role: gatehouse.RoleAdmin})
-	viewer, err := f.svc.CreateUser(asAdmin, gatehouse.NewUser{OrgID: f.org.ID, Email: "viewer@acme.test", Password: "another long password", Role: gatehouse.RoleViewer})
+	viewer, err := f.svc.CreateUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: "viewer@acme.test", Password: "another long password", Role: gatehouse.RoleViewer})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,8 @@ import (
 //   - the member's failed sign-ins stay out of the other organization's
 //     log;
 //   - it costs the member's sign-ins no hash;
-//   - its password (which the other admin set, so knows) signs nobody in.
-//
-// Only the member, signed in, can accept it.
+//   - its link, which the other admin holds, sets no password: the
+//     email signs in already, so only its member accepts, signed in.
 func TestLookAlikeUserReadsNoSignInFailures(t *testing.T) {
 	f := newService(t, nil)
 	ctx := context.Background()
@@ -31,9 +30,8 @@ func TestLookAlikeUserReadsNoSignInFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	bAdmin := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, OrgID: f.other.ID, Role: gatehouse.RoleAdmin})
-	lookAlike, err := f.svc.CreateUser(bAdmin, gatehouse.NewUser{OrgID: f.other.ID, Email: "admin@a.test",
-		Password: "set by b's admin", Role: gatehouse.RoleViewer})
-	if err != nil || lookAlike.Proven {
+	lookAlike, link, err := f.svc.InviteUser(bAdmin, gatehouse.NewUser{OrgID: f.other.ID, Email: "admin@a.test", Role: gatehouse.RoleViewer})
+	if err != nil || lookAlike.Proven || lookAlike.PasswordHash != "" {
 		t.Fatalf("the look-alike: %+v %v", lookAlike, err)
 	}
 
@@ -57,9 +55,15 @@ func TestLookAlikeUserReadsNoSignInFailures(t *testing.T) {
 	if err != nil || who.ID != a.ID || f.hasher.verifies.Load()-before != 1 {
 		t.Fatalf("the member's sign-in: %+v %v (%d hashes): no chooser, one hash", who, err, f.hasher.verifies.Load()-before)
 	}
-	// B's admin knows the look-alike's password, and it proves nothing.
+	// B's admin holds the look-alike's link, and it sets no password.
+	if j, err := f.svc.Invitation(ctx, link); err != nil || !j.SignInFirst || j.User.ID != lookAlike.ID {
+		t.Fatalf("the look-alike's link: %+v %v", j, err)
+	}
+	if _, _, _, err := f.svc.Join(ctx, link, "set by b's admin"); !errors.Is(err, gatehouse.ErrSignInToAccept) {
+		t.Fatalf("joining through the look-alike's link: %v, want ErrSignInToAccept", err)
+	}
 	if _, _, _, err := f.svc.SignIn(ctx, "admin@a.test", "set by b's admin", "198.51.100.0"); !errors.Is(err, gatehouse.ErrBadCredentials) {
-		t.Fatalf("the look-alike's password: %v", err)
+		t.Fatalf("the password tried through the link: %v", err)
 	}
 	if n := len(filter(f.auditLog(t, f.other.ID), gatehouse.AuditSignedIn)); n != 0 {
 		t.Errorf("the look-alike signed in %d times", n)
@@ -89,6 +93,15 @@ func TestLookAlikeUserReadsNoSignInFailures(t *testing.T) {
 	if _, _, _, err := f.svc.AcceptInvitation(member, lookAlike.ID); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("accepted twice: %v", err)
 	}
+	if _, err := f.svc.Invitation(ctx, link); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("the link after its invitation was accepted: %v, want ErrNotFound", err)
+	}
+	// The accepted membership signs in with the password the person
+	// proved the email with: the next sign-in offers both.
+	var choice *gatehouse.ChoiceError
+	if _, _, _, err := f.svc.SignIn(ctx, "admin@a.test", "a's own password", "192.0.2.0"); !errors.As(err, &choice) || len(choice.Choices) != 2 {
+		t.Errorf("signing in after accepting: %v, want a choice of both organizations", err)
+	}
 	if _, _, _, err := f.svc.SignIn(ctx, "admin@a.test", "a typo of a's pw", "192.0.2.0"); !errors.Is(err, gatehouse.ErrBadCredentials) {
 		t.Fatal(err)
 	}
@@ -97,34 +110,106 @@ func TestLookAlikeUserReadsNoSignInFailures(t *testing.T) {
 	}
 }
 
-// TestNewUserProvesMembershipOnFirstSignIn: a user whose email is a
-// member nowhere signs in with the password set for them, which proves
-// the membership; before that, their failures are recorded in no
-// organization's log.
-func TestNewUserProvesMembershipOnFirstSignIn(t *testing.T) {
+// TestInvitationLink: a user an admin adds has no password and takes no
+// part in sign-in; the link the admin is shown sets the user's own
+// password, once, before it expires, and signs them in; a new link
+// replaces the old one; a user the operator creates with a password is
+// a member at once, and a dashboard user cannot.
+func TestInvitationLink(t *testing.T) {
 	f := newService(t, nil)
 	ctx := context.Background()
-	u, err := f.svc.CreateUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: "new@acme.test", Password: "the initial password"})
-	if err != nil || u.Proven {
-		t.Fatalf("created: %+v %v", u, err)
+	admin, err := f.svc.CreateUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: "admin@acme.test", Password: "correct horse battery"})
+	if err != nil || !admin.Proven {
+		t.Fatalf("the operator's user: %+v %v", admin, err)
 	}
-	if _, _, _, err := f.svc.SignIn(ctx, "new@acme.test", "not the password!", ""); !errors.Is(err, gatehouse.ErrBadCredentials) {
-		t.Fatal(err)
+	asAdmin := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: admin.ID, Label: admin.Email, OrgID: f.org.ID, Role: gatehouse.RoleAdmin})
+	if _, err := f.svc.CreateUser(asAdmin, gatehouse.NewUser{OrgID: f.org.ID, Email: "x@acme.test", Password: "correct horse battery"}); !errors.Is(err, gatehouse.ErrForbidden) {
+		t.Errorf("an admin sets a new user's password: %v, want ErrForbidden", err)
+	}
+	u, link, err := f.svc.InviteUser(asAdmin, gatehouse.NewUser{OrgID: f.org.ID, Email: "New@Acme.test", Name: "Nova", Role: gatehouse.RoleOperator})
+	if err != nil || u.Proven || u.PasswordHash != "" || !u.InvitedUntil.Equal(f.now.Add(gatehouse.InvitationLifetime)) || len(link) < 43 {
+		t.Fatalf("invited: %+v %q %v", u, link, err)
+	}
+	if _, _, _, err := f.svc.SignIn(ctx, "new@acme.test", "", ""); !errors.Is(err, gatehouse.ErrBadCredentials) {
+		t.Errorf("an invitation with no password signs in: %v", err)
 	}
 	if n := len(filter(f.auditLog(t, f.org.ID), gatehouse.AuditSignInFailed)); n != 0 {
 		t.Errorf("an invitation's organization got %d failed sign-ins", n)
 	}
-	if _, _, who, err := f.svc.SignIn(ctx, "new@acme.test", "the initial password", ""); err != nil || who.ID != u.ID {
-		t.Fatalf("first sign-in: %+v %v", who, err)
+
+	j, err := f.svc.Invitation(ctx, link)
+	if err != nil || j.User.ID != u.ID || j.Organization.ID != f.org.ID || j.SignInFirst {
+		t.Fatalf("the link: %+v %v", j, err)
 	}
-	users, err := f.svc.ListUsers(ctx, f.org.ID)
-	if err != nil || len(users) != 1 || !users[0].Proven {
-		t.Fatalf("after the first sign-in: %+v %v", users, err)
+	if _, err := f.svc.Invitation(ctx, link+"x"); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("a link that was never made: %v", err)
 	}
-	if _, _, _, err := f.svc.SignIn(ctx, "new@acme.test", "not the password!", ""); !errors.Is(err, gatehouse.ErrBadCredentials) {
+	if _, _, _, err := f.svc.Join(ctx, link, "short"); err == nil {
+		t.Fatal("a short password joined")
+	} else {
+		wantIssues(t, "a short password", err, "password")
+	}
+	session, token, joined, err := f.svc.Join(ctx, link, "nova's own password")
+	if err != nil || joined.ID != u.ID || !joined.Proven || session.EnrolOnly {
+		t.Fatalf("join: %+v %v", joined, err)
+	}
+	if _, who, err := f.svc.FindSession(ctx, token); err != nil || who.ID != u.ID {
+		t.Errorf("the session joining started: %+v %v", who, err)
+	}
+	if _, _, _, err := f.svc.Join(ctx, link, "another password!!"); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("the link twice: %v, want ErrNotFound", err)
+	}
+	if _, _, who, err := f.svc.SignIn(ctx, "new@acme.test", "nova's own password", ""); err != nil || who.ID != u.ID {
+		t.Errorf("signing in with the password chosen: %+v %v", who, err)
+	}
+	accepted := only(t, f.auditLog(t, f.org.ID), gatehouse.AuditInvitationAccepted)
+	if a := accepted.Actor; a.Type != gatehouse.ActorUser || a.ID == nil || *a.ID != u.ID || accepted.Target.ID != u.ID {
+		t.Errorf("user.invitation_accepted: %+v", accepted)
+	}
+	if _, _, err := f.svc.RenewInvitation(asAdmin, f.org.ID, "new@acme.test"); !errors.Is(err, gatehouse.ErrConflict) {
+		t.Errorf("a new link for a member: %v, want ErrConflict", err)
+	}
+
+	// A link expires; a new one replaces it, and only the new one works.
+	late, old, err := f.svc.InviteUser(asAdmin, gatehouse.NewUser{OrgID: f.org.ID, Email: "late@acme.test"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(filter(f.auditLog(t, f.org.ID), gatehouse.AuditSignInFailed)); n != 1 {
-		t.Errorf("a member's organization got %d failed sign-ins, want 1", n)
+	f.now = f.now.Add(gatehouse.InvitationLifetime)
+	if _, _, _, err := f.svc.Join(ctx, old, "late's own password"); !errors.Is(err, gatehouse.ErrInvitationExpired) {
+		t.Fatalf("an expired link: %v, want ErrInvitationExpired", err)
+	}
+	users, err := f.svc.ListUsers(asAdmin, f.org.ID)
+	if err != nil || len(users) != 3 || users[1].ID != late.ID || users[1].Proven || users[1].InvitedUntil.After(f.now) {
+		t.Fatalf("the users: %+v %v", users, err)
+	}
+	_, renewed, err := f.svc.RenewInvitation(asAdmin, f.org.ID, "late@acme.test")
+	if err != nil || renewed == old {
+		t.Fatalf("renew: %q %v", renewed, err)
+	}
+	if _, err := f.svc.Invitation(ctx, old); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("the replaced link: %v, want ErrNotFound", err)
+	}
+	if _, _, who, err := f.svc.Join(ctx, renewed, "late's own password"); err != nil || who.ID != late.ID {
+		t.Errorf("joining through the new link: %+v %v", who, err)
+	}
+}
+
+// TestJoiningUnderARequiredSecondFactor: an organization that requires a
+// second factor lets a new user join into a session good only for
+// enrolling one.
+func TestJoiningUnderARequiredSecondFactor(t *testing.T) {
+	f := newService(t, nil)
+	ctx := context.Background()
+	if err := f.svc.RequireSecondFactor(ctx, f.org.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	_, link, err := f.svc.InviteUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: "new@acme.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	session, _, _, err := f.svc.Join(ctx, link, "nova's own password")
+	if err != nil || !session.EnrolOnly {
+		t.Fatalf("join: %+v %v, want a session for enrolment only", session, err)
 	}
 }

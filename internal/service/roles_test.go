@@ -110,7 +110,7 @@ func TestRolesInTheService(t *testing.T) {
 		}},
 		{"list users", gatehouse.RoleAdmin, func(ctx context.Context) error { _, err := f.svc.ListUsers(ctx, f.org.ID); return err }},
 		{"add a user", gatehouse.RoleAdmin, func(ctx context.Context) error {
-			_, err := f.svc.CreateUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: gatehouse.NewID().String() + "@acme.test", Password: "correct horse battery"})
+			_, _, err := f.svc.InviteUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: gatehouse.NewID().String() + "@acme.test"})
 			return err
 		}},
 		{"change a role", gatehouse.RoleAdmin, func(ctx context.Context) error {

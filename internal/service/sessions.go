@@ -30,14 +30,13 @@ const hashWait = 2 * time.Second
 //     [*gatehouse.ChoiceError] listing them, and the person picks one with
 //     [Service.ChooseSignIn].
 //
-// A member is a user who proved membership ([gatehouse.User.Proven]). A
-// user an admin adds is an invitation until then, since anyone may add any
-// email to their own organization.
-//   - While the email has a member anywhere, its invitations take no part:
-//     they cost no hash, are never offered, and receive no failed sign-ins.
-//     A member accepts them once signed in ([Service.AcceptInvitation]).
-//   - While it has none, its invitations are checked instead, and the first
-//     sign-in with one's password proves it.
+// A member is a user who proved membership ([gatehouse.User.Proven]).
+// Only members take part: a user an admin adds is an invitation until
+// the person sets their password through its link ([Service.Join]) or,
+// when the email belongs to a member elsewhere, accepts it while signed
+// in ([Service.AcceptInvitation]), since anyone may add any email to
+// their own organization. An invitation costs no hash, is never
+// offered, and receives no failed sign-ins.
 //
 // A failure is spent from the limits before the hash runs, and given back
 // on success: checked before and spent after, every attempt of a burst
@@ -68,12 +67,8 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientNetwork str
 		refund(ctx)
 		return gatehouse.Session{}, "", gatehouse.User{}, err
 	}
-	members, invitations := splitProven(users)
-	candidates := members
-	if len(members) == 0 {
-		candidates = invitations // nobody holds the email yet: its first sign-in proves one
-	}
-	matched, err := s.checkPasswords(ctx, candidates, password)
+	members, _ := splitProven(users)
+	matched, err := s.checkPasswords(ctx, members, password)
 	switch {
 	case errors.Is(err, gatehouse.ErrHashBusy):
 		refund(ctx)
@@ -227,8 +222,8 @@ func (s *Service) ChooseSignIn(ctx context.Context, token string, userID uuid.UU
 
 // Invitations returns the invitations (users not yet proven, see
 // [Service.SignIn]) of the signed-in dashboard user's email in other
-// organizations, each with its organization, oldest first. Anyone else has
-// none.
+// organizations whose link has not expired, each with its organization,
+// oldest first. Anyone else has none.
 func (s *Service) Invitations(ctx context.Context) ([]gatehouse.SignInChoice, error) {
 	actor := gatehouse.ActorFrom(ctx)
 	if actor.Type != gatehouse.ActorUser || actor.Label == "" || actor.EnrolOnly {
@@ -241,6 +236,9 @@ func (s *Service) Invitations(ctx context.Context) ([]gatehouse.SignInChoice, er
 	_, invitations := splitProven(users)
 	var out []gatehouse.SignInChoice
 	for _, u := range invitations {
+		if !u.InvitedUntil.After(s.now()) {
+			continue
+		}
 		o, err := s.store.FindOrganization(ctx, u.OrgID)
 		if err != nil {
 			return nil, err
@@ -250,13 +248,15 @@ func (s *Service) Invitations(ctx context.Context) ([]gatehouse.SignInChoice, er
 	return out, nil
 }
 
-// AcceptInvitation proves the invitation userID of the signed-in
-// dashboard user's email, and starts a session as it: the person proved
-// the email by signing in as one of its members, which is all an
-// invitation waits for.
+// AcceptInvitation uses the invitation userID of the signed-in
+// dashboard user's email, proving that user, and starts a session as
+// it: the person proved the email by signing in as one of its members,
+// which stands for the link. The new membership takes the password of
+// the one signed in (its hash), so that the person's next sign-in
+// offers both.
 //
-// [gatehouse.ErrNotFound] when userID is no invitation of that email, or
-// the acting user is no proven member of it.
+// [gatehouse.ErrNotFound] when userID is no unexpired invitation of that
+// email, or the acting user is no proven member of it.
 func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (gatehouse.Session, string, gatehouse.User, error) {
 	actor := gatehouse.ActorFrom(ctx)
 	if actor.Type != gatehouse.ActorUser || actor.Label == "" {
@@ -269,9 +269,14 @@ func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (gateh
 	if err != nil {
 		return gatehouse.Session{}, "", gatehouse.User{}, err
 	}
-	member := slices.ContainsFunc(users, func(u gatehouse.User) bool { return u.ID == actor.ID && u.Proven })
+	i := slices.IndexFunc(users, func(u gatehouse.User) bool { return u.ID == actor.ID && u.Proven })
 	for _, u := range users {
-		if member && u.ID == userID && !u.Proven {
+		if i >= 0 && u.ID == userID && !u.Proven {
+			// The person signs in to the new membership with the password
+			// they proved the email with, until they change either.
+			if u, err = s.useInvitation(ctx, u, users[i].PasswordHash); err != nil {
+				return gatehouse.Session{}, "", gatehouse.User{}, err
+			}
 			return s.signInAs(ctx, u)
 		}
 	}

@@ -10,31 +10,47 @@ import (
 	"github.com/google/uuid"
 )
 
-// CreateUser adds a dashboard user to the organization, hashing the
-// password.
+// CreateUser adds a dashboard user to the organization with the
+// password the operator gives, hashed, as a member at once: the operator
+// holds the whole installation and vouches for the person. A dashboard
+// user adds people with [Service.InviteUser] instead, so that nobody
+// starts with a password an admin knows.
 //
 // Errors:
 //   - a [*gatehouse.ValidationError] keyed "email", "name", "password" or
 //     "role";
 //   - [gatehouse.ErrConflict] when the email is taken in the organization;
 //   - [gatehouse.ErrNotFound] for an unknown organization;
-//   - [gatehouse.ErrForbidden] when the acting user is no admin.
+//   - [gatehouse.ErrForbidden] when a dashboard user acts (the CLI's
+//     --as included): they invite.
 func (s *Service) CreateUser(ctx context.Context, nu gatehouse.NewUser) (gatehouse.User, error) {
-	if err := gatehouse.Authorize(ctx, nu.OrgID, gatehouse.PermManageUsers); err != nil {
-		return gatehouse.User{}, err
+	if a := gatehouse.ActorFrom(ctx); a.Type == gatehouse.ActorUser || a.Type == gatehouse.ActorKey {
+		return gatehouse.User{}, fmt.Errorf("only the operator sets a new user's password; invite the user instead: %w", gatehouse.ErrForbidden)
 	}
 	var errs gatehouse.ValidationError
 	gatehouse.CheckPassword(&errs, nu.Password)
-	u, err := gatehouse.CheckUser(gatehouse.User{OrgID: nu.OrgID, Email: nu.Email, Name: nu.Name, Role: nu.Role, PasswordHash: "unset"})
-	errs.Merge("", gatehouse.AsValidation(err))
-	if err := errs.Err(); err != nil {
+	u, err := s.checkNewUser(nu, &errs)
+	if err != nil {
 		return gatehouse.User{}, err
 	}
 	if u.PasswordHash, err = s.hasher.Hash(nu.Password); err != nil {
 		return gatehouse.User{}, err
 	}
-	e := s.entry(ctx, u.OrgID, gatehouse.AuditUserAdded, gatehouse.TargetUser).Change("email", "", u.Email).Change("name", "", u.Name)
-	return s.store.CreateUser(ctx, e, u)
+	u.Proven = true
+	return s.store.CreateUser(ctx, s.userAdded(ctx, u), u, nil)
+}
+
+// checkNewUser is the user nu asks for, checked, with errs (a password's
+// issues, say) merged in.
+func (s *Service) checkNewUser(nu gatehouse.NewUser, errs *gatehouse.ValidationError) (gatehouse.User, error) {
+	u, err := gatehouse.CheckUser(gatehouse.User{OrgID: nu.OrgID, Email: nu.Email, Name: nu.Name, Role: nu.Role})
+	errs.Merge("", gatehouse.AsValidation(err))
+	return u, errs.Err()
+}
+
+// userAdded is the audit entry of the user u added.
+func (s *Service) userAdded(ctx context.Context, u gatehouse.User) gatehouse.AuditEntry {
+	return s.entry(ctx, u.OrgID, gatehouse.AuditUserAdded, gatehouse.TargetUser).Change("email", "", u.Email).Change("name", "", u.Name)
 }
 
 // ListUsers returns the organization's users ordered by email.

@@ -57,7 +57,7 @@ func TestSessionsUnderControl(t *testing.T) {
 		t.Errorf("ended twice: %v", err)
 	}
 
-	viewer, err := f.svc.CreateUser(as, gatehouse.NewUser{OrgID: f.org.ID, Email: "viewer@acme.test", Password: "another long password", Role: gatehouse.RoleViewer})
+	viewer, err := f.svc.CreateUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: "viewer@acme.test", Password: "another long password", Role: gatehouse.RoleViewer})
 	if err != nil {
 		t.Fatal(err)
 	}

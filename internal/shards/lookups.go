@@ -153,6 +153,21 @@ func (r *Router) FindSession(ctx context.Context, tokenHash [32]byte, now time.T
 	return s.session, s.user, err
 }
 
+// invited is an invitation with its user.
+type invited struct {
+	invitation gatehouse.Invitation
+	user       gatehouse.User
+}
+
+// FindInvitation implements gatehouse.Store.
+func (r *Router) FindInvitation(ctx context.Context, hash [32]byte) (gatehouse.Invitation, gatehouse.User, error) {
+	i, err := findOne(r, ctx, func(ctx context.Context, db *postgres.DB) (invited, error) {
+		inv, u, err := db.FindInvitation(ctx, hash)
+		return invited{inv, u}, err
+	}, func(i invited) uuid.UUID { return i.user.OrgID })
+	return i.invitation, i.user, err
+}
+
 // erasureOwner is an organization's erasure integration, found by token.
 type erasureOwner struct {
 	org    uuid.UUID

@@ -51,8 +51,22 @@ func (r *Router) SetAPIKeyRate(ctx context.Context, e gatehouse.AuditEntry, orgI
 	})
 }
 
-func (r *Router) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User) (gatehouse.User, error) {
-	return routedTo(r, ctx, method("Store.CreateUser", u.OrgID), func(ctx context.Context, db *postgres.DB) (gatehouse.User, error) { return db.CreateUser(ctx, e, u) })
+func (r *Router) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User, inv *gatehouse.Invitation) (gatehouse.User, error) {
+	return routedTo(r, ctx, method("Store.CreateUser", u.OrgID), func(ctx context.Context, db *postgres.DB) (gatehouse.User, error) {
+		return db.CreateUser(ctx, e, u, inv)
+	})
+}
+
+func (r *Router) SetInvitation(ctx context.Context, e gatehouse.AuditEntry, inv gatehouse.Invitation) (gatehouse.User, error) {
+	return routedTo(r, ctx, method("Store.SetInvitation", inv.OrgID, inv.UserID), func(ctx context.Context, db *postgres.DB) (gatehouse.User, error) {
+		return db.SetInvitation(ctx, e, inv)
+	})
+}
+
+func (r *Router) UseInvitation(ctx context.Context, e gatehouse.AuditEntry, orgID, userID uuid.UUID, passwordHash string, now time.Time) (gatehouse.User, error) {
+	return routedTo(r, ctx, method("Store.UseInvitation", orgID, userID), func(ctx context.Context, db *postgres.DB) (gatehouse.User, error) {
+		return db.UseInvitation(ctx, e, orgID, userID, passwordHash, now)
+	})
 }
 
 func (r *Router) ListUsers(ctx context.Context, orgID uuid.UUID) ([]gatehouse.User, error) {

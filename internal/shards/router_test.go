@@ -230,8 +230,8 @@ func TestSessionsWhileAShardIsDown(t *testing.T) {
 	}
 	defer r.Close()
 	org := createOrg(t, r, "Acme") // on the first shard
-	u, err := r.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded),
-		gatehouse.User{ID: uuid.New(), OrgID: org.ID, Email: "a@example.com", Role: gatehouse.RoleAdmin, PasswordHash: "x", CreatedAt: time.Now()})
+	u, err := r.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{ID: uuid.New(), OrgID: org.ID, Email: "a@example.com", Role: gatehouse.RoleAdmin, PasswordHash: "x", CreatedAt: time.Now()}, nil)
+
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,13 @@ func TestProvenMigrationKeepsWhoSignedIn(t *testing.T) {
 	}
 	added := map[string]gatehouse.User{}
 	for _, email := range []string{"invited@acme.test", "entry@acme.test", "session@acme.test"} {
-		u, err := db.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: org, Email: email, PasswordHash: "h", Role: gatehouse.RoleViewer})
-		if err != nil {
+		// As the release of migration 14 added a user: the row, and its
+		// entry user.added.
+		u := gatehouse.User{ID: gatehouse.NewID(), OrgID: org, Email: email}
+		if err := db.ExecForTest(ctx, "INSERT INTO users (id, org, email, name, role, password_hash, created_at) VALUES (?, 1, ?, '', 'viewer', 'h', 0)", u.ID[:], email); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.AppendAudit(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded).Of(org, gatehouse.AuditTarget{Type: gatehouse.TargetUser, ID: u.ID, Name: email})); err != nil {
 			t.Fatal(err)
 		}
 		added[email] = u

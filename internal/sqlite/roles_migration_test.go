@@ -39,7 +39,7 @@ func TestRolesMigrationKeepsUsersAndSessions(t *testing.T) {
 	if err != nil || u.ID != user || u.Role != gatehouse.RoleAdmin || u.Email != "ops@acme.test" {
 		t.Fatalf("the session of before the migration: %+v %v", u, err)
 	}
-	if _, err := db.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: other, Email: "ops@acme.test", PasswordHash: "h"}); err != nil {
+	if _, err := db.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: other, Email: "ops@acme.test", PasswordHash: "h"}, nil); err != nil {
 		t.Errorf("the email in another organization after the migration: %v", err)
 	}
 }

@@ -5,18 +5,21 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/sqlstore"
 	"github.com/google/uuid"
 )
 
-const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.totp_sealed IS NOT NULL`
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.totp_sealed IS NOT NULL,
+	(SELECT i.expires_at FROM invitations i WHERE i.user_id = u.id)`
 
-// CreateUser stores a dashboard user; the email is kept lower-cased. The
+// CreateUser stores a dashboard user, proven as u.Proven says, and inv
+// when it is not nil; the email is kept lower-cased. The
 // transaction holds SQLite's write lock, so two first users cannot both
 // see an empty organization.
-func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User) (_ gatehouse.User, err error) {
+func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehouse.User, inv *gatehouse.Invitation) (_ gatehouse.User, err error) {
 	defer sqlstore.Label(&err, "Store.CreateUser", u.OrgID)
 	u, err = sqlstore.NewUser(u, db.Now())
 	if err != nil {
@@ -32,15 +35,23 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 			return err
 		}
 		u.Role = sqlstore.RoleOfNewUser(u.Role, others)
-		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.ID[:], org, u.Email, u.Name, u.Role, u.PasswordHash, millis(u.CreatedAt))
+		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at, proven)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, u.ID[:], org, u.Email, u.Name, u.Role, u.PasswordHash, millis(u.CreatedAt), u.Proven)
 		if isUniqueViolation(err) {
 			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
 		}
 		if err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, org, sqlstore.UserEntry(e, u).Change("role", "", string(u.Role)))
+		e = sqlstore.UserEntry(e, u).Change("role", "", string(u.Role))
+		if inv != nil {
+			inv.UserID, u.InvitedUntil = u.ID, inv.ExpiresAt
+			if err := insertInvitation(ctx, tx, org, *inv); err != nil {
+				return err
+			}
+			e = sqlstore.InvitedEntry(e, u, *inv)
+		}
+		return db.appendAudit(ctx, tx, org, e)
 	})
 	return u, err
 }
@@ -87,11 +98,15 @@ func (db *DB) users(ctx context.Context, q queryer, query string, args ...any) (
 		var (
 			u       gatehouse.User
 			created int64
+			invited sql.NullInt64
 		)
-		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &created, &u.Proven, &u.SecondFactor); err != nil {
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &created, &u.Proven, &u.SecondFactor, &invited); err != nil {
 			return nil, wrap(err)
 		}
 		u.CreatedAt = fromMillis(created)
+		if invited.Valid {
+			u.InvitedUntil = fromMillis(invited.Int64)
+		}
 		users = append(users, u)
 	}
 	return users, wrap(rows.Err())
@@ -105,10 +120,13 @@ func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID
 		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ? WHERE id = ?", passwordHash, u.ID[:]); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ?, proven = 1 WHERE id = ?", passwordHash, u.ID[:]); err != nil {
 			return err
 		}
-		u.PasswordHash = passwordHash
+		if _, err := tx.ExecContext(ctx, "DELETE FROM invitations WHERE user_id = ?", u.ID[:]); err != nil {
+			return err
+		}
+		u.PasswordHash, u.Proven, u.InvitedUntil = passwordHash, true, time.Time{}
 		if _, err = tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:]); err != nil {
 			return err
 		}

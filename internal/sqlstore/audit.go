@@ -57,3 +57,10 @@ func SecondFactorRequiredEntry(e gatehouse.AuditEntry, orgID uuid.UUID, name str
 	return e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: orgID, Name: name}).
 		Change("secondFactorRequired", strconv.FormatBool(was), strconv.FormatBool(required))
 }
+
+// InvitedEntry is the entry of an invitation link made for the user u
+// (a new user's first, or one that replaces the link u had): when it
+// expires, never the link.
+func InvitedEntry(e gatehouse.AuditEntry, u gatehouse.User, inv gatehouse.Invitation) gatehouse.AuditEntry {
+	return UserEntry(e, u).Change("invitedUntil", "", gatehouse.FormatTime(inv.ExpiresAt))
+}

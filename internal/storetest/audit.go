@@ -49,9 +49,9 @@ func testAuditAppend(t *testing.T, f *fixture) {
 	must(t, err)
 	_, err = f.s.RevokeAPIKey(ctx, e(gatehouse.AuditAPIKeyRevoked), o.ID, k.ID, f.now) // already revoked: no entry
 	must(t, err)
-	u, err := f.s.CreateUser(ctx, e(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "a@acme.test", PasswordHash: "h"})
+	u, err := f.s.CreateUser(ctx, e(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "a@acme.test", PasswordHash: "h"}, nil)
 	must(t, err)
-	v, err := f.s.CreateUser(ctx, e(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "b@acme.test", PasswordHash: "h", Role: gatehouse.RoleViewer})
+	v, err := f.s.CreateUser(ctx, e(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "b@acme.test", PasswordHash: "h", Role: gatehouse.RoleViewer}, nil)
 	must(t, err)
 	_, err = f.s.SetUserRole(ctx, e(gatehouse.AuditUserRoleChanged), o.ID, v.Email, gatehouse.RoleOperator)
 	must(t, err)
@@ -125,11 +125,11 @@ func testAuditAppend(t *testing.T, f *fixture) {
 // entry without an action stores no change.
 func testAuditFailedChange(t *testing.T, f *fixture) {
 	o := f.org("Acme")
-	admin, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "a@acme.test", PasswordHash: "h"})
+	admin, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "a@acme.test", PasswordHash: "h"}, nil)
 	must(t, err)
 	before := len(f.log(o.ID, gatehouse.AuditFilter{}))
 
-	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "A@acme.test", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "A@acme.test", PasswordHash: "h"}, nil)
 	wantErr(t, "duplicate email", err, gatehouse.ErrConflict)
 	_, err = f.s.RemoveUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRemoved), o.ID, admin.Email)
 	wantErr(t, "last admin removed", err, gatehouse.ErrConflict)

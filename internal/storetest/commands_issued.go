@@ -31,8 +31,8 @@ func (f *fixture) unlockPlace(name string) unlockPlace {
 	must(f.t, err)
 	p.loc = loc
 	p.door = f.accessPoint(p.org.ID, p.loc.ID, "Front door")
-	p.user, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded),
-		gatehouse.User{OrgID: p.org.ID, Email: "ops@" + name + ".test", Name: "Olivia", PasswordHash: "h"})
+	p.user, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: p.org.ID, Email: "ops@" + name + ".test", Name: "Olivia", PasswordHash: "h"}, nil)
+
 	must(f.t, err)
 	_, prefix, hash := gatehouse.GenerateKey()
 	p.key = gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: p.org.ID, Name: "ops", Prefix: prefix, Hash: hash,

@@ -43,7 +43,7 @@ func testIngestAllOrNothing(t *testing.T, f *fixture) {
 	a, b := f.org("Acme"), f.org("Beta")
 	door := f.accessPoint(a.ID, f.location(a.ID, "HQ").ID, "Front door")
 	foreign := f.accessPoint(b.ID, f.location(b.ID, "HQ").ID, "Front door")
-	foreignUser, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: b.ID, Email: "b@example.com", PasswordHash: "h"})
+	foreignUser, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: b.ID, Email: "b@example.com", PasswordHash: "h"}, nil)
 	must(t, err)
 	good := f.attempt(door, gatehouse.EventAccessGranted, 1)
 	bad := f.attempt(foreign, gatehouse.EventAccessGranted, 1)
@@ -64,7 +64,7 @@ func testIngestAllOrNothing(t *testing.T, f *fixture) {
 func testCommands(t *testing.T, f *fixture) {
 	a := f.org("Acme")
 	door := f.accessPoint(a.ID, f.location(a.ID, "HQ").ID, "Front door")
-	user, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "ops@example.com", Name: "Olivia", PasswordHash: "h"})
+	user, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "ops@example.com", Name: "Olivia", PasswordHash: "h"}, nil)
 	must(t, err)
 	cmdID := gatehouse.NewID()
 	unlock := f.attempt(door, gatehouse.EventRemoteUnlock, 10)

@@ -46,7 +46,7 @@ func testOrganizations(t *testing.T, f *fixture) {
 	wantErr(t, "long name", err, gatehouse.ErrInvalid, "name")
 	_, err = f.s.CreateOrganization(ctx, gatehouse.SystemEntry(gatehouse.AuditOrganizationCreated), "Acme\u009b31m")
 	wantErr(t, "C1 control in a name", err, gatehouse.ErrInvalid, "name")
-	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "ops@example.com", Name: "Ops\x1b]0;pwned\x07", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "ops@example.com", Name: "Ops\x1b]0;pwned\x07", PasswordHash: "h"}, nil)
 	wantErr(t, "escape sequence in a user name", err, gatehouse.ErrInvalid, "name")
 	_, prefix, hash := gatehouse.GenerateKey()
 	err = f.s.CreateAPIKey(ctx, gatehouse.SystemEntry(gatehouse.AuditAPIKeyCreated), gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: a.ID, Name: "sync\x1b[1A\x1b[2K", Prefix: prefix, Hash: hash,
@@ -221,23 +221,23 @@ func testListLocationsPages(t *testing.T, f *fixture) {
 
 func testUsers(t *testing.T, f *fixture) {
 	a, b := f.org("Acme"), f.org("Beta")
-	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: " Ops@Example.COM ", Name: "Ops", Role: gatehouse.RoleViewer, PasswordHash: "h"})
+	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: " Ops@Example.COM ", Name: "Ops", Role: gatehouse.RoleViewer, PasswordHash: "h"}, nil)
 	must(t, err)
 	if u.Email != "ops@example.com" || u.ID == (uuid.UUID{}) || u.Role != gatehouse.RoleAdmin {
 		t.Errorf("created %+v; the first user of an organization is an admin whatever was asked", u)
 	}
-	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "OPS@example.com", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "OPS@example.com", PasswordHash: "h"}, nil)
 	wantErr(t, "duplicate email in the organization, in another case", err, gatehouse.ErrConflict)
-	inB, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: b.ID, Email: "OPS@example.com", PasswordHash: "h2"})
+	inB, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: b.ID, Email: "OPS@example.com", PasswordHash: "h2"}, nil)
 	if err != nil || inB.OrgID != b.ID {
 		t.Errorf("the same email in another organization: %+v %v", inB, err)
 	}
 	f.now = f.now.Add(time.Second)
-	viewer, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "look@example.com", PasswordHash: "h"})
+	viewer, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "look@example.com", PasswordHash: "h"}, nil)
 	if err != nil || viewer.Role != gatehouse.RoleViewer {
 		t.Errorf("a second user with no role asked: %+v %v", viewer, err)
 	}
-	op, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "door@example.com", Role: gatehouse.RoleOperator, PasswordHash: "h"})
+	op, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "door@example.com", Role: gatehouse.RoleOperator, PasswordHash: "h"}, nil)
 	if err != nil || op.Role != gatehouse.RoleOperator {
 		t.Errorf("an operator: %+v %v", op, err)
 	}
@@ -258,11 +258,11 @@ func testUsers(t *testing.T, f *fixture) {
 	if want := []string{"door@example.com operator", "look@example.com viewer", "ops@example.com admin"}; !slices.Equal(emails, want) {
 		t.Errorf("ListUsers = %q, want %q", emails, want)
 	}
-	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: gatehouse.NewID(), Email: "x@example.com", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: gatehouse.NewID(), Email: "x@example.com", PasswordHash: "h"}, nil)
 	wantErr(t, "user of an unknown organization", err, gatehouse.ErrNotFound)
-	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "not-an-email", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "not-an-email", PasswordHash: "h"}, nil)
 	wantErr(t, "bad email", err, gatehouse.ErrInvalid, "email")
-	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "x@example.com", Role: "owner", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "x@example.com", Role: "owner", PasswordHash: "h"}, nil)
 	wantErr(t, "unknown role", err, gatehouse.ErrInvalid, "role")
 }
 
@@ -271,11 +271,11 @@ func testUsers(t *testing.T, f *fixture) {
 // organization always keeps an admin.
 func testUserRoles(t *testing.T, f *fixture) {
 	a, b := f.org("Acme"), f.org("Beta")
-	admin, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "admin@example.com", PasswordHash: "h"})
+	admin, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "admin@example.com", PasswordHash: "h"}, nil)
 	must(t, err)
-	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: b.ID, Email: "admin@example.com", PasswordHash: "h"})
+	_, err = f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: b.ID, Email: "admin@example.com", PasswordHash: "h"}, nil)
 	must(t, err)
-	op, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "op@example.com", Role: gatehouse.RoleOperator, PasswordHash: "h"})
+	op, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: a.ID, Email: "op@example.com", Role: gatehouse.RoleOperator, PasswordHash: "h"}, nil)
 	must(t, err)
 	session := func(u gatehouse.User) [32]byte {
 		s, token := sessions.New(u.ID, f.now)

@@ -13,7 +13,7 @@ var sessions = gatehouse.NewSessions([]byte("storetest secret"))
 
 func testSessions(t *testing.T, f *fixture) {
 	o := f.org("Acme")
-	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "Ops@Acme.test", Name: "Ops", PasswordHash: "x"})
+	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "Ops@Acme.test", Name: "Ops", PasswordHash: "x"}, nil)
 	must(t, err)
 	if found, _ := f.s.FindUsersByEmail(ctx, u.Email); u.Proven || len(found) != 1 || found[0].Proven {
 		t.Errorf("a new user is proven: %+v %+v", u, found)
@@ -51,7 +51,7 @@ func testSessions(t *testing.T, f *fixture) {
 
 func testSetUserPassword(t *testing.T, f *fixture) {
 	o := f.org("Acme")
-	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "old"})
+	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "old"}, nil)
 	must(t, err)
 	s, token := sessions.New(u.ID, f.now)
 	must(t, f.s.CreateSession(ctx, gatehouse.SystemEntry(gatehouse.AuditSignedIn), s))
@@ -78,7 +78,7 @@ func testSetUserPassword(t *testing.T, f *fixture) {
 // session, and only the user's own organization can set it.
 func testUserTimeZone(t *testing.T, f *fixture) {
 	o, rival := f.org("Acme"), f.org("Rival")
-	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "x"})
+	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "x"}, nil)
 	must(t, err)
 	if u.TimeZone != "" {
 		t.Errorf("a new user's zone is %q, want the browser's (\"\")", u.TimeZone)

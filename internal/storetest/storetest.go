@@ -62,6 +62,7 @@ func Run(t *testing.T, open Opener) {
 		{"UserTimeZone", testUserTimeZone},
 		{"SecondFactors", testSecondFactors},
 		{"SessionDevices", testSessionDevices},
+		{"Invitations", testInvitations},
 		{"Oracle", testOracle},
 		{"AuditAppend", testAuditAppend},
 		{"AuditFailedChange", testAuditFailedChange},

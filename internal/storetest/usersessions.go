@@ -80,7 +80,7 @@ func testSessionDevices(t *testing.T, f *fixture) {
 func (f *fixture) opsOfAcme() (acme, rival gatehouse.Organization, ops gatehouse.User) {
 	f.t.Helper()
 	acme, rival = f.org("Acme"), f.org("Rival")
-	ops, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: acme.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "x"})
+	ops, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: acme.ID, Email: "ops@acme.test", Name: "Ops", PasswordHash: "x"}, nil)
 	must(f.t, err)
 	return acme, rival, ops
 }

@@ -92,6 +92,9 @@ const (
 	// AuditInvitationAccepted: the invited person set their password
 	// through the link, or accepted while signed in as the same email.
 	AuditInvitationAccepted AuditAction = "user.invitation_accepted"
+	// AuditProviderRequired: an admin began, or stopped, requiring the
+	// organization's members to sign in through the OpenID provider.
+	AuditProviderRequired AuditAction = "organization.provider_required"
 )
 
 // AuditActions lists every action in documentation order.
@@ -111,7 +114,7 @@ var AuditActions = []AuditAction{
 	AuditGrantCreated, AuditGrantRevoked,
 	AuditLockdownStarted, AuditLockdownReleased,
 	AuditSecondFactorEnrolled, AuditSecondFactorRemoved, AuditSecondFactorReset, AuditRecoveryCodeUsed,
-	AuditSecondFactorRequired, AuditSessionsEnded, AuditUserInvited, AuditInvitationAccepted,
+	AuditSecondFactorRequired, AuditSessionsEnded, AuditUserInvited, AuditInvitationAccepted, AuditProviderRequired,
 }
 
 // The kinds of record an audit entry targets.

@@ -65,6 +65,20 @@ var (
 	// some organization holds is accepted by signing in as that member,
 	// not by setting a password through the link, which its admin saw.
 	ErrSignInToAccept = fmt.Errorf("the email already signs in to Gatehouse: sign in, then accept the invitation: %w", ErrConflict)
+	// ErrEmailNotVerified: the OpenID provider does not say the person
+	// owns the email it gives, which a sign-in through it needs.
+	ErrEmailNotVerified = errors.New("the identity provider has not verified the email")
+	// ErrProviderRequired: a password sign-in (or a password chosen
+	// through an invitation) of a user whose organization signs in
+	// through the OpenID provider only. It is an [ErrForbidden].
+	ErrProviderRequired = fmt.Errorf("the organization signs in through its identity provider: %w", ErrForbidden)
+	// ErrProviderSignInFailed: a sign-in through the OpenID provider
+	// that did not come back as it began (another browser's, expired,
+	// a state or nonce of another flow), or whose code or ID token the
+	// provider's keys and rules refuse.
+	ErrProviderSignInFailed = errors.New("the sign-in through the identity provider failed")
+	// ErrNoProvider: no OpenID provider is configured (--oidc-issuer).
+	ErrNoProvider = errors.New("no identity provider is configured")
 	// ErrBadCredentials: the email and password of a sign-in do not match
 	// (an unknown email included: the two are not told apart).
 	ErrBadCredentials = errors.New("the email and password do not match")

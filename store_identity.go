@@ -109,12 +109,12 @@ type IdentityStore interface {
 	// hash used at e.At and appends e, in one transaction; false, with
 	// nothing appended, when the user has no such unused code.
 	UseRecoveryCode(ctx context.Context, e AuditEntry, orgID, userID uuid.UUID, hash [32]byte) (bool, error)
-	// SecondFactorRequired says whether the organization requires a
-	// second factor of its members. [ErrNotFound] for an unknown
-	// organization.
-	SecondFactorRequired(ctx context.Context, orgID uuid.UUID) (bool, error)
-	// SetSecondFactorRequired sets it, appending e only when it changed.
-	SetSecondFactorRequired(ctx context.Context, e AuditEntry, orgID uuid.UUID, required bool) error
+	// SignInRequired says whether the organization requires what of its
+	// members' sign-ins. [ErrNotFound] for an unknown organization.
+	SignInRequired(ctx context.Context, orgID uuid.UUID, what SignInRequirement) (bool, error)
+	// SetSignInRequired sets it, appending e (its change named after
+	// what) only when it changed.
+	SetSignInRequired(ctx context.Context, e AuditEntry, orgID uuid.UUID, what SignInRequirement, required bool) error
 
 	// CreateSession stores a dashboard session and marks its user
 	// proven ([User.Proven]), in one transaction. It refuses with

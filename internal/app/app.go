@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/gatehouse/gatehouse/internal/requestid"
 	"github.com/gatehouse/gatehouse/internal/server"
 	"github.com/gatehouse/gatehouse/internal/service"
+	"github.com/gatehouse/gatehouse/internal/sso"
 	"github.com/gatehouse/gatehouse/internal/webhook"
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
@@ -114,6 +116,10 @@ type Settings struct {
 	Webhooks func(*service.WebhookSettings)
 	// Retention, when set, edits the retention settings last.
 	Retention func(*service.RetentionSettings)
+	// OIDC is the OpenID provider dashboard users may sign in through
+	// (--oidc-issuer, …); an empty Issuer: none. Its RedirectURL is set
+	// from PublicURL.
+	OIDC sso.Config
 	// PublicURL is where people reach this server (--public-url): the
 	// links of alerts start with it; empty: they are paths.
 	PublicURL string
@@ -218,6 +224,12 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		s.Retention(&retention)
 	}
 	refusals := signInRefusals(s.Registry)
+	var provider service.IdentityProvider
+	if s.OIDC.Issuer != "" {
+		cfg := s.OIDC
+		cfg.RedirectURL = strings.TrimRight(s.PublicURL, "/") + sso.CallbackPath
+		provider = sso.New(cfg)
+	}
 	svc = service.New(service.Config{
 		Store:               service.LimitReads(s.DB.store, s.ReadSlots, s.QueryTimeout),
 		Secret:              s.Secret,
@@ -226,6 +238,7 @@ func New(ctx context.Context, s Settings) (*App, error) {
 		SecondFactorLimiter: secondFactorLimiter(limiter, s.SignInCeiling, refusals),
 		Now:                 s.Now,
 		Publisher:           publisher,
+		Provider:            provider,
 		Webhooks:            hooks,
 		Retention:           retention,
 		Alerts:              alerts,

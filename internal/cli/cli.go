@@ -76,6 +76,7 @@ func commands() []command {
 		{"demo", "create demo data, print a key and curl lines, then serve", runDemo},
 		{"org create", "create an organization: --name NAME", runOrgCreate},
 		{"org list", "list organizations", runOrgList},
+		{"org set-sso", "require an organization's dashboard users to sign in through the OpenID provider (serve --oidc-issuer), or stop requiring it; their passwords then sign nobody in: ORG_ID required|optional", runOrgSetSSO},
 		{"org set-second-factor", "require a second factor of an organization's dashboard users, or stop requiring it; users without one set it up at their next sign-in: ORG_ID required|optional", runOrgSetSecondFactor},
 		{"org set-retention", "keep an organization's events DAYS days (367 or more; by occurredAt), deleting older ones in the background: ORG_ID DAYS", runOrgSetRetention},
 		{"org rename", "rename an organization: ORG_ID --name NAME", runOrgRename},

@@ -274,6 +274,11 @@ func TestUsageErrors(t *testing.T) {
 		{"serve", "--opencloud-url", "apis.roblox.com"},
 		{"serve", "--opencloud-url", "ftp://apis.roblox.com"},
 		{"serve", "--db-replica", "postgres://replica/db"}, // a replica of a SQLite file
+		{"serve", "--oidc-issuer", "accounts.example.com", "--oidc-client-id", "g", "--public-url", "https://gh.example.com"},
+		{"serve", "--oidc-issuer", "http://accounts.example.com", "--oidc-client-id", "g", "--public-url", "https://gh.example.com"}, // http off loopback
+		{"serve", "--oidc-issuer", "https://accounts.example.com", "--public-url", "https://gh.example.com"},                         // no client id
+		{"serve", "--oidc-issuer", "https://accounts.example.com", "--oidc-client-id", "g"},                                          // no --public-url
+		{"serve", "--oidc-client-id", "g"}, // no issuer
 	} {
 		_, _, err := g.run(nil, args...)
 		var usage *cli.UsageError

@@ -48,6 +48,13 @@ func TestSecondFactorCommands(t *testing.T) {
 	if _, _, err := g.run(nil, "org", "set-second-factor", acme.ID, "yes"); !isUsage(err) {
 		t.Errorf("set-second-factor yes: %v", err)
 	}
+	var sso struct{ ProviderRequired, SecondFactorRequired bool }
+	for _, arg := range []string{"required", "optional"} {
+		g.json(&sso, "org", "set-sso", acme.ID, arg)
+		if sso.ProviderRequired != (arg == "required") || sso.SecondFactorRequired {
+			t.Errorf("set-sso %s: %+v", arg, sso)
+		}
+	}
 
 	g.json(&u, "user", "reset-second-factor", "--org", acme.ID, "--email", "OPS@acme.test")
 	if u.SecondFactor {

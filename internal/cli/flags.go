@@ -93,6 +93,22 @@ func (v *dsnValue) String() string {
 	return strings.Join(parts, ",")
 }
 
+// secretSetting is setting for a secret: the usage that --help and a
+// mistyped flag print never shows its value. Prefer the environment
+// variable to the flag, which other users of the machine see in ps.
+func (f *flags) secretSetting(name, envVar, usage string) *string {
+	v := &secretValue{f.e.getenv(envVar)}
+	f.Var(v, name, usage+" ("+envVar+", better than the flag)")
+	return &v.value
+}
+
+// secretValue is a flag's secret, which prints as nothing.
+type secretValue struct{ value string }
+
+func (v *secretValue) Set(s string) error { v.value = s; return nil }
+
+func (v *secretValue) String() string { return "" }
+
 // boolSetting is a boolean flag whose default comes from an environment
 // variable (true, 1, false, 0…; anything else reads as false).
 func (f *flags) boolSetting(name, envVar, usage string) *bool {

@@ -94,3 +94,16 @@ func TestHelpExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpShowsNoSecret: the OpenID client secret given in the
+// environment shows in neither serve's help nor a mistyped flag's usage.
+func TestHelpShowsNoSecret(t *testing.T) {
+	g := newGH(t)
+	g.env["GATEHOUSE_OIDC_CLIENT_SECRET"] = "the-client-secret-of-the-idp"
+	for _, args := range [][]string{{"serve", "-h"}, {"serve", "--no-such-flag"}} {
+		out, errOut, _ := g.run(nil, args...)
+		if !strings.Contains(out+errOut, "-oidc-client-secret") || strings.Contains(out+errOut, "the-client-secret-of-the-idp") {
+			t.Errorf("gatehouse %s: %q", strings.Join(args, " "), out+errOut)
+		}
+	}
+}

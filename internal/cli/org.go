@@ -64,14 +64,30 @@ func runOrgList(ctx context.Context, e *env) error {
 	})
 }
 
-// runOrgSetSecondFactor sets whether an organization requires a second
-// factor of its dashboard users.
+// runOrgSetSecondFactor requires a second factor of an organization's
+// users, or stops requiring it.
 func runOrgSetSecondFactor(ctx context.Context, e *env) error {
-	f := newFlags(e, "org set-second-factor")
+	return runOrgSetRequirement(ctx, e, "org set-second-factor", "secondFactorRequired", (*service.Service).RequireSecondFactor,
+		"organization %s requires a second factor: users without one set it up at their next sign-in",
+		"organization %s no longer requires a second factor")
+}
+
+// runOrgSetSSO requires an organization's users to sign in through the
+// OpenID provider, or stops requiring it.
+func runOrgSetSSO(ctx context.Context, e *env) error {
+	return runOrgSetRequirement(ctx, e, "org set-sso", "providerRequired", (*service.Service).RequireProvider,
+		"organization %s signs in through the identity provider only: passwords sign its users in no more",
+		"organization %s signs in with passwords again, or through the identity provider")
+}
+
+// runOrgSetRequirement sets what an organization requires of its users'
+// sign-ins: ORG_ID required|optional.
+func runOrgSetRequirement(ctx context.Context, e *env, name, field string, set func(*service.Service, context.Context, uuid.UUID, bool) error, on, off string) error {
+	f := newFlags(e, name)
 	f.actor(asUsage)
 	return withService(ctx, f, 2, func(svc *service.Service, args []string) error {
 		if len(args) != 2 || args[1] != "required" && args[1] != "optional" {
-			return usagef("org set-second-factor needs ORG_ID and required or optional")
+			return usagef("%s needs ORG_ID and required or optional", name)
 		}
 		id, err := parseID("ORG_ID", args[0])
 		if err != nil {
@@ -81,17 +97,14 @@ func runOrgSetSecondFactor(ctx context.Context, e *env) error {
 			return err
 		}
 		required := args[1] == "required"
-		if err := svc.RequireSecondFactor(ctx, id, required); err != nil {
+		if err := set(svc, ctx, id, required); err != nil {
 			return err
 		}
-		rec := struct {
-			ID                   uuid.UUID `json:"id"`
-			SecondFactorRequired bool      `json:"secondFactorRequired"`
-		}{id, required}
+		rec := map[string]any{"id": id, field: required}
 		if required {
-			return f.print(rec, "organization %s requires a second factor: users without one set it up at their next sign-in", id)
+			return f.print(rec, on, id)
 		}
-		return f.print(rec, "organization %s no longer requires a second factor", id)
+		return f.print(rec, off, id)
 	})
 }
 

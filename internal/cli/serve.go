@@ -26,6 +26,7 @@ import (
 type serveSettings struct {
 	db, addr, metricsAddr, redis, rate, burst, trustedProxies, openCloud, webhooksLease, publicURL *string
 	webhooksAllowPrivate                                                                           *bool
+	oidc                                                                                           oidcSettings
 }
 
 func addServeFlags(f *flags) serveSettings {
@@ -47,6 +48,7 @@ func addServeFlags(f *flags) serveSettings {
 			"how long an instance holds a webhook endpoint it delivers to: one that dies delays that endpoint so long, and loses nothing"),
 		publicURL: f.setting("public-url", "GATEHOUSE_PUBLIC_URL", "",
 			"where people reach this server, such as https://gatehouse.example.com: the links of alerts and invitations start with it; empty: alerts' are paths, invitations' start with the address the admin's browser used"),
+		oidc: addOIDCFlags(f),
 	}
 }
 
@@ -130,7 +132,7 @@ func (s serveSettings) check(f *flags) error {
 	if _, err := s.webhookLease(); err != nil {
 		return err
 	}
-	if _, err := s.publicBase(); err != nil {
+	if _, err := s.oidcConfig(); err != nil {
 		return err
 	}
 	_, err := s.proxies()
@@ -207,6 +209,10 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 	if err != nil {
 		return err
 	}
+	oidc, err := s.oidcConfig()
+	if err != nil {
+		return err
+	}
 	a, err := app.New(ctx, app.Settings{
 		DB:              db,
 		Secret:          []byte(e.getenv("GATEHOUSE_SECRET")),
@@ -220,6 +226,7 @@ func serve(ctx context.Context, e *env, db *app.DB, s serveSettings, lns boundAd
 		WebhooksAllowPrivate: *s.webhooksAllowPrivate,
 		Webhooks:             func(w *service.WebhookSettings) { w.Lease = lease },
 		PublicURL:            public,
+		OIDC:                 oidc,
 	})
 	var redisErr *app.RedisError
 	if errors.As(err, &redisErr) {

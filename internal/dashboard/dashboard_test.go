@@ -60,6 +60,17 @@ func newSiteWithClock(t *testing.T, clock func() time.Time) *site {
 // newSiteWith is newSiteWithClock with edit applied to the settings last.
 func newSiteWith(t *testing.T, clock func() time.Time, edit func(*app.Settings)) *site {
 	t.Helper()
+	return newSiteAt(t, clock, func(_ string, s *app.Settings) {
+		if edit != nil {
+			edit(s)
+		}
+	})
+}
+
+// newSiteAt is newSiteWith whose edit knows the site's URL: settings
+// that name the server's own address (--public-url) need it.
+func newSiteAt(t *testing.T, clock func() time.Time, edit func(url string, s *app.Settings)) *site {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "dash.db"))
 	if err != nil {
@@ -85,18 +96,19 @@ func newSiteWith(t *testing.T, clock func() time.Time, edit func(*app.Settings))
 		Registry:        s.metrics,
 		Now:             clock,
 	}
-	if edit != nil {
-		edit(&settings)
-	}
+	srv := httptest.NewUnstartedServer(nil)
+	s.url = "http://" + srv.Listener.Addr().String()
+	edit(s.url, &settings)
 	built, err := app.New(ctx, settings)
 	if err != nil {
+		srv.Close()
 		t.Fatal(err)
 	}
 	h := built.Handler
 	s.handler, s.svc = h, built.Service
-	srv := httptest.NewServer(h)
+	srv.Config.Handler = h
+	srv.Start()
 	t.Cleanup(srv.Close)
-	s.url = srv.URL
 	return s
 }
 

@@ -19,7 +19,10 @@ type joinPage struct {
 	Problem string
 	// SignIn: the email signs in already; the page sends there.
 	SignIn bool
-	Issues map[string][]string
+	// Provider names the OpenID provider the person may join through
+	// ("" for none).
+	Provider string
+	Issues   map[string][]string
 }
 
 // join shows the page of an invitation link: the token in the path is
@@ -30,7 +33,7 @@ func (d *dashboard) joinForm(w http.ResponseWriter, r *http.Request) {
 		d.joinRefused(w, r, err)
 		return
 	}
-	p := joinPage{Joining: j}
+	p := joinPage{Joining: j, Provider: d.Service.ProviderName()}
 	if j.SignInFirst {
 		p.Problem, p.SignIn = gatehouse.ErrSignInToAccept.Error(), true
 	}
@@ -47,7 +50,7 @@ func (d *dashboard) join(w http.ResponseWriter, r *http.Request) {
 			d.joinRefused(w, r, err)
 			return
 		}
-		d.render(w, r, http.StatusBadRequest, "join", joinPage{Joining: j,
+		d.render(w, r, http.StatusBadRequest, "join", joinPage{Joining: j, Provider: d.Service.ProviderName(),
 			Issues: map[string][]string{"confirm": {"does not match the password"}}})
 		return
 	}
@@ -60,7 +63,7 @@ func (d *dashboard) join(w http.ResponseWriter, r *http.Request) {
 			d.joinRefused(w, r, err)
 			return
 		}
-		d.render(w, r, http.StatusBadRequest, "join", joinPage{Joining: j, Issues: ve.Issues})
+		d.render(w, r, http.StatusBadRequest, "join", joinPage{Joining: j, Provider: d.Service.ProviderName(), Issues: ve.Issues})
 	case err != nil:
 		d.joinRefused(w, r, err)
 	default:
@@ -75,6 +78,9 @@ func (d *dashboard) joinRefused(w http.ResponseWriter, r *http.Request, err erro
 		d.render(w, r, http.StatusGone, "join", joinPage{Problem: "This invitation link has expired. Ask an admin of the organization for a new one."})
 	case errors.Is(err, gatehouse.ErrSignInToAccept):
 		d.render(w, r, http.StatusConflict, "join", joinPage{Problem: err.Error(), SignIn: true})
+	case errors.Is(err, gatehouse.ErrProviderRequired):
+		d.render(w, r, http.StatusForbidden, "join", joinPage{Problem: "Your organization signs in through " + d.Service.ProviderName() +
+			" only: join by signing in there with the email you were invited with.", SignIn: true, Provider: d.Service.ProviderName()})
 	case errors.Is(err, gatehouse.ErrNotFound):
 		d.render(w, r, http.StatusNotFound, "join", joinPage{Problem: "This invitation link has been used, or replaced by a newer one. Sign in if you set your password through it; otherwise ask an admin of the organization for a new link."})
 	default:

@@ -27,6 +27,8 @@ func sameToken(got, want string) bool {
 
 type loginPage struct {
 	CSRF, Email, Next, Error string
+	// Provider names the OpenID provider to sign in through, if any.
+	Provider string
 }
 
 func (d *dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
@@ -35,7 +37,7 @@ func (d *dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
 
 // renderLogin issues a fresh sign-in CSRF token, in a cookie and in the form.
 func (d *dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status int, p loginPage) {
-	p.CSRF = gatehouse.NewToken()
+	p.CSRF, p.Provider = gatehouse.NewToken(), d.Service.ProviderName()
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: p.CSRF, Path: Prefix + "/login", HttpOnly: true,
 		Secure: secure(r), SameSite: http.SameSiteStrictMode, MaxAge: 3600})
 	d.render(w, r, status, "login", p)
@@ -63,6 +65,10 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 			p.Error = "Too many sign-ins at once. Wait a moment and try again."
 		}
 		d.renderLogin(w, r, http.StatusTooManyRequests, p)
+		return
+	case errors.Is(err, gatehouse.ErrProviderRequired):
+		p.Error = "Your organization signs in through " + d.Service.ProviderName() + ": use the button below."
+		d.renderLogin(w, r, http.StatusForbidden, p)
 		return
 	case errors.Is(err, gatehouse.ErrBadCredentials):
 		d.Logger.LogAttrs(r.Context(), slog.LevelWarn, "dashboard sign-in failed", slog.String("remoteAddr", ratelimit.ClientAddress(r)))

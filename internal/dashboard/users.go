@@ -23,6 +23,10 @@ type usersPage struct {
 	Error string
 	// SecondFactorRequired: the organization requires a second factor.
 	SecondFactorRequired bool
+	// Provider names the OpenID provider ("" for none); ProviderRequired:
+	// the organization signs in through it only.
+	Provider         string
+	ProviderRequired bool
 }
 
 type userForm struct {
@@ -45,6 +49,11 @@ func (d *dashboard) renderUsers(w http.ResponseWriter, r *http.Request, status i
 		d.fail(w, r, err)
 		return
 	}
+	if p.ProviderRequired, err = d.Service.ProviderRequired(r.Context(), viewerOf(r).user.OrgID); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	p.Provider = d.Service.ProviderName()
 	d.render(w, r, status, "users", p)
 }
 

@@ -114,37 +114,45 @@ func (db *DB) UseRecoveryCode(ctx context.Context, e gatehouse.AuditEntry, orgID
 	return used, err
 }
 
-// SecondFactorRequired says whether an organization requires a second
-// factor.
-func (db *DB) SecondFactorRequired(ctx context.Context, orgID uuid.UUID) (required bool, err error) {
-	defer sqlstore.Label(&err, "Store.SecondFactorRequired", orgID)
-	err = db.pool.QueryRow(ctx, "SELECT second_factor_required FROM organizations WHERE id = $1", orgID).Scan(&required)
+// SignInRequired says whether an organization requires what of its
+// members' sign-ins.
+func (db *DB) SignInRequired(ctx context.Context, orgID uuid.UUID, what gatehouse.SignInRequirement) (required bool, err error) {
+	defer sqlstore.Label(&err, "Store.SignInRequired", orgID)
+	column, err := sqlstore.SignInColumn(what)
+	if err != nil {
+		return false, err
+	}
+	err = db.pool.QueryRow(ctx, "SELECT "+column+" FROM organizations WHERE id = $1", orgID).Scan(&required)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, fmt.Errorf("organization %s: %w", orgID, gatehouse.ErrNotFound)
 	}
 	return required, wrap(err)
 }
 
-// SetSecondFactorRequired sets whether an organization requires a second
-// factor.
-func (db *DB) SetSecondFactorRequired(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, required bool) (err error) {
-	defer sqlstore.Label(&err, "Store.SetSecondFactorRequired", orgID)
+// SetSignInRequired sets whether an organization requires what of its
+// members' sign-ins.
+func (db *DB) SetSignInRequired(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, what gatehouse.SignInRequirement, required bool) (err error) {
+	defer sqlstore.Label(&err, "Store.SetSignInRequired", orgID)
+	column, err := sqlstore.SignInColumn(what)
+	if err != nil {
+		return err
+	}
 	return db.withTx(ctx, func(tx pgx.Tx) error {
 		var (
 			seq  int64
 			name string
 			was  bool
 		)
-		err := tx.QueryRow(ctx, "SELECT seq, name, second_factor_required FROM organizations WHERE id = $1 FOR NO KEY UPDATE", orgID).Scan(&seq, &name, &was)
+		err := tx.QueryRow(ctx, "SELECT seq, name, "+column+" FROM organizations WHERE id = $1 FOR NO KEY UPDATE", orgID).Scan(&seq, &name, &was)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("organization %s: %w", orgID, gatehouse.ErrNotFound)
 		}
 		if err != nil || was == required {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE organizations SET second_factor_required = $2 WHERE seq = $1", seq, required); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE organizations SET "+column+" = $2 WHERE seq = $1", seq, required); err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, seq, sqlstore.SecondFactorRequiredEntry(e, orgID, name, was, required))
+		return db.appendAudit(ctx, tx, seq, sqlstore.SignInRequiredEntry(e, orgID, name, what, was, required))
 	})
 }

@@ -224,7 +224,7 @@ func (s *Service) SecondFactorRequired(ctx context.Context, orgID uuid.UUID) (bo
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
 		return false, err
 	}
-	return s.store.SecondFactorRequired(ctx, orgID)
+	return s.store.SignInRequired(ctx, orgID, gatehouse.RequireSecondFactor)
 }
 
 // RequireSecondFactor sets whether the organization requires a second
@@ -234,5 +234,5 @@ func (s *Service) RequireSecondFactor(ctx context.Context, orgID uuid.UUID, requ
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageUsers); err != nil {
 		return err
 	}
-	return s.store.SetSecondFactorRequired(ctx, s.entry(ctx, orgID, gatehouse.AuditSecondFactorRequired, gatehouse.TargetOrganization), orgID, required)
+	return s.store.SetSignInRequired(ctx, s.entry(ctx, orgID, gatehouse.AuditSecondFactorRequired, gatehouse.TargetOrganization), orgID, gatehouse.RequireSecondFactor, required)
 }

@@ -24,7 +24,7 @@ func (s *Service) signInAs(ctx context.Context, u gatehouse.User) (gatehouse.Ses
 	if u.SecondFactor {
 		return gatehouse.Session{}, "", gatehouse.User{}, s.secondStep(u)
 	}
-	required, err := s.store.SecondFactorRequired(ctx, u.OrgID)
+	required, err := s.store.SignInRequired(ctx, u.OrgID, gatehouse.RequireSecondFactor)
 	if err != nil {
 		return gatehouse.Session{}, "", gatehouse.User{}, err
 	}

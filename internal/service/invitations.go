@@ -69,6 +69,10 @@ type Joining struct {
 	// organization: that person accepts by signing in
 	// ([gatehouse.ErrSignInToAccept]), not through the link.
 	SignInFirst bool
+	// ProviderOnly says the organization signs in through the OpenID
+	// provider only: the person joins by signing in there, with the
+	// invited email, not with a password.
+	ProviderOnly bool
 }
 
 // Invitation returns what the link with that token invites to, for
@@ -94,7 +98,11 @@ func (s *Service) Invitation(ctx context.Context, token string) (Joining, error)
 		return Joining{}, err
 	}
 	member := slices.ContainsFunc(users, func(v gatehouse.User) bool { return v.Proven })
-	return Joining{User: u, Organization: o, SignInFirst: member}, nil
+	only, err := s.store.SignInRequired(ctx, u.OrgID, gatehouse.RequireProvider)
+	if err != nil {
+		return Joining{}, err
+	}
+	return Joining{User: u, Organization: o, SignInFirst: member, ProviderOnly: only}, nil
 }
 
 // Join uses the invitation link with that token: the invited user's
@@ -104,15 +112,20 @@ func (s *Service) Invitation(ctx context.Context, token string) (Joining, error)
 //
 // Errors: those of [Service.Invitation]; [gatehouse.ErrSignInToAccept]
 // when the email belongs to a member somewhere (the admin who saw the
-// link must not be able to claim that person's email); a
+// link must not be able to claim that person's email);
+// [gatehouse.ErrProviderRequired] when the organization signs in through
+// the OpenID provider only (the person joins there); a
 // [*gatehouse.ValidationError] keyed "password"; [gatehouse.ErrHashBusy].
 func (s *Service) Join(ctx context.Context, token, password string) (gatehouse.Session, string, gatehouse.User, error) {
 	j, err := s.Invitation(ctx, token)
 	if err != nil {
 		return gatehouse.Session{}, "", gatehouse.User{}, err
 	}
-	if j.SignInFirst {
+	switch {
+	case j.SignInFirst:
 		return gatehouse.Session{}, "", gatehouse.User{}, gatehouse.ErrSignInToAccept
+	case j.ProviderOnly:
+		return gatehouse.Session{}, "", gatehouse.User{}, gatehouse.ErrProviderRequired
 	}
 	var errs gatehouse.ValidationError
 	if gatehouse.CheckPassword(&errs, password); errs.Err() != nil {

@@ -82,6 +82,8 @@ type Service struct {
 	retention RetentionSettings
 	// alerts configures the evaluation and delivery of alert rules.
 	alerts AlertSettings
+	// provider is the OpenID provider of sign-ins (nil: none).
+	provider IdentityProvider
 }
 
 // Config is what [New] needs. Store is required; Hasher is required by the
@@ -111,6 +113,9 @@ type Config struct {
 	Retention RetentionSettings
 	// Alerts configures alert rules: their links and their delivery.
 	Alerts AlertSettings
+	// Provider is the OpenID provider dashboard users may sign in
+	// through (internal/sso); nil: none.
+	Provider IdentityProvider
 }
 
 // CommandPublisher pushes an issued command to the platform's messaging
@@ -140,7 +145,7 @@ func New(cfg Config) *Service {
 	s := &Service{store: cfg.Store, cursors: gatehouse.NewCursors(cfg.Secret), sessions: gatehouse.NewSessions(cfg.Secret), feedCursors: gatehouse.NewFeedCursors(cfg.Secret),
 		hasher: cfg.Hasher, signIns: cfg.SignInLimiter, codes: cfg.SecondFactorLimiter, now: cfg.Now,
 		wakes: NewWakes(), ending: make(chan struct{}), publish: cfg.Publisher,
-		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}, webhooks: cfg.Webhooks, retention: cfg.Retention, alerts: cfg.Alerts}
+		recorder: &recorder{store: cfg.Store, writers: storeWriters(cfg.Store)}, webhooks: cfg.Webhooks, retention: cfg.Retention, alerts: cfg.Alerts, provider: cfg.Provider}
 	s.webhooks.defaults()
 	s.alerts.defaults()
 	s.retention.defaults()

@@ -48,6 +48,8 @@ const hashWait = 2 * time.Second
 //
 // Errors:
 //   - [gatehouse.ErrBadCredentials];
+//   - [gatehouse.ErrProviderRequired] when the password matched, but only
+//     users whose organizations sign in through the OpenID provider;
 //   - a [*gatehouse.ChoiceError] ([gatehouse.ErrChooseOrganization]);
 //   - a [*gatehouse.SecondFactorError] ([gatehouse.ErrSecondFactorNeeded])
 //     when the user matched has a second factor: no session yet, the
@@ -80,6 +82,9 @@ func (s *Service) SignIn(ctx context.Context, email, password, clientNetwork str
 		return gatehouse.Session{}, "", gatehouse.User{}, gatehouse.ErrBadCredentials
 	}
 	refund(ctx)
+	if matched, err = s.passwordsAllowed(ctx, matched); err != nil {
+		return gatehouse.Session{}, "", gatehouse.User{}, err
+	}
 	if len(matched) > 1 {
 		return gatehouse.Session{}, "", gatehouse.User{}, s.choice(ctx, email, matched)
 	}

@@ -119,15 +119,15 @@ func (r *Router) UseRecoveryCode(ctx context.Context, e gatehouse.AuditEntry, or
 	})
 }
 
-func (r *Router) SecondFactorRequired(ctx context.Context, orgID uuid.UUID) (bool, error) {
-	return routedTo(r, ctx, method("Store.SecondFactorRequired", orgID), func(ctx context.Context, db *postgres.DB) (bool, error) {
-		return db.SecondFactorRequired(ctx, orgID)
+func (r *Router) SignInRequired(ctx context.Context, orgID uuid.UUID, what gatehouse.SignInRequirement) (bool, error) {
+	return routedTo(r, ctx, method("Store.SignInRequired", orgID), func(ctx context.Context, db *postgres.DB) (bool, error) {
+		return db.SignInRequired(ctx, orgID, what)
 	})
 }
 
-func (r *Router) SetSecondFactorRequired(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, required bool) error {
-	return routed(r, ctx, method("Store.SetSecondFactorRequired", orgID), func(ctx context.Context, db *postgres.DB) error {
-		return db.SetSecondFactorRequired(ctx, e, orgID, required)
+func (r *Router) SetSignInRequired(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, what gatehouse.SignInRequirement, required bool) error {
+	return routed(r, ctx, method("Store.SetSignInRequired", orgID), func(ctx context.Context, db *postgres.DB) error {
+		return db.SetSignInRequired(ctx, e, orgID, what, required)
 	})
 }
 

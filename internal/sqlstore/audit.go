@@ -51,11 +51,24 @@ func UserEntry(e gatehouse.AuditEntry, u gatehouse.User) gatehouse.AuditEntry {
 	return e.Of(u.OrgID, gatehouse.AuditTarget{Type: gatehouse.TargetUser, ID: u.ID, Name: u.Email})
 }
 
-// SecondFactorRequiredEntry is the entry of an organization that began
-// (required) or stopped requiring a second factor of its members.
-func SecondFactorRequiredEntry(e gatehouse.AuditEntry, orgID uuid.UUID, name string, was, required bool) gatehouse.AuditEntry {
+// SignInRequiredEntry is the entry of an organization that began
+// (required) or stopped requiring what of its members' sign-ins.
+func SignInRequiredEntry(e gatehouse.AuditEntry, orgID uuid.UUID, name string, what gatehouse.SignInRequirement, was, required bool) gatehouse.AuditEntry {
+	field := map[gatehouse.SignInRequirement]string{gatehouse.RequireSecondFactor: "secondFactorRequired", gatehouse.RequireProvider: "providerRequired"}[what]
 	return e.Of(orgID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: orgID, Name: name}).
-		Change("secondFactorRequired", strconv.FormatBool(was), strconv.FormatBool(required))
+		Change(field, strconv.FormatBool(was), strconv.FormatBool(required))
+}
+
+// SignInColumn is the column of organizations that keeps what, or an
+// error for a requirement no store knows.
+func SignInColumn(what gatehouse.SignInRequirement) (string, error) {
+	switch what {
+	case gatehouse.RequireSecondFactor:
+		return "second_factor_required", nil
+	case gatehouse.RequireProvider:
+		return "provider_required", nil
+	}
+	return "", fmt.Errorf("sign-in requirement %q: %w", what, gatehouse.ErrInvalid)
 }
 
 // InvitedEntry is the entry of an invitation link made for the user u

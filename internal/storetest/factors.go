@@ -118,20 +118,31 @@ func testSecondFactors(t *testing.T, f *fixture) {
 		t.Errorf("%d reset entries", n)
 	}
 
-	// The requirement: per organization, audited when it changes.
-	for _, required := range []bool{true, true, false} {
-		must(t, f.s.SetSecondFactorRequired(ctx, gatehouse.SystemEntry(gatehouse.AuditSecondFactorRequired), o.ID, required))
-		if got, err := f.s.SecondFactorRequired(ctx, o.ID); got != required || err != nil {
-			t.Errorf("required = %v %v, want %v", got, err, required)
+	// The requirements: per organization, each on its own, audited when
+	// they change.
+	for what, action := range map[gatehouse.SignInRequirement]gatehouse.AuditAction{
+		gatehouse.RequireSecondFactor: gatehouse.AuditSecondFactorRequired, gatehouse.RequireProvider: gatehouse.AuditProviderRequired} {
+		other := gatehouse.RequireProvider
+		if what == other {
+			other = gatehouse.RequireSecondFactor
 		}
-		if got, _ := f.s.SecondFactorRequired(ctx, rival.ID); got {
-			t.Error("the requirement reached another organization")
+		for _, required := range []bool{true, true, false} {
+			must(t, f.s.SetSignInRequired(ctx, gatehouse.SystemEntry(action), o.ID, what, required))
+			if got, err := f.s.SignInRequired(ctx, o.ID, what); got != required || err != nil {
+				t.Errorf("%s required = %v %v, want %v", what, got, err, required)
+			}
+			if got, _ := f.s.SignInRequired(ctx, rival.ID, what); got {
+				t.Errorf("the requirement %s reached another organization", what)
+			}
+			if got, _ := f.s.SignInRequired(ctx, o.ID, other); got {
+				t.Errorf("requiring %s required %s too", what, other)
+			}
+		}
+		if n := len(f.log(o.ID, gatehouse.AuditFilter{Action: action})); n != 2 {
+			t.Errorf("%d %s entries, want 2 (one per change)", n, action)
 		}
 	}
-	if n := len(f.log(o.ID, gatehouse.AuditFilter{Action: gatehouse.AuditSecondFactorRequired})); n != 2 {
-		t.Errorf("%d requirement entries, want 2 (one per change)", n)
-	}
-	if _, err := f.s.SecondFactorRequired(ctx, gatehouse.NewID()); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, err := f.s.SignInRequired(ctx, gatehouse.NewID(), gatehouse.RequireSecondFactor); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("an unknown organization: %v", err)
 	}
 

@@ -1,0 +1,154 @@
+package service
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
+)
+
+// IdentityProvider is the OpenID provider dashboard users sign in
+// through ([sso.Provider]).
+type IdentityProvider interface {
+	// Name is what the sign-in page calls it.
+	Name() string
+	// AuthURL is the provider's page that begins the flow.
+	AuthURL(ctx context.Context, f gatehouse.ProviderFlow) (string, error)
+	// Identify exchanges the flow's code and says who signed in, its ID
+	// token verified and its nonce the flow's; what it refuses is a
+	// [gatehouse.ErrProviderSignInFailed].
+	Identify(ctx context.Context, code string, f gatehouse.ProviderFlow) (gatehouse.ProviderIdentity, error)
+}
+
+// ProviderName is the OpenID provider's name, "" when there is none.
+func (s *Service) ProviderName() string {
+	if s.provider == nil {
+		return ""
+	}
+	return s.provider.Name()
+}
+
+// BeginProviderSignIn begins a sign-in through the OpenID provider that
+// goes on to next: the browser is sent to url, keeping cookie until it
+// comes back ([gatehouse.ProviderFlowLifetime] at most).
+// [gatehouse.ErrNoProvider] when none is configured; a
+// [gatehouse.ErrUnavailable] when the provider's discovery fails.
+func (s *Service) BeginProviderSignIn(ctx context.Context, next string) (url, cookie string, err error) {
+	if s.provider == nil {
+		return "", "", gatehouse.ErrNoProvider
+	}
+	cookie, f := s.sessions.NewProviderFlow(next, s.now())
+	url, err = s.provider.AuthURL(ctx, f)
+	return url, cookie, err
+}
+
+// FinishProviderSignIn finishes the sign-in of the browser's cookie, to
+// which the provider sent back state and code, and returns the page to
+// go on to. The provider's verified email decides who signs in, as a
+// password does ([Service.SignIn]): the member with that email (a choice
+// when several organizations have one), or, when the email is a member
+// nowhere, its oldest invitation whose link has not expired, which this
+// accepts. A user with a second factor still gives its code.
+//
+// Errors:
+//   - [gatehouse.ErrProviderSignInFailed]: no flow of this browser, an
+//     expired one, a state of another, or an answer the provider's keys
+//     and rules refuse (a code used or not this flow's, an ID token not
+//     for Gatehouse, a nonce of another flow);
+//   - [gatehouse.ErrEmailNotVerified];
+//   - [gatehouse.ErrNotFound]: no member or invitation has the email;
+//   - a [*gatehouse.ChoiceError] or a [*gatehouse.SecondFactorError], as
+//     for a password;
+//   - [gatehouse.ErrNoProvider]; a [gatehouse.ErrUnavailable].
+func (s *Service) FinishProviderSignIn(ctx context.Context, cookie, state, code string) (gatehouse.Session, string, gatehouse.User, string, error) {
+	fail := func(err error) (gatehouse.Session, string, gatehouse.User, string, error) {
+		return gatehouse.Session{}, "", gatehouse.User{}, "", err
+	}
+	if s.provider == nil {
+		return fail(gatehouse.ErrNoProvider)
+	}
+	f, ok := s.sessions.OpenProviderFlow(cookie, s.now())
+	if !ok || subtle.ConstantTimeCompare([]byte(state), []byte(f.State)) != 1 {
+		return fail(fmt.Errorf("%w: it expired, or began in another browser", gatehouse.ErrProviderSignInFailed))
+	}
+	id, err := s.provider.Identify(ctx, code, f)
+	switch {
+	case err != nil:
+		return fail(err)
+	case !id.EmailVerified:
+		return fail(gatehouse.ErrEmailNotVerified)
+	}
+	email := strings.ToLower(strings.TrimSpace(id.Email))
+	users, err := s.store.FindUsersByEmail(ctx, email)
+	if err != nil {
+		return fail(err)
+	}
+	members, invitations := splitProven(users)
+	var session gatehouse.Session
+	var token string
+	var u gatehouse.User
+	switch {
+	case len(members) > 1:
+		err = s.choice(ctx, email, members)
+	case len(members) == 1:
+		session, token, u, err = s.signInAs(ctx, members[0])
+	default:
+		i := slices.IndexFunc(invitations, func(u gatehouse.User) bool { return u.InvitedUntil.After(s.now()) })
+		if i < 0 {
+			return fail(fmt.Errorf("no member or invitation of Gatehouse has the email %s; ask an admin of your organization to invite it: %w", email, gatehouse.ErrNotFound))
+		}
+		if u, err = s.useInvitation(ctx, invitations[i], ""); err == nil {
+			session, token, u, err = s.signInAs(ctx, u)
+		}
+	}
+	return session, token, u, f.Next, err
+}
+
+// RequireProvider sets whether the organization's members sign in
+// through the OpenID provider only; their passwords then sign nobody in.
+// [gatehouse.ErrNoProvider] when a dashboard user requires it of a
+// Gatehouse with none configured, which would lock everyone out; the
+// operator's CLI, which serves nothing, may set it before the servers
+// start with one.
+func (s *Service) RequireProvider(ctx context.Context, orgID uuid.UUID, required bool) error {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageUsers); err != nil {
+		return err
+	}
+	if required && s.provider == nil && gatehouse.ActorFrom(ctx).Type == gatehouse.ActorUser {
+		return fmt.Errorf("%w: start Gatehouse with --oidc-issuer first", gatehouse.ErrNoProvider)
+	}
+	return s.store.SetSignInRequired(ctx, s.entry(ctx, orgID, gatehouse.AuditProviderRequired, gatehouse.TargetOrganization), orgID, gatehouse.RequireProvider, required)
+}
+
+// ProviderRequired says whether the organization's members sign in
+// through the OpenID provider only; any member may know.
+func (s *Service) ProviderRequired(ctx context.Context, orgID uuid.UUID) (bool, error) {
+	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+		return false, err
+	}
+	return s.store.SignInRequired(ctx, orgID, gatehouse.RequireProvider)
+}
+
+// passwordsAllowed returns the users among matched whose organization
+// lets them sign in with a password; [gatehouse.ErrProviderRequired]
+// when none does.
+func (s *Service) passwordsAllowed(ctx context.Context, matched []gatehouse.User) ([]gatehouse.User, error) {
+	var out []gatehouse.User
+	for _, u := range matched {
+		only, err := s.store.SignInRequired(ctx, u.OrgID, gatehouse.RequireProvider)
+		if err != nil {
+			return nil, err
+		}
+		if !only {
+			out = append(out, u)
+		}
+	}
+	if len(out) == 0 && len(matched) > 0 {
+		return nil, gatehouse.ErrProviderRequired
+	}
+	return out, nil
+}

@@ -61,10 +61,6 @@ var (
 	// ErrInvitationExpired: an invitation link past its expiry; an admin
 	// of the organization makes a new one.
 	ErrInvitationExpired = fmt.Errorf("the invitation link has expired; ask an admin of the organization for a new one: %w", ErrNotFound)
-	// ErrSignInToAccept: an invitation of an email that a member of
-	// some organization holds is accepted by signing in as that member,
-	// not by setting a password through the link, which its admin saw.
-	ErrSignInToAccept = fmt.Errorf("the email already signs in to Gatehouse: sign in, then accept the invitation: %w", ErrConflict)
 	// ErrEmailNotVerified: the OpenID provider does not say the person
 	// owns the email it gives, which a sign-in through it needs.
 	ErrEmailNotVerified = errors.New("the identity provider has not verified the email")
@@ -141,6 +137,29 @@ type SignInChoice struct {
 }
 
 func (e *ChoiceError) Error() string { return ErrChooseOrganization.Error() }
+
+// ErrInvitationsWaiting: a sign-in through the OpenID provider of an
+// email that organizations invited; see [InvitationsError].
+var ErrInvitationsWaiting = errors.New("organizations invited the email")
+
+// InvitationsError is a sign-in through the OpenID provider of an email
+// that organizations invited: the person, shown them, picks one to join
+// or goes on without, each by a form that carries Token (the email, as
+// the provider verified it, signed for minutes). Nothing is joined that
+// the person did not pick there.
+type InvitationsError struct {
+	Token       string
+	Email       string
+	Invitations []SignInChoice
+	// Members is how many organizations the email is a member of: with
+	// none, there is nothing to go on to.
+	Members int
+}
+
+func (e *InvitationsError) Error() string { return ErrInvitationsWaiting.Error() }
+
+// Unwrap returns [ErrInvitationsWaiting].
+func (e *InvitationsError) Unwrap() error { return ErrInvitationsWaiting }
 
 // Unwrap returns [ErrChooseOrganization].
 func (e *ChoiceError) Unwrap() error { return ErrChooseOrganization }

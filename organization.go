@@ -70,6 +70,10 @@ type User struct {
 	// then the user is an invitation and takes no part in sign-in (see
 	// service.Service.SignIn).
 	Proven bool
+	// ProvenAt is when the user was proven (zero while not): a failed
+	// sign-in of an email is recorded in the organization of its first
+	// proven user only.
+	ProvenAt time.Time
 	// InvitedUntil is when the user's invitation link expires: zero when
 	// the user has none (proven, or a link used or never made). Set by
 	// the lists of users, not by sign-in's reads.

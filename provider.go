@@ -58,6 +58,20 @@ func (s *Sessions) providerFlow(key []byte, next string) ProviderFlow {
 	return ProviderFlow{State: derive("provider-state"), Nonce: derive("provider-nonce"), Verifier: derive("provider-verifier"), Next: next}
 }
 
+// VerifiedEmail signs that the OpenID provider verified email now, for
+// [ProviderFlowLifetime]: what the page of the invitations waiting for
+// it carries to accept one, or to go on without.
+func (s *Sessions) VerifiedEmail(email string, now time.Time) string {
+	return s.sign("provider-verified", now.Add(ProviderFlowLifetime), []byte(email))
+}
+
+// OpenVerifiedEmail returns the email of a token of VerifiedEmail,
+// unless it was altered or has expired.
+func (s *Sessions) OpenVerifiedEmail(token string, now time.Time) (string, bool) {
+	body, ok := s.open("provider-verified", token, now)
+	return string(body), ok
+}
+
 // SignInRequirement is what an organization may require of its members'
 // sign-ins, each on or off.
 type SignInRequirement string

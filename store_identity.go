@@ -59,11 +59,12 @@ type IdentityStore interface {
 	// link used, replaced or never made.
 	FindInvitation(ctx context.Context, hash [32]byte) (Invitation, User, error)
 	// UseInvitation uses the invitation of the organization's user, if
-	// it expires after now: deletes it, sets passwordHash unless it is
-	// empty, marks the user proven and appends e, in one transaction, and
-	// returns the user. [ErrNotFound] when the user has no such
-	// invitation (used already, expired, or never made).
-	UseInvitation(ctx context.Context, e AuditEntry, orgID, userID uuid.UUID, passwordHash string, now time.Time) (User, error)
+	// it expires after now and, unless hash is zero, is the link of hash:
+	// deletes it, sets passwordHash unless it is empty, marks the user
+	// proven (at now) and appends e, in one transaction, and returns the
+	// user. [ErrNotFound] when the user has no such invitation (used
+	// already, replaced, expired, or never made).
+	UseInvitation(ctx context.Context, e AuditEntry, orgID, userID uuid.UUID, hash [32]byte, passwordHash string, now time.Time) (User, error)
 	// FindUsersByEmail returns every user with that email
 	// (case-insensitive), one per organization, oldest first; none is no
 	// error. Only sign-in and the operator's CLI, which span

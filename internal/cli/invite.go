@@ -21,32 +21,13 @@ const publicURLUsage = "where people reach the server, such as https://gatehouse
 // runUserInvite adds a user as an invitation and prints its link.
 func runUserInvite(ctx context.Context, e *env) error {
 	f := newFlags(e, "user invite")
-	org := f.String("org", "", "organization id")
-	email := f.String("email", "", "sign-in email")
-	name := f.String("name", "", "display name")
-	role := f.String("role", string(gatehouse.RoleViewer), "admin, operator or viewer (the organization's first user is always admin)")
 	public := f.setting("public-url", "GATEHOUSE_PUBLIC_URL", "", publicURLUsage)
-	f.actor(asUsage)
-	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
+	return runNewUser(ctx, f, func(ctx context.Context, svc *service.Service, nu gatehouse.NewUser) error {
 		base, err := publicBase(*public)
 		if err != nil {
 			return err
 		}
-		orgID, err := parseID("org", *org)
-		if err != nil {
-			return err
-		}
-		if ctx, err = f.act(ctx, svc, orgID); err != nil {
-			return err
-		}
-		if err := required("email", *email); err != nil {
-			return err
-		}
-		r, err := parseRole(*role)
-		if err != nil {
-			return err
-		}
-		u, token, err := svc.InviteUser(ctx, gatehouse.NewUser{OrgID: orgID, Email: *email, Name: *name, Role: r})
+		u, token, err := svc.InviteUser(ctx, nu)
 		if err != nil {
 			return err
 		}

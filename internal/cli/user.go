@@ -44,6 +44,23 @@ func newUserRecord(u gatehouse.User) userRecord {
 
 func runUserCreate(ctx context.Context, e *env) error {
 	f := newFlags(e, "user create")
+	return runNewUser(ctx, f, func(ctx context.Context, svc *service.Service, nu gatehouse.NewUser) error {
+		pw, err := readPassword(e)
+		if err != nil {
+			return err
+		}
+		nu.Password = pw
+		u, err := svc.CreateUser(ctx, nu)
+		if err != nil {
+			return err
+		}
+		return f.print(newUserRecord(u), "created user %s %s (%s)", u.ID, u.Email, u.Role)
+	})
+}
+
+// runNewUser adds --org, --email, --name, --role and --as to f, and runs
+// do with the user they describe, as --as.
+func runNewUser(ctx context.Context, f *flags, do func(context.Context, *service.Service, gatehouse.NewUser) error) error {
 	org := f.String("org", "", "organization id")
 	email := f.String("email", "", "sign-in email")
 	name := f.String("name", "", "display name")
@@ -64,15 +81,7 @@ func runUserCreate(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		pw, err := readPassword(e)
-		if err != nil {
-			return err
-		}
-		u, err := svc.CreateUser(ctx, gatehouse.NewUser{OrgID: orgID, Email: *email, Name: *name, Password: pw, Role: r})
-		if err != nil {
-			return err
-		}
-		return f.print(newUserRecord(u), "created user %s %s (%s)", u.ID, u.Email, u.Role)
+		return do(ctx, svc, gatehouse.NewUser{OrgID: orgID, Email: *email, Name: *name, Role: r})
 	})
 }
 

@@ -15,7 +15,8 @@ import (
 type joinPage struct {
 	Joining service.Joining
 	// Problem says why the link does not work (used, expired, or an
-	// email that signs in already), instead of the form.
+	// organization that signs in through the provider only), instead of
+	// the form.
 	Problem string
 	// SignIn: the email signs in already; the page sends there.
 	SignIn bool
@@ -33,11 +34,7 @@ func (d *dashboard) joinForm(w http.ResponseWriter, r *http.Request) {
 		d.joinRefused(w, r, err)
 		return
 	}
-	p := joinPage{Joining: j, Provider: d.Service.ProviderName()}
-	if j.SignInFirst {
-		p.Problem, p.SignIn = gatehouse.ErrSignInToAccept.Error(), true
-	}
-	d.render(w, r, http.StatusOK, "join", p)
+	d.render(w, r, http.StatusOK, "join", joinPage{Joining: j, Provider: d.Service.ProviderName()})
 }
 
 // join sets the invited user's password, uses the link and signs them
@@ -76,8 +73,6 @@ func (d *dashboard) joinRefused(w http.ResponseWriter, r *http.Request, err erro
 	switch {
 	case errors.Is(err, gatehouse.ErrInvitationExpired):
 		d.render(w, r, http.StatusGone, "join", joinPage{Problem: "This invitation link has expired. Ask an admin of the organization for a new one."})
-	case errors.Is(err, gatehouse.ErrSignInToAccept):
-		d.render(w, r, http.StatusConflict, "join", joinPage{Problem: err.Error(), SignIn: true})
 	case errors.Is(err, gatehouse.ErrProviderRequired):
 		d.render(w, r, http.StatusForbidden, "join", joinPage{Problem: "Your organization signs in through " + d.Service.ProviderName() +
 			" only: join by signing in there with the email you were invited with.", SignIn: true, Provider: d.Service.ProviderName()})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/ratelimit"
+	"github.com/google/uuid"
 )
 
 // providerCookie keeps a sign-in through the provider while the browser
@@ -50,11 +51,30 @@ func (d *dashboard) providerCallback(w http.ResponseWriter, r *http.Request) {
 		cookie = c.Value
 	}
 	session, token, user, next, err := d.Service.FinishProviderSignIn(anonymous(r), cookie, q.Get("state"), q.Get("code"))
+	d.providerSignedIn(w, r, session, token, user, safeNext(next), err)
+}
+
+// invitationsPage shows the invitations waiting for an email the
+// provider verified: the person picks one to join, or goes on without.
+type invitationsPage struct {
+	CSRF, Next string
+	Waiting    *gatehouse.InvitationsError
+}
+
+// providerSignedIn answers a sign-in through the provider, or a choice
+// made after it.
+func (d *dashboard) providerSignedIn(w http.ResponseWriter, r *http.Request, session gatehouse.Session, token string, user gatehouse.User, next string, err error) {
 	var (
-		choice *gatehouse.ChoiceError
-		second *gatehouse.SecondFactorError
+		choice  *gatehouse.ChoiceError
+		second  *gatehouse.SecondFactorError
+		waiting *gatehouse.InvitationsError
 	)
 	switch {
+	case errors.As(err, &waiting):
+		p := invitationsPage{CSRF: gatehouse.NewToken(), Next: next, Waiting: waiting}
+		http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: p.CSRF, Path: Prefix + "/login", HttpOnly: true,
+			Secure: secure(r), SameSite: http.SameSiteStrictMode, MaxAge: int(gatehouse.ProviderFlowLifetime.Seconds())})
+		d.render(w, r, http.StatusOK, "provider-invitations", p)
 	case errors.As(err, &choice):
 		d.renderChoice(w, r, choice, next)
 	case errors.As(err, &second):
@@ -63,15 +83,47 @@ func (d *dashboard) providerCallback(w http.ResponseWriter, r *http.Request) {
 		d.providerRefused(w, r, http.StatusForbidden, "The identity provider has not verified your email address, so it cannot sign you in here. Verify it there first.")
 	case errors.Is(err, gatehouse.ErrProviderSignInFailed):
 		d.providerRefused(w, r, http.StatusUnauthorized, "The sign-in through the identity provider failed or expired. Please try again.")
+	case errors.Is(err, gatehouse.ErrNoProvider):
+		d.errorPage(w, r, http.StatusNotFound, "This Gatehouse signs in with passwords only.")
 	case errors.Is(err, gatehouse.ErrNotFound):
-		d.providerRefused(w, r, http.StatusForbidden, "Nobody with your email address is a user here yet. Ask an admin of your organization to invite you.")
+		d.providerRefused(w, r, http.StatusForbidden, "Nobody with your email address is a member here, and no invitation waits for it. Ask an admin of your organization to invite you.")
 	case errors.Is(err, gatehouse.ErrUnavailable):
 		d.providerRefused(w, r, http.StatusServiceUnavailable, "The identity provider does not answer. Try again in a moment.")
 	case err != nil:
 		d.fail(w, r, err)
 	default:
-		d.signIn(w, r, session, token, user, safeNext(next))
+		d.signIn(w, r, session, token, user, next)
 	}
+}
+
+// acceptThroughProvider joins the invitation picked on the page of the
+// invitations waiting for an email the provider verified.
+func (d *dashboard) acceptThroughProvider(w http.ResponseWriter, r *http.Request) {
+	if !d.loginFormToken(w, r) {
+		return
+	}
+	userID, _ := uuid.Parse(r.PostFormValue("user"))
+	session, token, user, err := d.Service.AcceptThroughProvider(anonymous(r), r.PostFormValue("verified"), userID)
+	d.providerSignedIn(w, r, session, token, user, safeNext(r.PostFormValue("next")), err)
+}
+
+// continueThroughProvider goes on from that page without joining.
+func (d *dashboard) continueThroughProvider(w http.ResponseWriter, r *http.Request) {
+	if !d.loginFormToken(w, r) {
+		return
+	}
+	session, token, user, err := d.Service.ContinueThroughProvider(anonymous(r), r.PostFormValue("verified"))
+	d.providerSignedIn(w, r, session, token, user, safeNext(r.PostFormValue("next")), err)
+}
+
+// loginFormToken checks the form's token against the sign-in cookie,
+// answering when it does not match.
+func (d *dashboard) loginFormToken(w http.ResponseWriter, r *http.Request) bool {
+	if c, err := r.Cookie(loginCookie); err != nil || !sameToken(r.PostFormValue("csrf"), c.Value) {
+		d.renderLogin(w, r, http.StatusForbidden, loginPage{Error: "The sign-in form expired; please try again."})
+		return false
+	}
+	return true
 }
 
 // providerRefused answers a sign-in through the provider that failed:

@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -31,7 +32,13 @@ const providerPassword = "the provider's password"
 // the provider's page it is sent to, and the flow's cookie.
 func beginAtProvider(t *testing.T, b *browser) (authURL, cookie string) {
 	t.Helper()
-	r := b.do("GET", "/dashboard/login/oidc", nil)
+	return beginAt(t, b, "/dashboard/login/oidc")
+}
+
+// beginAt is beginAtProvider from the button whose path is path.
+func beginAt(t *testing.T, b *browser, path string) (authURL, cookie string) {
+	t.Helper()
+	r := b.do("GET", path, nil)
 	if r.status != http.StatusSeeOther {
 		t.Fatalf("begin: %d %.300s", r.status, r.body)
 	}
@@ -176,9 +183,10 @@ func TestProviderAnswersThatAreRefused(t *testing.T) {
 }
 
 // TestJoiningThroughTheProvider: an invited user signs in through the
-// provider with the email they were invited with, which accepts the
-// invitation; an organization that requires the provider refuses
-// passwords, and its join page offers only the provider.
+// provider with the email they were invited with, is shown the
+// invitation, and joins by picking it; an organization that requires the
+// provider refuses passwords, and its join page offers only the
+// provider.
 func TestJoiningThroughTheProvider(t *testing.T) {
 	s, p := newProviderSite(t)
 	acme := s.tenant("Acme")
@@ -195,19 +203,26 @@ func TestJoiningThroughTheProvider(t *testing.T) {
 	}
 	joinPath := strings.TrimPrefix(link[1], s.url)
 	visitor := s.browser()
-	if r := visitor.do("GET", joinPath, nil); r.status != http.StatusOK || strings.Contains(r.body, `name="password"`) || !strings.Contains(r.body, "Join with") {
-		t.Errorf("the join page of an organization that requires the provider: %d %.500s", r.status, r.body)
+	page := visitor.do("GET", joinPath, nil)
+	if page.status != http.StatusOK || strings.Contains(page.body, `name="password"`) || !strings.Contains(page.body, "Join with") {
+		t.Errorf("the join page of an organization that requires the provider: %d %.500s", page.status, page.body)
 	}
-	if r := visitor.do("POST", joinPath, url.Values{"password": {"nova's own password"}, "confirm": {"nova's own password"}}); r.status != http.StatusForbidden {
-		t.Errorf("a password through the link: %d", r.status)
-	}
-	if r := s.browser().signIn(acme.email, testPassword); r.status != http.StatusForbidden || !strings.Contains(r.body, "signs in through") {
-		t.Errorf("a member's password: %d %.300s", r.status, r.body)
-	}
-
 	p.AddUser("nova@example.test", providerPassword, true)
+	// Through the provider, the invitation is listed, and joined only
+	// when picked.
 	authURL, _ := beginAtProvider(t, visitor)
-	r := visitor.do("GET", callbackPath(t, s, p.SignIn(t, visitor.client, authURL, "nova@example.test", providerPassword)), nil)
+	page = visitor.do("GET", callbackPath(t, s, p.SignIn(t, visitor.client, authURL, "nova@example.test", providerPassword)), nil)
+	form := regexp.MustCompile(`name="verified" value="([^"]+)">\s*<input type="hidden" name="user" value="([0-9a-f-]{36})">`).FindStringSubmatch(page.body)
+	if page.status != http.StatusOK || !strings.Contains(page.body, "Join Acme") || form == nil || strings.Contains(page.body, "Continue without joining") {
+		t.Fatalf("the invitations through the provider: %d %.600s", page.status, page.body)
+	}
+	if u := findUser(t, s, acme.org.ID, "nova@example.test"); u.Proven {
+		t.Error("the sign-in joined by itself")
+	}
+	if r := s.browser().do("POST", "/dashboard/login/oidc/accept", url.Values{"csrf": {csrfOf(t, page.body)}, "verified": {form[1]}, "user": {form[2]}}); r.status != http.StatusForbidden {
+		t.Errorf("the page's form from another browser (no sign-in cookie): %d", r.status)
+	}
+	r := visitor.do("POST", "/dashboard/login/oidc/accept", url.Values{"csrf": {csrfOf(t, page.body)}, "verified": {form[1]}, "user": {form[2]}})
 	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard/events" {
 		t.Fatalf("joining through the provider: %d to %q %.300s", r.status, r.header.Get("Location"), r.body)
 	}

@@ -57,6 +57,8 @@ func (d *dashboard) routes() []route {
 		{"POST", "/login/code", anyone, d.signInWithCode},
 		{"GET", "/login/oidc", anyone, d.beginProviderSignIn},
 		{"GET", "/login/oidc/callback", anyone, d.providerCallback},
+		{"POST", "/login/oidc/accept", anyone, d.acceptThroughProvider},
+		{"POST", "/login/oidc/continue", anyone, d.continueThroughProvider},
 		{"GET", "/join/{token}", anyone, d.joinForm},
 		{"POST", "/join/{token}", anyone, d.join},
 		{"POST", "/logout", member, d.logout},
@@ -158,8 +160,6 @@ func (d *dashboard) routes() []route {
 		{"POST", "/users/provider/required", member, d.requireProvider},
 		{"POST", "/users/sessions/end", member, d.endUserSessions},
 		{"GET", "/audit", member, d.auditLog},
-		{"GET", "/invitations", member, d.invitationsPage},
-		{"POST", "/invitations/accept", member, d.acceptInvitation},
 
 		// Insights: counts of the organization's events.
 		{"GET", "/insights", member, d.insights},
@@ -196,7 +196,7 @@ func (d *dashboard) guard(a access, h http.HandlerFunc) http.Handler {
 // templatePages are the pages the handlers render, each one
 // templates/NAME.html in templates/layout.html with the shared blocks of
 // templates/filters.html and templates/pager.html.
-var templatePages = []string{"login", "choose", "second-step", "join", "account", "enrol", "recovery-codes", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "location-live", "users", "remove-user", "audit", "invitations",
+var templatePages = []string{"login", "choose", "second-step", "join", "account", "enrol", "recovery-codes", "events", "event", "error", "keys", "key-rate", "revoke", "locations", "location-live", "users", "remove-user", "audit", "provider-invitations",
 	"messaging", "unlock", "unlock-confirm", "commands", "command", "cancel-command", "policy",
 	"webhooks", "webhook", "delete-webhook", "replay-webhook", "privacy", "erase-player", "alerts", "alert", "insights", "grants", "revoke-grant", "lockdowns", "lockdown-start", "lockdown-release",
 	"retire"}

@@ -133,17 +133,19 @@ func TestEveryRouteAnswers(t *testing.T) {
 // here apart from routes.go so that opening a route is a change to this
 // list too, made on purpose.
 var openRoutes = []string{
-	"GET /dashboard/assets/",             // the style sheet and scripts of the sign-in form
-	"GET /dashboard/{$}",                 // a redirect to the Event Log, which asks for a session itself
-	"GET /dashboard/login",               // the sign-in form
-	"POST /dashboard/login",              // signing in
-	"POST /dashboard/login/choose",       // choosing the organization to sign in to
-	"POST /dashboard/login/code",         // the code of the second factor, after the password
-	"GET /dashboard/login/oidc",          // signing in through the OpenID provider: off to it
-	"GET /dashboard/login/oidc/callback", // and back from it
-	"GET /dashboard/join/{token}",        // an invitation link's page: the token is the credential
-	"POST /dashboard/join/{token}",       // choosing one's password through it
-	" /dashboard/",                       // the catch-all's "There is no such page."
+	"GET /dashboard/assets/",              // the style sheet and scripts of the sign-in form
+	"GET /dashboard/{$}",                  // a redirect to the Event Log, which asks for a session itself
+	"GET /dashboard/login",                // the sign-in form
+	"POST /dashboard/login",               // signing in
+	"POST /dashboard/login/choose",        // choosing the organization to sign in to
+	"POST /dashboard/login/code",          // the code of the second factor, after the password
+	"GET /dashboard/login/oidc",           // signing in through the OpenID provider: off to it
+	"GET /dashboard/login/oidc/callback",  // and back from it
+	"POST /dashboard/login/oidc/accept",   // joining an invitation the provider's email has
+	"POST /dashboard/login/oidc/continue", // or going on without
+	"GET /dashboard/join/{token}",         // an invitation link's page: the token is the credential
+	"POST /dashboard/join/{token}",        // choosing one's password through it
+	" /dashboard/",                        // the catch-all's "There is no such page."
 }
 
 // TestEveryRouteAsksForASession: every route is for members but those of

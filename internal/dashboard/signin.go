@@ -89,22 +89,19 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 }
 
 // signIn gives the browser its session and sends it on to next, by
-// default to the Event Log, or to the invitations waiting for the user's
-// email when there are any.
+// default to the Event Log (to enrolment, for a session good only for
+// that).
 func (d *dashboard) signIn(w http.ResponseWriter, r *http.Request, session gatehouse.Session, token string, user gatehouse.User, next string) {
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: Prefix + "/login", MaxAge: -1})
 	http.SetCookie(w, &http.Cookie{Name: choiceCookie, Path: Prefix + "/login", MaxAge: -1})
 	d.setSession(w, r, session, token)
 	d.Logger.LogAttrs(r.Context(), slog.LevelInfo, "dashboard sign-in", slog.String("userId", user.ID.String()),
 		slog.String("orgId", user.OrgID.String()))
-	if next == "" {
+	switch {
+	case session.EnrolOnly:
+		next = Prefix + "/account/second-factor"
+	case next == "":
 		next = Prefix + "/events"
-		as := gatehouse.WithActor(r.Context(), gatehouse.Actor{Type: gatehouse.ActorUser, ID: user.ID, Label: user.Email, OrgID: user.OrgID, Role: user.Role})
-		if session.EnrolOnly {
-			next = Prefix + "/account/second-factor"
-		} else if invitations, err := d.Service.Invitations(as); err == nil && len(invitations) > 0 {
-			next = Prefix + "/invitations"
-		}
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -84,6 +83,7 @@ type orgRecords struct {
 	org        gatehouse.Organization
 	key        string
 	admin      string // the first user's email: proven, signed in
+	opsLink    string // the second organization's invitation link of the operator of both
 	door       gatehouse.AccessPoint
 	universe   string
 	webhook    uuid.UUID
@@ -134,17 +134,9 @@ func newSource(t *testing.T, events int) *source {
 	for i, org := range []gatehouse.Organization{demoOrg, second} {
 		s.orgs = append(s.orgs, s.records(t, org, strconv.Itoa(4242+i)))
 	}
-	// The operator of both is one person: signed in to the first, they
-	// accept the second's invitation.
-	_, _, ops, err := svc.SignIn(ctx, opsEmail, password+"4242", "192.0.2.0/24")
-	must(t, err)
-	users, err := svc.ListUsers(ctx, second.ID)
-	must(t, err)
-	i := slices.IndexFunc(users, func(u gatehouse.User) bool { return u.Email == opsEmail })
-	as := gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: ops.ID, Label: ops.Email, OrgID: ops.OrgID, Role: ops.Role})
-	_, _, _, err = svc.AcceptInvitation(as, users[i].ID)
-	must(t, err)
-	_, err = svc.SetPassword(ctx, second.ID, opsEmail, password+"4243") // another password in each
+	// The operator of both is one person, who joins the second through
+	// the link it made (records keeps it).
+	_, _, _, err = svc.Join(ctx, s.orgs[1].opsLink, password+"4243") // another password in each
 	must(t, err)
 	return s
 }
@@ -176,7 +168,10 @@ func (s *source) records(t *testing.T, org gatehouse.Organization, universe stri
 		create := svc.CreateUser
 		if u.Password == "" || u.Email == opsEmail && universe != "4242" { // the second organization invites the operator of the first
 			create = func(ctx context.Context, u gatehouse.NewUser) (gatehouse.User, error) {
-				made, _, err := svc.InviteUser(ctx, u)
+				made, link, err := svc.InviteUser(ctx, u)
+				if u.Email == opsEmail {
+					r.opsLink = link
+				}
 				return made, err
 			}
 		}

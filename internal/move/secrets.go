@@ -127,9 +127,9 @@ func (m *mover) orgID(seq int64) uuid.UUID {
 // another organization of the target has proven (signed in with): proven
 // on the source, they would otherwise take part in that person's every
 // sign-in here without that person's acceptance, as a look-alike user
-// (docs/security.md). The person accepts them on the Invitations page:
-// each gets an invitation of the usual lifetime whose link nobody holds
-// (an admin makes one, should the person need it). A holder that is a proven user of the source itself (an organization
+// (docs/security.md). Each gets an invitation of the usual lifetime
+// whose link nobody holds: the person joins through the OpenID provider,
+// which lists it, or through a new link an admin makes. A holder that is a proven user of the source itself (an organization
 // moved before from the same file, with its users' ids) is the person the
 // source proved both for: that user stays proven.
 func (m *mover) demoteUsers(ctx context.Context) error {
@@ -157,7 +157,7 @@ func (m *mover) demoteUsers(ctx context.Context) error {
 	if len(held) == 0 {
 		return nil
 	}
-	if _, err := m.tx.Exec(ctx, "UPDATE users SET proven = false WHERE org = ANY($1) AND email = ANY($2)", m.targetSeqs(), held); err != nil {
+	if _, err := m.tx.Exec(ctx, "UPDATE users SET proven = false, proven_at = NULL WHERE org = ANY($1) AND email = ANY($2)", m.targetSeqs(), held); err != nil {
 		return err
 	}
 	if _, err := m.tx.Exec(ctx, `INSERT INTO invitations (org, user_id, token_hash, expires_at, created_at)

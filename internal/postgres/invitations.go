@@ -76,22 +76,24 @@ func (db *DB) FindInvitation(ctx context.Context, hash [32]byte) (_ gatehouse.In
 	return gatehouse.Invitation{OrgID: u.OrgID, UserID: u.ID, Hash: hash, ExpiresAt: u.InvitedUntil}, u, nil
 }
 
-// UseInvitation uses a user's unexpired invitation: deletes it, sets the
-// password unless passwordHash is empty, and proves the user.
-func (db *DB) UseInvitation(ctx context.Context, e gatehouse.AuditEntry, orgID, userID uuid.UUID, passwordHash string, now time.Time) (_ gatehouse.User, err error) {
+// UseInvitation uses a user's unexpired invitation (the one of hash,
+// unless it is zero): deletes it, sets the password unless passwordHash
+// is empty, and proves the user.
+func (db *DB) UseInvitation(ctx context.Context, e gatehouse.AuditEntry, orgID, userID uuid.UUID, hash [32]byte, passwordHash string, now time.Time) (_ gatehouse.User, err error) {
 	defer sqlstore.Label(&err, "Store.UseInvitation", orgID, userID)
 	var u gatehouse.User
 	err = db.withTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `DELETE FROM invitations
-			WHERE user_id = $1 AND org = (SELECT seq FROM organizations WHERE id = $2) AND expires_at > $3`, userID, orgID, now)
+			WHERE user_id = $1 AND org = (SELECT seq FROM organizations WHERE id = $2) AND expires_at > $3
+				AND ($4::bytea IS NULL OR token_hash = $4)`, userID, orgID, now, sqlstore.OptionalHash(hash))
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("invitation: %w", gatehouse.ErrNotFound)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE users SET proven = true,
-			password_hash = CASE WHEN $2 = '' THEN password_hash ELSE $2 END WHERE id = $1`, userID, passwordHash); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE users SET proven = true, proven_at = $3,
+			password_hash = CASE WHEN $2 = '' THEN password_hash ELSE $2 END WHERE id = $1`, userID, passwordHash, now); err != nil {
 			return err
 		}
 		if u, _, err = lockUserByID(ctx, tx, orgID, userID); err != nil {

@@ -204,12 +204,6 @@ func TestSecondFactorRequired(t *testing.T) {
 	if err := f.svc.SetTimeZone(enrolOnly, f.org.ID, viewer.ID, "UTC"); !errors.Is(err, gatehouse.ErrForbidden) {
 		t.Errorf("an enrol-only session set its zone: %v", err)
 	}
-	if _, _, _, err := f.svc.AcceptInvitation(enrolOnly, gatehouse.NewID()); !errors.Is(err, gatehouse.ErrForbidden) {
-		t.Errorf("an enrol-only session accepted an invitation: %v", err)
-	}
-	if inv, err := f.svc.Invitations(enrolOnly); len(inv) != 0 || err != nil {
-		t.Errorf("an enrol-only session's invitations: %v %v", inv, err)
-	}
 	e, err := f.svc.BeginEnrolment(enrolOnly)
 	if err != nil {
 		t.Fatal(err)

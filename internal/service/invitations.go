@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/google/uuid"
@@ -65,10 +64,6 @@ func (s *Service) RenewInvitation(ctx context.Context, orgID uuid.UUID, email st
 type Joining struct {
 	User         gatehouse.User
 	Organization gatehouse.Organization
-	// SignInFirst says the email belongs to a member of some
-	// organization: that person accepts by signing in
-	// ([gatehouse.ErrSignInToAccept]), not through the link.
-	SignInFirst bool
 	// ProviderOnly says the organization signs in through the OpenID
 	// provider only: the person joins by signing in there, with the
 	// invited email, not with a password.
@@ -93,16 +88,11 @@ func (s *Service) Invitation(ctx context.Context, token string) (Joining, error)
 	if err != nil {
 		return Joining{}, err
 	}
-	users, err := s.store.FindUsersByEmail(ctx, u.Email)
-	if err != nil {
-		return Joining{}, err
-	}
-	member := slices.ContainsFunc(users, func(v gatehouse.User) bool { return v.Proven })
 	only, err := s.store.SignInRequired(ctx, u.OrgID, gatehouse.RequireProvider)
 	if err != nil {
 		return Joining{}, err
 	}
-	return Joining{User: u, Organization: o, SignInFirst: member, ProviderOnly: only}, nil
+	return Joining{User: u, Organization: o, ProviderOnly: only}, nil
 }
 
 // Join uses the invitation link with that token: the invited user's
@@ -110,9 +100,14 @@ func (s *Service) Invitation(ctx context.Context, token string) (Joining, error)
 // starts (one good only for enrolment when the organization requires a
 // second factor). The link is good once.
 //
-// Errors: those of [Service.Invitation]; [gatehouse.ErrSignInToAccept]
-// when the email belongs to a member somewhere (the admin who saw the
-// link must not be able to claim that person's email);
+// The link proves that its holder got this organization's link, and no
+// more: the membership it makes is the organization's own, with its own
+// password, whatever other organizations the email belongs to. It never
+// reaches another organization's invitations, and the email's failed
+// sign-ins stay with the organization that proved it first
+// ([Service.SignIn]).
+//
+// Errors: those of [Service.Invitation];
 // [gatehouse.ErrProviderRequired] when the organization signs in through
 // the OpenID provider only (the person joins there); a
 // [*gatehouse.ValidationError] keyed "password"; [gatehouse.ErrHashBusy].
@@ -121,10 +116,7 @@ func (s *Service) Join(ctx context.Context, token, password string) (gatehouse.S
 	if err != nil {
 		return gatehouse.Session{}, "", gatehouse.User{}, err
 	}
-	switch {
-	case j.SignInFirst:
-		return gatehouse.Session{}, "", gatehouse.User{}, gatehouse.ErrSignInToAccept
-	case j.ProviderOnly:
+	if j.ProviderOnly {
 		return gatehouse.Session{}, "", gatehouse.User{}, gatehouse.ErrProviderRequired
 	}
 	var errs gatehouse.ValidationError
@@ -135,20 +127,21 @@ func (s *Service) Join(ctx context.Context, token, password string) (gatehouse.S
 	if err != nil {
 		return gatehouse.Session{}, "", gatehouse.User{}, err
 	}
-	u, err := s.useInvitation(ctx, j.User, hash)
+	u, err := s.useInvitation(ctx, j.User, gatehouse.InvitationHash(token), hash)
 	if err != nil {
 		return gatehouse.Session{}, "", gatehouse.User{}, err
 	}
 	return s.signInAs(ctx, u)
 }
 
-// useInvitation uses the invitation of u, setting passwordHash unless it
-// is empty: the person is the actor of its entry, since nobody is signed
-// in as u yet. [gatehouse.ErrNotFound] when it was used meanwhile, or
+// useInvitation uses the invitation of u (the link of hash, unless it is
+// zero), setting passwordHash unless it is empty: the person is the
+// actor of its entry, since nobody is signed in as u yet.
+// [gatehouse.ErrNotFound] when it was used or replaced meanwhile, or
 // expired.
-func (s *Service) useInvitation(ctx context.Context, u gatehouse.User, passwordHash string) (gatehouse.User, error) {
+func (s *Service) useInvitation(ctx context.Context, u gatehouse.User, hash [32]byte, passwordHash string) (gatehouse.User, error) {
 	e := s.signInEntry(ctx, gatehouse.AuditInvitationAccepted, u)
-	u, err := s.store.UseInvitation(ctx, e, u.OrgID, u.ID, passwordHash, s.now())
+	u, err := s.store.UseInvitation(ctx, e, u.OrgID, u.ID, hash, passwordHash, s.now())
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		return gatehouse.User{}, fmt.Errorf("the invitation was used, replaced or has expired: %w", gatehouse.ErrNotFound)
 	}

@@ -48,11 +48,17 @@ func (s *Service) BeginProviderSignIn(ctx context.Context, next string) (url, co
 
 // FinishProviderSignIn finishes the sign-in of the browser's cookie, to
 // which the provider sent back state and code, and returns the page to
-// go on to. The provider's verified email decides who signs in, as a
-// password does ([Service.SignIn]): the member with that email (a choice
-// when several organizations have one), or, when the email is a member
-// nowhere, its oldest invitation whose link has not expired, which this
-// accepts. A user with a second factor still gives its code.
+// go on to. The provider's verified email decides who signs in:
+//   - when organizations invited the email (links not expired), nothing
+//     yet: a [*gatehouse.InvitationsError] lists them, and the person
+//     picks one to join ([Service.AcceptThroughProvider]) or goes on
+//     without ([Service.ContinueThroughProvider]), each by a form of
+//     this site. The provider proved the email, which is what an
+//     invitation waits for; a link to click is not a choice made.
+//   - otherwise, as a password does ([Service.SignIn]), the member with
+//     that email, or a choice when several organizations have one.
+//
+// A user with a second factor still gives its code.
 //
 // Errors:
 //   - [gatehouse.ErrProviderSignInFailed]: no flow of this browser, an
@@ -60,9 +66,9 @@ func (s *Service) BeginProviderSignIn(ctx context.Context, next string) (url, co
 //     and rules refuse (a code used or not this flow's, an ID token not
 //     for Gatehouse, a nonce of another flow);
 //   - [gatehouse.ErrEmailNotVerified];
-//   - [gatehouse.ErrNotFound]: no member or invitation has the email;
-//   - a [*gatehouse.ChoiceError] or a [*gatehouse.SecondFactorError], as
-//     for a password;
+//   - [gatehouse.ErrNotFound]: the email is neither a member nor invited;
+//   - a [*gatehouse.InvitationsError], a [*gatehouse.ChoiceError] or a
+//     [*gatehouse.SecondFactorError];
 //   - [gatehouse.ErrNoProvider]; a [gatehouse.ErrUnavailable].
 func (s *Service) FinishProviderSignIn(ctx context.Context, cookie, state, code string) (gatehouse.Session, string, gatehouse.User, string, error) {
 	fail := func(err error) (gatehouse.Session, string, gatehouse.User, string, error) {
@@ -83,29 +89,91 @@ func (s *Service) FinishProviderSignIn(ctx context.Context, cookie, state, code 
 		return fail(gatehouse.ErrEmailNotVerified)
 	}
 	email := strings.ToLower(strings.TrimSpace(id.Email))
-	users, err := s.store.FindUsersByEmail(ctx, email)
+	members, invitations, err := s.byVerifiedEmail(ctx, email)
 	if err != nil {
 		return fail(err)
 	}
-	members, invitations := splitProven(users)
-	var session gatehouse.Session
-	var token string
-	var u gatehouse.User
-	switch {
-	case len(members) > 1:
-		err = s.choice(ctx, email, members)
-	case len(members) == 1:
-		session, token, u, err = s.signInAs(ctx, members[0])
-	default:
-		i := slices.IndexFunc(invitations, func(u gatehouse.User) bool { return u.InvitedUntil.After(s.now()) })
-		if i < 0 {
-			return fail(fmt.Errorf("no member or invitation of Gatehouse has the email %s; ask an admin of your organization to invite it: %w", email, gatehouse.ErrNotFound))
+	if len(invitations) > 0 {
+		ie := &gatehouse.InvitationsError{Token: s.sessions.VerifiedEmail(email, s.now()), Email: email, Members: len(members)}
+		for _, u := range invitations {
+			o, err := s.store.FindOrganization(ctx, u.OrgID)
+			if err != nil {
+				return fail(err)
+			}
+			ie.Invitations = append(ie.Invitations, gatehouse.SignInChoice{User: u, Organization: o})
 		}
-		if u, err = s.useInvitation(ctx, invitations[i], ""); err == nil {
-			session, token, u, err = s.signInAs(ctx, u)
-		}
+		return gatehouse.Session{}, "", gatehouse.User{}, f.Next, ie
 	}
+	session, token, u, err := s.signInMembers(ctx, email, members)
 	return session, token, u, f.Next, err
+}
+
+// byVerifiedEmail returns the members of email and its invitations
+// whose links have not expired, oldest first.
+func (s *Service) byVerifiedEmail(ctx context.Context, email string) (members, invitations []gatehouse.User, err error) {
+	users, err := s.store.FindUsersByEmail(ctx, email)
+	if err != nil {
+		return nil, nil, err
+	}
+	members, invitations = splitProven(users)
+	invitations = slices.DeleteFunc(invitations, func(u gatehouse.User) bool { return !u.InvitedUntil.After(s.now()) })
+	return members, invitations, nil
+}
+
+// signInMembers signs in the member of email, or asks which when there
+// are several. [gatehouse.ErrNotFound] when there is none.
+func (s *Service) signInMembers(ctx context.Context, email string, members []gatehouse.User) (gatehouse.Session, string, gatehouse.User, error) {
+	switch len(members) {
+	case 0:
+		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("no member of Gatehouse has the email %s; ask an admin of your organization to invite it: %w", email, gatehouse.ErrNotFound)
+	case 1:
+		return s.signInAs(ctx, members[0])
+	}
+	return gatehouse.Session{}, "", gatehouse.User{}, s.choice(ctx, email, members)
+}
+
+// AcceptThroughProvider joins the invitation userID of the email the
+// token of a [*gatehouse.InvitationsError] carries, which the person
+// picked, and starts a session as it. The new member has no password:
+// they sign in through the provider.
+//
+// [gatehouse.ErrProviderSignInFailed] for a token altered or expired;
+// [gatehouse.ErrNotFound] when userID is no unexpired invitation of that
+// email.
+func (s *Service) AcceptThroughProvider(ctx context.Context, token string, userID uuid.UUID) (gatehouse.Session, string, gatehouse.User, error) {
+	email, ok := s.sessions.OpenVerifiedEmail(token, s.now())
+	if !ok {
+		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("%w: the page of invitations expired", gatehouse.ErrProviderSignInFailed)
+	}
+	_, invitations, err := s.byVerifiedEmail(ctx, email)
+	if err != nil {
+		return gatehouse.Session{}, "", gatehouse.User{}, err
+	}
+	i := slices.IndexFunc(invitations, func(u gatehouse.User) bool { return u.ID == userID })
+	if i < 0 {
+		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("the invitation is not waiting for %s (any more): %w", email, gatehouse.ErrNotFound)
+	}
+	u, err := s.useInvitation(ctx, invitations[i], [32]byte{}, "")
+	if err != nil {
+		return gatehouse.Session{}, "", gatehouse.User{}, err
+	}
+	return s.signInAs(ctx, u)
+}
+
+// ContinueThroughProvider goes on from a [*gatehouse.InvitationsError]
+// without joining: the member of its email signs in, or picks among
+// several. Errors as [Service.AcceptThroughProvider]'s, and a
+// [*gatehouse.ChoiceError].
+func (s *Service) ContinueThroughProvider(ctx context.Context, token string) (gatehouse.Session, string, gatehouse.User, error) {
+	email, ok := s.sessions.OpenVerifiedEmail(token, s.now())
+	if !ok {
+		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("%w: the page of invitations expired", gatehouse.ErrProviderSignInFailed)
+	}
+	members, _, err := s.byVerifiedEmail(ctx, email)
+	if err != nil {
+		return gatehouse.Session{}, "", gatehouse.User{}, err
+	}
+	return s.signInMembers(ctx, email, members)
 }
 
 // RequireProvider sets whether the organization's members sign in

@@ -71,3 +71,65 @@ func TestProviderSignInChecksTheStateFirst(t *testing.T) {
 		t.Fatalf("the flow's own answer: %+v %q %v", who, next, err)
 	}
 }
+
+// TestAcceptingThroughTheProvider: a sign-in through the provider of an
+// email that organizations invited joins nothing by itself: it lists the
+// invitations, and the person joins the one they pick, or goes on to
+// their own organization; the page's token is the verified email's, and
+// reaches no other email's invitation.
+func TestAcceptingThroughTheProvider(t *testing.T) {
+	p := &recordingProvider{id: gatehouse.ProviderIdentity{Email: "Ops@Acme.test", EmailVerified: true}}
+	f := newService(t, nil, func(c *service.Config) { c.Provider = p })
+	ctx := context.Background()
+	member, err := f.svc.CreateUser(ctx, gatehouse.NewUser{OrgID: f.org.ID, Email: "ops@acme.test", Password: "correct horse battery"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	invited, _, err := f.svc.InviteUser(ctx, gatehouse.NewUser{OrgID: f.other.ID, Email: "ops@acme.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := f.svc.InviteUser(ctx, gatehouse.NewUser{OrgID: f.other.ID, Email: "someone@else.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish := func() error {
+		authURL, cookie, err := f.svc.BeginProviderSignIn(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, _ := url.Parse(authURL)
+		_, _, _, _, err = f.svc.FinishProviderSignIn(ctx, cookie, u.Query().Get("state"), "code")
+		return err
+	}
+	var waiting *gatehouse.InvitationsError
+	if err := finish(); !errors.As(err, &waiting) || len(waiting.Invitations) != 1 || waiting.Invitations[0].User.ID != invited.ID || waiting.Members != 1 {
+		t.Fatalf("a sign-in of an invited email: %v, want the invitation listed", err)
+	}
+	if users, _ := f.svc.ListUsers(ctx, f.other.ID); users[0].Proven || users[1].Proven {
+		t.Fatalf("a sign-in joined by itself: %+v", users)
+	}
+	if _, _, _, err := f.svc.AcceptThroughProvider(ctx, waiting.Token, other.ID); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("accepting another email's invitation: %v, want ErrNotFound", err)
+	}
+	if _, _, _, err := f.svc.AcceptThroughProvider(ctx, waiting.Token+"x", invited.ID); !errors.Is(err, gatehouse.ErrProviderSignInFailed) {
+		t.Errorf("an altered token: %v", err)
+	}
+	if _, _, who, err := f.svc.ContinueThroughProvider(ctx, waiting.Token); err != nil || who.ID != member.ID {
+		t.Errorf("going on without joining: %+v %v, want the member", who, err)
+	}
+	_, _, who, err := f.svc.AcceptThroughProvider(ctx, waiting.Token, invited.ID)
+	if err != nil || who.ID != invited.ID || !who.Proven || who.PasswordHash != "" {
+		t.Fatalf("joining the one picked: %+v %v, want a member with no password", who, err)
+	}
+	if _, _, _, err := f.svc.AcceptThroughProvider(ctx, waiting.Token, invited.ID); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("joining twice: %v", err)
+	}
+	if err := finish(); !errors.As(err, new(*gatehouse.ChoiceError)) {
+		t.Errorf("after joining, a sign-in through the provider: %v, want a choice of both", err)
+	}
+	f.now = f.now.Add(gatehouse.ProviderFlowLifetime)
+	if _, _, _, err := f.svc.ContinueThroughProvider(ctx, waiting.Token); !errors.Is(err, gatehouse.ErrProviderSignInFailed) {
+		t.Errorf("an expired token: %v", err)
+	}
+}

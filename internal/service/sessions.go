@@ -1,9 +1,10 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -32,17 +33,17 @@ const hashWait = 2 * time.Second
 //
 // A member is a user who proved membership ([gatehouse.User.Proven]).
 // Only members take part: a user an admin adds is an invitation until
-// the person sets their password through its link ([Service.Join]) or,
-// when the email belongs to a member elsewhere, accepts it while signed
-// in ([Service.AcceptInvitation]), since anyone may add any email to
-// their own organization. An invitation costs no hash, is never
+// the person sets their password through its link ([Service.Join]) or
+// accepts it through the OpenID provider, since anyone may add any email
+// to their own organization. An invitation costs no hash, is never
 // offered, and receives no failed sign-ins.
 //
 // A failure is spent from the limits before the hash runs, and given back
 // on success: checked before and spent after, every attempt of a burst
 // sent at once would pass the check and cost a full hash. A failure is
-// recorded in the log of every organization where the email is a member;
-// an email with no member is recorded in none. An email with nobody to
+// recorded in the log of the organization where the email was proven
+// first ([Service.signInFailed]); an email with no member is recorded in
+// none. An email with nobody to
 // check is checked against a dummy hash, so that it takes as long as a
 // wrong password.
 //
@@ -138,20 +139,31 @@ func (s *Service) verify(ctx context.Context, password, hash string) (bool, erro
 	return ok && err == nil, nil
 }
 
-// signInFailed records a failed sign-in in the log of every organization
-// where the email is a member, or, for an email that is a member nowhere,
-// once with no organization and no user id. Never the password.
+// signInFailed records a failed sign-in in the log of the organization
+// where the email was proven first (its home: a member an admin proves
+// later through a link, a look-alike, reads none of it), or, for an
+// email that is a member nowhere, once with no organization and no user
+// id. Never the password.
 func (s *Service) signInFailed(ctx context.Context, email string, members []gatehouse.User) error {
 	if len(members) == 0 {
 		e := s.signInEntry(ctx, gatehouse.AuditSignInFailed, gatehouse.User{Email: email})
 		return s.store.AppendAudit(ctx, e)
 	}
-	for _, u := range members {
-		if err := s.store.AppendAudit(ctx, s.signInEntry(ctx, gatehouse.AuditSignInFailed, u)); err != nil {
-			return err
-		}
+	home := slices.MinFunc(members, func(a, b gatehouse.User) int {
+		// A member whose proof has no time (one an instance of the
+		// release before proved) comes last, not first.
+		return cmp.Or(cmp.Compare(provenOrder(a), provenOrder(b)), a.CreatedAt.Compare(b.CreatedAt))
+	})
+	return s.store.AppendAudit(ctx, s.signInEntry(ctx, gatehouse.AuditSignInFailed, home))
+}
+
+// provenOrder orders members by when they were proven, those with no
+// time last.
+func provenOrder(u gatehouse.User) int64 {
+	if u.ProvenAt.IsZero() {
+		return math.MaxInt64
 	}
-	return nil
+	return u.ProvenAt.UnixMilli()
 }
 
 // signInEntry is the entry of a sign-in of u: the user is both the actor
@@ -223,69 +235,6 @@ func (s *Service) ChooseSignIn(ctx context.Context, token string, userID uuid.UU
 		}
 	}
 	return gatehouse.Session{}, "", gatehouse.User{}, gatehouse.ErrBadCredentials
-}
-
-// Invitations returns the invitations (users not yet proven, see
-// [Service.SignIn]) of the signed-in dashboard user's email in other
-// organizations whose link has not expired, each with its organization,
-// oldest first. Anyone else has none.
-func (s *Service) Invitations(ctx context.Context) ([]gatehouse.SignInChoice, error) {
-	actor := gatehouse.ActorFrom(ctx)
-	if actor.Type != gatehouse.ActorUser || actor.Label == "" || actor.EnrolOnly {
-		return nil, nil
-	}
-	users, err := s.store.FindUsersByEmail(ctx, actor.Label)
-	if err != nil {
-		return nil, err
-	}
-	_, invitations := splitProven(users)
-	var out []gatehouse.SignInChoice
-	for _, u := range invitations {
-		if !u.InvitedUntil.After(s.now()) {
-			continue
-		}
-		o, err := s.store.FindOrganization(ctx, u.OrgID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, gatehouse.SignInChoice{User: u, Organization: o})
-	}
-	return out, nil
-}
-
-// AcceptInvitation uses the invitation userID of the signed-in
-// dashboard user's email, proving that user, and starts a session as
-// it: the person proved the email by signing in as one of its members,
-// which stands for the link. The new membership takes the password of
-// the one signed in (its hash), so that the person's next sign-in
-// offers both.
-//
-// [gatehouse.ErrNotFound] when userID is no unexpired invitation of that
-// email, or the acting user is no proven member of it.
-func (s *Service) AcceptInvitation(ctx context.Context, userID uuid.UUID) (gatehouse.Session, string, gatehouse.User, error) {
-	actor := gatehouse.ActorFrom(ctx)
-	if actor.Type != gatehouse.ActorUser || actor.Label == "" {
-		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("invitation: %w", gatehouse.ErrNotFound)
-	}
-	if actor.EnrolOnly {
-		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("enrol the second factor your organization requires first: %w", gatehouse.ErrForbidden)
-	}
-	users, err := s.store.FindUsersByEmail(ctx, actor.Label)
-	if err != nil {
-		return gatehouse.Session{}, "", gatehouse.User{}, err
-	}
-	i := slices.IndexFunc(users, func(u gatehouse.User) bool { return u.ID == actor.ID && u.Proven })
-	for _, u := range users {
-		if i >= 0 && u.ID == userID && !u.Proven {
-			// The person signs in to the new membership with the password
-			// they proved the email with, until they change either.
-			if u, err = s.useInvitation(ctx, u, users[i].PasswordHash); err != nil {
-				return gatehouse.Session{}, "", gatehouse.User{}, err
-			}
-			return s.signInAs(ctx, u)
-		}
-	}
-	return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("invitation: %w", gatehouse.ErrNotFound)
 }
 
 // FindSession returns the unexpired session of a browser's token and its

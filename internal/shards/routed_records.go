@@ -63,9 +63,9 @@ func (r *Router) SetInvitation(ctx context.Context, e gatehouse.AuditEntry, inv 
 	})
 }
 
-func (r *Router) UseInvitation(ctx context.Context, e gatehouse.AuditEntry, orgID, userID uuid.UUID, passwordHash string, now time.Time) (gatehouse.User, error) {
+func (r *Router) UseInvitation(ctx context.Context, e gatehouse.AuditEntry, orgID, userID uuid.UUID, hash [32]byte, passwordHash string, now time.Time) (gatehouse.User, error) {
 	return routedTo(r, ctx, method("Store.UseInvitation", orgID, userID), func(ctx context.Context, db *postgres.DB) (gatehouse.User, error) {
-		return db.UseInvitation(ctx, e, orgID, userID, passwordHash, now)
+		return db.UseInvitation(ctx, e, orgID, userID, hash, passwordHash, now)
 	})
 }
 

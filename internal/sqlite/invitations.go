@@ -79,9 +79,10 @@ func (db *DB) FindInvitation(ctx context.Context, hash [32]byte) (_ gatehouse.In
 	return gatehouse.Invitation{OrgID: u.OrgID, UserID: u.ID, Hash: hash, ExpiresAt: u.InvitedUntil}, u, nil
 }
 
-// UseInvitation uses a user's unexpired invitation: deletes it, sets the
-// password unless passwordHash is empty, and proves the user.
-func (db *DB) UseInvitation(ctx context.Context, e gatehouse.AuditEntry, orgID, userID uuid.UUID, passwordHash string, now time.Time) (_ gatehouse.User, err error) {
+// UseInvitation uses a user's unexpired invitation (the one of hash,
+// unless it is zero): deletes it, sets the password unless passwordHash
+// is empty, and proves the user.
+func (db *DB) UseInvitation(ctx context.Context, e gatehouse.AuditEntry, orgID, userID uuid.UUID, hash [32]byte, passwordHash string, now time.Time) (_ gatehouse.User, err error) {
 	defer sqlstore.Label(&err, "Store.UseInvitation", orgID, userID)
 	var u gatehouse.User
 	err = db.withTx(ctx, func(tx *sql.Tx) error {
@@ -89,15 +90,17 @@ func (db *DB) UseInvitation(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		if err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, "DELETE FROM invitations WHERE user_id = ? AND org = ? AND expires_at > ?", userID[:], org, millis(now))
+		h := sqlstore.OptionalHash(hash)
+		res, err := tx.ExecContext(ctx, `DELETE FROM invitations WHERE user_id = ? AND org = ? AND expires_at > ?
+			AND (? IS NULL OR token_hash = ?)`, userID[:], org, millis(now), h, h)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return cmp.Or(err, fmt.Errorf("invitation: %w", gatehouse.ErrNotFound))
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET proven = 1,
-			password_hash = CASE WHEN ? = '' THEN password_hash ELSE ? END WHERE id = ?`, passwordHash, passwordHash, userID[:]); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET proven = 1, proven_at = ?,
+			password_hash = CASE WHEN ? = '' THEN password_hash ELSE ? END WHERE id = ?`, millis(now), passwordHash, passwordHash, userID[:]); err != nil {
 			return err
 		}
 		if u, _, err = db.userByID(ctx, tx, orgID, userID); err != nil {

@@ -77,3 +77,12 @@ func SignInColumn(what gatehouse.SignInRequirement) (string, error) {
 func InvitedEntry(e gatehouse.AuditEntry, u gatehouse.User, inv gatehouse.Invitation) gatehouse.AuditEntry {
 	return UserEntry(e, u).Change("invitedUntil", "", gatehouse.FormatTime(inv.ExpiresAt))
 }
+
+// OptionalHash is hash as a statement's argument: nil (SQL NULL) for the
+// zero hash, which matches any.
+func OptionalHash(hash [32]byte) []byte {
+	if hash == ([32]byte{}) {
+		return nil
+	}
+	return hash[:]
+}

@@ -19,7 +19,7 @@ func testInvitations(t *testing.T, f *fixture) {
 	inv, token := gatehouse.NewInvitation(acme.ID, gatehouse.NewID(), f.now)
 	u, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: acme.ID, Email: "New@Acme.test", Name: "Nova"}, &inv)
 	must(t, err)
-	if u.Proven || u.PasswordHash != "" || !u.InvitedUntil.Equal(inv.ExpiresAt) {
+	if u.Proven || !u.ProvenAt.IsZero() || u.PasswordHash != "" || !u.InvitedUntil.Equal(inv.ExpiresAt) {
 		t.Fatalf("invited: %+v", u)
 	}
 	got, who, err := f.s.FindInvitation(ctx, gatehouse.InvitationHash(token))
@@ -56,19 +56,24 @@ func testInvitations(t *testing.T, f *fixture) {
 		t.Errorf("user.invited: %+v", e)
 	}
 
-	// Used: by another organization, no; expired, no; in time, once.
+	// Used: by another organization, no; through the replaced link, no;
+	// expired, no; in time, once.
 	entry := gatehouse.SystemEntry(gatehouse.AuditInvitationAccepted)
-	if _, err := f.s.UseInvitation(ctx, entry, rival.ID, u.ID, "hash", f.now); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, err := f.s.UseInvitation(ctx, entry, rival.ID, u.ID, renewed.Hash, "hash", f.now); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("used through another organization: %v", err)
 	}
-	if _, err := f.s.UseInvitation(ctx, entry, acme.ID, u.ID, "hash", renewed.ExpiresAt); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, err := f.s.UseInvitation(ctx, entry, acme.ID, u.ID, inv.Hash, "hash", f.now); !errors.Is(err, gatehouse.ErrNotFound) {
+		t.Errorf("used through the replaced link: %v", err)
+	}
+	if _, err := f.s.UseInvitation(ctx, entry, acme.ID, u.ID, renewed.Hash, "hash", renewed.ExpiresAt); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("used as it expires: %v", err)
 	}
-	joined, err := f.s.UseInvitation(ctx, entry, acme.ID, u.ID, "hash", f.now.Add(2*time.Hour))
-	if err != nil || !joined.Proven || joined.PasswordHash != "hash" || !joined.InvitedUntil.IsZero() {
+	used := f.now.Add(2 * time.Hour).Truncate(time.Millisecond)
+	joined, err := f.s.UseInvitation(ctx, entry, acme.ID, u.ID, renewed.Hash, "hash", used)
+	if err != nil || !joined.Proven || !joined.ProvenAt.Equal(used) || joined.PasswordHash != "hash" || !joined.InvitedUntil.IsZero() {
 		t.Fatalf("used: %+v %v", joined, err)
 	}
-	if _, err := f.s.UseInvitation(ctx, entry, acme.ID, u.ID, "other", f.now.Add(2*time.Hour)); !errors.Is(err, gatehouse.ErrNotFound) {
+	if _, err := f.s.UseInvitation(ctx, entry, acme.ID, u.ID, [32]byte{}, "other", used); !errors.Is(err, gatehouse.ErrNotFound) {
 		t.Errorf("used twice: %v", err)
 	}
 	if _, _, err := f.s.FindInvitation(ctx, gatehouse.InvitationHash(newToken)); !errors.Is(err, gatehouse.ErrNotFound) {

@@ -10,3 +10,10 @@ CREATE TABLE invitations (
   expires_at INTEGER NOT NULL,
   created_at INTEGER NOT NULL
 ) STRICT;
+
+-- When each user was proven: a failed sign-in of an email is recorded in
+-- the organization of its first proven user only, so that a user an
+-- admin proves later through a link (a look-alike) reads none of it.
+-- Users proven before this migration count from when they were added.
+ALTER TABLE users ADD COLUMN proven_at INTEGER;
+UPDATE users SET proven_at = created_at WHERE proven <> 0;

@@ -30,7 +30,7 @@ func (d *dashboard) renderChoice(w http.ResponseWriter, r *http.Request, choice 
 // chooseOrganization signs the person in as the user they picked.
 func (d *dashboard) chooseOrganization(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostFormValue("next"))
-	if c, err := r.Cookie(loginCookie); err != nil || !sameToken(r.PostFormValue("csrf"), c.Value) {
+	if !loginTokenGood(r) {
 		d.renderLogin(w, r, http.StatusForbidden, loginPage{Next: next, Error: "The sign-in form expired; please try again."})
 		return
 	}

@@ -119,7 +119,7 @@ func (d *dashboard) continueThroughProvider(w http.ResponseWriter, r *http.Reque
 // loginFormToken checks the form's token against the sign-in cookie,
 // answering when it does not match.
 func (d *dashboard) loginFormToken(w http.ResponseWriter, r *http.Request) bool {
-	if c, err := r.Cookie(loginCookie); err != nil || !sameToken(r.PostFormValue("csrf"), c.Value) {
+	if !loginTokenGood(r) {
 		d.renderLogin(w, r, http.StatusForbidden, loginPage{Error: "The sign-in form expired; please try again."})
 		return false
 	}

@@ -45,7 +45,7 @@ func (d *dashboard) renderSecondStep(w http.ResponseWriter, r *http.Request, sf 
 // signInWithCode finishes a sign-in with the code of the second factor.
 func (d *dashboard) signInWithCode(w http.ResponseWriter, r *http.Request) {
 	p := secondStepPage{Next: safeNext(r.PostFormValue("next"))}
-	if c, err := r.Cookie(loginCookie); err != nil || !sameToken(r.PostFormValue("csrf"), c.Value) {
+	if !loginTokenGood(r) {
 		d.renderLogin(w, r, http.StatusForbidden, loginPage{Next: p.Next, Error: "The sign-in form expired; please try again."})
 		return
 	}

@@ -21,6 +21,13 @@ func retryAfter(w http.ResponseWriter, retry *gatehouse.RetryError) {
 	w.Header().Set("Retry-After", strconv.Itoa(int((retry.After+time.Second-1)/time.Second)))
 }
 
+// loginTokenGood says whether a form of the sign-in pages carries the
+// token of the sign-in cookie.
+func loginTokenGood(r *http.Request) bool {
+	c, err := r.Cookie(loginCookie)
+	return err == nil && sameToken(r.PostFormValue("csrf"), c.Value)
+}
+
 func sameToken(got, want string) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
@@ -46,7 +53,7 @@ func (d *dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status i
 func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 	email := strings.ToLower(strings.TrimSpace(r.PostFormValue("email")))
 	p := loginPage{Email: email, Next: safeNext(r.PostFormValue("next"))}
-	if c, err := r.Cookie(loginCookie); err != nil || !sameToken(r.PostFormValue("csrf"), c.Value) {
+	if !loginTokenGood(r) {
 		p.Error = "The sign-in form expired; please try again."
 		d.renderLogin(w, r, http.StatusForbidden, p)
 		return

@@ -45,6 +45,9 @@ const (
 	sessionCookie = "gatehouse_session"
 	loginCookie   = "gatehouse_login"  // the sign-in form's CSRF token, before there is a session
 	choiceCookie  = "gatehouse_choice" // a sign-in that matched several organizations, until one is picked
+	// verifiedCookie: an email the OpenID provider verified, while the
+	// invitations waiting for it are shown, until one is picked.
+	verifiedCookie = "gatehouse_verified"
 )
 
 // Config is what the dashboard needs.

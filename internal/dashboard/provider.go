@@ -72,8 +72,10 @@ func (d *dashboard) providerSignedIn(w http.ResponseWriter, r *http.Request, ses
 	switch {
 	case errors.As(err, &waiting):
 		p := invitationsPage{CSRF: gatehouse.NewToken(), Next: next, Waiting: waiting}
-		http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: p.CSRF, Path: Prefix + "/login", HttpOnly: true,
-			Secure: secure(r), SameSite: http.SameSiteStrictMode, MaxAge: int(gatehouse.ProviderFlowLifetime.Seconds())})
+		for name, value := range map[string]string{loginCookie: p.CSRF, verifiedCookie: waiting.Token} {
+			http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: Prefix + "/login", HttpOnly: true,
+				Secure: secure(r), SameSite: http.SameSiteStrictMode, MaxAge: int(gatehouse.ProviderFlowLifetime.Seconds())})
+		}
 		d.render(w, r, http.StatusOK, "provider-invitations", p)
 	case errors.As(err, &choice):
 		d.renderChoice(w, r, choice, next)
@@ -103,7 +105,7 @@ func (d *dashboard) acceptThroughProvider(w http.ResponseWriter, r *http.Request
 		return
 	}
 	userID, _ := uuid.Parse(r.PostFormValue("user"))
-	session, token, user, err := d.Service.AcceptThroughProvider(anonymous(r), r.PostFormValue("verified"), userID)
+	session, token, user, err := d.Service.AcceptThroughProvider(anonymous(r), verifiedEmail(r), userID)
 	d.providerSignedIn(w, r, session, token, user, safeNext(r.PostFormValue("next")), err)
 }
 
@@ -112,8 +114,18 @@ func (d *dashboard) continueThroughProvider(w http.ResponseWriter, r *http.Reque
 	if !d.loginFormToken(w, r) {
 		return
 	}
-	session, token, user, err := d.Service.ContinueThroughProvider(anonymous(r), r.PostFormValue("verified"))
+	session, token, user, err := d.Service.ContinueThroughProvider(anonymous(r), verifiedEmail(r))
 	d.providerSignedIn(w, r, session, token, user, safeNext(r.PostFormValue("next")), err)
+}
+
+// verifiedEmail is the token of the email the provider verified, which
+// the page of invitations left in a cookie (never in the page, which a
+// screenshot or a shared screen could carry away).
+func verifiedEmail(r *http.Request) string {
+	if c, err := r.Cookie(verifiedCookie); err == nil {
+		return c.Value
+	}
+	return ""
 }
 
 // loginFormToken checks the form's token against the sign-in cookie,

@@ -212,17 +212,18 @@ func TestJoiningThroughTheProvider(t *testing.T) {
 	// when picked.
 	authURL, _ := beginAtProvider(t, visitor)
 	page = visitor.do("GET", callbackPath(t, s, p.SignIn(t, visitor.client, authURL, "nova@example.test", providerPassword)), nil)
-	form := regexp.MustCompile(`name="verified" value="([^"]+)">\s*<input type="hidden" name="user" value="([0-9a-f-]{36})">`).FindStringSubmatch(page.body)
+	form := regexp.MustCompile(`name="user" value="([0-9a-f-]{36})">`).FindStringSubmatch(page.body)
 	if page.status != http.StatusOK || !strings.Contains(page.body, "Join Acme") || form == nil || strings.Contains(page.body, "Continue without joining") {
 		t.Fatalf("the invitations through the provider: %d %.600s", page.status, page.body)
 	}
 	if u := findUser(t, s, acme.org.ID, "nova@example.test"); u.Proven {
 		t.Error("the sign-in joined by itself")
 	}
-	if r := s.browser().do("POST", "/dashboard/login/oidc/accept", url.Values{"csrf": {csrfOf(t, page.body)}, "verified": {form[1]}, "user": {form[2]}}); r.status != http.StatusForbidden {
-		t.Errorf("the page's form from another browser (no sign-in cookie): %d", r.status)
+	if r := s.browser().do("POST", "/dashboard/login/oidc/accept", url.Values{"csrf": {csrfOf(t, page.body)}, "user": {form[1]}},
+		"Cookie", "gatehouse_login="+csrfOf(t, page.body)); r.status != http.StatusUnauthorized {
+		t.Errorf("the page's form from another browser, its CSRF token copied: %d, want 401", r.status)
 	}
-	r := visitor.do("POST", "/dashboard/login/oidc/accept", url.Values{"csrf": {csrfOf(t, page.body)}, "verified": {form[1]}, "user": {form[2]}})
+	r := visitor.do("POST", "/dashboard/login/oidc/accept", url.Values{"csrf": {csrfOf(t, page.body)}, "user": {form[1]}})
 	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/dashboard/events" {
 		t.Fatalf("joining through the provider: %d to %q %.300s", r.status, r.header.Get("Location"), r.body)
 	}

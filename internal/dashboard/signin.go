@@ -101,6 +101,7 @@ func (d *dashboard) login(w http.ResponseWriter, r *http.Request) {
 func (d *dashboard) signIn(w http.ResponseWriter, r *http.Request, session gatehouse.Session, token string, user gatehouse.User, next string) {
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: Prefix + "/login", MaxAge: -1})
 	http.SetCookie(w, &http.Cookie{Name: choiceCookie, Path: Prefix + "/login", MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: verifiedCookie, Path: Prefix + "/login", MaxAge: -1})
 	d.setSession(w, r, session, token)
 	d.Logger.LogAttrs(r.Context(), slog.LevelInfo, "dashboard sign-in", slog.String("userId", user.ID.String()),
 		slog.String("orgId", user.OrgID.String()))

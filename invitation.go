@@ -40,3 +40,26 @@ func InvitationHash(token string) [32]byte { return sha256.Sum256([]byte(token))
 // InvitationPath is the dashboard's page of an invitation's link, under
 // the server's address.
 func InvitationPath(token string) string { return "/dashboard/join/" + token }
+
+// Proof is how a user was proven ([User.ProvenBy]).
+type Proof string
+
+// The proofs.
+const (
+	// ProvenByOperator: the operator gave the password (gatehouse user
+	// create, user set-password).
+	ProvenByOperator Proof = "operator"
+	// ProvenByLink: the holder of an invitation's link chose the
+	// password; the admin who made the link saw it, so it proves a
+	// membership, not the email.
+	ProvenByLink Proof = "link"
+	// ProvenByProvider: the OpenID provider verified the email.
+	ProvenByProvider Proof = "provider"
+	// ProvenBySignIn: a sign-in with a password an admin had made, as
+	// before invitations had links.
+	ProvenBySignIn Proof = "sign-in"
+)
+
+// OwnsEmail says whether p proves the person owns the email, not only
+// that they hold a membership an admin could have made for anyone.
+func (p Proof) OwnsEmail() bool { return p == ProvenByOperator || p == ProvenByProvider }

@@ -70,10 +70,12 @@ type User struct {
 	// then the user is an invitation and takes no part in sign-in (see
 	// service.Service.SignIn).
 	Proven bool
-	// ProvenAt is when the user was proven (zero while not): a failed
-	// sign-in of an email is recorded in the organization of its first
-	// proven user only.
+	// ProvenAt is when the user was proven (zero while not), and ProvenBy
+	// how: a failed sign-in of an email is recorded in the organization of
+	// its first proven user, and in those whose user the provider or the
+	// operator proved.
 	ProvenAt time.Time
+	ProvenBy Proof
 	// InvitedUntil is when the user's invitation link expires: zero when
 	// the user has none (proven, or a link used or never made). Set by
 	// the lists of users, not by sign-in's reads.

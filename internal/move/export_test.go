@@ -91,7 +91,7 @@ func Compare(ctx context.Context, from, to string, rep *Report) error {
 		}
 		for _, c := range t.Columns {
 			_, sealed := r.sealed[c.Name]
-			if sealed && rep.Secret == SecretResealed || name == "users" && (c.Name == "proven" || c.Name == "proven_at") && len(rep.Invitations) > 0 {
+			if sealed && rep.Secret == SecretResealed || name == "users" && (c.Name == "proven" || c.Name == "proven_at" || c.Name == "proven_by") && len(rep.Invitations) > 0 {
 				continue
 			}
 			cols = append(cols, pgx.Identifier{c.Name}.Sanitize())

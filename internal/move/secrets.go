@@ -157,7 +157,7 @@ func (m *mover) demoteUsers(ctx context.Context) error {
 	if len(held) == 0 {
 		return nil
 	}
-	if _, err := m.tx.Exec(ctx, "UPDATE users SET proven = false, proven_at = NULL WHERE org = ANY($1) AND email = ANY($2)", m.targetSeqs(), held); err != nil {
+	if _, err := m.tx.Exec(ctx, "UPDATE users SET proven = false, proven_at = NULL, proven_by = NULL WHERE org = ANY($1) AND email = ANY($2)", m.targetSeqs(), held); err != nil {
 		return err
 	}
 	if _, err := m.tx.Exec(ctx, `INSERT INTO invitations (org, user_id, token_hash, expires_at, created_at)

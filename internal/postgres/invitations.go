@@ -92,8 +92,8 @@ func (db *DB) UseInvitation(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("invitation: %w", gatehouse.ErrNotFound)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE users SET proven = true, proven_at = $3,
-			password_hash = CASE WHEN $2 = '' THEN password_hash ELSE $2 END WHERE id = $1`, userID, passwordHash, now); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE users SET proven = true, proven_at = $3, proven_by = $4,
+			password_hash = CASE WHEN $2 = '' THEN password_hash ELSE $2 END WHERE id = $1`, userID, passwordHash, now, sqlstore.ProofOfUse(hash)); err != nil {
 			return err
 		}
 		if u, _, err = lockUserByID(ctx, tx, orgID, userID); err != nil {

@@ -32,7 +32,7 @@ func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gateh
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE users SET proven = true, proven_at = $2 WHERE id = $1 AND NOT proven", s.UserID, s.CreatedAt); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE users SET proven = true, proven_at = $2, proven_by = 'sign-in' WHERE id = $1 AND NOT proven", s.UserID, s.CreatedAt); err != nil {
 			return err
 		}
 		var (

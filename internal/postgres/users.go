@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.proven_at, u.totp_sealed IS NOT NULL,
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.proven_at, coalesce(u.proven_by, ''), u.totp_sealed IS NOT NULL,
 	(SELECT i.expires_at FROM invitations i WHERE i.user_id = u.id)`
 
 // CreateUser stores a dashboard user, proven as u.Proven says, and inv
@@ -34,8 +34,8 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 			return err
 		}
 		u.Role = sqlstore.RoleOfNewUser(u.Role, others)
-		_, err = tx.Exec(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at, proven, proven_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $8 THEN $7::timestamptz END)`, u.ID, org, u.Email, u.Name, u.Role, u.PasswordHash, u.CreatedAt, u.Proven)
+		_, err = tx.Exec(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at, proven, proven_at, proven_by)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $8 THEN $7::timestamptz END, CASE WHEN $8 THEN 'operator' END)`, u.ID, org, u.Email, u.Name, u.Role, u.PasswordHash, u.CreatedAt, u.Proven)
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
@@ -44,7 +44,7 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 			return err
 		}
 		if u.Proven {
-			u.ProvenAt = u.CreatedAt
+			u.ProvenAt, u.ProvenBy = u.CreatedAt, gatehouse.ProvenByOperator
 		}
 		e = sqlstore.UserEntry(e, u).Change("role", "", string(u.Role))
 		if inv != nil {
@@ -116,7 +116,7 @@ func users(ctx context.Context, q querier, query string, args ...any) ([]gatehou
 			u                 gatehouse.User
 			provenAt, invited *time.Time
 		)
-		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven, &provenAt, &u.SecondFactor, &invited); err != nil {
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven, &provenAt, &u.ProvenBy, &u.SecondFactor, &invited); err != nil {
 			return nil, wrap(err)
 		}
 		u.CreatedAt = utc(u.CreatedAt)
@@ -139,14 +139,14 @@ func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID
 		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1, proven = true, proven_at = coalesce(proven_at, $3) WHERE id = $2", passwordHash, u.ID, db.Now()); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE users SET password_hash = $1, proven = true, proven_at = coalesce(proven_at, $3), proven_by = coalesce(proven_by, 'operator') WHERE id = $2", passwordHash, u.ID, db.Now()); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM invitations WHERE user_id = $1", u.ID); err != nil {
 			return err
 		}
 		if !u.Proven {
-			u.ProvenAt = gatehouse.Truncate(db.Now())
+			u.ProvenAt, u.ProvenBy = gatehouse.Truncate(db.Now()), gatehouse.ProvenByOperator
 		}
 		u.PasswordHash, u.Proven, u.InvitedUntil = passwordHash, true, time.Time{}
 		if _, err = tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID); err != nil {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/gatehouse/gatehouse"
 	"github.com/gatehouse/gatehouse/internal/service"
+	"github.com/google/uuid"
 )
 
 // recordingProvider answers every code with its identity and counts
@@ -131,5 +133,53 @@ func TestAcceptingThroughTheProvider(t *testing.T) {
 	f.now = f.now.Add(gatehouse.ProviderFlowLifetime)
 	if _, _, _, err := f.svc.ContinueThroughProvider(ctx, waiting.Token); !errors.Is(err, gatehouse.ErrProviderSignInFailed) {
 		t.Errorf("an expired token: %v", err)
+	}
+}
+
+// TestFailuresReachTheOrganizationsOfTheEmailsOwner: a failed sign-in is
+// recorded where the email was proven first (here, a look-alike Rival's
+// admin claimed through a link before the person joined anywhere), and
+// where the provider proved its owner (Acme, joined through the
+// provider), never in another link-proven membership.
+func TestFailuresReachTheOrganizationsOfTheEmailsOwner(t *testing.T) {
+	p := &recordingProvider{id: gatehouse.ProviderIdentity{Email: "v@studio.test", EmailVerified: true}}
+	f := newService(t, nil, func(c *service.Config) { c.Provider = p })
+	ctx := context.Background()
+	third, err := f.svc.CreateOrganization(ctx, "Third")
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{}
+	for name, org := range map[string]gatehouse.Organization{"acme": f.org, "rival": f.other, "third": third} {
+		_, link, err := f.svc.InviteUser(ctx, gatehouse.NewUser{OrgID: org.ID, Email: "v@studio.test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		links[name] = link
+	}
+	if _, _, _, err := f.svc.Join(ctx, links["rival"], "claimed by rival's admin"); err != nil { // first: Rival's admin, through the link they saw
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(time.Minute)
+	if _, _, _, err := f.svc.Join(ctx, links["third"], "third's look-alike"); err != nil {
+		t.Fatal(err)
+	}
+	authURL, cookie, _ := f.svc.BeginProviderSignIn(ctx, "")
+	u, _ := url.Parse(authURL)
+	var waiting *gatehouse.InvitationsError
+	if _, _, _, _, err := f.svc.FinishProviderSignIn(ctx, cookie, u.Query().Get("state"), "code"); !errors.As(err, &waiting) {
+		t.Fatalf("the owner's sign-in: %v", err)
+	}
+	acme, _, _, err := f.svc.AcceptThroughProvider(ctx, waiting.Token, waiting.Invitations[0].User.ID)
+	if err != nil || len(waiting.Invitations) != 1 {
+		t.Fatalf("the owner joins Acme through the provider: %+v %v", acme, err)
+	}
+	if _, _, _, err := f.svc.SignIn(ctx, "v@studio.test", "a wrong password!!", "192.0.2.0"); !errors.Is(err, gatehouse.ErrBadCredentials) {
+		t.Fatal(err)
+	}
+	for org, want := range map[uuid.UUID]int{f.org.ID: 1, f.other.ID: 1, third.ID: 0} {
+		if n := len(filter(f.auditLog(t, org), gatehouse.AuditSignInFailed)); n != want {
+			t.Errorf("organization %s has %d failed sign-ins, want %d", org, n, want)
+		}
 	}
 }

@@ -42,8 +42,8 @@ const hashWait = 2 * time.Second
 // on success: checked before and spent after, every attempt of a burst
 // sent at once would pass the check and cost a full hash. A failure is
 // recorded in the log of the organization where the email was proven
-// first ([Service.signInFailed]); an email with no member is recorded in
-// none. An email with nobody to
+// first, and of those where its owner was proven ([Service.signInFailed]);
+// an email with no member is recorded in none. An email with nobody to
 // check is checked against a dummy hash, so that it takes as long as a
 // wrong password.
 //
@@ -140,10 +140,11 @@ func (s *Service) verify(ctx context.Context, password, hash string) (bool, erro
 }
 
 // signInFailed records a failed sign-in in the log of the organization
-// where the email was proven first (its home: a member an admin proves
-// later through a link, a look-alike, reads none of it), or, for an
-// email that is a member nowhere, once with no organization and no user
-// id. Never the password.
+// where the email was proven first (its home), and of those whose member
+// the OpenID provider or the operator proved ([gatehouse.Proof.OwnsEmail]):
+// a member an admin proved later through a link, a look-alike, reads
+// none of it. An email that is a member nowhere is recorded once, with
+// no organization and no user id. Never the password.
 func (s *Service) signInFailed(ctx context.Context, email string, members []gatehouse.User) error {
 	if len(members) == 0 {
 		e := s.signInEntry(ctx, gatehouse.AuditSignInFailed, gatehouse.User{Email: email})
@@ -154,7 +155,14 @@ func (s *Service) signInFailed(ctx context.Context, email string, members []gate
 		// release before proved) comes last, not first.
 		return cmp.Or(cmp.Compare(provenOrder(a), provenOrder(b)), a.CreatedAt.Compare(b.CreatedAt))
 	})
-	return s.store.AppendAudit(ctx, s.signInEntry(ctx, gatehouse.AuditSignInFailed, home))
+	for _, u := range members {
+		if u.ID == home.ID || u.ProvenBy.OwnsEmail() {
+			if err := s.store.AppendAudit(ctx, s.signInEntry(ctx, gatehouse.AuditSignInFailed, u)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // provenOrder orders members by when they were proven, those with no

@@ -99,8 +99,8 @@ func (db *DB) UseInvitation(ctx context.Context, e gatehouse.AuditEntry, orgID, 
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return cmp.Or(err, fmt.Errorf("invitation: %w", gatehouse.ErrNotFound))
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET proven = 1, proven_at = ?,
-			password_hash = CASE WHEN ? = '' THEN password_hash ELSE ? END WHERE id = ?`, millis(now), passwordHash, passwordHash, userID[:]); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET proven = 1, proven_at = ?, proven_by = ?,
+			password_hash = CASE WHEN ? = '' THEN password_hash ELSE ? END WHERE id = ?`, millis(now), sqlstore.ProofOfUse(hash), passwordHash, passwordHash, userID[:]); err != nil {
 			return err
 		}
 		if u, _, err = db.userByID(ctx, tx, orgID, userID); err != nil {

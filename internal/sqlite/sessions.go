@@ -32,7 +32,7 @@ func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gateh
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE users SET proven = 1, proven_at = ? WHERE id = ? AND proven = 0", millis(s.CreatedAt), s.UserID[:]); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE users SET proven = 1, proven_at = ?, proven_by = 'sign-in' WHERE id = ? AND proven = 0", millis(s.CreatedAt), s.UserID[:]); err != nil {
 			return err
 		}
 		var org int64

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.proven_at, u.totp_sealed IS NOT NULL,
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.proven_at, coalesce(u.proven_by, ''), u.totp_sealed IS NOT NULL,
 	(SELECT i.expires_at FROM invitations i WHERE i.user_id = u.id)`
 
 // CreateUser stores a dashboard user, proven as u.Proven says, and inv
@@ -35,8 +35,8 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 			return err
 		}
 		u.Role = sqlstore.RoleOfNewUser(u.Role, others)
-		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at, proven, proven_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN ? END)`, u.ID[:], org, u.Email, u.Name, u.Role, u.PasswordHash, millis(u.CreatedAt), u.Proven, u.Proven, millis(u.CreatedAt))
+		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at, proven, proven_at, proven_by)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN ? END, CASE WHEN ? THEN 'operator' END)`, u.ID[:], org, u.Email, u.Name, u.Role, u.PasswordHash, millis(u.CreatedAt), u.Proven, u.Proven, millis(u.CreatedAt), u.Proven)
 		if isUniqueViolation(err) {
 			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
 		}
@@ -44,7 +44,7 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 			return err
 		}
 		if u.Proven {
-			u.ProvenAt = u.CreatedAt
+			u.ProvenAt, u.ProvenBy = u.CreatedAt, gatehouse.ProvenByOperator
 		}
 		e = sqlstore.UserEntry(e, u).Change("role", "", string(u.Role))
 		if inv != nil {
@@ -104,7 +104,7 @@ func (db *DB) users(ctx context.Context, q queryer, query string, args ...any) (
 			invited  sql.NullInt64
 			provenAt sql.NullInt64
 		)
-		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &created, &u.Proven, &provenAt, &u.SecondFactor, &invited); err != nil {
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &created, &u.Proven, &provenAt, &u.ProvenBy, &u.SecondFactor, &invited); err != nil {
 			return nil, wrap(err)
 		}
 		u.CreatedAt = fromMillis(created)
@@ -127,14 +127,14 @@ func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID
 		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ?, proven = 1, proven_at = coalesce(proven_at, ?) WHERE id = ?", passwordHash, millis(db.Now()), u.ID[:]); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ?, proven = 1, proven_at = coalesce(proven_at, ?), proven_by = coalesce(proven_by, 'operator') WHERE id = ?", passwordHash, millis(db.Now()), u.ID[:]); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM invitations WHERE user_id = ?", u.ID[:]); err != nil {
 			return err
 		}
 		if !u.Proven {
-			u.ProvenAt = gatehouse.Truncate(db.Now())
+			u.ProvenAt, u.ProvenBy = gatehouse.Truncate(db.Now()), gatehouse.ProvenByOperator
 		}
 		u.PasswordHash, u.Proven, u.InvitedUntil = passwordHash, true, time.Time{}
 		if _, err = tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:]); err != nil {

@@ -86,3 +86,12 @@ func OptionalHash(hash [32]byte) []byte {
 	}
 	return hash[:]
 }
+
+// ProofOfUse is how the use of an invitation proves its user: through
+// its link (a hash), or through the OpenID provider (the zero hash).
+func ProofOfUse(hash [32]byte) gatehouse.Proof {
+	if hash == ([32]byte{}) {
+		return gatehouse.ProvenByProvider
+	}
+	return gatehouse.ProvenByLink
+}

@@ -70,7 +70,7 @@ func testInvitations(t *testing.T, f *fixture) {
 	}
 	used := f.now.Add(2 * time.Hour).Truncate(time.Millisecond)
 	joined, err := f.s.UseInvitation(ctx, entry, acme.ID, u.ID, renewed.Hash, "hash", used)
-	if err != nil || !joined.Proven || !joined.ProvenAt.Equal(used) || joined.PasswordHash != "hash" || !joined.InvitedUntil.IsZero() {
+	if err != nil || !joined.Proven || !joined.ProvenAt.Equal(used) || joined.ProvenBy != gatehouse.ProvenByLink || joined.PasswordHash != "hash" || !joined.InvitedUntil.IsZero() {
 		t.Fatalf("used: %+v %v", joined, err)
 	}
 	if _, err := f.s.UseInvitation(ctx, entry, acme.ID, u.ID, [32]byte{}, "other", used); !errors.Is(err, gatehouse.ErrNotFound) {
@@ -83,6 +83,14 @@ func testInvitations(t *testing.T, f *fixture) {
 		t.Errorf("a link for a member: %v", err)
 	}
 
+	// Through the provider (no link's hash): proven by the provider.
+	inv, _ = gatehouse.NewInvitation(acme.ID, gatehouse.NewID(), f.now)
+	w, err := f.s.CreateUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserAdded), gatehouse.User{OrgID: acme.ID, Email: "sso@acme.test"}, &inv)
+	must(t, err)
+	if w, err = f.s.UseInvitation(ctx, entry, acme.ID, w.ID, [32]byte{}, "", used); err != nil || w.ProvenBy != gatehouse.ProvenByProvider || w.PasswordHash != "" {
+		t.Errorf("used through the provider: %+v %v", w, err)
+	}
+
 	// The operator's password proves an invitation and ends its link;
 	// removing an invited user takes the link with it.
 	for _, end := range []string{"password", "remove"} {
@@ -91,7 +99,7 @@ func testInvitations(t *testing.T, f *fixture) {
 		must(t, err)
 		if end == "password" {
 			v, err = f.s.SetUserPassword(ctx, gatehouse.SystemEntry(gatehouse.AuditUserPasswordSet), acme.ID, v.Email, "set")
-			if err != nil || !v.Proven || !v.InvitedUntil.IsZero() {
+			if err != nil || !v.Proven || v.ProvenBy != gatehouse.ProvenByOperator || !v.InvitedUntil.IsZero() {
 				t.Errorf("the operator's password: %+v %v", v, err)
 			}
 		} else {

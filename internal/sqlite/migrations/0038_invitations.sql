@@ -11,9 +11,12 @@ CREATE TABLE invitations (
   created_at INTEGER NOT NULL
 ) STRICT;
 
--- When each user was proven: a failed sign-in of an email is recorded in
--- the organization of its first proven user only, so that a user an
--- admin proves later through a link (a look-alike) reads none of it.
--- Users proven before this migration count from when they were added.
+-- When and how each user was proven: a failed sign-in of an email is
+-- recorded in the organization of its first proven user, and in those
+-- whose user the OpenID provider or the operator proved, so that a user
+-- an admin proves later through a link (a look-alike) reads none of it.
+-- Users proven before this migration count from when they were added,
+-- proven by signing in.
 ALTER TABLE users ADD COLUMN proven_at INTEGER;
-UPDATE users SET proven_at = created_at WHERE proven <> 0;
+ALTER TABLE users ADD COLUMN proven_by TEXT;
+UPDATE users SET proven_at = created_at, proven_by = 'sign-in' WHERE proven <> 0;

@@ -120,6 +120,19 @@ func (s *Service) byVerifiedEmail(ctx context.Context, email string) (members, i
 	return members, invitations, nil
 }
 
+// openVerified returns the email a token of a
+// [*gatehouse.InvitationsError] carries, with its members and live
+// invitations; [gatehouse.ErrProviderSignInFailed] for a token altered
+// or expired.
+func (s *Service) openVerified(ctx context.Context, token string) (email string, members, invitations []gatehouse.User, err error) {
+	email, ok := s.sessions.OpenVerifiedEmail(token, s.now())
+	if !ok {
+		return "", nil, nil, fmt.Errorf("%w: the page of invitations expired", gatehouse.ErrProviderSignInFailed)
+	}
+	members, invitations, err = s.byVerifiedEmail(ctx, email)
+	return email, members, invitations, err
+}
+
 // signInMembers signs in the member of email, or asks which when there
 // are several. [gatehouse.ErrNotFound] when there is none.
 func (s *Service) signInMembers(ctx context.Context, email string, members []gatehouse.User) (gatehouse.Session, string, gatehouse.User, error) {
@@ -141,11 +154,7 @@ func (s *Service) signInMembers(ctx context.Context, email string, members []gat
 // [gatehouse.ErrNotFound] when userID is no unexpired invitation of that
 // email.
 func (s *Service) AcceptThroughProvider(ctx context.Context, token string, userID uuid.UUID) (gatehouse.Session, string, gatehouse.User, error) {
-	email, ok := s.sessions.OpenVerifiedEmail(token, s.now())
-	if !ok {
-		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("%w: the page of invitations expired", gatehouse.ErrProviderSignInFailed)
-	}
-	_, invitations, err := s.byVerifiedEmail(ctx, email)
+	email, _, invitations, err := s.openVerified(ctx, token)
 	if err != nil {
 		return gatehouse.Session{}, "", gatehouse.User{}, err
 	}
@@ -165,11 +174,7 @@ func (s *Service) AcceptThroughProvider(ctx context.Context, token string, userI
 // several. Errors as [Service.AcceptThroughProvider]'s, and a
 // [*gatehouse.ChoiceError].
 func (s *Service) ContinueThroughProvider(ctx context.Context, token string) (gatehouse.Session, string, gatehouse.User, error) {
-	email, ok := s.sessions.OpenVerifiedEmail(token, s.now())
-	if !ok {
-		return gatehouse.Session{}, "", gatehouse.User{}, fmt.Errorf("%w: the page of invitations expired", gatehouse.ErrProviderSignInFailed)
-	}
-	members, _, err := s.byVerifiedEmail(ctx, email)
+	email, members, _, err := s.openVerified(ctx, token)
 	if err != nil {
 		return gatehouse.Session{}, "", gatehouse.User{}, err
 	}

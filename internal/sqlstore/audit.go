@@ -77,21 +77,3 @@ func SignInColumn(what gatehouse.SignInRequirement) (string, error) {
 func InvitedEntry(e gatehouse.AuditEntry, u gatehouse.User, inv gatehouse.Invitation) gatehouse.AuditEntry {
 	return UserEntry(e, u).Change("invitedUntil", "", gatehouse.FormatTime(inv.ExpiresAt))
 }
-
-// OptionalHash is hash as a statement's argument: nil (SQL NULL) for the
-// zero hash, which matches any.
-func OptionalHash(hash [32]byte) []byte {
-	if hash == ([32]byte{}) {
-		return nil
-	}
-	return hash[:]
-}
-
-// ProofOfUse is how the use of an invitation proves its user: through
-// its link (a hash), or through the OpenID provider (the zero hash).
-func ProofOfUse(hash [32]byte) gatehouse.Proof {
-	if hash == ([32]byte{}) {
-		return gatehouse.ProvenByProvider
-	}
-	return gatehouse.ProvenByLink
-}

@@ -123,3 +123,21 @@ func RetentionEntry(e gatehouse.AuditEntry, o gatehouse.Organization, old int) g
 	return e.Of(o.ID, gatehouse.AuditTarget{Type: gatehouse.TargetOrganization, ID: o.ID, Name: o.Name}).
 		Change("retentionDays", strconv.Itoa(old), strconv.Itoa(o.RetentionDays))
 }
+
+// OptionalHash is hash as a statement's argument: nil (SQL NULL) for the
+// zero hash, which matches any.
+func OptionalHash(hash [32]byte) []byte {
+	if hash == ([32]byte{}) {
+		return nil
+	}
+	return hash[:]
+}
+
+// ProofOfUse is how the use of an invitation proves its user: through
+// its link (a hash), or through the OpenID provider (the zero hash).
+func ProofOfUse(hash [32]byte) gatehouse.Proof {
+	if hash == ([32]byte{}) {
+		return gatehouse.ProvenByProvider
+	}
+	return gatehouse.ProvenByLink
+}

@@ -292,7 +292,11 @@ func TestPartitionMigration(t *testing.T) {
 		t.Error("an old id again with its occurredAt: stored, want a duplicate")
 	}
 	next := gatehouse.NewID()
-	nextMonth := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+	// The first month the legacy partition does not hold: the month after
+	// both the last event and tomorrow (0029), so on a month's last day
+	// the one after next.
+	tomorrow := now.AddDate(0, 0, 1)
+	nextMonth := time.Date(tomorrow.Year(), tomorrow.Month()+1, 1, 0, 0, 0, 0, time.UTC)
 	p.now = nextMonth.Add(time.Hour)
 	if !p.ingest(t, p.org, p.door, next, nextMonth) {
 		t.Fatal("an event of next month was not stored")

@@ -41,6 +41,9 @@ type Actor struct {
 	// factor they have not enrolled yet; they may enrol one, nothing else
 	// ([Session.EnrolOnly]).
 	EnrolOnly bool
+	// Reach is the locations a user's role or a key is limited to (nil:
+	// the whole organization); see AuthorizeIn.
+	Reach Reach
 	// Scopes are an API key's scopes: the service checks those an
 	// operation needs beyond its route's (a *ScopeError).
 	Scopes        []Scope
@@ -64,4 +67,11 @@ func ActorFrom(ctx context.Context) Actor {
 		return a
 	}
 	return Actor{Type: ActorSystem}
+}
+
+// Actor is u acting: what a door that signed u in (the dashboard) or
+// acts for them (the CLI's --as) starts from, so that the role and the
+// reach the service checks are always u's own.
+func (u User) Actor() Actor {
+	return Actor{Type: ActorUser, ID: u.ID, Label: u.Email, OrgID: u.OrgID, Role: u.Role, Reach: u.Reach}
 }

@@ -43,12 +43,15 @@ func (h KeyHash) Equal(other KeyHash) bool {
 // APIKey is an organization's credential for the consumer API. The raw key
 // is never part of it: only its hash and a display prefix.
 type APIKey struct {
-	ID         uuid.UUID
-	OrgID      uuid.UUID
-	Name       string
-	Prefix     string // "gk_" and the first 8 random characters; not secret
-	Hash       KeyHash
-	Scopes     []Scope
+	ID     uuid.UUID
+	OrgID  uuid.UUID
+	Name   string
+	Prefix string // "gk_" and the first 8 random characters; not secret
+	Hash   KeyHash
+	Scopes []Scope
+	// Reach is the locations the key is limited to (nil: the whole
+	// organization); a key made by a limited user keeps within theirs.
+	Reach      Reach
 	RateLimit  *Rate // overrides the server's per-key rate when set
 	CreatedAt  time.Time
 	ExpiresAt  *time.Time
@@ -172,9 +175,12 @@ func isBase62(c byte) bool {
 
 // NewAPIKey is what a door asks for when it creates a key.
 type NewAPIKey struct {
-	OrgID     uuid.UUID
-	Name      string
-	Scopes    []Scope
+	OrgID  uuid.UUID
+	Name   string
+	Scopes []Scope
+	// Locations limits the key to those locations (empty: the whole
+	// organization, or all of a limited creator's).
+	Locations []uuid.UUID
 	ExpiresAt *time.Time // nil: never, unless Lifetime is set
 	// Lifetime, when positive, sets ExpiresAt to the key's creation time
 	// plus it: a door that offers "expires in 30 days" asks for exactly 30
@@ -239,6 +245,9 @@ type APIKeyView struct {
 	Name   string    `json:"name"`
 	Prefix string    `json:"prefix"`
 	Scopes []Scope   `json:"scopes"`
+	// Locations are those the key is limited to; empty: the whole
+	// organization.
+	Locations []uuid.UUID `json:"locations"`
 	// RateLimit is the key's own rate, "N/s" or "N/m"; nil: the server's.
 	RateLimit *string `json:"rateLimit"`
 	Status    string  `json:"status"`
@@ -252,7 +261,7 @@ type APIKeyView struct {
 
 // View is k as the doors show it at now.
 func (k APIKey) View(now time.Time) APIKeyView {
-	v := APIKeyView{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: k.Scopes, Status: k.Status(now),
+	v := APIKeyView{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: k.Scopes, Locations: append([]uuid.UUID{}, k.Reach...), Status: k.Status(now),
 		ExpiresSoon: k.ExpiresSoon(now), ExpiresAt: TimePtr(k.ExpiresAt), RevokedAt: TimePtr(k.RevokedAt),
 		LastUsedAt: TimePtr(k.LastUsedAt), CreatedAt: Time(k.CreatedAt)}
 	if k.RateLimit != nil {

@@ -93,8 +93,11 @@ type CommandFilter struct {
 	Scope         *CommandScope
 	AccessPointID *uuid.UUID
 	LocationID    *uuid.UUID
-	Limit         int
-	After         *CommandKey
+	// Within, when not nil, keeps the commands for access points of
+	// those locations: the actor's reach (set by the service).
+	Within Reach
+	Limit  int
+	After  *CommandKey
 }
 
 // Check returns the first problem of a filter built by hand rather than

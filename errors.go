@@ -24,6 +24,10 @@ var (
 	ErrForbidden = errors.New("your role does not allow this")
 	// ErrKeyNotChangeable: an API key asked to change a key it may not:
 	// itself, or a key that manages keys too (see [APIKey.ChangeableBy]).
+	// ErrOutsideReach: an actor limited to locations (a role or a key;
+	// see Reach) asked what concerns the whole organization, or more
+	// than its locations. It is an [ErrForbidden].
+	ErrOutsideReach     = fmt.Errorf("this concerns more than the locations you are limited to: %w", ErrForbidden)
 	ErrKeyNotChangeable = fmt.Errorf("an API key changes neither itself nor a key with keys:write: %w", ErrForbidden)
 	// ErrUnavailable: a dependency (the database) cannot answer now; retrying later may work.
 	ErrUnavailable = errors.New("service unavailable")

@@ -37,6 +37,10 @@ type EventFilter struct {
 	Q              string     // case-insensitive substring of user, names, reason, job id; prefix of the id
 	From           *time.Time // inclusive
 	To             *time.Time // exclusive
+	// Within, when not nil, keeps the events of those locations only:
+	// the reach of the actor reading (the service sets it; never a
+	// query parameter).
+	Within Reach
 
 	Limit int       // events per page, 1..MaxLimit
 	After *EventKey // keyset position: only events after it in the event order

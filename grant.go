@@ -242,8 +242,13 @@ type GrantFilter struct {
 	// ReceiptID keeps the grant of that source.receiptId (the service's
 	// retry of a purchase; not a query parameter).
 	ReceiptID *string
-	Limit     int
-	After     *GrantKey
+	// Within, when not nil, keeps the grants all of whose targets lie
+	// in those locations: a location grant of one of them, or access
+	// points that are all in them. The actor's reach (set by the
+	// service).
+	Within Reach
+	Limit  int
+	After  *GrantKey
 }
 
 // GrantKey is a grant's position in the list order: createdAt

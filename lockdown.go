@@ -211,6 +211,10 @@ type LockdownFilter struct {
 	// Active keeps those running at Now.
 	Active bool
 	Now    time.Time
+	// Within, when not nil, keeps the lockdowns that cover one of those
+	// locations: the whole organization's, a universe's that one of
+	// them names, and theirs. The actor's reach (set by the service).
+	Within Reach
 	Limit  int
 	After  *LockdownKey
 }

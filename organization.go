@@ -57,11 +57,14 @@ type AccessPoint struct {
 // User is a dashboard user of one organization. Events may name the user who
 // requested a remote action.
 type User struct {
-	ID           uuid.UUID
-	OrgID        uuid.UUID
-	Email        string
-	Name         string
-	Role         Role
+	ID    uuid.UUID
+	OrgID uuid.UUID
+	Email string
+	Name  string
+	Role  Role
+	// Reach is the locations the role is limited to (nil: the whole
+	// organization).
+	Reach        Reach
 	PasswordHash string // argon2id, PHC string format
 	// Proven says the user has proven membership of the organization:
 	// set their password through the invitation's link, accepted the

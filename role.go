@@ -89,6 +89,13 @@ var permissions = map[Role][]Permission{
 	RoleViewer:   {PermView},
 }
 
+// reachPermissions are those a role limited to locations keeps (see
+// Reach): each is checked against the locations of what it touches.
+// The others (users, locations themselves, the audit log, webhooks,
+// privacy, messaging keys) concern the whole organization, and a
+// limited role is refused them.
+var reachPermissions = []Permission{PermView, PermIssueCommands, PermTestDecisions, PermManagePolicies, PermManageGrants, PermManageKeys}
+
 // Can reports whether r grants p.
 func (r Role) Can(p Permission) bool {
 	return r == RoleAdmin || slices.Contains(permissions[r], p)
@@ -100,13 +107,26 @@ func (r Role) Can(p Permission) bool {
 //     ([ErrNotFound]);
 //   - a role that does not grant p, with [ErrForbidden];
 //   - a user who must enrol a second factor first ([Actor.EnrolOnly]),
-//     with [ErrForbidden].
+//     with [ErrForbidden];
+//   - an actor limited to locations ([Actor.Reach]), user or key, with
+//     [ErrForbidden]: what Authorize guards concerns the whole
+//     organization; operations the reach narrows call AuthorizeIn.
 //
 // Only dashboard users are checked here: the CLI acts as the system,
 // which may do everything, and an API key's scopes are checked by the API
 // before the service is called.
 func Authorize(ctx context.Context, orgID uuid.UUID, p Permission) error {
 	a := ActorFrom(ctx)
+	if err := authorize(a, orgID, p); err != nil {
+		return err
+	}
+	if a.Reach != nil {
+		return ErrOutsideReach
+	}
+	return nil
+}
+
+func authorize(a Actor, orgID uuid.UUID, p Permission) error {
 	switch {
 	case a.Type != ActorUser:
 		return nil

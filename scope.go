@@ -70,3 +70,21 @@ func JoinScopes(scopes []Scope) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// ReachScopes are the scopes a key limited to locations may hold: each
+// reads or acts on records of one location, which the key's reach
+// narrows ([AuthorizeIn]). The others concern the whole organization
+// (writing events and syncing game servers included: a game's servers
+// hold its every door).
+var ReachScopes = []Scope{ScopeEventsRead, ScopeLocationsRead, ScopeCommandsWrite, ScopePoliciesWrite}
+
+// CheckReachScopes refuses, keyed "scopes", a scope a key limited to
+// locations may not hold.
+func CheckReachScopes(scopes []Scope) error {
+	for _, sc := range scopes {
+		if !slices.Contains(ReachScopes, sc) {
+			return Invalid("scopes", "%s is not for a key limited to locations, which may hold %s", sc, JoinScopes(ReachScopes))
+		}
+	}
+	return nil
+}

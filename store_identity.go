@@ -82,7 +82,7 @@ type IdentityStore interface {
 	// the user's sessions end in the same transaction. [ErrNotFound] when
 	// there is no such user; [ErrConflict] when it would leave the
 	// organization without an admin.
-	SetUserRole(ctx context.Context, e AuditEntry, orgID uuid.UUID, email string, role Role) (User, error)
+	SetUserRole(ctx context.Context, e AuditEntry, orgID uuid.UUID, email string, role Role, reach Reach) (User, error)
 	// RemoveUser deletes the organization's user with that email and their
 	// sessions, in one transaction, and returns the user. Events keep the
 	// id of the user who requested them. [ErrNotFound] when there is no such

@@ -23,8 +23,9 @@ type LocationStore interface {
 	// name then id, each with its access points ordered by name then id.
 	// Archived locations and access points are left out unless
 	// withArchived. after, when set, is the last location of the previous
-	// page; next is set when more locations follow.
-	ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *LocationKey, withArchived bool) (page []Location, next *LocationKey, err error)
+	// page; next is set when more locations follow. within, when not
+	// nil, keeps those locations only (an actor's reach).
+	ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *LocationKey, withArchived bool, within Reach) (page []Location, next *LocationKey, err error)
 	// SetLocationUniverse sets the platform universe of an organization's
 	// location ("" clears it). Nothing is recorded when it is unchanged.
 	// [ErrNotFound].

@@ -19,6 +19,9 @@ type NewUser struct {
 	// Role defaults to RoleViewer; the first user of an organization is
 	// RoleAdmin whatever is asked.
 	Role Role
+	// Locations limits the role to those locations (empty: the whole
+	// organization; see Reach).
+	Locations []uuid.UUID
 }
 
 // CheckPassword adds to errs what is wrong with a new dashboard password.

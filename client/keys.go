@@ -13,6 +13,9 @@ type APIKey struct {
 	Name   string   `json:"name"`
 	Prefix string   `json:"prefix"` // gk_ and the key's first 8 random characters
 	Scopes []string `json:"scopes"`
+	// Locations are the ids of the locations the key is limited to;
+	// empty: the whole organization.
+	Locations []string `json:"locations"`
 	// RateLimit is the key's own sustained rate, "N/s" or "N/m"; nil:
 	// the server's.
 	RateLimit *string `json:"rateLimit"`

@@ -50,6 +50,9 @@ func (f *flags) act(ctx context.Context, svc *service.Service, orgID uuid.UUID) 
 // asUsage is the usage of --as for a change.
 const asUsage = "email of the organization's dashboard user making the change: their role is checked and the audit log names them (default: the operating-system user and host)"
 
+// locationsUsage is the --locations flag of users and keys.
+const locationsUsage = "comma-separated location ids the role or key is limited to (empty: the whole organization)"
+
 // asServer is ctx for a command that serves: a server acts as Gatehouse
 // itself, each request and background job naming its own actor, never
 // the operator who started the process.

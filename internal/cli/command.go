@@ -111,8 +111,7 @@ func asUser(ctx context.Context, svc *service.Service, orgID uuid.UUID, email st
 	}
 	for _, u := range users {
 		if strings.EqualFold(u.Email, strings.TrimSpace(email)) {
-			return gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: u.ID, Label: u.Email,
-				OrgID: u.OrgID, Role: u.Role}), nil
+			return gatehouse.WithActor(ctx, u.Actor()), nil
 		}
 	}
 	return ctx, gatehouse.Invalid("--as", "%s is not a dashboard user of the organization (gatehouse user list --org %s)", email, orgID)

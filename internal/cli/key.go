@@ -28,6 +28,7 @@ func runKeyCreate(ctx context.Context, e *env) error {
 	expiresIn := f.duration("expires-in", 0, "lifetime, e.g. 30d, 1d12h or 720h")
 	expiresAt := f.String("expires-at", "", "expiry time, RFC 3339")
 	rate := f.String("rate-limit", "", "per-key rate overriding the server's, N/s or N/m")
+	locations := f.String("locations", "", locationsUsage+"; a limited key holds only "+gatehouse.JoinScopes(gatehouse.ReachScopes))
 	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
@@ -47,8 +48,12 @@ func runKeyCreate(ctx context.Context, e *env) error {
 		if err != nil {
 			return usagef("--scopes: %v", err)
 		}
+		reach, err := gatehouse.ParseReach("locations", *locations)
+		if err != nil {
+			return err
+		}
 		now := gatehouse.Truncate(e.now())
-		k := gatehouse.NewAPIKey{OrgID: orgID, Name: *name, Scopes: sc}
+		k := gatehouse.NewAPIKey{OrgID: orgID, Name: *name, Scopes: sc, Locations: reach}
 		switch {
 		case *expiresIn != 0 && *expiresAt != "":
 			return usagef("give --expires-in or --expires-at, not both")
@@ -107,6 +112,9 @@ func runKeyList(ctx context.Context, e *env) error {
 			if r.ExpiresSoon {
 				marker = "  (expires " + gatehouse.FormatTime(time.Time(*r.ExpiresAt)) + ": replace it)"
 				soon++
+			}
+			if len(r.Locations) > 0 {
+				marker += "  (limited to " + gatehouse.Reach(r.Locations).String() + ")"
 			}
 			fmt.Fprintf(e.stdout, "%s  %s…  %-8s %-40s %s%s\n", r.ID, r.Prefix, r.Status, gatehouse.JoinScopes(r.Scopes), r.Name, marker)
 		}

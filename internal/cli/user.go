@@ -27,6 +27,8 @@ type userRecord struct {
 	// InvitedUntil: when the invitation's link expires, while the user
 	// has one.
 	InvitedUntil *gatehouse.Time `json:"invitedUntil,omitempty"`
+	// Locations the role is limited to; empty: the whole organization.
+	Locations []uuid.UUID `json:"locations"`
 	// SecondFactor: the user enrolled one (TOTP).
 	SecondFactor bool           `json:"secondFactor"`
 	CreatedAt    gatehouse.Time `json:"createdAt"`
@@ -34,7 +36,7 @@ type userRecord struct {
 
 func newUserRecord(u gatehouse.User) userRecord {
 	r := userRecord{ID: u.ID.String(), Email: u.Email, Name: u.Name, Role: u.Role, Invited: !u.Proven,
-		SecondFactor: u.SecondFactor, CreatedAt: gatehouse.Time(u.CreatedAt)}
+		Locations: append([]uuid.UUID{}, u.Reach...), SecondFactor: u.SecondFactor, CreatedAt: gatehouse.Time(u.CreatedAt)}
 	if !u.InvitedUntil.IsZero() {
 		until := gatehouse.Time(u.InvitedUntil)
 		r.InvitedUntil = &until
@@ -58,13 +60,14 @@ func runUserCreate(ctx context.Context, e *env) error {
 	})
 }
 
-// runNewUser adds --org, --email, --name, --role and --as to f, and runs
-// do with the user they describe, as --as.
+// runNewUser adds --org, --email, --name, --role, --locations and --as
+// to f, and runs do with the user they describe, as --as.
 func runNewUser(ctx context.Context, f *flags, do func(context.Context, *service.Service, gatehouse.NewUser) error) error {
 	org := f.String("org", "", "organization id")
 	email := f.String("email", "", "sign-in email")
 	name := f.String("name", "", "display name")
 	role := f.String("role", string(gatehouse.RoleViewer), "admin, operator or viewer (the organization's first user is always admin)")
+	locations := f.String("locations", "", locationsUsage)
 	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, err := parseID("org", *org)
@@ -81,7 +84,11 @@ func runNewUser(ctx context.Context, f *flags, do func(context.Context, *service
 		if err != nil {
 			return err
 		}
-		return do(ctx, svc, gatehouse.NewUser{OrgID: orgID, Email: *email, Name: *name, Role: r})
+		reach, err := gatehouse.ParseReach("locations", *locations)
+		if err != nil {
+			return err
+		}
+		return do(ctx, svc, gatehouse.NewUser{OrgID: orgID, Email: *email, Name: *name, Role: r, Locations: reach})
 	})
 }
 
@@ -115,6 +122,9 @@ func runUserList(ctx context.Context, e *env) error {
 			case r.Invited:
 				notes += "  (invited: no working link; gatehouse user renew-invitation makes one)"
 			}
+			if len(r.Locations) > 0 {
+				notes += "  (limited to " + gatehouse.Reach(r.Locations).String() + ")"
+			}
 			fmt.Fprintf(e.stdout, "%s  %-8s %s  %s%s\n", r.ID, r.Role, r.Email, r.Name, notes)
 		}
 		return nil
@@ -126,6 +136,7 @@ func runUserSetRole(ctx context.Context, e *env) error {
 	org := f.String("org", "", "organization id")
 	email := f.String("email", "", "the user's sign-in email")
 	role := f.String("role", "", "admin, operator or viewer")
+	locations := f.String("locations", "", locationsUsage+"; without it, the role is over the whole organization")
 	f.actor(asUsage)
 	return withService(ctx, f, 0, func(svc *service.Service, _ []string) error {
 		orgID, email, err := orgAndEmail(*org, *email)
@@ -142,9 +153,16 @@ func runUserSetRole(ctx context.Context, e *env) error {
 		if err != nil {
 			return err
 		}
-		u, err := svc.SetUserRole(ctx, orgID, email, r)
+		reach, err := gatehouse.ParseReach("locations", *locations)
 		if err != nil {
 			return err
+		}
+		u, err := svc.SetUserRole(ctx, orgID, email, r, reach)
+		if err != nil {
+			return err
+		}
+		if !u.Reach.Whole() {
+			return f.print(newUserRecord(u), "%s is now %s of %d locations", u.Email, u.Role, len(u.Reach))
 		}
 		return f.print(newUserRecord(u), "%s is now %s", u.Email, u.Role)
 	})

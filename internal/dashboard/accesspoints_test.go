@@ -67,7 +67,7 @@ func TestAccessPointsRenameAndMove(t *testing.T) {
 			t.Errorf("POST %s %v: %d, want 404", post.path, post.form, r.status)
 		}
 	}
-	locs, _, _ := s.store.ListLocations(ctx, rival.org.ID, 10, nil, false)
+	locs, _, _ := s.store.ListLocations(ctx, rival.org.ID, 10, nil, false, nil)
 	if len(locs) != 1 || len(locs[0].AccessPoints) != 1 || locs[0].AccessPoints[0].Name != "Rival door" {
 		t.Errorf("another organization's locations changed: %+v", locs)
 	}

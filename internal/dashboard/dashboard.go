@@ -102,10 +102,10 @@ func New(cfg Config) http.Handler {
 		"seconds": seconds, "inc": func(i int) int { return i + 1 },
 		"tv": func(t *gatehouse.Time) gatehouse.Time { return *t }, "uid": func(u *uuid.UUID) uuid.UUID { return *u },
 		"target_l": lockdownTarget, "ends": func(any) any { return lockdownEnds }, "profile": playerProfile,
-		"zero": func(t gatehouse.Time) bool { return time.Time(t).IsZero() }}
+		"zero": func(t gatehouse.Time) bool { return time.Time(t).IsZero() }, "reach": newReachChoice}
 	for _, page := range templatePages {
 		d.pages[page] = template.Must(template.New("layout.html").Funcs(funcs).
-			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/pager.html", "templates/"+page+".html"))
+			ParseFS(templateFS, "templates/layout.html", "templates/filters.html", "templates/pager.html", "templates/reach.html", "templates/"+page+".html"))
 	}
 	mux := http.NewServeMux()
 	for _, rt := range d.routes() {
@@ -191,9 +191,9 @@ func (d *dashboard) signedIn(next http.HandlerFunc) http.Handler {
 			return
 		}
 		ctx := context.WithValue(r.Context(), viewerKey{}, v)
-		ctx = gatehouse.WithActor(ctx, gatehouse.Actor{Type: gatehouse.ActorUser, ID: v.user.ID, Label: v.user.Email,
-			OrgID: v.user.OrgID, Role: v.user.Role, EnrolOnly: v.session.EnrolOnly, RequestID: requestid.FromContext(ctx), ClientAddress: ratelimit.ClientAddress(r),
-			UserAgent: r.UserAgent()})
+		a := v.user.Actor()
+		a.EnrolOnly, a.RequestID, a.ClientAddress, a.UserAgent = v.session.EnrolOnly, requestid.FromContext(ctx), ratelimit.ClientAddress(r), r.UserAgent()
+		ctx = gatehouse.WithActor(ctx, a)
 		next(w, r.WithContext(ctx))
 	})
 }
@@ -214,7 +214,7 @@ type page struct {
 
 // Can says whether the signed-in user's role grants the permission named
 // perm: the pages hide what the service would refuse.
-func (p page) Can(perm string) bool { return p.User.Role.Can(gatehouse.Permission(perm)) }
+func (p page) Can(perm string) bool { return p.User.Can(gatehouse.Permission(perm)) }
 
 func (d *dashboard) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	v := viewerOf(r)

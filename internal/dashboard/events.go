@@ -141,7 +141,7 @@ type eventPage struct {
 // testOfAttempt is eventPage.Test for ev.
 func testOfAttempt(r *http.Request, ev gatehouse.Event) string {
 	attempt := ev.Type == gatehouse.EventAccessGranted || ev.Type == gatehouse.EventAccessDenied
-	if !attempt || ev.PlatformUserID == nil || !viewerOf(r).user.Role.Can(gatehouse.PermTestDecisions) {
+	if !attempt || ev.PlatformUserID == nil || !viewerOf(r).user.Can(gatehouse.PermTestDecisions) {
 		return ""
 	}
 	q := url.Values{"platformUserId": {*ev.PlatformUserID}, "at": {localInstant(time.Time(ev.OccurredAt), zoneOf(r).Loc)}}
@@ -316,7 +316,7 @@ func defuseFormula(v string) string {
 // shown without it, and the failure logged.
 func (d *dashboard) expiringKeys(r *http.Request) int {
 	v := viewerOf(r)
-	if !v.user.Role.Can(gatehouse.PermManageKeys) {
+	if !v.user.Can(gatehouse.PermManageKeys) {
 		return 0
 	}
 	n, err := d.Service.ExpiringAPIKeys(r.Context(), v.user.OrgID)

@@ -172,7 +172,7 @@ type grantPage struct {
 // confirmRevokeGrant asks before revoking; a revoked grant has nothing to
 // revoke, so the list is shown instead.
 func (d *dashboard) confirmRevokeGrant(w http.ResponseWriter, r *http.Request) {
-	if !viewerOf(r).user.Role.Can(gatehouse.PermManageGrants) {
+	if !viewerOf(r).user.Can(gatehouse.PermManageGrants) {
 		d.fail(w, r, gatehouse.ErrForbidden)
 		return
 	}

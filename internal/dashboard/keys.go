@@ -19,19 +19,32 @@ type keysPage struct {
 	// gatehouse.ExpiryWarning: the page warns of them above the list.
 	Expiring int
 	Scopes   []gatehouse.Scope
-	Created  *createdKey
-	Form     keyForm
-	Issues   map[string][]string
+	// Locations are those a new key may be limited to: the viewer's.
+	Locations []gatehouse.Location
+	// Limited: the viewer's role is limited to locations, and so is
+	// every key they make.
+	Limited bool
+	// ReachScopes are those a key limited to locations may hold.
+	ReachScopes []gatehouse.Scope
+	Created     *createdKey
+	Form        keyForm
+	Issues      map[string][]string
 }
 
 type keyRow struct {
 	gatehouse.APIKey
 	Status      string
 	ExpiresSoon bool
+	// Reach names the locations the key is limited to, "" for all.
+	Reach string
 }
 
-func newKeyRow(k gatehouse.APIKey, now time.Time) keyRow {
-	return keyRow{APIKey: k, Status: k.Status(now), ExpiresSoon: k.ExpiresSoon(now)}
+func newKeyRow(k gatehouse.APIKey, now time.Time, locs []gatehouse.Location) keyRow {
+	row := keyRow{APIKey: k, Status: k.Status(now), ExpiresSoon: k.ExpiresSoon(now)}
+	if !k.Reach.Whole() {
+		row.Reach = reachChoice{Locations: locs, Chosen: k.Reach}.Summary()
+	}
+	return row
 }
 
 type createdKey struct {
@@ -43,6 +56,9 @@ type keyForm struct {
 	Scopes  []string
 	Expires string // days, or "" for never
 	Rate    string // "N/s" or "N/m", or "" for the server's
+	// Locations limit the key (none: the whole organization, or all the
+	// viewer's).
+	Locations gatehouse.Reach
 }
 
 // expiryChoices are the lifetimes the form offers, in days.
@@ -84,14 +100,28 @@ func (d *dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status in
 		return
 	}
 	now := d.Now()
+	v := viewerOf(r)
+	locs, err := d.Service.AllLocations(r.Context(), v.user.OrgID, true)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	p.Limited, p.Scopes, p.ReachScopes = !v.user.Reach.Whole(), gatehouse.Scopes, gatehouse.ReachScopes
+	if p.Limited {
+		p.Scopes = gatehouse.ReachScopes
+	}
+	for _, l := range locs {
+		if l.ArchivedAt == nil {
+			p.Locations = append(p.Locations, l)
+		}
+	}
 	for _, k := range keys {
-		row := newKeyRow(k, now)
+		row := newKeyRow(k, now, locs)
 		if row.ExpiresSoon {
 			p.Expiring++
 		}
 		p.Keys = append(p.Keys, row)
 	}
-	p.Scopes = gatehouse.Scopes
 	d.render(w, r, status, "keys", p)
 }
 
@@ -105,6 +135,9 @@ func (d *dashboard) createKey(w http.ResponseWriter, r *http.Request) {
 		nk.Scopes = append(nk.Scopes, gatehouse.Scope(sc))
 	}
 	var formErrs gatehouse.ValidationError
+	locations, err := formLocations(r)
+	formErrs.Merge("", gatehouse.AsValidation(err))
+	form.Locations, nk.Locations = locations, locations
 	if form.Expires != "" {
 		if !slices.Contains(expiryChoices, form.Expires) {
 			formErrs.Add("expires", "choose one of the offered lifetimes")
@@ -123,7 +156,6 @@ func (d *dashboard) createKey(w http.ResponseWriter, r *http.Request) {
 	var (
 		k   gatehouse.APIKey
 		raw string
-		err error
 	)
 	if formErrs.Err() != nil {
 		err = d.Service.CheckAPIKey(nk) // every problem at once
@@ -171,7 +203,7 @@ func (d *dashboard) ownKey(w http.ResponseWriter, r *http.Request) (gatehouse.AP
 // confirmRevoke asks before revoking: the form on this page does it.
 func (d *dashboard) confirmRevoke(w http.ResponseWriter, r *http.Request) {
 	if k, ok := d.ownKey(w, r); ok {
-		d.render(w, r, http.StatusOK, "revoke", newKeyRow(k, d.Now()))
+		d.render(w, r, http.StatusOK, "revoke", newKeyRow(k, d.Now(), nil))
 	}
 }
 
@@ -200,7 +232,7 @@ type keyRatePage struct {
 // keys' rate limit.
 func (d *dashboard) keyRateForm(w http.ResponseWriter, r *http.Request) {
 	if k, ok := d.ownKey(w, r); ok {
-		p := keyRatePage{Key: newKeyRow(k, d.Now())}
+		p := keyRatePage{Key: newKeyRow(k, d.Now(), nil)}
 		if k.RateLimit != nil {
 			p.Rate = k.RateLimit.String()
 		}
@@ -236,7 +268,7 @@ func (d *dashboard) setKeyRate(w http.ResponseWriter, r *http.Request) {
 		for _, msgs := range ve.Issues {
 			issues["rate"] = append(issues["rate"], msgs...)
 		}
-		d.render(w, r, http.StatusBadRequest, "key-rate", keyRatePage{Key: newKeyRow(k, d.Now()), Rate: typed, Issues: issues})
+		d.render(w, r, http.StatusBadRequest, "key-rate", keyRatePage{Key: newKeyRow(k, d.Now(), nil), Rate: typed, Issues: issues})
 	case errors.Is(err, gatehouse.ErrNotFound):
 		d.errorPage(w, r, http.StatusNotFound, "There is no such key.")
 	case err != nil:

@@ -176,7 +176,7 @@ func TestLocationsCreateRenameAndIsolation(t *testing.T) {
 			t.Errorf("%s on another organization's location: %d", path, r.status)
 		}
 	}
-	locs, _, _ := s.store.ListLocations(context.Background(), rival.org.ID, 10, nil, false)
+	locs, _, _ := s.store.ListLocations(context.Background(), rival.org.ID, 10, nil, false, nil)
 	if locs[0].Name != "Rival HQ" || len(locs[0].AccessPoints) != 1 {
 		t.Errorf("another organization's location changed: %+v", locs[0])
 	}

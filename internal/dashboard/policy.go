@@ -122,7 +122,7 @@ func (d *dashboard) policyPage(w http.ResponseWriter, r *http.Request) {
 // as the next version of the one edited (ifVersion), and a refusal shows
 // the form as typed with each problem next to its input.
 func (d *dashboard) savePolicy(w http.ResponseWriter, r *http.Request) {
-	if !viewerOf(r).user.Role.Can(gatehouse.PermManagePolicies) {
+	if !viewerOf(r).user.Can(gatehouse.PermManagePolicies) {
 		d.fail(w, r, gatehouse.ErrForbidden)
 		return
 	}

@@ -149,7 +149,7 @@ func (d *dashboard) privacyIssues(w http.ResponseWriter, r *http.Request, issues
 func (d *dashboard) erasePlayer(w http.ResponseWriter, r *http.Request) {
 	// The confirmation must not be shown to someone who cannot use it;
 	// the service would refuse the erasure anyway.
-	if !viewerOf(r).user.Role.Can(gatehouse.PermManagePrivacy) {
+	if !viewerOf(r).user.Can(gatehouse.PermManagePrivacy) {
 		d.fail(w, r, gatehouse.ErrForbidden)
 		return
 	}

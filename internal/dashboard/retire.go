@@ -95,7 +95,7 @@ func (d *dashboard) confirmDelete(target func(http.ResponseWriter, *http.Request
 // canManageLocations refuses a confirmation page to a role that may not
 // do what it confirms, as the service would refuse the form.
 func (d *dashboard) canManageLocations(w http.ResponseWriter, r *http.Request) bool {
-	if !viewerOf(r).user.Role.Can(gatehouse.PermManageLocations) {
+	if !viewerOf(r).user.Can(gatehouse.PermManageLocations) {
 		d.fail(w, r, gatehouse.ErrForbidden)
 		return false
 	}

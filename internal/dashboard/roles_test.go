@@ -78,7 +78,7 @@ func TestRolesAreEnforcedByTheService(t *testing.T) {
 		}
 	}
 	keys, _ := s.store.ListAPIKeys(ctx, acme.org.ID)
-	locs, _, _ := s.store.ListLocations(ctx, acme.org.ID, 10, nil, false)
+	locs, _, _ := s.store.ListLocations(ctx, acme.org.ID, 10, nil, false, nil)
 	users, _ := s.store.ListUsers(ctx, acme.org.ID)
 	if len(keys) != 0 || len(locs) != 1 || locs[0].Name != acme.loc.Name || len(locs[0].AccessPoints) != 1 || locs[0].AccessPoints[0].Name != acme.ap.Name || len(users) != 3 || users[0].Role != gatehouse.RoleAdmin {
 		t.Errorf("the forged posts changed something: %d keys, locations %+v, users %+v", len(keys), locs, users)

@@ -37,7 +37,7 @@ var testFields = map[string]bool{"platformUserId": true, "serverJobId": true, "g
 // service makes for the player described, at the instant given (now when
 // none), explained. Nothing is recorded: the request never asks to.
 func (d *dashboard) testDecision(w http.ResponseWriter, r *http.Request) {
-	if !viewerOf(r).user.Role.Can(gatehouse.PermTestDecisions) {
+	if !viewerOf(r).user.Can(gatehouse.PermTestDecisions) {
 		d.fail(w, r, gatehouse.ErrForbidden)
 		return
 	}

@@ -48,7 +48,7 @@ var unlockFields = []string{"accessPointId", "scope", "serverJobId", "platformUs
 // form and its confirmation must not be shown to someone who cannot use
 // them.
 func (d *dashboard) canIssue(w http.ResponseWriter, r *http.Request) bool {
-	if !viewerOf(r).user.Role.Can(gatehouse.PermIssueCommands) {
+	if !viewerOf(r).user.Can(gatehouse.PermIssueCommands) {
 		d.fail(w, r, gatehouse.ErrForbidden)
 		return false
 	}

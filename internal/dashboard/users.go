@@ -6,15 +6,19 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 )
 
 // usersPage lists the organization's users with their roles, for admins.
 // Invited is set only on the answer to the form that added a user or made
 // a new link, the one time the invitation's link shows.
 type usersPage struct {
-	Users   []gatehouse.User
-	Roles   []gatehouse.Role
-	Invited *invitedUser
+	Users []gatehouse.User
+	Roles []gatehouse.Role
+	// Locations are those a role may be limited to, archived ones too
+	// (a user may keep one).
+	Locations []gatehouse.Location
+	Invited   *invitedUser
 	// Now tells the invitations whose link expired.
 	Now    time.Time
 	Form   userForm
@@ -32,6 +36,7 @@ type usersPage struct {
 type userForm struct {
 	Email, Name string
 	Role        gatehouse.Role
+	Locations   gatehouse.Reach
 }
 
 func (d *dashboard) usersPage(w http.ResponseWriter, r *http.Request) {
@@ -45,6 +50,10 @@ func (d *dashboard) renderUsers(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	p.Users, p.Roles, p.Now = users, gatehouse.Roles, d.Now()
+	if p.Locations, err = d.Service.AllLocations(r.Context(), viewerOf(r).user.OrgID, true); err != nil {
+		d.fail(w, r, err)
+		return
+	}
 	if p.SecondFactorRequired, err = d.Service.SecondFactorRequired(r.Context(), viewerOf(r).user.OrgID); err != nil {
 		d.fail(w, r, err)
 		return
@@ -60,8 +69,14 @@ func (d *dashboard) renderUsers(w http.ResponseWriter, r *http.Request, status i
 // createUser invites a user: the page shows their link this once.
 func (d *dashboard) createUser(w http.ResponseWriter, r *http.Request) {
 	form := userForm{Email: r.PostFormValue("email"), Name: r.PostFormValue("name"), Role: gatehouse.Role(r.PostFormValue("role"))}
+	locations, err := formLocations(r)
+	if err != nil {
+		d.renderUsers(w, r, http.StatusBadRequest, usersPage{Form: form, Issues: gatehouse.AsValidation(err).Issues})
+		return
+	}
+	form.Locations = locations
 	u, token, err := d.Service.InviteUser(r.Context(), gatehouse.NewUser{OrgID: viewerOf(r).user.OrgID, Email: form.Email,
-		Name: form.Name, Role: form.Role})
+		Name: form.Name, Role: form.Role, Locations: locations})
 	var ve *gatehouse.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -93,11 +108,29 @@ func (d *dashboard) renewInvitation(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// setUserRole changes a user's role; a lowered role ends their sessions.
+// setUserRole changes a user's role and the locations it is limited to;
+// a lowered role ends their sessions.
 func (d *dashboard) setUserRole(w http.ResponseWriter, r *http.Request) {
-	_, err := d.Service.SetUserRole(r.Context(), viewerOf(r).user.OrgID, r.PostFormValue("email"),
-		gatehouse.Role(r.PostFormValue("role")))
+	locations, err := formLocations(r)
+	if err == nil {
+		_, err = d.Service.SetUserRole(r.Context(), viewerOf(r).user.OrgID, r.PostFormValue("email"),
+			gatehouse.Role(r.PostFormValue("role")), locations)
+	}
 	d.userChanged(w, r, err)
+}
+
+// formLocations reads the locations a form's checkboxes named
+// "locations" chose: none is the whole organization.
+func formLocations(r *http.Request) (gatehouse.Reach, error) {
+	ids := make([]uuid.UUID, 0, len(r.PostForm["locations"]))
+	for _, s := range r.PostForm["locations"] {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return nil, gatehouse.Invalid("locations", "%q is not a location id", s)
+		}
+		ids = append(ids, id)
+	}
+	return gatehouse.CheckReach("locations", ids)
 }
 
 // confirmRemoveUser asks before removing: the form on this page does it.
@@ -133,7 +166,7 @@ func (d *dashboard) userChanged(w http.ResponseWriter, r *http.Request, err erro
 		d.renderUsers(w, r, http.StatusBadRequest, usersPage{Issues: ve.Issues, Form: userForm{Role: gatehouse.RoleViewer}})
 	case errors.Is(err, gatehouse.ErrConflict):
 		d.renderUsers(w, r, http.StatusConflict, usersPage{Form: userForm{Role: gatehouse.RoleViewer},
-			Error: "The organization must keep an admin: make another user admin first."})
+			Error: "The organization must keep an admin of all its locations: make another user one first."})
 	case errors.Is(err, gatehouse.ErrNotFound):
 		d.errorPage(w, r, http.StatusNotFound, "There is no such user.")
 	case err != nil:

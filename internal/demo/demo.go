@@ -108,7 +108,7 @@ func PoliciesSince(now time.Time) time.Time { return now.Add(-91 * 24 * time.Hou
 // so that a demo made before universes existed can be unlocked remotely;
 // a universe an operator set is kept.
 func setUniverses(ctx context.Context, store gatehouse.Store, org uuid.UUID) error {
-	locs, _, err := store.ListLocations(ctx, org, len(venues)*10, nil, false)
+	locs, _, err := store.ListLocations(ctx, org, len(venues)*10, nil, false, nil)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func setUniverses(ctx context.Context, store gatehouse.Store, org uuid.UUID) err
 // closed; a door that has a policy keeps it. (That demo's old events keep
 // the reasons they were made with.)
 func setMissingPolicies(ctx context.Context, store gatehouse.Store, svc *service.Service, org uuid.UUID, now time.Time) error {
-	locs, _, err := store.ListLocations(ctx, org, len(venues)*10, nil, false)
+	locs, _, err := store.ListLocations(ctx, org, len(venues)*10, nil, false, nil)
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,10 @@ var table = []struct {
 	// change, not a role's.
 	{gatehouse.ErrKeyNotChangeable, http.StatusForbidden, "key_not_changeable",
 		"an API key changes the rate of neither itself nor a key with keys:write; change it from the dashboard or the CLI"},
+	// Before ErrForbidden, which it wraps: the key's or the role's
+	// locations, not its scopes or its role.
+	{gatehouse.ErrOutsideReach, http.StatusForbidden, "outside_locations",
+		"this key or role is limited to locations, and this concerns the whole organization or more than its locations"},
 	{gatehouse.ErrForbidden, http.StatusForbidden, "forbidden", "your role does not allow this"},
 	// Before ErrNotFound, which it wraps: a game's setup to fix, not a
 	// record that went away.

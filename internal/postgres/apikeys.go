@@ -14,7 +14,7 @@ import (
 )
 
 const apiKeyColumns = `k.id, o.id, k.name, k.prefix, k.hash, k.scopes, k.rate_count, k.rate_per_ms,
-	k.created_at, k.expires_at, k.revoked_at, k.last_used_at`
+	k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.reach`
 
 // CreateAPIKey stores k.
 func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gatehouse.APIKey) (err error) {
@@ -29,10 +29,10 @@ func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gateho
 	}
 	return db.withTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO api_keys
-			(id, org, name, prefix, hash, scopes, rate_count, rate_per_ms, created_at, expires_at, revoked_at, last_used_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			(id, org, name, prefix, hash, scopes, rate_count, rate_per_ms, created_at, expires_at, revoked_at, last_used_at, reach)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 			k.ID, org, strings.TrimSpace(k.Name), k.Prefix, k.Hash[:], gatehouse.JoinScopes(k.Scopes), rateCount, ratePer,
-			k.CreatedAt, k.ExpiresAt, k.RevokedAt, k.LastUsedAt)
+			k.CreatedAt, k.ExpiresAt, k.RevokedAt, k.LastUsedAt, sqlstore.ReachColumn(k.Reach))
 		if err != nil {
 			return err
 		}
@@ -183,11 +183,13 @@ func scanAPIKey(row pgx.CollectableRow) (gatehouse.APIKey, error) {
 		hash               []byte
 		scopes             string
 		rateCount, ratePer *int64
+		reach              *string
 	)
 	if err := row.Scan(&k.ID, &k.OrgID, &k.Name, &k.Prefix, &hash, &scopes, &rateCount, &ratePer,
-		&k.CreatedAt, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt); err != nil {
+		&k.CreatedAt, &k.ExpiresAt, &k.RevokedAt, &k.LastUsedAt, &reach); err != nil {
 		return k, err
 	}
+	k.Reach = sqlstore.ReachOf(reach)
 	copy(k.Hash[:], hash)
 	k.Scopes, k.RateLimit = sqlstore.KeyFields(scopes, rateCount, ratePer)
 	k.CreatedAt = utc(k.CreatedAt)

@@ -165,6 +165,9 @@ func (db *DB) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.Com
 	if f.LocationID != nil {
 		where("c.location_id = $?", *f.LocationID)
 	}
+	if f.Within != nil {
+		where("c.location_id = ANY($?::uuid[])", []uuid.UUID(f.Within))
+	}
 	if f.After != nil {
 		where("c.issued_at <= $?", f.After.IssuedAt)
 		where("(c.issued_at, c.id) < ($"+strconv.Itoa(len(args))+", $?)", f.After.ID)

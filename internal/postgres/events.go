@@ -155,6 +155,9 @@ func filterConditions(f gatehouse.EventFilter, arg func(any) string) (conds []st
 	if f.LocationID != nil {
 		where("e.location = " + valueKey(kindLocation, arg(f.LocationID.String())))
 	}
+	if locations, narrow := sqlstore.EventsWithin(f); narrow {
+		where(withinCondition(locations, arg))
+	}
 	switch len(f.Types) {
 	case 0:
 	case 1:
@@ -206,6 +209,13 @@ func rollupConditions(f gatehouse.EventFilter, arg func(any) string) []string {
 	if f.LocationID != nil {
 		conds = append(conds, "e.location_id = "+arg(*f.LocationID))
 	}
+	if locations, narrow := sqlstore.EventsWithin(f); narrow {
+		cond := "false" // an empty reach keeps nothing
+		if len(locations) > 0 {
+			cond = "e.location_id = ANY(" + arg(locations) + "::uuid[])"
+		}
+		conds = append(conds, cond)
+	}
 	if len(f.Types) > 0 {
 		types := make([]string, len(f.Types))
 		for i, t := range f.Types {
@@ -253,6 +263,33 @@ func typeCondition(t gatehouse.EventType) string {
 // organization has none.
 func valueKey(kind valueKind, ph string) string {
 	return "(SELECT v.key FROM event_values v WHERE v.org = $1 AND v.kind = " + kind.literal() + " AND v.value = " + ph + " AND v.value2 = '')"
+}
+
+// valueKeys is the array of the keys of the organization's ($1) values
+// of kind whose value is among the placeholder ph (a text[]): those the
+// organization has, an empty array when none.
+func valueKeys(kind valueKind, ph string) string {
+	return "ARRAY(SELECT v.key FROM event_values v WHERE v.org = $1 AND v.kind = " + kind.literal() + " AND v.value = ANY(" + ph + "::text[]) AND v.value2 = '')"
+}
+
+// withinCondition is the condition that an event is at one of locations
+// (a reach, sqlstore.EventsWithin). One location is read as a location
+// filter is, through its key, so that a page walks events_by_location in
+// order; several through the array of their keys, which the statement
+// computes once (an initplan) and the index takes as a condition; none
+// match nothing.
+func withinCondition(locations []uuid.UUID, arg func(any) string) string {
+	switch len(locations) {
+	case 0:
+		return "false"
+	case 1:
+		return "e.location = " + valueKey(kindLocation, arg(locations[0].String()))
+	}
+	values := make([]string, len(locations))
+	for i, id := range locations {
+		values[i] = id.String()
+	}
+	return "e.location = ANY(" + valueKeys(kindLocation, arg(values)) + ")"
 }
 
 func scanEvent(row pgx.CollectableRow) (keyedEvent, error) {

@@ -160,6 +160,9 @@ func (db *DB) ListGrants(ctx context.Context, orgID uuid.UUID, f gatehouse.Grant
 		}
 		where = append(where, cond)
 	}
+	if f.Within != nil {
+		where = append(where, grantsWithin(arg([]uuid.UUID(f.Within))))
+	}
 	if f.Active != nil {
 		now := arg(f.Now)
 		running := "(g.from_at <= " + now + " AND g.until_at > " + now + " AND (g.revoked_at IS NULL OR g.revoked_at > " + now + "))"
@@ -179,6 +182,18 @@ func (db *DB) ListGrants(ctx context.Context, orgID uuid.UUID, f gatehouse.Grant
 		return gatehouse.GrantPage{}, wrap(err)
 	}
 	return sqlstore.GrantPage(grants, f.Limit), nil
+}
+
+// grantsWithin is the condition of a grant all of whose targets lie in
+// the locations of the uuid[] parameter within: a location grant of one
+// of them, or a grant of access points none of which is now elsewhere.
+// The grant's own list (unnest) finds its access points by primary key;
+// one not found counts as elsewhere, and a list of none reaches nothing.
+func grantsWithin(within string) string {
+	in := " = ANY(" + within + "::uuid[])"
+	return `(g.location_id` + in + ` OR g.location_id IS NULL AND cardinality(g.access_point_ids) > 0 AND NOT EXISTS (SELECT 1
+		FROM unnest(g.access_point_ids) p(id) LEFT JOIN access_points a ON a.id = p.id AND a.org = g.org
+		WHERE a.id IS NULL OR NOT a.location_id` + in + `))`
 }
 
 // RevokeGrant ends an organization's grant at at.

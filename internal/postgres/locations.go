@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -131,8 +132,9 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 	})
 }
 
-// ListLocations returns a page of an organization's locations by name then id.
-func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey, withArchived bool) (_ []gatehouse.Location, _ *gatehouse.LocationKey, err error) {
+// ListLocations returns a page of an organization's locations by name
+// then id: those of within only when it is not nil.
+func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey, withArchived bool, within gatehouse.Reach) (_ []gatehouse.Location, _ *gatehouse.LocationKey, err error) {
 	defer sqlstore.Label(&err, "Store.ListLocations", orgID)
 	org, err := db.orgSeq(ctx, db.pool, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
@@ -149,6 +151,10 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	if after != nil {
 		query += ` AND (name COLLATE "C", id) > ($3, $4)`
 		args = append(args, after.Name, after.ID)
+	}
+	if within != nil {
+		args = append(args, []uuid.UUID(within))
+		query += ` AND id = ANY($` + strconv.Itoa(len(args)) + `::uuid[])`
 	}
 	rows, _ := db.replica.Query(ctx, query+` ORDER BY name COLLATE "C", id LIMIT $2`, args...)
 	locs, err := pgx.CollectRows(rows, scanLocation)

@@ -284,6 +284,10 @@ func (db *DB) ListLockdowns(ctx context.Context, orgID uuid.UUID, f gatehouse.Lo
 		b.WriteString(" AND (d.started_at, d.id) < ($3, $4)")
 		args = append(args, f.After.StartedAt, f.After.ID)
 	}
+	if f.Within != nil {
+		args = append(args, []uuid.UUID(f.Within))
+		b.WriteString(" AND " + lockdownsWithin("$"+strconv.Itoa(len(args))))
+	}
 	b.WriteString(" ORDER BY d.started_at DESC, d.id DESC LIMIT " + strconv.Itoa(f.Limit+1))
 	ls, err := readLockdowns(ctx, db.pool, org, orgID, f.Now, b.String(), args...)
 	if err != nil {
@@ -297,6 +301,17 @@ func (db *DB) ListLockdowns(ctx context.Context, orgID uuid.UUID, f gatehouse.Lo
 		page.Next = &k
 	}
 	return page, nil
+}
+
+// lockdownsWithin is the condition of a lockdown that covers one of the
+// locations of the uuid[] parameter within: the organization's, a
+// universe's that one of them names now, or one of theirs. An empty
+// within has no location to cover, so not even the organization's.
+func lockdownsWithin(within string) string {
+	in := " = ANY(" + within + "::uuid[])"
+	return `cardinality(` + within + `::uuid[]) > 0 AND (d.scope = 'ORGANIZATION'
+		OR d.scope = 'UNIVERSE' AND d.universe_id IN (SELECT universe_id FROM locations WHERE org = $1 AND id` + in + `)
+		OR d.scope = 'LOCATION' AND d.location_id` + in + `)`
 }
 
 // ReleaseLockdown releases one of the organization's lockdowns that runs.

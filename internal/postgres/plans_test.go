@@ -33,6 +33,11 @@ func TestEventPagesReadTheirIndexInOrder(t *testing.T) {
 		{"every event", gatehouse.EventFilter{}, "_org_occurred_at_idx"},
 		{"an access point", gatehouse.EventFilter{AccessPointID: &p.door.ID}, "_org_access_point_occurred_at_idx"},
 		{"a location", gatehouse.EventFilter{LocationID: &p.door.LocationID}, "_org_location_occurred_at_idx"},
+		// A reach of one location, or holding the location filtered, is
+		// read as a location filter is (sqlstore.EventsWithin).
+		{"a reach of one location", gatehouse.EventFilter{Within: gatehouse.Reach{p.door.LocationID}}, "_org_location_occurred_at_idx"},
+		{"a location within a reach", gatehouse.EventFilter{LocationID: &p.door.LocationID, Within: gatehouse.Reach{uuid.New(), p.door.LocationID}},
+			"_org_location_occurred_at_idx"},
 		{"a player", gatehouse.EventFilter{PlatformUserID: &player}, "_org_platform_user_id_occurred_at_idx"},
 		{"denied", gatehouse.EventFilter{Types: []gatehouse.EventType{gatehouse.EventAccessDenied}}, "_org_type_occurred_at_idx"},
 		{"two types, a window", gatehouse.EventFilter{Types: []gatehouse.EventType{gatehouse.EventAccessDenied, gatehouse.EventRemoteUnlock},

@@ -52,24 +52,25 @@ func (db *DB) CreateSession(ctx context.Context, e gatehouse.AuditEntry, s gateh
 func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time) (_ gatehouse.Session, _ gatehouse.User, err error) {
 	defer sqlstore.Label(&err, "Store.FindSession")
 	var (
-		s gatehouse.Session
-		u gatehouse.User
+		s     gatehouse.Session
+		u     gatehouse.User
+		reach *string // the role's locations: what the service narrows to
 	)
 	err = db.pool.QueryRow(ctx, `SELECT s.id, s.user_agent, s.client_address, coalesce(s.last_seen_at, s.created_at),
 			s.user_id, s.csrf, s.created_at, s.expires_at,
 			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven,
-			u.totp_sealed IS NOT NULL, s.enrol_only
+			u.totp_sealed IS NOT NULL, s.enrol_only, u.reach
 		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
 		WHERE s.token_hash = $1 AND s.expires_at > $2`, tokenHash[:], now).
 		Scan(&s.ID, &s.UserAgent, &s.ClientAddress, &s.LastSeenAt, &s.UserID, &s.CSRF, &s.CreatedAt, &s.ExpiresAt, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven,
-			&u.SecondFactor, &s.EnrolOnly)
+			&u.SecondFactor, &s.EnrolOnly, &reach)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
 	}
 	if err != nil {
 		return s, u, wrap(err)
 	}
-	s.TokenHash, u.ID = tokenHash, s.UserID
+	s.TokenHash, u.ID, u.Reach = tokenHash, s.UserID, sqlstore.ReachOf(reach)
 	s.CreatedAt, s.ExpiresAt, s.LastSeenAt, u.CreatedAt = utc(s.CreatedAt), utc(s.ExpiresAt), utc(s.LastSeenAt), utc(u.CreatedAt)
 	return s, u, nil
 }

@@ -148,7 +148,7 @@ func TestReplicaServesOnlyTheLists(t *testing.T) {
 	if _, err := db.ListEvents(ctx, org.ID, gatehouse.EventFilter{Limit: 10}); !errors.Is(err, gatehouse.ErrUnavailable) {
 		t.Errorf("events with the replica gone: %v, want ErrUnavailable", err)
 	}
-	if _, _, err := db.ListLocations(ctx, org.ID, 10, nil, false); !errors.Is(err, gatehouse.ErrUnavailable) {
+	if _, _, err := db.ListLocations(ctx, org.ID, 10, nil, false, nil); !errors.Is(err, gatehouse.ErrUnavailable) {
 		t.Errorf("locations with the replica gone: %v, want ErrUnavailable", err)
 	}
 	if _, err := db.FindAPIKeyByHash(ctx, gatehouse.KeyHash{}); !errors.Is(err, gatehouse.ErrNotFound) {

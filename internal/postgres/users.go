@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.proven_at, coalesce(u.proven_by, ''), u.totp_sealed IS NOT NULL,
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.proven_at, coalesce(u.proven_by, ''), u.totp_sealed IS NOT NULL, u.reach,
 	(SELECT i.expires_at FROM invitations i WHERE i.user_id = u.id)`
 
 // CreateUser stores a dashboard user, proven as u.Proven says, and inv
@@ -33,9 +33,9 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 		if err := tx.QueryRow(ctx, "SELECT count(*) FROM users WHERE org = $1", org).Scan(&others); err != nil {
 			return err
 		}
-		u.Role = sqlstore.RoleOfNewUser(u.Role, others)
-		_, err = tx.Exec(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at, proven, proven_at, proven_by)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $8 THEN $7::timestamptz END, CASE WHEN $8 THEN 'operator' END)`, u.ID, org, u.Email, u.Name, u.Role, u.PasswordHash, u.CreatedAt, u.Proven)
+		u = sqlstore.RoleOfNewUser(u, others)
+		_, err = tx.Exec(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at, proven, proven_at, proven_by, reach)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN $8 THEN $7::timestamptz END, CASE WHEN $8 THEN 'operator' END, $9)`, u.ID, org, u.Email, u.Name, u.Role, u.PasswordHash, u.CreatedAt, u.Proven, sqlstore.ReachColumn(u.Reach))
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
@@ -115,10 +115,12 @@ func users(ctx context.Context, q querier, query string, args ...any) ([]gatehou
 		var (
 			u                 gatehouse.User
 			provenAt, invited *time.Time
+			reach             *string
 		)
-		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven, &provenAt, &u.ProvenBy, &u.SecondFactor, &invited); err != nil {
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &u.CreatedAt, &u.Proven, &provenAt, &u.ProvenBy, &u.SecondFactor, &reach, &invited); err != nil {
 			return nil, wrap(err)
 		}
+		u.Reach = sqlstore.ReachOf(reach)
 		u.CreatedAt = utc(u.CreatedAt)
 		if invited != nil {
 			u.InvitedUntil = utc(*invited)
@@ -157,34 +159,35 @@ func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID
 	return u, err
 }
 
-// SetUserRole changes a user's role, refusing to demote the last admin,
-// and ends the user's sessions when the role is lowered.
-func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role) (_ gatehouse.User, err error) {
+// SetUserRole changes a user's role and reach, refusing to demote or
+// limit the last admin of the whole organization, and ends the user's
+// sessions when the change lowers what they may do.
+func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role, reach gatehouse.Reach) (_ gatehouse.User, err error) {
 	defer sqlstore.Label(&err, "Store.SetUserRole", orgID)
 	var u gatehouse.User
 	err = db.withTx(ctx, func(tx pgx.Tx) (err error) {
 		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
-		if u.Role == gatehouse.RoleAdmin && role != gatehouse.RoleAdmin {
+		c := sqlstore.RoleChange(e, u, role, reach)
+		if c.LeavesWhole {
 			if err := keepAnAdmin(ctx, tx, u); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, "UPDATE users SET role = $1 WHERE id = $2", role, u.ID); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE users SET role = $1, reach = $2 WHERE id = $3", role, sqlstore.ReachColumn(reach), u.ID); err != nil {
 			return err
 		}
-		lowered, old := role.Below(u.Role), u.Role
-		u.Role = role
-		if lowered {
+		u = c.User
+		if c.Lowered {
 			if _, err = tx.Exec(ctx, "DELETE FROM sessions WHERE user_id = $1", u.ID); err != nil {
 				return err
 			}
 		}
-		if old == role {
+		if !c.Changed {
 			return nil
 		}
-		return db.appendAuditIn(ctx, tx, sqlstore.UserEntry(e, u).Change("role", string(old), string(role)))
+		return db.appendAuditIn(ctx, tx, c.Entry)
 	})
 	return u, err
 }
@@ -197,7 +200,7 @@ func (db *DB) RemoveUser(ctx context.Context, e gatehouse.AuditEntry, orgID uuid
 		if u, err = lockUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
-		if u.Role == gatehouse.RoleAdmin {
+		if u.WholeAdmin() {
 			if err := keepAnAdmin(ctx, tx, u); err != nil {
 				return err
 			}
@@ -219,7 +222,7 @@ func (db *DB) RemoveUser(ctx context.Context, e gatehouse.AuditEntry, orgID uuid
 func keepAnAdmin(ctx context.Context, tx pgx.Tx, admin gatehouse.User) error {
 	var others int
 	err := tx.QueryRow(ctx, `SELECT count(*) FROM users
-		WHERE org = (SELECT org FROM users WHERE id = $1) AND role = 'admin' AND id <> $1`, admin.ID).Scan(&others)
+		WHERE org = (SELECT org FROM users WHERE id = $1) AND role = 'admin' AND reach IS NULL AND id <> $1`, admin.ID).Scan(&others)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func (s *server) requireScopeFor(scopes []gatehouse.Scope, wait time.Duration, n
 		}
 		// The key acts: what the service records of who changed what.
 		ctx = gatehouse.WithActor(context.WithValue(ctx, keyKey{}, key), gatehouse.Actor{Type: gatehouse.ActorKey,
-			ID: key.ID, Label: key.Prefix, Scopes: key.Scopes, RequestID: requestID(ctx), ClientAddress: ratelimit.ClientAddress(r)})
+			ID: key.ID, Label: key.Prefix, Scopes: key.Scopes, Reach: key.Reach, RequestID: requestID(ctx), ClientAddress: ratelimit.ClientAddress(r)})
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

@@ -34,7 +34,7 @@ func BenchmarkDemoQueries(b *testing.B) {
 		b.Fatal(err)
 	}
 	key := e.newKey(org.ID, gatehouse.ScopeEventsRead)
-	locs, _, _ := e.store.ListLocations(ctx, org.ID, 1, nil, false)
+	locs, _, _ := e.store.ListLocations(ctx, org.ID, 1, nil, false, nil)
 	page := e.events(key, "limit=1")
 	for _, bc := range []struct{ name, query string }{
 		{"first_page", ""},

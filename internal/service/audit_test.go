@@ -75,7 +75,7 @@ func TestServiceAuditsEveryChangeOnceWithItsActor(t *testing.T) {
 	must(nil, err)
 	_, link2, err := f.svc.RenewInvitation(asAdmin, f.org.ID, "op@acme.test")
 	must(nil, err)
-	must(f.svc.SetUserRole(asAdmin, f.org.ID, "op@acme.test", gatehouse.RoleOperator))
+	must(f.svc.SetUserRole(asAdmin, f.org.ID, "op@acme.test", gatehouse.RoleOperator, nil))
 	must(f.svc.SetPassword(asAdmin, f.org.ID, "op@acme.test", "another long password"))
 	must(f.svc.RemoveUser(asAdmin, f.org.ID, "op@acme.test"))
 	must(f.svc.RenameOrganization(sys, f.org.ID, "Acme Studios"))
@@ -191,7 +191,7 @@ func TestServiceRefusedChangeLeavesNoAuditEntry(t *testing.T) {
 	for what, err := range map[string]error{
 		"duplicate email": second(f.svc.CreateUser(sys, gatehouse.NewUser{OrgID: f.org.ID, Email: admin.Email, Password: "correct horse battery"})),
 		"last admin":      second(f.svc.RemoveUser(sys, f.org.ID, admin.Email)),
-		"demote last":     second(f.svc.SetUserRole(sys, f.org.ID, admin.Email, gatehouse.RoleViewer)),
+		"demote last":     second(f.svc.SetUserRole(sys, f.org.ID, admin.Email, gatehouse.RoleViewer, nil)),
 		"viewer":          second(f.svc.CreateLocation(viewer, f.org.ID, "HQ")),
 		"bad name":        second(f.svc.CreateLocation(sys, f.org.ID, " ")),
 	} {

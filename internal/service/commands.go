@@ -31,7 +31,8 @@ import (
 // [gatehouse.IdempotencyWindow] answers the command first issued, replayed
 // true; the same key with another request is [gatehouse.ErrConflict].
 func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r gatehouse.CommandRequest, idem string) (c gatehouse.Command, replayed bool, err error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermIssueCommands)
+	if err != nil {
 		return gatehouse.Command{}, false, err
 	}
 	a := gatehouse.ActorFrom(ctx)
@@ -49,10 +50,13 @@ func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r gatehouse
 	if idem != "" {
 		key = &gatehouse.IdempotencyKey{Key: idem, Digest: r.Digest(), At: now}
 		if c, err := s.replay(ctx, orgID, *key); !errors.Is(err, gatehouse.ErrNotFound) {
+			if err == nil && !reach.Has(c.Location.ID) {
+				return gatehouse.Command{}, false, errNotYourAccessPoint
+			}
 			return c, err == nil, err
 		}
 	}
-	nc, err := s.newCommand(ctx, orgID, r, a, now)
+	nc, err := s.newCommand(ctx, orgID, r, a, reach, now)
 	if err != nil {
 		return gatehouse.Command{}, false, err
 	}
@@ -94,11 +98,16 @@ func (s *Service) replay(ctx context.Context, orgID uuid.UUID, key gatehouse.Ide
 	return s.store.FindCommand(ctx, orgID, id)
 }
 
-// newCommand resolves r's access point, location, universe and targets.
-func (s *Service) newCommand(ctx context.Context, orgID uuid.UUID, r gatehouse.CommandRequest, a gatehouse.Actor, now time.Time) (gatehouse.IssuedCommand, error) {
+// errNotYourAccessPoint refuses a command for an access point of another
+// organization, or outside the actor's reach: the same answer for both.
+var errNotYourAccessPoint = gatehouse.Invalid("accessPointId", "is not an access point of your organization")
+
+// newCommand resolves r's access point (which reach must hold), location,
+// universe and targets.
+func (s *Service) newCommand(ctx context.Context, orgID uuid.UUID, r gatehouse.CommandRequest, a gatehouse.Actor, reach gatehouse.Reach, now time.Time) (gatehouse.IssuedCommand, error) {
 	ap, err := s.store.FindAccessPoint(ctx, orgID, r.AccessPointID)
-	if errors.Is(err, gatehouse.ErrNotFound) {
-		return gatehouse.IssuedCommand{}, gatehouse.Invalid("accessPointId", "is not an access point of your organization")
+	if errors.Is(err, gatehouse.ErrNotFound) || err == nil && !reach.Has(ap.LocationID) {
+		return gatehouse.IssuedCommand{}, errNotYourAccessPoint
 	}
 	if err != nil {
 		return gatehouse.IssuedCommand{}, err
@@ -154,21 +163,34 @@ func (s *Service) newCommand(ctx context.Context, orgID uuid.UUID, r gatehouse.C
 // FindCommand returns one of the organization's commands with its
 // deliveries, or [gatehouse.ErrNotFound].
 func (s *Service) FindCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Command, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return gatehouse.Command{}, err
 	}
-	return s.store.FindCommand(ctx, orgID, id)
+	return s.commandIn(ctx, orgID, id, reach)
+}
+
+// commandIn is the organization's command id, or [gatehouse.ErrNotFound]
+// when reach does not hold its location.
+func (s *Service) commandIn(ctx context.Context, orgID, id uuid.UUID, reach gatehouse.Reach) (gatehouse.Command, error) {
+	c, err := s.store.FindCommand(ctx, orgID, id)
+	if err != nil {
+		return gatehouse.Command{}, err
+	}
+	return c, gatehouse.InReach(reach, c.Location.ID)
 }
 
 // ListCommands returns a page of the organization's commands matching f,
 // newest first. f must pass [gatehouse.CommandFilter.Check].
 func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.CommandFilter) (gatehouse.CommandPage, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return gatehouse.CommandPage{}, err
 	}
 	if err := f.Check(); err != nil {
 		return gatehouse.CommandPage{}, err
 	}
+	f.Within = reach
 	return s.store.ListCommands(ctx, orgID, f)
 }
 
@@ -177,11 +199,14 @@ func (s *Service) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse
 // [gatehouse.ErrNotFound]; a [*gatehouse.ConflictError] when it is settled
 // already, or a LOCKDOWN command (its lockdown's release ends it).
 func (s *Service) CancelCommand(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Command, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermIssueCommands)
+	if err != nil {
 		return gatehouse.Command{}, err
 	}
-	// A LOCKDOWN command ends with its lockdown's release, not alone.
-	if c, err := s.store.FindCommand(ctx, orgID, id); err == nil && c.Type == gatehouse.CommandLockdown {
+	if c, err := s.commandIn(ctx, orgID, id, reach); err != nil {
+		return gatehouse.Command{}, err
+	} else if c.Type == gatehouse.CommandLockdown {
+		// A LOCKDOWN command ends with its lockdown's release, not alone.
 		return c, &gatehouse.ConflictError{Field: "type", Message: "is LOCKDOWN: release its lockdown (POST /lockdowns/{id}/release) instead"}
 	}
 	e := s.entry(ctx, orgID, gatehouse.AuditCommandCancelled, gatehouse.TargetCommand)

@@ -30,15 +30,20 @@ import (
 //   - [gatehouse.ErrNotFound] for an unknown access point or one of another
 //     organization, never a decision.
 func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r gatehouse.DecisionRequest) (gatehouse.DecisionResult, error) {
-	if a := gatehouse.ActorFrom(ctx); a.Type == gatehouse.ActorUser {
-		if r.Record {
+	var reach gatehouse.Reach
+	if a := gatehouse.ActorFrom(ctx); a.Type == gatehouse.ActorUser || !a.Reach.Whole() {
+		if r.Record && a.Type == gatehouse.ActorUser {
 			return gatehouse.DecisionResult{}, gatehouse.ErrForbidden
 		}
-		if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermTestDecisions); err != nil {
+		var err error
+		if reach, err = gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermTestDecisions); err != nil {
 			return gatehouse.DecisionResult{}, err
 		}
 	}
 	if err := r.Check(); err != nil {
+		return gatehouse.DecisionResult{}, err
+	}
+	if err := s.accessPointIn(ctx, orgID, r.AccessPointID, reach); err != nil {
 		return gatehouse.DecisionResult{}, err
 	}
 	now := s.Now()

@@ -221,7 +221,7 @@ func (s *Service) userByEmail(ctx context.Context, orgID uuid.UUID, email string
 // SecondFactorRequired says whether the organization requires a second
 // factor of its members; any member may know.
 func (s *Service) SecondFactorRequired(ctx context.Context, orgID uuid.UUID) (bool, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	if _, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView); err != nil {
 		return false, err
 	}
 	return s.store.SignInRequired(ctx, orgID, gatehouse.RequireSecondFactor)

@@ -23,9 +23,11 @@ func (s *Service) ReadEventQuery(orgID uuid.UUID, v url.Values) (gatehouse.Event
 // Errors: [gatehouse.ErrUnavailable] ([gatehouse.ErrBusy] among them) when
 // the database cannot answer now.
 func (s *Service) ListEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter) (gatehouse.EventPage, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return gatehouse.EventPage{}, err
 	}
+	f.Within = reach
 	return gatehouse.FindEvents(ctx, s.store, orgID, f)
 }
 
@@ -36,12 +38,18 @@ func (s *Service) EventCursor(orgID uuid.UUID, f gatehouse.EventFilter, next gat
 }
 
 // FindEvent returns one of the organization's events, or
-// [gatehouse.ErrNotFound] (another organization's event included).
+// [gatehouse.ErrNotFound] (another organization's event included, and
+// one of a location outside the actor's reach).
 func (s *Service) FindEvent(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Event, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return gatehouse.Event{}, err
 	}
-	return s.findEvent(ctx, orgID, id)
+	ev, err := s.findEvent(ctx, orgID, id)
+	if err != nil {
+		return gatehouse.Event{}, err
+	}
+	return ev, gatehouse.InReach(reach, ev.Location.ID)
 }
 
 // findEvent is [Service.FindEvent] without the caller's authorization: for
@@ -87,9 +95,11 @@ func (s *Service) CountEventsUpTo(ctx context.Context, orgID uuid.UUID, f gateho
 // step from f.From to f.To, which must be set, by outcome.
 // [gatehouse.ErrInvalid] when they are not.
 func (s *Service) CountEvents(ctx context.Context, orgID uuid.UUID, f gatehouse.EventFilter, step time.Duration) ([]gatehouse.EventCount, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return nil, err
 	}
+	f.Within = reach
 	if f.From == nil || f.To == nil || step <= 0 {
 		return nil, gatehouse.Invalid("", "a count needs a window and a step")
 	}
@@ -128,6 +138,9 @@ func (s *Service) DecodeEvents(raws []json.RawMessage) ([]gatehouse.NewEvent, er
 //     or a requester that is not the organization's;
 //   - [gatehouse.ErrUnavailable] when the database cannot answer.
 func (s *Service) IngestEvents(ctx context.Context, orgID uuid.UUID, events []gatehouse.NewEvent) (gatehouse.IngestResult, error) {
+	if err := gatehouse.RefuseReach(ctx); err != nil {
+		return gatehouse.IngestResult{}, err
+	}
 	if err := s.refuseExpired(ctx, orgID, events); err != nil {
 		return gatehouse.IngestResult{}, err
 	}

@@ -85,8 +85,10 @@ func (s *Service) legacyFeedPosition(ctx context.Context, orgID uuid.UUID, p gat
 // late it arrived and in whatever order concurrent writers committed.
 // An unknown organization has an empty feed.
 func (s *Service) ReadFeed(ctx context.Context, orgID uuid.UUID, q gatehouse.FeedQuery) (gatehouse.FeedPage, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return gatehouse.FeedPage{}, err
 	}
+	q.Filter.Within = reach
 	return s.store.ReadFeed(ctx, orgID, q.Filter, q.After)
 }

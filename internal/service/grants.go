@@ -29,7 +29,8 @@ import (
 // access point or location of another organization included; then a
 // *[gatehouse.StateError] for an archived access point or location.
 func (s *Service) CreateGrant(ctx context.Context, orgID uuid.UUID, r gatehouse.GrantRequest) (_ gatehouse.Grant, created bool, err error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageGrants); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermManageGrants)
+	if err != nil {
 		return gatehouse.Grant{}, false, err
 	}
 	now := s.Now()
@@ -50,7 +51,7 @@ func (s *Service) CreateGrant(ctx context.Context, orgID uuid.UUID, r gatehouse.
 			return g.At(now), false, err
 		}
 	}
-	if err := s.checkGrantTargets(ctx, orgID, r); err != nil {
+	if err := s.checkGrantTargets(ctx, orgID, r, reach); err != nil {
 		return gatehouse.Grant{}, false, err
 	}
 	aps := r.AccessPointIDs
@@ -84,7 +85,7 @@ func (s *Service) CreateGrant(ctx context.Context, orgID uuid.UUID, r gatehouse.
 	g, created, err := s.store.CreateGrant(ctx, e, ng)
 	if errors.Is(err, gatehouse.ErrNotFound) {
 		// A target deleted since the check: refused as the check refuses it.
-		if cerr := s.checkGrantTargets(ctx, orgID, r); cerr != nil {
+		if cerr := s.checkGrantTargets(ctx, orgID, r, reach); cerr != nil {
 			err = cerr
 		}
 	}
@@ -113,10 +114,11 @@ func (s *Service) grantOfReceipt(ctx context.Context, orgID uuid.UUID, receipt s
 }
 
 // checkGrantTargets refuses, keyed by the field, an access point or a
-// location the organization does not hold, and then, with a
-// *[gatehouse.StateError], one that is archived (an access point of an
-// archived location included): a grant is a new write that names it.
-func (s *Service) checkGrantTargets(ctx context.Context, orgID uuid.UUID, r gatehouse.GrantRequest) error {
+// location the organization does not hold, or reach does not, and then,
+// with a *[gatehouse.StateError], one that is archived (an access point
+// of an archived location included): a grant is a new write that names
+// it.
+func (s *Service) checkGrantTargets(ctx context.Context, orgID uuid.UUID, r gatehouse.GrantRequest, reach gatehouse.Reach) error {
 	var (
 		errs     gatehouse.ValidationError
 		archived error
@@ -124,7 +126,7 @@ func (s *Service) checkGrantTargets(ctx context.Context, orgID uuid.UUID, r gate
 	for i, id := range r.AccessPointIDs {
 		ap, err := s.store.FindAccessPoint(ctx, orgID, id)
 		switch {
-		case errors.Is(err, gatehouse.ErrNotFound):
+		case errors.Is(err, gatehouse.ErrNotFound) || err == nil && !reach.Has(ap.LocationID):
 			errs.Add("accessPointIds["+strconv.Itoa(i)+"]", "is not an access point of your organization")
 		case err != nil:
 			return err
@@ -135,7 +137,7 @@ func (s *Service) checkGrantTargets(ctx context.Context, orgID uuid.UUID, r gate
 	if r.LocationID != nil {
 		l, err := s.store.FindLocation(ctx, orgID, *r.LocationID)
 		switch {
-		case errors.Is(err, gatehouse.ErrNotFound):
+		case errors.Is(err, gatehouse.ErrNotFound) || !reach.Has(*r.LocationID):
 			errs.Add("locationId", "is not a location of your organization")
 		case err != nil:
 			return err
@@ -183,14 +185,15 @@ func (s *Service) GrantCursor(orgID uuid.UUID, f gatehouse.GrantFilter, next gat
 // organization does not hold matches none. f must pass
 // [gatehouse.GrantFilter.Check].
 func (s *Service) ListGrants(ctx context.Context, orgID uuid.UUID, f gatehouse.GrantFilter) (gatehouse.GrantPage, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return gatehouse.GrantPage{}, err
 	}
 	if err := f.Check(); err != nil {
 		return gatehouse.GrantPage{}, err
 	}
 	now := s.Now()
-	f.Now, f.LocationOf = now, nil
+	f.Now, f.LocationOf, f.Within = now, nil, reach
 	if f.AccessPointID != nil {
 		ap, err := s.store.FindAccessPoint(ctx, orgID, *f.AccessPointID)
 		switch {
@@ -211,11 +214,31 @@ func (s *Service) ListGrants(ctx context.Context, orgID uuid.UUID, f gatehouse.G
 // FindGrant returns one of the organization's grants, or
 // [gatehouse.ErrNotFound].
 func (s *Service) FindGrant(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Grant, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return gatehouse.Grant{}, err
 	}
-	g, err := s.store.FindGrant(ctx, orgID, id)
+	g, err := s.grantIn(ctx, orgID, id, reach)
 	return g.At(s.Now()), err
+}
+
+// grantIn is the organization's grant id, or [gatehouse.ErrNotFound]
+// unless reach holds all it covers, as [gatehouse.GrantFilter.Within]
+// keeps it.
+func (s *Service) grantIn(ctx context.Context, orgID, id uuid.UUID, reach gatehouse.Reach) (gatehouse.Grant, error) {
+	g, err := s.store.FindGrant(ctx, orgID, id)
+	if err != nil || reach.Whole() {
+		return g, err
+	}
+	if g.LocationID != nil {
+		return g, gatehouse.InReach(reach, *g.LocationID)
+	}
+	for _, ap := range g.AccessPointIDs {
+		if err := s.accessPointIn(ctx, orgID, ap, reach); err != nil {
+			return gatehouse.Grant{}, err
+		}
+	}
+	return g, nil
 }
 
 // RevokeGrant ends one of the organization's grants now and wakes the
@@ -224,11 +247,12 @@ func (s *Service) FindGrant(ctx context.Context, orgID, id uuid.UUID) (gatehouse
 // [gatehouse.ErrForbidden] for a user without
 // [gatehouse.PermManageGrants].
 func (s *Service) RevokeGrant(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Grant, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageGrants); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermManageGrants)
+	if err != nil {
 		return gatehouse.Grant{}, err
 	}
 	now := s.Now()
-	old, err := s.store.FindGrant(ctx, orgID, id)
+	old, err := s.grantIn(ctx, orgID, id, reach)
 	if err != nil {
 		return gatehouse.Grant{}, err
 	}

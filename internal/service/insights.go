@@ -29,9 +29,11 @@ func (s *Service) ReadInsightQuery(v url.Values) (gatehouse.InsightQuery, error)
 // Errors: [gatehouse.ErrUnavailable] ([gatehouse.ErrBusy] among them)
 // when the database cannot answer now.
 func (s *Service) Insights(ctx context.Context, orgID uuid.UUID, q gatehouse.InsightQuery, limit int) (counts []gatehouse.InsightCount, more bool, err error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return nil, false, err
 	}
+	q.Filter.Within = reach
 	if q.Filter.From == nil || q.Filter.To == nil || q.Zone == nil || limit < 1 {
 		return nil, false, gatehouse.Invalid("", "insights need a window, a zone and a limit")
 	}

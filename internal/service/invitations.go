@@ -25,7 +25,7 @@ func (s *Service) InviteUser(ctx context.Context, nu gatehouse.NewUser) (u gateh
 	if err := gatehouse.Authorize(ctx, nu.OrgID, gatehouse.PermManageUsers); err != nil {
 		return gatehouse.User{}, "", err
 	}
-	if u, err = s.checkNewUser(nu, &gatehouse.ValidationError{}); err != nil {
+	if u, err = s.checkNewUser(ctx, nu, &gatehouse.ValidationError{}); err != nil {
 		return gatehouse.User{}, "", err
 	}
 	inv, token := gatehouse.NewInvitation(u.OrgID, uuid.Nil, s.now())

@@ -13,21 +13,34 @@ import (
 // service sets the id, the creation time, the prefix and the hash.
 //
 // Errors:
-//   - a [*gatehouse.ValidationError] keyed "name", "scopes" or
-//     "expiresAt" (every problem at once);
+//   - a [*gatehouse.ValidationError] keyed "name", "scopes",
+//     "locations" or "expiresAt" (every problem at once);
 //   - [gatehouse.ErrNotFound] for an unknown organization;
 //   - [gatehouse.ErrForbidden] unless the acting user is an admin.
+//
+// A key made by a user limited to locations is limited to theirs, or to
+// those of them nk.Locations lists.
 func (s *Service) CreateAPIKey(ctx context.Context, nk gatehouse.NewAPIKey) (gatehouse.APIKey, string, error) {
-	if err := gatehouse.Authorize(ctx, nk.OrgID, gatehouse.PermManageKeys); err != nil {
+	within, err := gatehouse.AuthorizeIn(ctx, nk.OrgID, gatehouse.PermManageKeys)
+	if err != nil {
 		return gatehouse.APIKey{}, "", err
 	}
 	name, scopes, err := s.checkAPIKey(nk)
 	if err != nil {
 		return gatehouse.APIKey{}, "", err
 	}
+	reach, err := s.checkReach(ctx, nk.OrgID, "locations", nk.Locations, within)
+	if err != nil {
+		return gatehouse.APIKey{}, "", err
+	}
+	if !reach.Whole() {
+		if err := gatehouse.CheckReachScopes(scopes); err != nil {
+			return gatehouse.APIKey{}, "", err
+		}
+	}
 	raw, prefix, hash := gatehouse.GenerateKey()
 	k := gatehouse.APIKey{ID: gatehouse.NewID(), OrgID: nk.OrgID, Name: name, Prefix: prefix, Hash: hash, Scopes: scopes,
-		RateLimit: nk.RateLimit, CreatedAt: s.Now()}
+		Reach: reach, RateLimit: nk.RateLimit, CreatedAt: s.Now()}
 	if nk.Lifetime > 0 {
 		t := k.CreatedAt.Add(nk.Lifetime)
 		nk.ExpiresAt = &t
@@ -41,6 +54,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, nk gatehouse.NewAPIKey) (gat
 	if k.ExpiresAt != nil {
 		e = e.Change("expiresAt", "", gatehouse.FormatTime(*k.ExpiresAt))
 	}
+	e = e.Change("locations", "", reach.String())
 	if err := s.store.CreateAPIKey(ctx, e, k); err != nil {
 		return gatehouse.APIKey{}, "", err
 	}
@@ -71,7 +85,11 @@ func (s *Service) checkAPIKey(nk gatehouse.NewAPIKey) (string, []gatehouse.Scope
 	}
 	if len(nk.Scopes) == 0 {
 		errs.Add("scopes", "choose at least one scope")
+	} else if len(nk.Locations) > 0 {
+		errs.Merge("", gatehouse.AsValidation(gatehouse.CheckReachScopes(scopes)))
 	}
+	_, err = gatehouse.CheckReach("locations", nk.Locations)
+	errs.Merge("", gatehouse.AsValidation(err))
 	if nk.Lifetime < 0 || (nk.ExpiresAt != nil && !nk.ExpiresAt.After(now)) {
 		errs.Add("expiresAt", "must be in the future")
 	}
@@ -81,11 +99,14 @@ func (s *Service) checkAPIKey(nk gatehouse.NewAPIKey) (string, []gatehouse.Scope
 
 // ListAPIKeys returns the organization's keys, newest first, never a raw
 // key. An unknown organization has none.
+// A user limited to locations sees the keys limited to theirs only.
 func (s *Service) ListAPIKeys(ctx context.Context, orgID uuid.UUID) ([]gatehouse.APIKey, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageKeys); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermManageKeys)
+	if err != nil {
 		return nil, err
 	}
-	return s.store.ListAPIKeys(ctx, orgID)
+	keys, err := s.store.ListAPIKeys(ctx, orgID)
+	return slices.DeleteFunc(keys, func(k gatehouse.APIKey) bool { return !reach.Covers(k.Reach) }), err
 }
 
 // ExpiringAPIKeys counts the organization's active keys that expire
@@ -109,10 +130,22 @@ func (s *Service) ExpiringAPIKeys(ctx context.Context, orgID uuid.UUID) (int, er
 // FindAPIKey returns one of the organization's keys, whatever its status,
 // or [gatehouse.ErrNotFound] (another organization's key included).
 func (s *Service) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.APIKey, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageKeys); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermManageKeys)
+	if err != nil {
 		return gatehouse.APIKey{}, err
 	}
-	return s.store.FindAPIKey(ctx, orgID, id)
+	return s.apiKeyIn(ctx, orgID, id, reach)
+}
+
+// apiKeyIn is the organization's key id, or [gatehouse.ErrNotFound]
+// unless reach covers the key's: a user limited to locations manages
+// the keys limited to theirs.
+func (s *Service) apiKeyIn(ctx context.Context, orgID, id uuid.UUID, reach gatehouse.Reach) (gatehouse.APIKey, error) {
+	k, err := s.store.FindAPIKey(ctx, orgID, id)
+	if err == nil && !reach.Covers(k.Reach) {
+		return gatehouse.APIKey{}, gatehouse.ErrNotFound
+	}
+	return k, err
 }
 
 // RevokeAPIKey revokes one of the organization's keys now, unless it
@@ -124,7 +157,11 @@ func (s *Service) FindAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehous
 //     organization;
 //   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID) (gatehouse.APIKey, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageKeys); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermManageKeys)
+	if err != nil {
+		return gatehouse.APIKey{}, err
+	}
+	if _, err := s.apiKeyIn(ctx, orgID, id, reach); err != nil {
 		return gatehouse.APIKey{}, err
 	}
 	now := s.Now()
@@ -148,13 +185,14 @@ func (s *Service) RevokeAPIKey(ctx context.Context, orgID, id uuid.UUID) (gateho
 //     change itself or a key with keys:write (see
 //     [gatehouse.APIKey.ChangeableBy]).
 func (s *Service) SetAPIKeyRate(ctx context.Context, orgID, id uuid.UUID, rate *gatehouse.Rate) (gatehouse.APIKey, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageKeys); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermManageKeys)
+	if err != nil {
 		return gatehouse.APIKey{}, err
 	}
 	if err := gatehouse.CheckKeyRate(rate); err != nil {
 		return gatehouse.APIKey{}, err
 	}
-	k, err := s.store.FindAPIKey(ctx, orgID, id)
+	k, err := s.apiKeyIn(ctx, orgID, id, reach)
 	if err != nil {
 		return gatehouse.APIKey{}, err
 	}

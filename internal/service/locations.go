@@ -51,9 +51,14 @@ func (s *Service) RenameLocation(ctx context.Context, orgID, id uuid.UUID, name 
 }
 
 // FindLocation returns one of the organization's locations with its
-// access points, or [gatehouse.ErrNotFound].
+// access points, or [gatehouse.ErrNotFound] (one outside the actor's
+// reach included).
 func (s *Service) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Location, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
+		return gatehouse.Location{}, err
+	}
+	if err := gatehouse.InReach(reach, id); err != nil {
 		return gatehouse.Location{}, err
 	}
 	return s.store.FindLocation(ctx, orgID, id)
@@ -64,13 +69,14 @@ func (s *Service) FindLocation(ctx context.Context, orgID, id uuid.UUID) (gateho
 // Archived locations and access points are left out unless withArchived.
 // limit must be between 1 and [gatehouse.MaxLimit].
 func (s *Service) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey, withArchived bool) (page []gatehouse.Location, next *gatehouse.LocationKey, err error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return nil, nil, err
 	}
 	if limit < 1 || limit > gatehouse.MaxLimit {
 		return nil, nil, gatehouse.Invalid("limit", "must be between 1 and %d", gatehouse.MaxLimit)
 	}
-	return s.store.ListLocations(ctx, orgID, limit, after, withArchived)
+	return s.store.ListLocations(ctx, orgID, limit, after, withArchived, reach)
 }
 
 // AllLocations returns every location of the organization, page by page:
@@ -79,13 +85,20 @@ func (s *Service) ListLocations(ctx context.Context, orgID uuid.UUID, limit int,
 // organization's records (the names of insights, an import's places)
 // asks for them too, a menu to choose from does not.
 func (s *Service) AllLocations(ctx context.Context, orgID uuid.UUID, withArchived bool) ([]gatehouse.Location, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return nil, err
 	}
+	return s.allLocations(ctx, orgID, withArchived, reach)
+}
+
+// allLocations is [Service.AllLocations] of the locations within reach,
+// for a caller that authorized.
+func (s *Service) allLocations(ctx context.Context, orgID uuid.UUID, withArchived bool, within gatehouse.Reach) ([]gatehouse.Location, error) {
 	all := []gatehouse.Location{}
 	var after *gatehouse.LocationKey
 	for {
-		locs, next, err := s.store.ListLocations(ctx, orgID, gatehouse.MaxLimit, after, withArchived)
+		locs, next, err := s.store.ListLocations(ctx, orgID, gatehouse.MaxLimit, after, withArchived, within)
 		if err != nil {
 			return nil, err
 		}
@@ -200,10 +213,7 @@ func (s *Service) MoveAccessPoint(ctx context.Context, orgID, id, locationID uui
 // locations, ordered by name then id, the archived ones only when
 // withArchived; [gatehouse.ErrNotFound] for an unknown location.
 func (s *Service) ListAccessPoints(ctx context.Context, orgID, locationID uuid.UUID, withArchived bool) ([]gatehouse.AccessPoint, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
-		return nil, err
-	}
-	l, err := s.store.FindLocation(ctx, orgID, locationID)
+	l, err := s.FindLocation(ctx, orgID, locationID)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,9 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -23,15 +25,19 @@ import (
 //     that is not the organization's and a universe none of its
 //     locations names included;
 //   - a *[gatehouse.StateError] for a lockdown of an archived location;
-//   - [gatehouse.ErrForbidden] for a viewer.
+//   - [gatehouse.ErrForbidden] for a viewer, and for an actor limited
+//     to locations unless it locks down one of them.
 func (s *Service) StartLockdown(ctx context.Context, orgID uuid.UUID, r gatehouse.LockdownRequest) (gatehouse.Lockdown, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermIssueCommands)
+	if err != nil {
 		return gatehouse.Lockdown{}, err
 	}
 	a := gatehouse.ActorFrom(ctx)
 	now := s.Now()
-	r, err := r.Check(now)
-	if err != nil {
+	if r, err = r.Check(now); err != nil {
+		return gatehouse.Lockdown{}, err
+	}
+	if err := lockdownInReach(r.Scope, r.LocationID, reach); err != nil {
 		return gatehouse.Lockdown{}, err
 	}
 	l := gatehouse.Lockdown{ID: gatehouse.NewID(), OrgID: orgID, Scope: r.Scope, UniverseID: r.UniverseID,
@@ -160,22 +166,65 @@ func (s *Service) lockdownChanged(ctx context.Context, orgID uuid.UUID, cmds []g
 // FindLockdown returns one of the organization's lockdowns, or
 // [gatehouse.ErrNotFound].
 func (s *Service) FindLockdown(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Lockdown, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return gatehouse.Lockdown{}, err
 	}
-	return s.store.FindLockdown(ctx, orgID, id, s.Now())
+	return s.lockdownIn(ctx, orgID, id, reach, s.Now())
+}
+
+// lockdownIn is the organization's lockdown id, or
+// [gatehouse.ErrNotFound] unless it covers a location of reach, as
+// [gatehouse.LockdownFilter.Within] keeps it: the whole organization's,
+// a universe's that one of them names, or one of theirs.
+func (s *Service) lockdownIn(ctx context.Context, orgID, id uuid.UUID, reach gatehouse.Reach, now time.Time) (gatehouse.Lockdown, error) {
+	l, err := s.store.FindLockdown(ctx, orgID, id, now)
+	if err != nil || reach.Whole() {
+		return l, err
+	}
+	switch l.Scope {
+	case gatehouse.LockdownLocation:
+		return l, gatehouse.InReach(reach, *l.LocationID)
+	case gatehouse.LockdownUniverse:
+		locs, err := s.allLocations(ctx, orgID, true, reach)
+		if err != nil {
+			return gatehouse.Lockdown{}, err
+		}
+		if !slices.ContainsFunc(locs, func(loc gatehouse.Location) bool { return loc.UniverseID != nil && *loc.UniverseID == *l.UniverseID }) {
+			return gatehouse.Lockdown{}, gatehouse.ErrNotFound
+		}
+	}
+	return l, nil
+}
+
+// lockdownInReach refuses an actor limited to locations a lockdown of
+// more than one of them: they see the whole organization's and their
+// universes' lockdowns, which hold their doors too, but start and
+// release only their locations' own.
+func lockdownInReach(scope gatehouse.LockdownScope, locationID *uuid.UUID, reach gatehouse.Reach) error {
+	switch {
+	case reach.Whole():
+		return nil
+	case scope != gatehouse.LockdownLocation:
+		return fmt.Errorf("lock down your locations one by one (scope LOCATION): %w", gatehouse.ErrOutsideReach)
+	case !reach.Has(*locationID):
+		return gatehouse.Invalid("locationId", "is not a location of your organization")
+	}
+	return nil
 }
 
 // ListLockdowns returns a page of the organization's lockdowns matching
 // f, newest first (f.Active: only those running at f.Now). f.Limit must be
 // 1 to [gatehouse.MaxLimit].
 func (s *Service) ListLockdowns(ctx context.Context, orgID uuid.UUID, f gatehouse.LockdownFilter) (gatehouse.LockdownPage, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView)
+	if err != nil {
 		return gatehouse.LockdownPage{}, err
 	}
 	if f.Limit < 1 || f.Limit > gatehouse.MaxLimit {
 		return gatehouse.LockdownPage{}, gatehouse.Invalid("limit", "must be between 1 and %d", gatehouse.MaxLimit)
 	}
+	f.Within = reach
 	if f.Now.IsZero() {
 		f.Now = s.Now()
 	}
@@ -198,15 +247,23 @@ func (s *Service) LockdownCursor(orgID uuid.UUID, f gatehouse.LockdownFilter, ne
 // the live servers of its universes. A lockdown that ended already
 // (released, or past its until) is answered as it is: releasing is
 // idempotent. [gatehouse.ErrNotFound]; [gatehouse.ErrForbidden] for a
-// viewer.
+// viewer, and for an actor limited to locations unless it is one of
+// theirs.
 func (s *Service) ReleaseLockdown(ctx context.Context, orgID, id uuid.UUID) (gatehouse.Lockdown, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermIssueCommands); err != nil {
+	reach, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermIssueCommands)
+	if err != nil {
 		return gatehouse.Lockdown{}, err
 	}
 	now := s.Now()
-	l, err := s.store.FindLockdown(ctx, orgID, id, now)
-	if err != nil || !l.Active {
+	l, err := s.lockdownIn(ctx, orgID, id, reach, now)
+	if err != nil {
 		return l, err
+	}
+	if err := lockdownInReach(l.Scope, l.LocationID, reach); err != nil {
+		return gatehouse.Lockdown{}, err
+	}
+	if !l.Active {
+		return l, nil
 	}
 	a := gatehouse.ActorFrom(ctx)
 	by := gatehouse.LockdownActor{Type: a.Type}

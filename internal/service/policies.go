@@ -13,7 +13,7 @@ import (
 // points, or nil when it has none. [gatehouse.ErrNotFound] for an unknown
 // access point or one of another organization.
 func (s *Service) Policy(ctx context.Context, orgID, accessPointID uuid.UUID) (*gatehouse.Policy, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	if err := s.authorizeAccessPoint(ctx, orgID, accessPointID, gatehouse.PermView); err != nil {
 		return nil, err
 	}
 	return s.store.FindPolicy(ctx, orgID, accessPointID)
@@ -24,7 +24,7 @@ func (s *Service) Policy(ctx context.Context, orgID, accessPointID uuid.UUID) (*
 // what an explanation at that instant decides by ([Service.Decide] with
 // At). Errors as [Service.Policy].
 func (s *Service) PolicyAt(ctx context.Context, orgID, accessPointID uuid.UUID, at time.Time) (*gatehouse.Policy, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	if err := s.authorizeAccessPoint(ctx, orgID, accessPointID, gatehouse.PermView); err != nil {
 		return nil, err
 	}
 	return s.store.FindPolicyAt(ctx, orgID, accessPointID, at)
@@ -57,7 +57,7 @@ func (s *Service) policyAt(ctx context.Context, orgID, accessPointID uuid.UUID, 
 //     changes again once it is restored;
 //   - [gatehouse.ErrForbidden] unless the acting user is an admin.
 func (s *Service) SetPolicy(ctx context.Context, orgID, accessPointID uuid.UUID, p gatehouse.Policy, ifVersion *int64) (gatehouse.Policy, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManagePolicies); err != nil {
+	if err := s.authorizeAccessPoint(ctx, orgID, accessPointID, gatehouse.PermManagePolicies); err != nil {
 		return gatehouse.Policy{}, err
 	}
 	p, err := p.Check()

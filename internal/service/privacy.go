@@ -84,7 +84,7 @@ func (s *Service) SetRetention(ctx context.Context, orgID uuid.UUID, days int) (
 
 // Organization returns the organization, with its settings.
 func (s *Service) Organization(ctx context.Context, orgID uuid.UUID) (gatehouse.Organization, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	if _, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView); err != nil {
 		return gatehouse.Organization{}, err
 	}
 	return s.store.FindOrganization(ctx, orgID)

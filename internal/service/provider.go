@@ -200,7 +200,7 @@ func (s *Service) RequireProvider(ctx context.Context, orgID uuid.UUID, required
 // ProviderRequired says whether the organization's members sign in
 // through the OpenID provider only; any member may know.
 func (s *Service) ProviderRequired(ctx context.Context, orgID uuid.UUID) (bool, error) {
-	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermView); err != nil {
+	if _, err := gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermView); err != nil {
 		return false, err
 	}
 	return s.store.SignInRequired(ctx, orgID, gatehouse.RequireProvider)

@@ -114,7 +114,7 @@ func TestRolesInTheService(t *testing.T) {
 			return err
 		}},
 		{"change a role", gatehouse.RoleAdmin, func(ctx context.Context) error {
-			_, err := f.svc.SetUserRole(ctx, f.org.ID, admin.Email, gatehouse.RoleAdmin)
+			_, err := f.svc.SetUserRole(ctx, f.org.ID, admin.Email, gatehouse.RoleAdmin, nil)
 			return err
 		}},
 		{"set a password", gatehouse.RoleAdmin, func(ctx context.Context) error {

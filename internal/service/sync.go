@@ -27,6 +27,9 @@ func (s *Service) Sync(ctx context.Context, orgID uuid.UUID, r gatehouse.SyncReq
 	if a := gatehouse.ActorFrom(ctx); a.Type == gatehouse.ActorUser {
 		return gatehouse.SyncResult{}, gatehouse.ErrForbidden
 	}
+	if err := gatehouse.RefuseReach(ctx); err != nil {
+		return gatehouse.SyncResult{}, err
+	}
 	r, cursor, wait, err := r.Check()
 	if err != nil {
 		return gatehouse.SyncResult{}, err

@@ -29,7 +29,7 @@ func (s *Service) CreateUser(ctx context.Context, nu gatehouse.NewUser) (gatehou
 	}
 	var errs gatehouse.ValidationError
 	gatehouse.CheckPassword(&errs, nu.Password)
-	u, err := s.checkNewUser(nu, &errs)
+	u, err := s.checkNewUser(ctx, nu, &errs)
 	if err != nil {
 		return gatehouse.User{}, err
 	}
@@ -42,15 +42,22 @@ func (s *Service) CreateUser(ctx context.Context, nu gatehouse.NewUser) (gatehou
 
 // checkNewUser is the user nu asks for, checked, with errs (a password's
 // issues, say) merged in.
-func (s *Service) checkNewUser(nu gatehouse.NewUser, errs *gatehouse.ValidationError) (gatehouse.User, error) {
+func (s *Service) checkNewUser(ctx context.Context, nu gatehouse.NewUser, errs *gatehouse.ValidationError) (gatehouse.User, error) {
 	u, err := gatehouse.CheckUser(gatehouse.User{OrgID: nu.OrgID, Email: nu.Email, Name: nu.Name, Role: nu.Role})
 	errs.Merge("", gatehouse.AsValidation(err))
-	return u, errs.Err()
+	_, err = gatehouse.CheckReach("locations", nu.Locations)
+	errs.Merge("", gatehouse.AsValidation(err))
+	if err := errs.Err(); err != nil {
+		return u, err
+	}
+	u.Reach, err = s.checkReach(ctx, nu.OrgID, "locations", nu.Locations, nil)
+	return u, err
 }
 
 // userAdded is the audit entry of the user u added.
 func (s *Service) userAdded(ctx context.Context, u gatehouse.User) gatehouse.AuditEntry {
-	return s.entry(ctx, u.OrgID, gatehouse.AuditUserAdded, gatehouse.TargetUser).Change("email", "", u.Email).Change("name", "", u.Name)
+	return s.entry(ctx, u.OrgID, gatehouse.AuditUserAdded, gatehouse.TargetUser).Change("email", "", u.Email).Change("name", "", u.Name).
+		Change("locations", "", u.Reach.String())
 }
 
 // ListUsers returns the organization's users ordered by email.
@@ -62,23 +69,29 @@ func (s *Service) ListUsers(ctx context.Context, orgID uuid.UUID) ([]gatehouse.U
 	return s.store.ListUsers(ctx, orgID)
 }
 
-// SetUserRole changes the role of the organization's user with that email;
-// a lowered role ends the user's sessions at once.
+// SetUserRole gives the organization's user with that email role over
+// the locations listed (none: the whole organization); a change that
+// lowers what they may do ends their sessions at once.
 //
 // Errors:
-//   - a [*gatehouse.ValidationError] keyed "role";
+//   - a [*gatehouse.ValidationError] keyed "role" or "locations";
 //   - [gatehouse.ErrNotFound] for an unknown user;
 //   - [gatehouse.ErrConflict] when the organization would be left without
-//     an admin;
-//   - [gatehouse.ErrForbidden] when the acting user is no admin.
-func (s *Service) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
+//     an admin of all its locations;
+//   - [gatehouse.ErrForbidden] when the acting user is no admin of the
+//     whole organization.
+func (s *Service) SetUserRole(ctx context.Context, orgID uuid.UUID, email string, role gatehouse.Role, locations []uuid.UUID) (gatehouse.User, error) {
 	if err := gatehouse.Authorize(ctx, orgID, gatehouse.PermManageUsers); err != nil {
 		return gatehouse.User{}, err
 	}
 	if _, err := gatehouse.ParseRole(string(role)); err != nil {
 		return gatehouse.User{}, err
 	}
-	return s.store.SetUserRole(ctx, s.entry(ctx, orgID, gatehouse.AuditUserRoleChanged, gatehouse.TargetUser), orgID, email, role)
+	reach, err := s.checkReach(ctx, orgID, "locations", locations, nil)
+	if err != nil {
+		return gatehouse.User{}, err
+	}
+	return s.store.SetUserRole(ctx, s.entry(ctx, orgID, gatehouse.AuditUserRoleChanged, gatehouse.TargetUser), orgID, email, role, reach)
 }
 
 // RemoveUser removes the organization's user with that email and ends

@@ -79,9 +79,9 @@ func (r *Router) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, or
 	})
 }
 
-func (r *Router) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role) (gatehouse.User, error) {
+func (r *Router) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role, reach gatehouse.Reach) (gatehouse.User, error) {
 	return routedTo(r, ctx, method("Store.SetUserRole", orgID), func(ctx context.Context, db *postgres.DB) (gatehouse.User, error) {
-		return db.SetUserRole(ctx, e, orgID, email, role)
+		return db.SetUserRole(ctx, e, orgID, email, role, reach)
 	})
 }
 
@@ -167,12 +167,12 @@ func (r *Router) FindLocation(ctx context.Context, orgID uuid.UUID, id uuid.UUID
 	})
 }
 
-func (r *Router) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey, withArchived bool) (locations []gatehouse.Location, next *gatehouse.LocationKey, err error) {
+func (r *Router) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey, withArchived bool, within gatehouse.Reach) (locations []gatehouse.Location, next *gatehouse.LocationKey, err error) {
 	db, err := r.of(ctx, method("Store.ListLocations", orgID))
 	if err != nil {
 		return locations, next, err
 	}
-	return db.ListLocations(ctx, orgID, limit, after, withArchived)
+	return db.ListLocations(ctx, orgID, limit, after, withArchived, within)
 }
 
 func (r *Router) SetLocationUniverse(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, id uuid.UUID, universeID string) (gatehouse.Location, error) {

@@ -14,7 +14,7 @@ import (
 )
 
 const apiKeyColumns = `k.id, o.id, k.name, k.prefix, k.hash, k.scopes, k.rate_count, k.rate_per_ms,
-	k.created_at, k.expires_at, k.revoked_at, k.last_used_at`
+	k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.reach`
 
 // CreateAPIKey stores k.
 func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gatehouse.APIKey) (err error) {
@@ -29,10 +29,10 @@ func (db *DB) CreateAPIKey(ctx context.Context, e gatehouse.AuditEntry, k gateho
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO api_keys
-			(id, org, name, prefix, hash, scopes, rate_count, rate_per_ms, created_at, expires_at, revoked_at, last_used_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			(id, org, name, prefix, hash, scopes, rate_count, rate_per_ms, created_at, expires_at, revoked_at, last_used_at, reach)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			k.ID[:], org, strings.TrimSpace(k.Name), k.Prefix, k.Hash[:], gatehouse.JoinScopes(k.Scopes), rateCount, ratePer,
-			millis(k.CreatedAt), optMillis(k.ExpiresAt), optMillis(k.RevokedAt), optMillis(k.LastUsedAt))
+			millis(k.CreatedAt), optMillis(k.ExpiresAt), optMillis(k.RevokedAt), optMillis(k.LastUsedAt), sqlstore.ReachColumn(k.Reach))
 		if err != nil {
 			return err
 		}
@@ -187,11 +187,13 @@ func scanAPIKey(s scanner) (gatehouse.APIKey, error) {
 		rateCount, ratePer         *int64
 		created                    int64
 		expires, revoked, lastUsed sql.NullInt64
+		reach                      *string
 	)
 	if err := s.Scan(&k.ID, &k.OrgID, &k.Name, &k.Prefix, &hash, &scopes, &rateCount, &ratePer,
-		&created, &expires, &revoked, &lastUsed); err != nil {
+		&created, &expires, &revoked, &lastUsed, &reach); err != nil {
 		return k, err
 	}
+	k.Reach = sqlstore.ReachOf(reach)
 	copy(k.Hash[:], hash)
 	k.Scopes, k.RateLimit = sqlstore.KeyFields(scopes, rateCount, ratePer)
 	k.CreatedAt = fromMillis(created)

@@ -136,6 +136,10 @@ func filterConditions(org int64, f gatehouse.EventFilter) (string, []any) {
 	if f.LocationID != nil {
 		where("e.location_id = ?", f.LocationID[:])
 	}
+	if locations, narrow := sqlstore.EventsWithin(f); narrow {
+		cond, locationArgs := inLocations("e.location_id", locations) // a door rollup's row names it alike
+		where(cond, locationArgs...)
+	}
 	switch len(f.Types) {
 	case 0:
 	case 1:

@@ -149,6 +149,10 @@ func (db *DB) ListGrants(ctx context.Context, orgID uuid.UUID, f gatehouse.Grant
 		}
 		where = append(where, cond)
 	}
+	if f.Within != nil {
+		cond, a := grantsWithin(f.Within)
+		where, args = append(where, cond), append(args, a...)
+	}
 	if f.Active != nil {
 		now := millis(f.Now)
 		running := "(g.from_at <= ? AND g.until_at > ? AND (g.revoked_at IS NULL OR g.revoked_at > ?))"
@@ -181,6 +185,19 @@ func (db *DB) ListGrants(ctx context.Context, orgID uuid.UUID, f gatehouse.Grant
 		return gatehouse.GrantPage{}, wrap(err)
 	}
 	return sqlstore.GrantPage(grants, f.Limit), nil
+}
+
+// grantsWithin is the condition of a grant all of whose targets lie in
+// within's locations, with its arguments: a location grant of one of
+// them, or a grant of access points none of which is now elsewhere. The
+// grant's own list (json_each) finds its access points by primary key;
+// one not found counts as elsewhere, and a list of none reaches nothing.
+func grantsWithin(within gatehouse.Reach) (string, []any) {
+	loc, args := inLocations("g.location_id", within)
+	ap, apArgs := inLocations("a.location_id", within)
+	return `(` + loc + ` OR g.location_id IS NULL AND g.access_point_ids <> '[]' AND NOT EXISTS (SELECT 1
+		FROM json_each(g.access_point_ids) j LEFT JOIN access_points a ON a.id = unhex(replace(j.value, '-', '')) AND a.org = g.org
+		WHERE a.id IS NULL OR NOT ` + ap + `))`, append(args, apArgs...)
 }
 
 // RevokeGrant ends an organization's grant at at.

@@ -135,8 +135,9 @@ func (db *DB) CreateAccessPoint(ctx context.Context, e gatehouse.AuditEntry, org
 	return ap, err
 }
 
-// ListLocations returns a page of an organization's locations by name then id.
-func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey, withArchived bool) (_ []gatehouse.Location, _ *gatehouse.LocationKey, err error) {
+// ListLocations returns a page of an organization's locations by name
+// then id: those of within only when it is not nil.
+func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, after *gatehouse.LocationKey, withArchived bool, within gatehouse.Reach) (_ []gatehouse.Location, _ *gatehouse.LocationKey, err error) {
 	defer sqlstore.Label(&err, "Store.ListLocations", orgID)
 	org, err := db.orgSeq(ctx, db.read, orgID)
 	if errors.Is(err, gatehouse.ErrNotFound) {
@@ -149,6 +150,10 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	args := []any{org}
 	if !withArchived {
 		query += " AND archived_at IS NULL"
+	}
+	if within != nil {
+		cond, ids := inLocations("id", within)
+		query, args = query+" AND "+cond, append(args, ids...)
 	}
 	if after != nil {
 		query += " AND (name, id) > (?, ?)"
@@ -166,6 +171,20 @@ func (db *DB) ListLocations(ctx context.Context, orgID uuid.UUID, limit int, aft
 	}
 	locs, next := sqlstore.LocationPage(locs, limit, orgID)
 	return locs, next, wrap(attachAccessPoints(ctx, db.read, locs, withArchived))
+}
+
+// inLocations is the condition that column, a location id, is one of
+// within's, with its arguments: one placeholder per id. An empty within
+// matches nothing, never everything.
+func inLocations(column string, within gatehouse.Reach) (string, []any) {
+	if len(within) == 0 {
+		return "0", nil
+	}
+	args := make([]any, len(within))
+	for i, id := range within {
+		args[i] = id[:]
+	}
+	return column + " IN (?" + strings.Repeat(", ?", len(within)-1) + ")", args
 }
 
 // locationColumns are what scanLocations reads.

@@ -295,6 +295,11 @@ func (db *DB) ListLockdowns(ctx context.Context, orgID uuid.UUID, f gatehouse.Lo
 		b.WriteString(runningAt)
 		args = append(args, now, now, now)
 	}
+	if f.Within != nil {
+		cond, a := lockdownsWithin(org, f.Within)
+		b.WriteString(" AND " + cond)
+		args = append(args, a...)
+	}
 	if f.After != nil {
 		b.WriteString(" AND (d.started_at, d.id) < (?, ?)")
 		args = append(args, millis(f.After.StartedAt), f.After.ID[:])
@@ -313,6 +318,21 @@ func (db *DB) ListLockdowns(ctx context.Context, orgID uuid.UUID, f gatehouse.Lo
 		page.Next = &k
 	}
 	return page, nil
+}
+
+// lockdownsWithin is the condition of a lockdown that covers one of
+// within's locations, with its arguments: the organization's, a
+// universe's that one of them names now, or one of theirs. An empty
+// within has no location to cover, so not even the organization's.
+func lockdownsWithin(org int64, within gatehouse.Reach) (string, []any) {
+	if len(within) == 0 {
+		return "0", nil
+	}
+	named, args := inLocations("id", within)
+	loc, locArgs := inLocations("d.location_id", within)
+	return `(d.scope = 'ORGANIZATION'
+		OR d.scope = 'UNIVERSE' AND d.universe_id IN (SELECT universe_id FROM locations WHERE org = ? AND ` + named + `)
+		OR d.scope = 'LOCATION' AND ` + loc + `)`, append(append([]any{org}, args...), locArgs...)
 }
 
 // ReleaseLockdown releases one of the organization's lockdowns that runs.

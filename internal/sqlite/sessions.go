@@ -55,22 +55,23 @@ func (db *DB) FindSession(ctx context.Context, tokenHash [32]byte, now time.Time
 		created, expires, uCreated int64
 		seen                       int64
 		id                         []byte
+		reach                      *string // the role's locations: what the service narrows to
 	)
 	err = db.read.QueryRowContext(ctx, `SELECT s.id, s.user_agent, s.client_address, coalesce(s.last_seen_at, s.created_at),
 			s.user_id, s.csrf, s.created_at, s.expires_at,
 			o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven,
-			u.totp_sealed IS NOT NULL, s.enrol_only
+			u.totp_sealed IS NOT NULL, s.enrol_only, u.reach
 		FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.seq = u.org
 		WHERE s.token_hash = ? AND s.expires_at > ?`, tokenHash[:], millis(now)).
 		Scan(&id, &s.UserAgent, &s.ClientAddress, &seen, &s.UserID, &s.CSRF, &created, &expires, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &uCreated, &u.Proven,
-			&u.SecondFactor, &s.EnrolOnly)
+			&u.SecondFactor, &s.EnrolOnly, &reach)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, u, fmt.Errorf("session: %w", gatehouse.ErrNotFound)
 	}
 	if err != nil {
 		return s, u, wrap(err)
 	}
-	s.TokenHash, u.ID = tokenHash, s.UserID
+	s.TokenHash, u.ID, u.Reach = tokenHash, s.UserID, sqlstore.ReachOf(reach)
 	s.CreatedAt, s.ExpiresAt, s.LastSeenAt, u.CreatedAt = fromMillis(created), fromMillis(expires), fromMillis(seen), fromMillis(uCreated)
 	s.ID, _ = uuid.FromBytes(id)
 	return s, u, nil

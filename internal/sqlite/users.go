@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.proven_at, coalesce(u.proven_by, ''), u.totp_sealed IS NOT NULL,
+const userColumns = `u.id, o.id, u.email, u.name, u.role, u.password_hash, u.time_zone, u.created_at, u.proven, u.proven_at, coalesce(u.proven_by, ''), u.totp_sealed IS NOT NULL, u.reach,
 	(SELECT i.expires_at FROM invitations i WHERE i.user_id = u.id)`
 
 // CreateUser stores a dashboard user, proven as u.Proven says, and inv
@@ -34,9 +34,9 @@ func (db *DB) CreateUser(ctx context.Context, e gatehouse.AuditEntry, u gatehous
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM users WHERE org = ?", org).Scan(&others); err != nil {
 			return err
 		}
-		u.Role = sqlstore.RoleOfNewUser(u.Role, others)
-		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at, proven, proven_at, proven_by)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN ? END, CASE WHEN ? THEN 'operator' END)`, u.ID[:], org, u.Email, u.Name, u.Role, u.PasswordHash, millis(u.CreatedAt), u.Proven, u.Proven, millis(u.CreatedAt), u.Proven)
+		u = sqlstore.RoleOfNewUser(u, others)
+		_, err = tx.ExecContext(ctx, `INSERT INTO users (id, org, email, name, role, password_hash, created_at, proven, proven_at, proven_by, reach)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN ? END, CASE WHEN ? THEN 'operator' END, ?)`, u.ID[:], org, u.Email, u.Name, u.Role, u.PasswordHash, millis(u.CreatedAt), u.Proven, u.Proven, millis(u.CreatedAt), u.Proven, sqlstore.ReachColumn(u.Reach))
 		if isUniqueViolation(err) {
 			return fmt.Errorf("email %s is taken in the organization: %w", u.Email, gatehouse.ErrConflict)
 		}
@@ -103,10 +103,12 @@ func (db *DB) users(ctx context.Context, q queryer, query string, args ...any) (
 			created  int64
 			invited  sql.NullInt64
 			provenAt sql.NullInt64
+			reach    *string
 		)
-		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &created, &u.Proven, &provenAt, &u.ProvenBy, &u.SecondFactor, &invited); err != nil {
+		if err := rows.Scan(&u.ID, &u.OrgID, &u.Email, &u.Name, &u.Role, &u.PasswordHash, &u.TimeZone, &created, &u.Proven, &provenAt, &u.ProvenBy, &u.SecondFactor, &reach, &invited); err != nil {
 			return nil, wrap(err)
 		}
+		u.Reach = sqlstore.ReachOf(reach)
 		u.CreatedAt = fromMillis(created)
 		if invited.Valid {
 			u.InvitedUntil = fromMillis(invited.Int64)
@@ -145,34 +147,35 @@ func (db *DB) SetUserPassword(ctx context.Context, e gatehouse.AuditEntry, orgID
 	return u, err
 }
 
-// SetUserRole changes a user's role, refusing to demote the last admin,
-// and ends the user's sessions when the role is lowered.
-func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role) (_ gatehouse.User, err error) {
+// SetUserRole changes a user's role and reach, refusing to demote or
+// limit the last admin of the whole organization, and ends the user's
+// sessions when the change lowers what they may do.
+func (db *DB) SetUserRole(ctx context.Context, e gatehouse.AuditEntry, orgID uuid.UUID, email string, role gatehouse.Role, reach gatehouse.Reach) (_ gatehouse.User, err error) {
 	defer sqlstore.Label(&err, "Store.SetUserRole", orgID)
 	var u gatehouse.User
 	err = db.withTx(ctx, func(tx *sql.Tx) (err error) {
 		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
-		if u.Role == gatehouse.RoleAdmin && role != gatehouse.RoleAdmin {
+		c := sqlstore.RoleChange(e, u, role, reach)
+		if c.LeavesWhole {
 			if err := db.keepAnAdmin(ctx, tx, u); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE users SET role = ? WHERE id = ?", role, u.ID[:]); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE users SET role = ?, reach = ? WHERE id = ?", role, sqlstore.ReachColumn(reach), u.ID[:]); err != nil {
 			return err
 		}
-		lowered, old := role.Below(u.Role), u.Role
-		u.Role = role
-		if lowered {
+		u = c.User
+		if c.Lowered {
 			if _, err = tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", u.ID[:]); err != nil {
 				return err
 			}
 		}
-		if old == role {
+		if !c.Changed {
 			return nil
 		}
-		return db.appendAuditOfUser(ctx, tx, sqlstore.UserEntry(e, u).Change("role", string(old), string(role)))
+		return db.appendAuditOfUser(ctx, tx, c.Entry)
 	})
 	return u, err
 }
@@ -185,7 +188,7 @@ func (db *DB) RemoveUser(ctx context.Context, e gatehouse.AuditEntry, orgID uuid
 		if u, err = db.findUser(ctx, tx, orgID, email); err != nil {
 			return err
 		}
-		if u.Role == gatehouse.RoleAdmin {
+		if u.WholeAdmin() {
 			if err := db.keepAnAdmin(ctx, tx, u); err != nil {
 				return err
 			}
@@ -207,7 +210,7 @@ func (db *DB) RemoveUser(ctx context.Context, e gatehouse.AuditEntry, orgID uuid
 func (db *DB) keepAnAdmin(ctx context.Context, tx *sql.Tx, admin gatehouse.User) error {
 	var others int
 	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users
-		WHERE org = (SELECT org FROM users WHERE id = ?) AND role = 'admin' AND id <> ?`, admin.ID[:], admin.ID[:]).Scan(&others)
+		WHERE org = (SELECT org FROM users WHERE id = ?) AND role = 'admin' AND reach IS NULL AND id <> ?`, admin.ID[:], admin.ID[:]).Scan(&others)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
+	"github.com/google/uuid"
 )
 
 // RateColumns are the columns that store a key's own rate limit, both
@@ -37,4 +38,33 @@ func SameRate(a, b *gatehouse.Rate) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// ReachColumn is how a reach is stored (users.reach, api_keys.reach):
+// its location ids comma-separated, or NULL for the whole organization.
+func ReachColumn(r gatehouse.Reach) *string {
+	if r == nil {
+		return nil
+	}
+	ids := make([]string, len(r))
+	for i, id := range r {
+		ids[i] = id.String()
+	}
+	s := strings.Join(ids, ",")
+	return &s
+}
+
+// ReachOf decodes a stored reach. A value that is not a list of ids
+// (never written by Gatehouse) reaches the nil location, so nothing:
+// a stored limit is never read as the whole organization.
+func ReachOf(col *string) gatehouse.Reach {
+	if col == nil {
+		return nil
+	}
+	r := gatehouse.Reach{}
+	for s := range strings.SplitSeq(*col, ",") {
+		id, _ := uuid.Parse(s) // uuid.Nil when malformed
+		r = append(r, id)
+	}
+	return r
 }

@@ -88,16 +88,17 @@ func (p InsightPart) Rollup() bool { return p.Table != TableEvents }
 // into the parts a store reads, so that the answer is exact and reads
 // the fewest rows:
 //   - filtered to a player: that player's events through their index;
-//   - by player or by time with a door or location filter: that door's
-//     or location's events through their index (the player and hour
-//     rollups keep no door): the cost follows that door's events;
+//   - by player or by time with a door or location filter, or a reach
+//     (Within): that door's or those locations' events through their
+//     index (the player and hour rollups keep no door): the cost follows
+//     their events;
 //   - by player: whole UTC months from insight_player_months, the rest
 //     (at most half a month at each end, see split) from the events; the
 //     store ranks them with [RankPlayers];
-//   - by door or location, or with a door or location filter: whole
-//     months from insight_door_months, whole days of the months cut from
-//     insight_door_days, the rest (at most two partial days) from the
-//     events;
+//   - by door or location, or with a door or location filter or a
+//     reach: whole months from insight_door_months, whole days of the
+//     months cut from insight_door_days, the rest (at most two partial
+//     days) from the events;
 //   - by type or reason: whole days from insight_days, whole hours of the
 //     days cut from insight_hours, the rest from the events;
 //   - by time (hour; the service folds hours into days and hours of the
@@ -105,7 +106,8 @@ func (p InsightPart) Rollup() bool { return p.Table != TableEvents }
 //     scope filter from insight_hours, the rest from the events.
 func PlanInsights(f gatehouse.EventFilter, by gatehouse.InsightGroup) []InsightPart {
 	from, to := *f.From, *f.To
-	byDoor := f.AccessPointID != nil || f.LocationID != nil
+	// A reach is a filter by location: only the door rollups keep one.
+	byDoor := f.AccessPointID != nil || f.LocationID != nil || f.Within != nil
 	switch {
 	case f.PlatformUserID != nil, byDoor && (by == gatehouse.GroupPlatformUser || by == gatehouse.GroupHour):
 		return []InsightPart{{TableEvents, bucketOfEvents, from, to, 1}}
@@ -198,10 +200,12 @@ func InsightOutcomes(by gatehouse.InsightGroup) (outcomes func(n string) string,
 }
 
 // RollupFilter is f without what a rollup's query puts itself (the
-// window) or cannot have (a player, q, an id, a position).
+// window) or cannot have (a player, q, an id, a position). It keeps the
+// reach (Within), which PlanInsights reads from the door rollups only,
+// as it does a location filter.
 func RollupFilter(f gatehouse.EventFilter) gatehouse.EventFilter {
 	return gatehouse.EventFilter{AccessPointID: f.AccessPointID, LocationID: f.LocationID, Types: f.Types,
-		Allowed: f.Allowed, Reason: f.Reason, Scope: f.Scope}
+		Allowed: f.Allowed, Reason: f.Reason, Scope: f.Scope, Within: f.Within}
 }
 
 // EventsFilter is f over a part of the events.

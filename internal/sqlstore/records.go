@@ -70,22 +70,25 @@ func NewUser(u gatehouse.User, now time.Time) (gatehouse.User, error) {
 // lower-cased.
 func NormalEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
-// RoleOfNewUser is the role a new user is stored with, given the number of
-// users the organization has already: the first user is an admin whatever
-// was asked, so that every organization can manage itself.
-func RoleOfNewUser(asked gatehouse.Role, others int) gatehouse.Role {
+// RoleOfNewUser is u with the role and reach it is stored with, given the
+// number of users the organization has already: the first user is an
+// admin of the whole organization whatever was asked, so that every
+// organization can manage itself.
+func RoleOfNewUser(u gatehouse.User, others int) gatehouse.User {
 	if others == 0 {
-		return gatehouse.RoleAdmin
+		u.Role, u.Reach = gatehouse.RoleAdmin, nil
 	}
-	return asked
+	return u
 }
 
-// KeepAnAdmin returns ErrConflict when removing or demoting admin would
-// leave its organization with no admin: others is the number of the
-// organization's other admins, counted in the transaction of the change.
+// KeepAnAdmin returns ErrConflict when removing, demoting or limiting
+// admin would leave its organization with no admin of all of it: others
+// is the number of the organization's other such admins
+// ([gatehouse.User.WholeAdmin]), counted in the transaction of the
+// change.
 func KeepAnAdmin(admin gatehouse.User, others int) error {
 	if others == 0 {
-		return fmt.Errorf("%s is the organization's last admin; make another user admin first: %w", admin.Email, gatehouse.ErrConflict)
+		return fmt.Errorf("%s is the organization's last admin of every location; make another user admin first: %w", admin.Email, gatehouse.ErrConflict)
 	}
 	return nil
 }
@@ -140,4 +143,29 @@ func ProofOfUse(hash [32]byte) gatehouse.Proof {
 		return gatehouse.ProvenByProvider
 	}
 	return gatehouse.ProvenByLink
+}
+
+// RoleChanged is what setting a user's role and reach makes.
+type RoleChanged struct {
+	// User is the user as changed, and Entry its audit entry, appended
+	// only when Changed.
+	User    gatehouse.User
+	Entry   gatehouse.AuditEntry
+	Changed bool
+	// Lowered: the change lowers what the user may do, which ends their
+	// sessions.
+	Lowered bool
+	// LeavesWhole: the user stops being an admin of the whole
+	// organization (KeepAnAdmin).
+	LeavesWhole bool
+}
+
+// RoleChange is what setting u's role and reach makes, with e.
+func RoleChange(e gatehouse.AuditEntry, u gatehouse.User, role gatehouse.Role, reach gatehouse.Reach) RoleChanged {
+	was := u
+	u.Role, u.Reach = role, reach
+	return RoleChanged{User: u,
+		Entry:   UserEntry(e, u).Change("role", string(was.Role), string(role)).Change("locations", was.Reach.String(), reach.String()),
+		Changed: was.Role != role || was.Reach.String() != reach.String(),
+		Lowered: role.Below(was.Role) || !reach.Covers(was.Reach), LeavesWhole: was.WholeAdmin() && !u.WholeAdmin()}
 }

@@ -53,9 +53,9 @@ func testAuditAppend(t *testing.T, f *fixture) {
 	must(t, err)
 	v, err := f.s.CreateUser(ctx, e(gatehouse.AuditUserAdded), gatehouse.User{OrgID: o.ID, Email: "b@acme.test", PasswordHash: "h", Role: gatehouse.RoleViewer}, nil)
 	must(t, err)
-	_, err = f.s.SetUserRole(ctx, e(gatehouse.AuditUserRoleChanged), o.ID, v.Email, gatehouse.RoleOperator)
+	_, err = f.s.SetUserRole(ctx, e(gatehouse.AuditUserRoleChanged), o.ID, v.Email, gatehouse.RoleOperator, nil)
 	must(t, err)
-	_, err = f.s.SetUserRole(ctx, e(gatehouse.AuditUserRoleChanged), o.ID, v.Email, gatehouse.RoleOperator) // unchanged: no entry
+	_, err = f.s.SetUserRole(ctx, e(gatehouse.AuditUserRoleChanged), o.ID, v.Email, gatehouse.RoleOperator, nil) // unchanged: no entry
 	must(t, err)
 	_, err = f.s.SetUserPassword(ctx, e(gatehouse.AuditUserPasswordSet), o.ID, v.Email, "h2")
 	must(t, err)
@@ -133,7 +133,7 @@ func testAuditFailedChange(t *testing.T, f *fixture) {
 	wantErr(t, "duplicate email", err, gatehouse.ErrConflict)
 	_, err = f.s.RemoveUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRemoved), o.ID, admin.Email)
 	wantErr(t, "last admin removed", err, gatehouse.ErrConflict)
-	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), o.ID, admin.Email, gatehouse.RoleViewer)
+	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), o.ID, admin.Email, gatehouse.RoleViewer, nil)
 	wantErr(t, "last admin demoted", err, gatehouse.ErrConflict)
 	_, err = f.s.RenameLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationRenamed), o.ID, gatehouse.NewID(), "X")
 	wantErr(t, "unknown location", err, gatehouse.ErrNotFound)
@@ -142,7 +142,7 @@ func testAuditFailedChange(t *testing.T, f *fixture) {
 	if got := len(f.log(o.ID, gatehouse.AuditFilter{})); got != before {
 		t.Errorf("failed changes appended %d entries", got-before)
 	}
-	if locs, _, _ := f.s.ListLocations(ctx, o.ID, 10, nil, false); len(locs) != 0 {
+	if locs, _, _ := f.s.ListLocations(ctx, o.ID, 10, nil, false, nil); len(locs) != 0 {
 		t.Errorf("a change with an empty entry was stored: %+v", locs)
 	}
 }

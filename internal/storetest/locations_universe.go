@@ -42,7 +42,7 @@ func testLocationUniverse(t *testing.T, f *fixture) {
 	if l, err := f.s.FindLocation(ctx, a.ID, hq.ID); err != nil || l.UniverseID == nil || *l.UniverseID != "42" {
 		t.Errorf("FindLocation = %+v, %v", l, err)
 	}
-	if page, _, err := f.s.ListLocations(ctx, a.ID, 10, nil, false); err != nil || len(page) != 1 || page[0].UniverseID == nil || *page[0].UniverseID != "42" {
+	if page, _, err := f.s.ListLocations(ctx, a.ID, 10, nil, false, nil); err != nil || len(page) != 1 || page[0].UniverseID == nil || *page[0].UniverseID != "42" {
 		t.Errorf("ListLocations = %+v, %v", page, err)
 	}
 	_, err = f.s.SetLocationUniverse(ctx, set, a.ID, hq.ID, "42") // unchanged

@@ -164,13 +164,19 @@ func newOracleWorld(rng *rand.Rand, f *fixture, name string) oracleWorld {
 		}
 	}
 	w.record(f, w.events[half:])
-	slices.SortFunc(w.events, func(a, b gatehouse.NewEvent) int {
+	sortNewestFirst(w.events)
+	return w
+}
+
+// sortNewestFirst sorts events in the event order: occurredAt
+// descending, then id descending.
+func sortNewestFirst(events []gatehouse.NewEvent) {
+	slices.SortFunc(events, func(a, b gatehouse.NewEvent) int {
 		if c := b.OccurredAt.Compare(a.OccurredAt); c != 0 {
 			return c
 		}
 		return strings.Compare(string(b.ID[:]), string(a.ID[:]))
 	})
-	return w
 }
 
 // record ingests events and notes the names each one shows.
@@ -234,6 +240,7 @@ func (w oracleWorld) matches(e gatehouse.NewEvent, flt gatehouse.EventFilter) bo
 		flt.PlatformUserID != nil && (e.PlatformUserID == nil || *e.PlatformUserID != *flt.PlatformUserID),
 		flt.Reason != nil && (e.Reason == nil || *e.Reason != *flt.Reason),
 		flt.Scope != nil && (e.Scope == nil || *e.Scope != *flt.Scope),
+		!flt.Within.Has(loc.ID), // nil: the whole organization; empty: nothing
 		flt.From != nil && e.OccurredAt.Before(*flt.From),
 		flt.To != nil && !e.OccurredAt.Before(*flt.To),
 		flt.Q != "" && !gatehouse.MatchesQ(flt.Q, e.ID, gatehouse.SearchText(e.PlatformUserID, shown.accessPoint, shown.location, e.Reason, e.ServerJobID)):
@@ -252,7 +259,13 @@ func checkCounts(t *testing.T, f *fixture, w oracleWorld, flt gatehouse.EventFil
 	if flt.To == nil {
 		flt.To = ptr(f.now.Add(time.Minute))
 	}
-	step := []time.Duration{time.Minute, 7 * time.Minute, time.Hour}[rng.IntN(3)]
+	checkCountsBy(t, f, w, flt, []time.Duration{time.Minute, 7 * time.Minute, time.Hour}[rng.IntN(3)])
+}
+
+// checkCountsBy compares the store's counts of the filter (From and To
+// set) in buckets of step with the reference filter's.
+func checkCountsBy(t *testing.T, f *fixture, w oracleWorld, flt gatehouse.EventFilter, step time.Duration) {
+	t.Helper()
 	want := gatehouse.NewEventCounts(*flt.From, *flt.To, step)
 	for _, e := range w.events {
 		if w.matches(e, flt) {
@@ -286,6 +299,7 @@ func shrink(f *fixture, w oracleWorld, flt gatehouse.EventFilter, limit int) gat
 		func(x *gatehouse.EventFilter) { x.Q = "" },
 		func(x *gatehouse.EventFilter) { x.From = nil },
 		func(x *gatehouse.EventFilter) { x.To = nil },
+		func(x *gatehouse.EventFilter) { x.Within = nil },
 	}
 	for _, drop := range drops {
 		smaller := flt

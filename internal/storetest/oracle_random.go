@@ -35,6 +35,16 @@ func randomFilter(rng *rand.Rand, f *fixture, w oracleWorld, worlds []oracleWorl
 	if pick() {
 		flt.Scope = &gatehouse.CommandScopes[rng.IntN(3)]
 	}
+	if pick() {
+		// The reader's reach: up to two locations, sometimes another
+		// organization's (which matches nothing), sometimes none (an
+		// empty reach, which keeps nothing).
+		flt.Within = gatehouse.Reach{}
+		for range rng.IntN(3) {
+			other := worlds[rng.IntN(len(worlds))]
+			flt.Within = append(flt.Within, other.locOf[other.aps[rng.IntN(len(other.aps))].ID].ID)
+		}
+	}
 	if rng.IntN(2) == 0 {
 		e := w.events[rng.IntN(len(w.events))]
 		if rng.IntN(8) == 0 {
@@ -120,6 +130,15 @@ func describe(f gatehouse.EventFilter) string {
 	}
 	if f.To != nil {
 		v.Set("dateTo", gatehouse.FormatTime(*f.To))
+	}
+	if f.Within != nil {
+		// Not a parameter: the reach of the actor reading, named so that
+		// a failure shows it.
+		within := make([]string, len(f.Within))
+		for i, id := range f.Within {
+			within[i] = id.String()
+		}
+		v.Set("within", "["+strings.Join(within, ",")+"]")
 	}
 	return v.Encode()
 }

@@ -196,7 +196,7 @@ func testListLocationsPages(t *testing.T, f *fixture) {
 		var got []gatehouse.Location
 		var after *gatehouse.LocationKey
 		for {
-			page, next, err := f.s.ListLocations(ctx, a.ID, limit, after, false)
+			page, next, err := f.s.ListLocations(ctx, a.ID, limit, after, false, nil)
 			must(t, err)
 			got = append(got, page...)
 			if next == nil {
@@ -213,7 +213,7 @@ func testListLocationsPages(t *testing.T, f *fixture) {
 			}
 		}
 	}
-	page, next, err := f.s.ListLocations(ctx, gatehouse.NewID(), 10, nil, false)
+	page, next, err := f.s.ListLocations(ctx, gatehouse.NewID(), 10, nil, false, nil)
 	if err != nil || len(page) != 0 || next != nil {
 		t.Errorf("unknown organization: %v %v %v", page, next, err)
 	}
@@ -287,17 +287,17 @@ func testUserRoles(t *testing.T, f *fixture) {
 		return err == nil
 	}
 
-	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "ADMIN@example.com", gatehouse.RoleOperator)
+	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "ADMIN@example.com", gatehouse.RoleOperator, nil)
 	wantErr(t, "demoting the last admin", err, gatehouse.ErrConflict)
 	_, err = f.s.RemoveUser(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRemoved), a.ID, "admin@example.com")
 	wantErr(t, "removing the last admin", err, gatehouse.ErrConflict)
-	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "nobody@example.com", gatehouse.RoleViewer)
+	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "nobody@example.com", gatehouse.RoleViewer, nil)
 	wantErr(t, "an unknown user", err, gatehouse.ErrNotFound)
-	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), gatehouse.NewID(), "op@example.com", gatehouse.RoleViewer)
+	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), gatehouse.NewID(), "op@example.com", gatehouse.RoleViewer, nil)
 	wantErr(t, "another organization's user", err, gatehouse.ErrNotFound)
 
 	opSession := session(op)
-	raised, err := f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "op@example.com", gatehouse.RoleAdmin)
+	raised, err := f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "op@example.com", gatehouse.RoleAdmin, nil)
 	if err != nil || raised.Role != gatehouse.RoleAdmin || !alive(opSession) {
 		t.Errorf("raised to admin: %+v %v; sessions alive %v (a raise keeps them)", raised, err, alive(opSession))
 	}
@@ -305,11 +305,11 @@ func testUserRoles(t *testing.T, f *fixture) {
 		t.Errorf("the session's user after the raise: %+v %v", user, err)
 	}
 	adminSession := session(admin)
-	lowered, err := f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "admin@example.com", gatehouse.RoleViewer)
+	lowered, err := f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "admin@example.com", gatehouse.RoleViewer, nil)
 	if err != nil || lowered.Role != gatehouse.RoleViewer || alive(adminSession) {
 		t.Errorf("lowered to viewer: %+v %v; session alive %v (a lowered role ends it)", lowered, err, alive(adminSession))
 	}
-	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "op@example.com", gatehouse.RoleViewer)
+	_, err = f.s.SetUserRole(ctx, gatehouse.SystemEntry(gatehouse.AuditUserRoleChanged), a.ID, "op@example.com", gatehouse.RoleViewer, nil)
 	wantErr(t, "demoting the new last admin", err, gatehouse.ErrConflict)
 
 	viewerSession := session(lowered)

@@ -39,7 +39,7 @@ func (f *fixture) archiveLocation(org, id uuid.UUID, at *time.Time) gatehouse.Lo
 // points' ("HQ: Door, Gate"), as ListLocations pages them.
 func (f *fixture) listed(org uuid.UUID, withArchived bool) []string {
 	f.t.Helper()
-	locs, _, err := f.s.ListLocations(ctx, org, gatehouse.MaxLimit, nil, withArchived)
+	locs, _, err := f.s.ListLocations(ctx, org, gatehouse.MaxLimit, nil, withArchived, nil)
 	must(f.t, err)
 	var out []string
 	for _, l := range locs {

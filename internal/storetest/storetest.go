@@ -49,6 +49,7 @@ func Run(t *testing.T, open Opener) {
 		{"Commands", testCommands},
 		{"MessagingKeys", testMessagingKeys},
 		{"EventFilters", testEventFilters},
+		{"EventsWithin", testEventsWithin},
 		{"SearchQ", testSearchQ},
 		{"SearchFoldsCase", testSearchFoldsCase},
 		{"SearchManyTermsBudget", testSearchManyTermsBudget},
@@ -63,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 		{"SecondFactors", testSecondFactors},
 		{"SessionDevices", testSessionDevices},
 		{"Invitations", testInvitations},
+		{"ReachStored", testReachStored},
 		{"Oracle", testOracle},
 		{"AuditAppend", testAuditAppend},
 		{"AuditFailedChange", testAuditFailedChange},
@@ -129,6 +131,10 @@ func Run(t *testing.T, open Opener) {
 		{"Lockdowns", testLockdowns},
 		{"LockdownEndsUnlocks", testLockdownEndsUnlocks},
 		{"ExpireLockdowns", testExpireLockdowns},
+		{"CommandsWithin", testCommandsWithin},
+		{"GrantsWithin", testGrantsWithin},
+		{"LockdownsWithin", testLockdownsWithin},
+		{"LocationsWithin", testLocationsWithin},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			store, clock := open(t)

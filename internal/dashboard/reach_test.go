@@ -50,6 +50,7 @@ func TestARoleLimitedToALocation(t *testing.T) {
 		t.Error("the Users page does not name the limited role's location")
 	}
 	limited.signIn("hq@example.test", testPassword) // narrowing signed them out
+	checkDeletedLocationKept(t, s, acme, admin)
 
 	for _, path := range []string{"/dashboard/events", "/dashboard/events?locationId=" + annex.ID.String(), "/dashboard/events/export.ndjson",
 		"/dashboard/locations", "/dashboard/commands", "/dashboard/grants", "/dashboard/lockdowns", "/dashboard/insights?groupBy=locationId",
@@ -101,5 +102,43 @@ func TestARoleLimitedToALocation(t *testing.T) {
 	if r := limited.do("POST", "/dashboard/keys", url.Values{"csrf": {csrfOf(t, keys.body)}, "name": {"annex-bot"}, "scope": {"events:read"},
 		"expires": {"30"}, "locations": {annex.ID.String()}}); r.status != http.StatusBadRequest || !strings.Contains(r.body, "is not a location of your organization") {
 		t.Errorf("a key of Annex: %d %.300s", r.status, r.body)
+	}
+}
+
+// checkDeletedLocationKept: a user whose only location was deleted sees
+// nothing, and the Users page's form, sent again as it stands (a
+// demotion, say), keeps it so: the choice of all locations is explicit,
+// and the deleted id rides along hidden.
+func checkDeletedLocationKept(t *testing.T, s *site, acme tenant, admin *browser) {
+	t.Helper()
+	ctx := context.Background()
+	popup, err := s.store.CreateLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationCreated), acme.org.ID, "Pop-up")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.member(acme, "popup@example.test", gatehouse.RoleOperator)
+	csrf := csrfOf(t, admin.do("GET", "/dashboard/users", nil).body)
+	if r := admin.do("POST", "/dashboard/users/role", url.Values{"csrf": {csrf}, "email": {"popup@example.test"}, "role": {"operator"},
+		"reach": {"limited"}, "locations": {popup.ID.String()}}); r.status != http.StatusSeeOther {
+		t.Fatalf("limiting to Pop-up: %d", r.status)
+	}
+	if err := s.store.DeleteLocation(ctx, gatehouse.SystemEntry(gatehouse.AuditLocationDeleted), acme.org.ID, popup.ID); err != nil {
+		t.Fatal(err)
+	}
+	page := admin.do("GET", "/dashboard/users", nil).body
+	if !strings.Contains(page, "No location left") || !strings.Contains(page, `type="hidden" name="locations" value="`+popup.ID.String()+`"`) {
+		t.Fatal("the Users page does not carry the deleted location of a user")
+	}
+	if r := admin.do("POST", "/dashboard/users/role", url.Values{"csrf": {csrf}, "email": {"popup@example.test"}, "role": {"viewer"},
+		"reach": {"limited"}, "locations": {popup.ID.String()}}); r.status != http.StatusSeeOther {
+		t.Fatalf("demoting: %d", r.status)
+	}
+	if r := admin.do("POST", "/dashboard/users/role", url.Values{"csrf": {csrf}, "email": {"popup@example.test"}, "role": {"viewer"},
+		"reach": {"limited"}}); r.status != http.StatusBadRequest {
+		t.Errorf("limited to nothing ticked: %d, want 400", r.status)
+	}
+	users, err := s.store.FindUsersByEmail(ctx, "popup@example.test")
+	if err != nil || len(users) != 1 || !slices.Equal(users[0].Reach, gatehouse.Reach{popup.ID}) {
+		t.Errorf("the demoted user's reach: %+v %v, want the deleted location alone", users, err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gatehouse/gatehouse"
-	"github.com/google/uuid"
 )
 
 // usersPage lists the organization's users with their roles, for admins.
@@ -117,20 +116,6 @@ func (d *dashboard) setUserRole(w http.ResponseWriter, r *http.Request) {
 			gatehouse.Role(r.PostFormValue("role")), locations)
 	}
 	d.userChanged(w, r, err)
-}
-
-// formLocations reads the locations a form's checkboxes named
-// "locations" chose: none is the whole organization.
-func formLocations(r *http.Request) (gatehouse.Reach, error) {
-	ids := make([]uuid.UUID, 0, len(r.PostForm["locations"]))
-	for _, s := range r.PostForm["locations"] {
-		id, err := uuid.Parse(s)
-		if err != nil {
-			return nil, gatehouse.Invalid("locations", "%q is not a location id", s)
-		}
-		ids = append(ids, id)
-	}
-	return gatehouse.CheckReach("locations", ids)
 }
 
 // confirmRemoveUser asks before removing: the form on this page does it.

@@ -48,7 +48,7 @@ func (s *Service) IssueCommand(ctx context.Context, orgID uuid.UUID, r gatehouse
 	now := s.Now()
 	var key *gatehouse.IdempotencyKey
 	if idem != "" {
-		key = &gatehouse.IdempotencyKey{Key: idem, Digest: r.Digest(), At: now}
+		key = &gatehouse.IdempotencyKey{Key: idempotencyKeyOf(a, reach, idem), Digest: r.Digest(), At: now}
 		if c, err := s.replay(ctx, orgID, *key); !errors.Is(err, gatehouse.ErrNotFound) {
 			if err == nil && !reach.Has(c.Location.ID) {
 				return gatehouse.Command{}, false, errNotYourAccessPoint
@@ -96,6 +96,19 @@ func (s *Service) replay(ctx context.Context, orgID uuid.UUID, key gatehouse.Ide
 		return gatehouse.Command{}, &gatehouse.ConflictError{Field: "Idempotency-Key", Message: "was already used with another request"}
 	}
 	return s.store.FindCommand(ctx, orgID, id)
+}
+
+// idempotencyKeyOf is the key an Idempotency-Key is stored under: the
+// organization's (a Stripe account's, as it were) for an actor of the
+// whole organization; for one limited to locations, its own, so that
+// whether another actor used a key (a 409, or its command replayed)
+// tells it nothing about another location, and nobody else's key blocks
+// its commands.
+func idempotencyKeyOf(a gatehouse.Actor, reach gatehouse.Reach, idem string) string {
+	if reach.Whole() {
+		return idem
+	}
+	return a.ID.String() + "/" + idem
 }
 
 // errNotYourAccessPoint refuses a command for an access point of another

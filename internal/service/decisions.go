@@ -32,8 +32,11 @@ import (
 func (s *Service) Decide(ctx context.Context, orgID uuid.UUID, r gatehouse.DecisionRequest) (gatehouse.DecisionResult, error) {
 	var reach gatehouse.Reach
 	if a := gatehouse.ActorFrom(ctx); a.Type == gatehouse.ActorUser || !a.Reach.Whole() {
-		if r.Record && a.Type == gatehouse.ActorUser {
+		switch {
+		case r.Record && a.Type == gatehouse.ActorUser:
 			return gatehouse.DecisionResult{}, gatehouse.ErrForbidden
+		case r.Record: // a limited key: recording writes events, as only the whole organization's keys do
+			return gatehouse.DecisionResult{}, gatehouse.ErrOutsideReach
 		}
 		var err error
 		if reach, err = gatehouse.AuthorizeIn(ctx, orgID, gatehouse.PermTestDecisions); err != nil {

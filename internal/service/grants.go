@@ -44,6 +44,12 @@ func (s *Service) CreateGrant(ctx context.Context, orgID uuid.UUID, r gatehouse.
 			return gatehouse.Grant{}, false, err
 		}
 	}
+	if r.Source.ReceiptID != nil && !reach.Whole() {
+		// A receipt is the organization's, as its purchases are: looked
+		// up across locations, it would tell a limited actor of another
+		// location's grant, or let it take the id before the purchase.
+		return gatehouse.Grant{}, false, gatehouse.Invalid("source.receiptId", "is for purchases, which keys of the whole organization record")
+	}
 	if r.Source.ReceiptID != nil {
 		// A retry finds its grant without checking what the grant names
 		// again (an access point removed since would refuse it).

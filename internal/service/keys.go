@@ -29,7 +29,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, nk gatehouse.NewAPIKey) (gat
 	if err != nil {
 		return gatehouse.APIKey{}, "", err
 	}
-	reach, err := s.checkReach(ctx, nk.OrgID, "locations", nk.Locations, within)
+	reach, err := s.checkReach(ctx, nk.OrgID, "locations", nk.Locations, within, nil)
 	if err != nil {
 		return gatehouse.APIKey{}, "", err
 	}

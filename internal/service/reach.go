@@ -23,11 +23,13 @@ func (s *Service) accessPointIn(ctx context.Context, orgID, id uuid.UUID, reach 
 }
 
 // checkReach is the reach ids ask for a user or a key of the
-// organization: every id one of its locations (archived ones included),
-// else a *[gatehouse.ValidationError] keyed field that does not say
-// whether the location exists elsewhere. within, the reach of the actor
-// asking, must cover it; an empty list asks for all of within.
-func (s *Service) checkReach(ctx context.Context, orgID uuid.UUID, field string, ids []uuid.UUID, within gatehouse.Reach) (gatehouse.Reach, error) {
+// organization: every id one of its locations (archived ones included)
+// or one of held, the reach the user holds already (a location deleted
+// since stays, matching nothing), else a *[gatehouse.ValidationError]
+// keyed field that does not say whether the location exists elsewhere.
+// within, the reach of the actor asking, must cover it; an empty list
+// asks for all of within.
+func (s *Service) checkReach(ctx context.Context, orgID uuid.UUID, field string, ids []uuid.UUID, within, held gatehouse.Reach) (gatehouse.Reach, error) {
 	reach, err := gatehouse.CheckReach(field, ids)
 	if err != nil || reach.Whole() {
 		return within, err
@@ -37,7 +39,7 @@ func (s *Service) checkReach(ctx context.Context, orgID uuid.UUID, field string,
 		return nil, err
 	}
 	for _, id := range reach {
-		if !slices.ContainsFunc(locs, func(l gatehouse.Location) bool { return l.ID == id }) {
+		if !slices.ContainsFunc(locs, func(l gatehouse.Location) bool { return l.ID == id }) && (held.Whole() || !held.Has(id)) {
 			return nil, gatehouse.Invalid(field, "%s is not a location of your organization", id)
 		}
 	}

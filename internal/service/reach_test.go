@@ -337,14 +337,32 @@ func checkLimitedActions(t *testing.T, f *reachFixture) {
 	if _, err := f.svc.CancelCommand(ctx, f.org.ID, c.ID); err != nil {
 		t.Errorf("cancelling it: %v", err)
 	}
-	// The same idempotency key as a whole admin's unlock of Vault's door
-	// replays it to them only.
+	// A limited actor's idempotency keys are its own: another's key
+	// neither replays their command to it nor blocks its own.
 	vault := gatehouse.CommandRequest{AccessPointID: f.doors[f.vault.ID], Scope: gatehouse.ScopeUniverse}
-	if _, _, err := f.svc.IssueCommand(f.admin, f.org.ID, vault, "k2"); err != nil {
+	theirs, _, err := f.svc.IssueCommand(f.admin, f.org.ID, vault, "k2")
+	if err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = f.svc.IssueCommand(ctx, f.org.ID, vault, "k2")
 	wantIssues(t, "a replay of Vault's unlock", err, "accessPointId")
+	lobby := gatehouse.CommandRequest{AccessPointID: lobbyDoor, Scope: gatehouse.ScopeUniverse}
+	own, replayed, err := f.svc.IssueCommand(ctx, f.org.ID, lobby, "k2")
+	if err != nil || replayed || own.ID == theirs.ID {
+		t.Errorf("the limited admin's own unlock under another's key: %v replayed %v", err, replayed)
+	}
+	if again, replayed, err := f.svc.IssueCommand(ctx, f.org.ID, lobby, "k2"); err != nil || !replayed || again.ID != own.ID {
+		t.Errorf("its retry: %v replayed %v", err, replayed)
+	}
+	// A receipt is the organization's: a limited actor gives none.
+	receipt := "gp-1"
+	_, _, err = f.svc.CreateGrant(ctx, f.org.ID, gatehouse.GrantRequest{PlatformUserID: "7", LocationID: &f.lobby.ID, Until: &until,
+		Source: &gatehouse.GrantSource{Type: gatehouse.GrantGamePass, ReceiptID: &receipt}})
+	wantIssues(t, "a limited admin's receipt", err, "source.receiptId")
+	if _, err := f.svc.Decide(f.lobbyKeyCtx, f.org.ID, gatehouse.DecisionRequest{AccessPointID: lobbyDoor, Record: true,
+		DecisionInput: gatehouse.DecisionInput{PlatformUserID: "156"}}); !errors.Is(err, gatehouse.ErrOutsideReach) {
+		t.Errorf("a limited key records a decision: %v", err)
+	}
 }
 
 // checkWholeOrganizationRefused: what concerns every location is

@@ -50,7 +50,7 @@ func (s *Service) checkNewUser(ctx context.Context, nu gatehouse.NewUser, errs *
 	if err := errs.Err(); err != nil {
 		return u, err
 	}
-	u.Reach, err = s.checkReach(ctx, nu.OrgID, "locations", nu.Locations, nil)
+	u.Reach, err = s.checkReach(ctx, nu.OrgID, "locations", nu.Locations, nil, nil)
 	return u, err
 }
 
@@ -87,7 +87,11 @@ func (s *Service) SetUserRole(ctx context.Context, orgID uuid.UUID, email string
 	if _, err := gatehouse.ParseRole(string(role)); err != nil {
 		return gatehouse.User{}, err
 	}
-	reach, err := s.checkReach(ctx, orgID, "locations", locations, nil)
+	u, err := s.userByEmail(ctx, orgID, email)
+	if err != nil {
+		return gatehouse.User{}, err
+	}
+	reach, err := s.checkReach(ctx, orgID, "locations", locations, nil, u.Reach)
 	if err != nil {
 		return gatehouse.User{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -85,4 +86,57 @@ func (db *DB) ReadLockdownChanges(ctx context.Context, orgID uuid.UUID, after ga
 		return c, err
 	})
 	return changes, wrap(err)
+}
+
+// ListLockdowns returns a page of the organization's lockdowns, newest
+// first.
+func (db *DB) ListLockdowns(ctx context.Context, orgID uuid.UUID, f gatehouse.LockdownFilter) (_ gatehouse.LockdownPage, err error) {
+	defer sqlstore.Label(&err, "Store.ListLockdowns", orgID)
+	org, err := db.orgSeq(ctx, db.pool, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return gatehouse.LockdownPage{Lockdowns: []gatehouse.Lockdown{}}, nil
+	}
+	if err != nil {
+		return gatehouse.LockdownPage{}, err
+	}
+	var b strings.Builder
+	b.WriteString(lockdownSelect)
+	args := []any{org, f.Now}
+	if f.Active {
+		b.WriteString(runningAt)
+	} else {
+		b.WriteString(" AND $2::timestamptz IS NOT NULL")
+	}
+	if f.After != nil {
+		b.WriteString(" AND (d.started_at, d.id) < ($3, $4)")
+		args = append(args, f.After.StartedAt, f.After.ID)
+	}
+	if f.Within != nil {
+		args = append(args, []uuid.UUID(f.Within))
+		b.WriteString(" AND " + lockdownsWithin("$"+strconv.Itoa(len(args))))
+	}
+	b.WriteString(" ORDER BY d.started_at DESC, d.id DESC LIMIT " + strconv.Itoa(f.Limit+1))
+	ls, err := readLockdowns(ctx, db.pool, org, orgID, f.Now, b.String(), args...)
+	if err != nil {
+		return gatehouse.LockdownPage{}, wrap(err)
+	}
+	page := gatehouse.LockdownPage{}
+	var last *gatehouse.Lockdown
+	page.Lockdowns, last = sqlstore.TrimPage(ls, f.Limit)
+	if last != nil {
+		k := last.Key()
+		page.Next = &k
+	}
+	return page, nil
+}
+
+// lockdownsWithin is the condition of a lockdown that covers one of the
+// locations of the uuid[] parameter within: the organization's, a
+// universe's that one of them names now, or one of theirs. An empty
+// within has no location to cover, so not even the organization's.
+func lockdownsWithin(within string) string {
+	in := " = ANY(" + within + "::uuid[])"
+	return `cardinality(` + within + `::uuid[]) > 0 AND (d.scope = 'ORGANIZATION'
+		OR d.scope = 'UNIVERSE' AND d.universe_id IN (SELECT universe_id FROM locations WHERE org = $1 AND id` + in + `)
+		OR d.scope = 'LOCATION' AND d.location_id` + in + `)`
 }

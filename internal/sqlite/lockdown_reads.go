@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/gatehouse/gatehouse"
@@ -76,4 +77,63 @@ func (db *DB) ReadLockdownChanges(ctx context.Context, orgID uuid.UUID, after ga
 	}, `SELECT lockdown_id, released, seq FROM lockdown_changes WHERE org = ? AND seq > ?
 		ORDER BY seq LIMIT ?`, org, after.Seq, limit)
 	return changes, wrap(err)
+}
+
+// ListLockdowns returns a page of the organization's lockdowns, newest
+// first.
+func (db *DB) ListLockdowns(ctx context.Context, orgID uuid.UUID, f gatehouse.LockdownFilter) (_ gatehouse.LockdownPage, err error) {
+	defer sqlstore.Label(&err, "Store.ListLockdowns", orgID)
+	org, err := db.orgSeq(ctx, db.read, orgID)
+	if errors.Is(err, gatehouse.ErrNotFound) {
+		return gatehouse.LockdownPage{Lockdowns: []gatehouse.Lockdown{}}, nil
+	}
+	if err != nil {
+		return gatehouse.LockdownPage{}, err
+	}
+	var b strings.Builder
+	b.WriteString(lockdownSelect)
+	args := []any{org}
+	if f.Active {
+		now := millis(f.Now)
+		b.WriteString(runningAt)
+		args = append(args, now, now, now)
+	}
+	if f.Within != nil {
+		cond, a := lockdownsWithin(org, f.Within)
+		b.WriteString(" AND " + cond)
+		args = append(args, a...)
+	}
+	if f.After != nil {
+		b.WriteString(" AND (d.started_at, d.id) < (?, ?)")
+		args = append(args, millis(f.After.StartedAt), f.After.ID[:])
+	}
+	b.WriteString(" ORDER BY d.started_at DESC, d.id DESC LIMIT ?")
+	args = append(args, f.Limit+1)
+	ls, err := readLockdowns(ctx, db.read, org, orgID, f.Now, b.String(), args...)
+	if err != nil {
+		return gatehouse.LockdownPage{}, wrap(err)
+	}
+	page := gatehouse.LockdownPage{}
+	var last *gatehouse.Lockdown
+	page.Lockdowns, last = sqlstore.TrimPage(ls, f.Limit)
+	if last != nil {
+		k := last.Key()
+		page.Next = &k
+	}
+	return page, nil
+}
+
+// lockdownsWithin is the condition of a lockdown that covers one of
+// within's locations, with its arguments: the organization's, a
+// universe's that one of them names now, or one of theirs. An empty
+// within has no location to cover, so not even the organization's.
+func lockdownsWithin(org int64, within gatehouse.Reach) (string, []any) {
+	if len(within) == 0 {
+		return "0", nil
+	}
+	named, args := inLocations("id", within)
+	loc, locArgs := inLocations("d.location_id", within)
+	return `(d.scope = 'ORGANIZATION'
+		OR d.scope = 'UNIVERSE' AND d.universe_id IN (SELECT universe_id FROM locations WHERE org = ? AND ` + named + `)
+		OR d.scope = 'LOCATION' AND ` + loc + `)`, append(append([]any{org}, args...), locArgs...)
 }

@@ -34,20 +34,27 @@ func BenchmarkDemoQueries(b *testing.B) {
 		b.Fatal(err)
 	}
 	key := e.newKey(org.ID, gatehouse.ScopeEventsRead)
-	locs, _, _ := e.store.ListLocations(ctx, org.ID, 1, nil, false, nil)
+	locs, _, _ := e.store.ListLocations(ctx, org.ID, 2, nil, false, nil)
+	// Keys limited to one location, and to two (see Reach).
+	one := e.newKeyWith(org.ID, func(k *gatehouse.APIKey) { k.Reach = gatehouse.Reach{locs[0].ID} }, gatehouse.ScopeEventsRead)
+	two := e.newKeyWith(org.ID, func(k *gatehouse.APIKey) { k.Reach = gatehouse.Reach{locs[0].ID, locs[1].ID} }, gatehouse.ScopeEventsRead)
 	page := e.events(key, "limit=1")
-	for _, bc := range []struct{ name, query string }{
-		{"first_page", ""},
-		{"filtered_page", "allowed=denied&reason=OUTSIDE_SCHEDULE"},
-		{"location_limit_500", "locationId=" + locs[0].ID.String() + "&limit=500"},
-		{"q_common", "q=door"},
-		{"q_rare", "q=roof"},
-		{"q_two_letters", "q=vi"},
-		{"q_exact_id", "q=" + page.Data[0].ID},
+	for _, bc := range []struct{ name, query, key string }{
+		{"first_page", "", key},
+		{"filtered_page", "allowed=denied&reason=OUTSIDE_SCHEDULE", key},
+		{"location_limit_500", "locationId=" + locs[0].ID.String() + "&limit=500", key},
+		{"q_common", "q=door", key},
+		{"q_rare", "q=roof", key},
+		{"q_two_letters", "q=vi", key},
+		{"q_exact_id", "q=" + page.Data[0].ID, key},
+		{"reach_one_first_page", "", one},
+		{"reach_two_first_page", "", two},
+		{"reach_two_limit_500", "limit=500", two},
+		{"reach_two_q_common", "q=door", two},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			req := httptest.NewRequest("GET", "/api/consumer/v1/events?"+bc.query, nil)
-			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Authorization", "Bearer "+bc.key)
 			for b.Loop() {
 				w := httptest.NewRecorder()
 				e.handler.ServeHTTP(w, req)

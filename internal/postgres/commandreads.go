@@ -182,13 +182,6 @@ func (db *DB) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.Com
 	for i := range cmds {
 		cmds[i].OrgID = orgID
 	}
-	var last *gatehouse.Command
-	if cmds, last = sqlstore.TrimPage(cmds, f.Limit); last != nil {
-		next := last.Key()
-		page.Next = &next
-	}
-	if cmds != nil {
-		page.Commands = cmds
-	}
+	page.Commands, page.Next = sqlstore.KeysetPage(cmds, f.Limit, gatehouse.Command.Key)
 	return page, nil
 }

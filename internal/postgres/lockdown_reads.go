@@ -120,14 +120,8 @@ func (db *DB) ListLockdowns(ctx context.Context, orgID uuid.UUID, f gatehouse.Lo
 	if err != nil {
 		return gatehouse.LockdownPage{}, wrap(err)
 	}
-	page := gatehouse.LockdownPage{}
-	var last *gatehouse.Lockdown
-	page.Lockdowns, last = sqlstore.TrimPage(ls, f.Limit)
-	if last != nil {
-		k := last.Key()
-		page.Next = &k
-	}
-	return page, nil
+	ls, next := sqlstore.KeysetPage(ls, f.Limit, gatehouse.Lockdown.Key)
+	return gatehouse.LockdownPage{Lockdowns: ls, Next: next}, nil
 }
 
 // lockdownsWithin is the condition of a lockdown that covers one of the

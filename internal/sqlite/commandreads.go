@@ -183,14 +183,8 @@ func (db *DB) ListCommands(ctx context.Context, orgID uuid.UUID, f gatehouse.Com
 	if err != nil {
 		return gatehouse.CommandPage{}, wrap(err)
 	}
-	page := gatehouse.CommandPage{}
-	var last *gatehouse.Command
-	page.Commands, last = sqlstore.TrimPage(cmds, f.Limit)
-	if last != nil {
-		k := last.Key()
-		page.Next = &k
-	}
-	return page, nil
+	cmds, next := sqlstore.KeysetPage(cmds, f.Limit, gatehouse.Command.Key)
+	return gatehouse.CommandPage{Commands: cmds, Next: next}, nil
 }
 
 func scanCommands(rows *sql.Rows, orgID uuid.UUID) ([]gatehouse.Command, error) {
